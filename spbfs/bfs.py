@@ -1,0 +1,301 @@
+"""Direction-optimizing breadth-first search on one process.
+
+Each level is one masked SpMSV over ``min_second`` (top-down) or one
+bottom-up sweep over the unvisited vertices, whichever
+:class:`~spbfs.direction.DirectionPolicy` deems cheaper. The driver loop is
+the same for every backend; what a level costs in Python is a handful of
+scalar operations and one kernel call, because a road network runs over a
+thousand levels.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import numpy as np
+
+from semirings.backend import get_backend
+from spbfs import _steps_numba as nbk
+from spbfs import _steps_vectorized as vk
+from spbfs.config import Config
+from spbfs.direction import BOTTOM_UP, TOP_DOWN, DirectionPolicy
+from spbfs.graph import Graph, as_graph
+from spbfs.result import BFSResult, LevelStats
+
+__all__ = ["bfs"]
+
+
+def bfs(
+    graph: Any,
+    source: int,
+    *,
+    config: Config | None = None,
+    output: str | None = None,
+    direction: str | None = None,
+    max_depth: int | None = None,
+    target: int | None = None,
+    reverse: bool = False,
+    directed: bool | None = None,
+) -> BFSResult:
+    """Breadth-first search from ``source``.
+
+    Parameters
+    ----------
+    graph : Graph, EdgeList, sparse matrix, networkx graph, path or (src, dst)
+        The graph; anything but a :class:`~spbfs.graph.Graph` is converted
+        with :func:`~spbfs.graph.as_graph` (``directed`` applies then).
+    source : int
+        Root vertex id.
+    config : Config, optional
+        Format, backend, direction heuristics; defaults to the graph's config.
+    output : {"both", "parents", "levels"}, optional
+        Which arrays to return (overrides ``config.output``).
+    direction : {"auto", "top-down", "bottom-up"}, optional
+        Force a direction (overrides ``config.direction``).
+    max_depth : int, optional
+        Stop after this many levels; no work is done beyond them.
+    target : int, optional
+        Stop after the level that reaches ``target`` (s-t connectivity).
+    reverse : bool
+        Follow in-edges instead of out-edges (directed graphs).
+    directed : bool, optional
+        Used only when ``graph`` must be converted.
+
+    Returns
+    -------
+    BFSResult
+        Parents (the smallest frontier vertex reaching each vertex, ``-1`` where
+        unreached, the source its own parent), levels and per-level statistics.
+
+    Raises
+    ------
+    ValueError
+        For a source or target out of range, an empty graph, a negative
+        ``max_depth`` or an unknown option value.
+    TypeError
+        For a non-integer source or target.
+
+    Examples
+    --------
+    >>> import spbfs
+    >>> g = spbfs.Graph.from_edges([0, 1, 2], [1, 2, 3])
+    >>> r = spbfs.bfs(g, 0)
+    >>> r.levels.tolist(), r.parents.tolist()
+    ([0, 1, 2, 3], [0, 0, 1, 2])
+    >>> r.path(3).tolist()
+    [0, 1, 2, 3]
+    """
+    g = as_graph(graph, config=config, directed=directed)
+    cfg = config or g.config
+    overrides = {k: v for k, v in (("output", output), ("direction", direction)) if v is not None}
+    if overrides:
+        cfg = cfg.replace(**overrides)
+    if g.n == 0:
+        raise ValueError("graph is empty (0 vertices): there is no source to start from")
+    source = g.check_vertex(source, "source")
+    if target is not None:
+        target = g.check_vertex(target, "target")
+    if max_depth is not None:
+        if isinstance(max_depth, bool) or not isinstance(max_depth, int | np.integer):
+            raise TypeError(f"max_depth must be an integer, got {type(max_depth).__name__}")
+        if max_depth < 0:
+            raise ValueError(f"max_depth must be >= 0, got {max_depth}")
+    if cfg.threads is not None:
+        import numba
+
+        numba.set_num_threads(min(cfg.threads, numba.config.NUMBA_NUM_THREADS))
+    return _search(g, source, cfg, max_depth, target, reverse)
+
+
+def _search(
+    g: Graph, source: int, cfg: Config, max_depth: int | None, target: int | None, reverse: bool
+) -> BFSResult:
+    backend = get_backend(cfg.backend)
+    out_block, in_block = (g.in_block, g.out_block) if reverse else (g.out_block, g.in_block)
+    deg = g.in_degree if reverse else g.out_degree
+    if backend.name == "numba":
+        engine: _Engine = _NumbaEngine(out_block, in_block, deg)
+    else:
+        engine = _VectorizedEngine(backend.xp, out_block, in_block, deg)
+    policy = DirectionPolicy(cfg.direction, cfg.alpha, cfg.beta)
+    want_levels = cfg.output in ("both", "levels")
+    n = g.n
+
+    t_start = time.perf_counter()
+    xp = engine.xp
+    parents = xp.full(n, -1, dtype=np.int64)
+    levels = xp.full(n if want_levels else 1, -1, dtype=np.int64)
+    parents[source] = source
+    levels[0 if not want_levels else source] = 0
+    engine.bind(parents, levels, want_levels)
+
+    deg_source = int(deg[source])
+    m_u = engine.total_degree - deg_source
+    n_f, m_f = 1, deg_source
+    frontier: Any = xp.asarray(np.array([source], dtype=np.int64))
+    is_map = False
+    current = policy.choose(TOP_DOWN, n_f, m_f, m_u, n, True)
+    stat_f: list[int] = []
+    stat_new: list[int] = []
+    stat_e: list[int] = []
+    stat_d: list[int] = []
+    stat_t: list[float] = []
+    depth = 0
+    stopped = "exhausted"
+    clock = time.perf_counter
+    while n_f:
+        if max_depth is not None and depth >= max_depth:
+            stopped = "max_depth"
+            break
+        if target is not None and int(parents[target]) != -1:
+            stopped = "target"
+            break
+        depth += 1
+        t0 = clock()
+        if current == TOP_DOWN:
+            if is_map:
+                frontier = engine.to_list(frontier)
+                is_map = False
+            frontier, count, scanned, degsum = engine.topdown(frontier, depth)
+        else:
+            if not is_map:
+                frontier = engine.to_map(frontier)
+                is_map = True
+            frontier, count, scanned, degsum = engine.bottomup(frontier, depth)
+        stat_t.append(clock() - t0)
+        stat_f.append(n_f)
+        stat_new.append(count)
+        stat_e.append(scanned)
+        stat_d.append(current)
+        m_u -= degsum
+        growing = count > n_f
+        n_f, m_f = count, degsum
+        current = policy.choose(current, n_f, m_f, m_u, n, growing)
+    if stopped == "exhausted" and target is not None and int(parents[target]) != -1:
+        stopped = "target"
+    seconds = time.perf_counter() - t_start
+
+    stats = LevelStats(
+        frontier=np.array(stat_f, dtype=np.int64),
+        discovered=np.array(stat_new, dtype=np.int64),
+        edges=np.array(stat_e, dtype=np.int64),
+        direction=np.array(stat_d, dtype=np.int8),
+        seconds=np.array(stat_t, dtype=np.float64),
+    )
+    to_host = backend.to_host
+    return BFSResult(
+        source=source,
+        parents=to_host(parents) if cfg.output in ("both", "parents") else None,
+        levels=to_host(levels) if want_levels else None,
+        stats=stats,
+        seconds=seconds,
+        config=cfg,
+        stopped=stopped,
+    )
+
+
+class _Engine:
+    """Per-search state and the two steps; one implementation per backend family."""
+
+    xp: Any
+    total_degree: int
+
+    def bind(self, parents: Any, levels: Any, want_levels: bool) -> None:
+        raise NotImplementedError
+
+    def topdown(self, frontier: Any, depth: int) -> tuple[Any, int, int, int]:
+        raise NotImplementedError
+
+    def bottomup(self, front: Any, depth: int) -> tuple[Any, int, int, int]:
+        raise NotImplementedError
+
+    def to_map(self, frontier: Any) -> Any:
+        raise NotImplementedError
+
+    def to_list(self, front: Any) -> Any:
+        raise NotImplementedError
+
+
+def _raw(block: Any) -> tuple[Any, Any, Any, bool]:
+    """Kernel view of a block: (ptr, ind, jc, is_dcsc); csr gets an empty jc."""
+    if block.format == "dcsc":
+        return block.ptr, block.ind, block.jc, True
+    return block.ptr, block.ind, block.ind[:0], False
+
+
+class _NumbaEngine(_Engine):
+    xp = np
+
+    def __init__(self, out_block: Any, in_block: Any, deg: np.ndarray) -> None:
+        self.out = _raw(out_block)
+        self.inn = _raw(in_block)
+        self.deg = deg
+        self.total_degree = int(deg.sum())
+        n = out_block.shape[0]
+        self.buf = np.empty(n, dtype=np.int64)
+        self.map_a = np.zeros(n, dtype=np.uint8)
+        self.map_b = np.zeros(n, dtype=np.uint8)
+
+    def bind(self, parents: np.ndarray, levels: np.ndarray, want_levels: bool) -> None:
+        self.parents, self.levels, self.want = parents, levels, want_levels
+
+    def topdown(self, frontier: np.ndarray, depth: int) -> tuple[Any, int, int, int]:
+        ptr, ind, jc, dcsc = self.out
+        k, scanned, degsum = nbk.topdown_step(
+            ptr, ind, jc, dcsc, frontier, self.parents, self.levels, self.want, depth,
+            self.deg, self.buf,
+        )
+        # Sorted frontiers keep min-parent semantics and make the next gather stream.
+        return np.sort(self.buf[:k]), k, scanned, degsum
+
+    def bottomup(self, front: np.ndarray, depth: int) -> tuple[Any, int, int, int]:
+        ptr, ind, jc, dcsc = self.inn
+        nxt = self.map_b if front is self.map_a else self.map_a
+        nxt.fill(0)
+        k, scanned, degsum = nbk.bottomup_step(
+            ptr, ind, jc, dcsc, front, self.parents, self.levels, self.want, depth, self.deg, nxt
+        )
+        return nxt, k, scanned, degsum
+
+    def to_map(self, frontier: np.ndarray) -> np.ndarray:
+        self.map_a.fill(0)
+        nbk.list_to_map(frontier, self.map_a)
+        return self.map_a
+
+    def to_list(self, front: np.ndarray) -> np.ndarray:
+        return np.flatnonzero(front).astype(np.int64, copy=False)
+
+
+class _VectorizedEngine(_Engine):
+    def __init__(self, xp: Any, out_block: Any, in_block: Any, deg: Any) -> None:
+        self.xp = xp
+        self.out_block = out_block
+        self.in_block = in_block
+        self.deg = deg
+        self.total_degree = int(deg.sum())
+        self.n = out_block.shape[0]
+
+    def bind(self, parents: Any, levels: Any, want_levels: bool) -> None:
+        self.parents, self.levels, self.want = parents, levels, want_levels
+
+    def topdown(self, frontier: Any, depth: int) -> tuple[Any, int, int, int]:
+        new, scanned, degsum = vk.topdown_step(
+            self.xp, self.out_block, frontier, self.parents, self.levels, self.want, depth,
+            self.deg,
+        )
+        return new, int(new.shape[0]), scanned, degsum
+
+    def bottomup(self, front: Any, depth: int) -> tuple[Any, int, int, int]:
+        nxt, scanned, degsum = vk.bottomup_step(
+            self.xp, self.in_block, front, self.parents, self.levels, self.want, depth, self.deg
+        )
+        return nxt, int(self.xp.count_nonzero(nxt)), scanned, degsum
+
+    def to_map(self, frontier: Any) -> Any:
+        front = self.xp.zeros(self.n, dtype=bool)
+        front[frontier] = True
+        return front
+
+    def to_list(self, front: Any) -> Any:
+        return self.xp.flatnonzero(front).astype(np.int64)

@@ -1,0 +1,118 @@
+"""Edge lists: the interchange format between readers, generators and graphs.
+
+Readers (:mod:`spbfs.io`) and generators (:mod:`spbfs.generators`) produce an
+:class:`EdgeList`; :class:`spbfs.graph.Graph` is built from one. Keeping the raw
+edges around (rather than only the sparse matrix) is what the Graph500
+validation rules need: they are stated on the input edge list.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+__all__ = ["EdgeList", "check_vertex_ids"]
+
+
+@dataclass
+class EdgeList:
+    """A list of edges ``src[k] -> dst[k]`` over vertices ``0 .. n-1``.
+
+    Parameters
+    ----------
+    src, dst : numpy.ndarray
+        int64 arrays of equal length. Self-loops and duplicates are allowed
+        here; graph construction removes them.
+    n : int
+        Number of vertices. Every id must lie in ``[0, n)``.
+    directed : bool or None
+        What the source says about the edges: ``False`` when each edge stands
+        for both directions (Matrix Market ``symmetric``, Graph500 Kronecker),
+        ``True`` when the source says the edges are arcs, ``None`` when the
+        source does not say (the caller decides).
+    weights : numpy.ndarray or None
+        Optional edge values. BFS ignores them: an edge is an edge, explicit
+        zeros included.
+    ids : numpy.ndarray or None
+        When the input used arbitrary vertex labels, ``ids[k]`` is the original
+        label of vertex ``k`` (see :func:`spbfs.io.renumber`).
+    meta : dict
+        Free-form provenance (file name, header, generator parameters).
+    """
+
+    src: np.ndarray
+    dst: np.ndarray
+    n: int
+    directed: bool | None = None
+    weights: np.ndarray | None = None
+    ids: np.ndarray | None = None
+    meta: dict = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.src = np.asarray(self.src)
+        self.dst = np.asarray(self.dst)
+        if self.src.shape != self.dst.shape or self.src.ndim != 1:
+            raise ValueError(
+                f"src and dst must be 1-D arrays of equal length, got shapes "
+                f"{self.src.shape} and {self.dst.shape}"
+            )
+        if self.weights is not None:
+            self.weights = np.asarray(self.weights)
+            if self.weights.shape != self.src.shape:
+                raise ValueError(
+                    f"weights must have one value per edge ({self.src.shape[0]}), "
+                    f"got shape {self.weights.shape}"
+                )
+        self.n = int(self.n)
+        if self.n < 0:
+            raise ValueError(f"n must be non-negative, got {self.n}")
+        self.src = check_vertex_ids(self.src, self.n, "src")
+        self.dst = check_vertex_ids(self.dst, self.n, "dst")
+
+    @property
+    def num_edges(self) -> int:
+        """Number of edges as listed (duplicates and self-loops included)."""
+        return int(self.src.shape[0])
+
+    def __len__(self) -> int:
+        return self.num_edges
+
+    def __repr__(self) -> str:
+        kind = {None: "unspecified", True: "directed", False: "undirected"}[self.directed]
+        return f"EdgeList(n={self.n}, edges={self.num_edges}, {kind})"
+
+
+def check_vertex_ids(ids: np.ndarray, n: int, name: str) -> np.ndarray:
+    """Return ``ids`` as int64 after checking they are integers in ``[0, n)``.
+
+    Parameters
+    ----------
+    ids : array_like
+        Vertex ids.
+    n : int
+        Number of vertices.
+    name : str
+        Argument name used in error messages.
+
+    Raises
+    ------
+    TypeError
+        If ``ids`` is not an integer array.
+    ValueError
+        If an id is negative or ``>= n``.
+    """
+    ids = np.asarray(ids)
+    if ids.size and not np.issubdtype(ids.dtype, np.integer):
+        raise TypeError(f"{name} must hold integer vertex ids, got dtype {ids.dtype}")
+    if ids.dtype != np.int64:
+        if ids.dtype == np.uint64 and ids.size and int(ids.max()) > np.iinfo(np.int64).max:
+            raise ValueError(f"{name} holds ids beyond int64")
+        ids = ids.astype(np.int64)
+    if ids.size:
+        lo, hi = int(ids.min()), int(ids.max())
+        if lo < 0:
+            raise ValueError(f"{name} holds a negative vertex id ({lo})")
+        if hi >= n:
+            raise ValueError(f"{name} holds vertex id {hi}, out of range for n={n}")
+    return ids

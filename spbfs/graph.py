@@ -1,0 +1,358 @@
+"""The in-process graph: two local blocks (out-edges and in-edges) and a config.
+
+``Graph`` is the object BFS and the other algorithms run on. It holds the
+pre-transposed adjacency ``B`` (``B[v, u]`` for an edge ``u -> v``) as a CSR or
+DCSC block (by config alone), plus the block of ``B.T`` for row access. For an
+undirected graph ``B`` is symmetric and both are the same object.
+
+*Undirected* and *symmetric* are different statements: ``directed=False`` says
+every edge goes both ways, so a non-symmetric input is symmetrized
+(``A + A.T``); ``directed=True`` follows arcs as given, even when the matrix
+happens to be symmetric; ``directed=None`` (matrices only) means "look": a
+structurally symmetric matrix is taken as undirected, any other as directed.
+Values are ignored by BFS: every stored entry, explicit zeros included, is an
+edge.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from semirings.backend import Backend, get_backend
+from semirings.blocks import Block, block_from_edges, block_from_scipy
+from spbfs.config import Config
+from spbfs.edges import EdgeList, check_vertex_ids
+
+__all__ = ["Graph", "as_graph"]
+
+
+class Graph:
+    """A graph stored as sparse blocks.
+
+    Build one with :meth:`from_edgelist`, :meth:`from_edges`,
+    :meth:`from_matrix`, :meth:`from_networkx` or :meth:`load`, or let
+    :func:`as_graph` / :func:`spbfs.bfs` convert any of those inputs.
+
+    Attributes
+    ----------
+    n : int
+        Number of vertices.
+    directed : bool
+        Whether edges are followed one way only.
+    out_block : Block
+        ``B``: column ``u`` lists the out-neighbours of ``u`` (top-down).
+    in_block : Block
+        ``B.T``: column ``v`` lists the in-neighbours of ``v`` (bottom-up).
+    edges : EdgeList or None
+        The input edges when the graph was built from an edge list (kept for
+        Graph500 validation and TEPS counting).
+    ids : numpy.ndarray or None
+        Original vertex labels when the input was renumbered.
+    config : Config
+        The configuration the blocks were built with.
+    """
+
+    def __init__(
+        self,
+        out_block: Block,
+        in_block: Block,
+        *,
+        directed: bool,
+        config: Config,
+        edges: EdgeList | None = None,
+        ids: np.ndarray | None = None,
+    ) -> None:
+        if out_block.shape[0] != out_block.shape[1]:
+            raise ValueError(
+                f"adjacency must be square, got shape {out_block.shape[0]}x{out_block.shape[1]}"
+            )
+        self.out_block = out_block
+        self.in_block = in_block
+        self.directed = bool(directed)
+        self.config = config
+        self.edges = edges
+        self.ids = ids
+        self._out_degree: Any = None
+        self._in_degree: Any = None
+
+    # -- construction ------------------------------------------------------------
+    @classmethod
+    def from_edgelist(
+        cls, edges: EdgeList, *, directed: bool | None = None, config: Config | None = None
+    ) -> Graph:
+        """Build from an :class:`~spbfs.edges.EdgeList`.
+
+        Self-loops and duplicate edges are dropped (they never change a BFS).
+        ``directed=None`` takes ``edges.directed``, and undirected when that is
+        None too.
+        """
+        config = config or Config()
+        if directed is None:
+            directed = bool(edges.directed)
+        backend = _block_backend(config)
+        n = edges.n
+        kw: dict[str, Any] = {
+            "index_dtype": config.index_dtype,
+            "dedup": True,
+            "drop_loops": True,
+            "backend": backend,
+        }
+        src, dst = edges.src, edges.dst
+        if directed:
+            out_block = block_from_edges(config.format, dst, src, (n, n), **kw)
+            in_block = block_from_edges(config.format, src, dst, (n, n), **kw)
+        else:
+            out_block = block_from_edges(config.format, dst, src, (n, n), symmetric=True, **kw)
+            in_block = out_block
+        return cls(out_block, in_block, directed=directed, config=config, edges=edges,
+                   ids=edges.ids)
+
+    @classmethod
+    def from_edges(
+        cls,
+        src: Any,
+        dst: Any,
+        n: int | None = None,
+        *,
+        directed: bool = False,
+        config: Config | None = None,
+    ) -> Graph:
+        """Build from two arrays of endpoints; ``n`` defaults to ``max id + 1``."""
+        src = np.asarray(src)
+        dst = np.asarray(dst)
+        if n is None:
+            n = int(max(src.max(initial=-1), dst.max(initial=-1))) + 1
+        return cls.from_edgelist(EdgeList(src, dst, n, directed), directed=directed,
+                                 config=config)
+
+    @classmethod
+    def from_matrix(
+        cls, matrix: Any, *, directed: bool | None = None, config: Config | None = None
+    ) -> Graph:
+        """Build from a scipy/cupyx sparse adjacency matrix (``A[u, v]``: edge ``u -> v``).
+
+        The CSR structure of ``A`` is the CSC structure of ``B = A.T``, so a
+        csr input becomes a csr-format block without copying it.
+        """
+        import scipy.sparse as sp
+
+        config = config or Config()
+        if hasattr(matrix, "get") and not sp.issparse(matrix):
+            matrix = matrix.get()
+        if not sp.issparse(matrix):
+            raise TypeError(f"matrix must be a scipy sparse matrix, got {type(matrix).__name__}")
+        if matrix.ndim != 2 or matrix.shape[0] != matrix.shape[1]:
+            raise ValueError(
+                f"matrix must be square to be an adjacency matrix, got shape "
+                f"{matrix.shape[0]}x{matrix.shape[1]}"
+            )
+        a = matrix.tocsr()
+        if not a.has_canonical_format:
+            a = a.copy()
+            a.sum_duplicates()
+        pattern_t = a.T  # csc of B = A.T, no copy
+        if directed is None:
+            directed = not _structurally_symmetric(a)
+        elif not directed and not _structurally_symmetric(a):
+            a = (a + a.T).tocsr()  # "undirected" means each edge goes both ways
+            pattern_t = a.T
+        backend = _block_backend(config)
+        kw = {"pattern": True, "index_dtype": config.index_dtype, "backend": backend}
+        out_block = block_from_scipy(config.format, pattern_t, **kw)
+        in_block = out_block if not directed else block_from_scipy(config.format, a.tocsc().T,
+                                                                   **kw)
+        return cls(out_block, in_block, directed=bool(directed), config=config)
+
+    @classmethod
+    def from_networkx(cls, g: Any, *, config: Config | None = None) -> Graph:
+        """Build from a networkx graph; nodes are renumbered in ``g.nodes`` order.
+
+        ``graph.ids`` maps the new ids back to the networkx node labels.
+        """
+        nodes = list(g.nodes)
+        index = {v: k for k, v in enumerate(nodes)}
+        if g.number_of_edges():
+            src, dst = np.array([(index[u], index[v]) for u, v in g.edges()], np.int64).T
+        else:
+            src = dst = np.zeros(0, np.int64)
+        ids = np.empty(len(nodes), dtype=object)
+        ids[:] = nodes
+        edges = EdgeList(src, dst, len(nodes), directed=g.is_directed(), ids=ids)
+        return cls.from_edgelist(edges, config=config)
+
+    @classmethod
+    def load(
+        cls,
+        path: str,
+        *,
+        fmt: str | None = None,
+        directed: bool | None = None,
+        renumber: bool = False,
+        config: Config | None = None,
+    ) -> Graph:
+        """Read a graph file (Matrix Market, SNAP edge list, CSV, npz) and build it."""
+        from spbfs.io import read_graph
+
+        edges = read_graph(path, fmt, directed=directed, renumber=renumber)
+        return cls.from_edgelist(edges, directed=directed, config=config)
+
+    def with_config(self, config: Config) -> Graph:
+        """This graph re-stored under another config (format, index dtype, backend)."""
+        same = (
+            config.format == self.config.format
+            and config.index_dtype == self.config.index_dtype
+            and _block_backend(config) == self.out_block.backend
+        )
+        if same:
+            if config == self.config:
+                return self
+            return Graph(self.out_block, self.in_block, directed=self.directed, config=config,
+                         edges=self.edges, ids=self.ids)
+        if self.edges is not None:
+            return Graph.from_edgelist(self.edges, directed=self.directed, config=config)
+        a = self.out_block.to_scipy().T.tocsr()
+        g = Graph.from_matrix(a, directed=self.directed, config=config)
+        g.ids = self.ids
+        return g
+
+    # -- properties ----------------------------------------------------------------
+    @property
+    def n(self) -> int:
+        """Number of vertices."""
+        return self.out_block.shape[0]
+
+    @property
+    def nnz(self) -> int:
+        """Stored arcs (an undirected edge counts twice)."""
+        return self.out_block.nnz
+
+    @property
+    def num_edges(self) -> int:
+        """Edges: arcs for a directed graph, unordered pairs for an undirected one."""
+        if self.directed:
+            return self.nnz
+        # Self-loops are stored once, every other edge twice.
+        return (self.nnz + self.num_self_loops) // 2
+
+    @property
+    def num_self_loops(self) -> int:
+        """Number of stored self-loops (0 for graphs built from edge lists)."""
+        b = self.out_block
+        xp = b.backend.xp
+        return int(xp.count_nonzero(b.column_ids() == b.ind))
+
+    @property
+    def backend(self) -> Backend:
+        """Where the blocks live."""
+        return self.out_block.backend
+
+    @property
+    def out_degree(self) -> Any:
+        """Out-degree of every vertex (int64)."""
+        if self._out_degree is None:
+            self._out_degree = _column_counts(self.out_block)
+        return self._out_degree
+
+    @property
+    def in_degree(self) -> Any:
+        """In-degree of every vertex (int64)."""
+        if self._in_degree is None:
+            self._in_degree = (
+                self.out_degree if self.in_block is self.out_block
+                else _column_counts(self.in_block)
+            )
+        return self._in_degree
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes held by the blocks (each block once)."""
+        if self.in_block is self.out_block:
+            return self.out_block.nbytes
+        return self.out_block.nbytes + self.in_block.nbytes
+
+    def check_vertex(self, v: Any, name: str = "source") -> int:
+        """Return ``v`` as an int after checking it is a vertex id of this graph."""
+        if isinstance(v, bool) or not isinstance(v, int | np.integer):
+            raise TypeError(f"{name} must be an integer vertex id, got {type(v).__name__}")
+        v = int(v)
+        if not 0 <= v < self.n:
+            raise ValueError(f"{name}={v} is out of range for a graph with {self.n} vertices")
+        return v
+
+    def vertex_id(self, label: Any) -> int:
+        """Vertex id of an original label (renumbered inputs), or the id itself."""
+        if self.ids is None:
+            return self.check_vertex(label, "label")
+        hits = np.flatnonzero(self.ids == label)
+        if hits.size == 0:
+            raise ValueError(f"label {label!r} is not a vertex of this graph")
+        return int(hits[0])
+
+    def to_scipy(self) -> Any:
+        """Adjacency matrix ``A`` (``A[u, v]`` for an edge ``u -> v``) as scipy csr."""
+        return self.out_block.to_scipy().T.tocsr()
+
+    def __repr__(self) -> str:
+        kind = "directed" if self.directed else "undirected"
+        return (
+            f"Graph(n={self.n}, edges={self.num_edges}, {kind}, format={self.config.format}, "
+            f"index={self.out_block.index_dtype}, {self.nbytes / 2**20:.1f} MiB, "
+            f"backend={self.backend.name})"
+        )
+
+
+def _block_backend(config: Config) -> Backend:
+    """Blocks live on the GPU for cupy, on the host for numpy and numba."""
+    return get_backend(config.backend)
+
+
+def _column_counts(block: Block) -> Any:
+    xp = block.backend.xp
+    if block.format == "csr":
+        return xp.diff(block.ptr).astype(np.int64)
+    deg = xp.zeros(block.shape[1], dtype=np.int64)
+    deg[block.jc] = xp.diff(block.ptr)
+    return deg
+
+
+def _structurally_symmetric(a: Any) -> bool:
+    if a.nnz == 0:
+        return True
+    b = a.T.tocsr()
+    b.sort_indices()
+    c = a.copy()
+    c.sort_indices()
+    return bool(np.array_equal(b.indptr, c.indptr) and np.array_equal(b.indices, c.indices))
+
+
+def as_graph(obj: Any, *, config: Config | None = None, directed: bool | None = None) -> Graph:
+    """Convert ``obj`` to a :class:`Graph` (a Graph under another config is re-stored).
+
+    Accepts a Graph, an EdgeList, a scipy/cupyx sparse matrix, a networkx graph,
+    a path to a graph file, or a ``(src, dst)`` pair of arrays.
+    """
+    import os
+
+    import scipy.sparse as sp
+
+    if isinstance(obj, Graph):
+        return obj if config is None else obj.with_config(config)
+    config = config or Config()
+    if isinstance(obj, EdgeList):
+        return Graph.from_edgelist(obj, directed=directed, config=config)
+    if sp.issparse(obj) or type(obj).__module__.startswith("cupyx"):
+        return Graph.from_matrix(obj, directed=directed, config=config)
+    if isinstance(obj, str | os.PathLike):
+        return Graph.load(os.fspath(obj), directed=directed, config=config)
+    if type(obj).__module__.startswith("networkx"):
+        return Graph.from_networkx(obj, config=config)
+    if isinstance(obj, tuple) and len(obj) == 2:
+        src = check_vertex_ids(obj[0], np.iinfo(np.int64).max, "src")
+        dst = check_vertex_ids(obj[1], np.iinfo(np.int64).max, "dst")
+        return Graph.from_edges(src, dst, directed=bool(directed), config=config)
+    raise TypeError(
+        f"cannot make a graph from {type(obj).__name__}: pass a Graph, EdgeList, scipy sparse "
+        f"matrix, networkx graph, file path or (src, dst) arrays"
+    )

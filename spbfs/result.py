@@ -1,0 +1,181 @@
+"""Self-describing BFS results."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+__all__ = ["BFSResult", "LevelStats"]
+
+DIRECTION_NAMES = ("top-down", "bottom-up")
+
+
+@dataclass
+class LevelStats:
+    """Per-level statistics, one entry per BFS level (level 1 is the first expansion).
+
+    Attributes
+    ----------
+    frontier : numpy.ndarray
+        Vertices in the frontier the level started from.
+    discovered : numpy.ndarray
+        Vertices reached for the first time in the level.
+    edges : numpy.ndarray
+        Edges examined (bottom-up counts stop at the first parent found).
+    direction : numpy.ndarray
+        0 = top-down, 1 = bottom-up.
+    seconds : numpy.ndarray
+        Wall time of the level.
+    extra : dict
+        Other per-level arrays (e.g. communication counters on a grid).
+    """
+
+    frontier: np.ndarray
+    discovered: np.ndarray
+    edges: np.ndarray
+    direction: np.ndarray
+    seconds: np.ndarray
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def __len__(self) -> int:
+        return int(self.frontier.shape[0])
+
+    def table(self) -> str:
+        """The statistics as a fixed-width text table."""
+        lines = [f"{'level':>5} {'dir':>9} {'frontier':>10} {'new':>10} {'edges':>12} {'ms':>9}"]
+        for i in range(len(self)):
+            lines.append(
+                f"{i + 1:>5} {DIRECTION_NAMES[self.direction[i]]:>9} {self.frontier[i]:>10} "
+                f"{self.discovered[i]:>10} {self.edges[i]:>12} {self.seconds[i] * 1e3:>9.3f}"
+            )
+        return "\n".join(lines)
+
+
+@dataclass
+class BFSResult:
+    """What :func:`spbfs.bfs` returns.
+
+    Attributes
+    ----------
+    source : int
+        The root.
+    parents : numpy.ndarray or None
+        int64; ``parents[source] == source``, ``-1`` where unreached. None when
+        only levels were asked for.
+    levels : numpy.ndarray or None
+        int64 hop distance from the source, ``-1`` where unreached. None when
+        only parents were asked for.
+    stats : LevelStats
+        Per-level frontier sizes, edges examined, direction and time.
+    seconds : float
+        Wall time of the whole search.
+    config : Any
+        The :class:`~spbfs.config.Config` used.
+    stopped : str
+        Why the search ended: ``"exhausted"``, ``"max_depth"`` or ``"target"``.
+    """
+
+    source: int
+    parents: np.ndarray | None
+    levels: np.ndarray | None
+    stats: LevelStats
+    seconds: float
+    config: Any = None
+    stopped: str = "exhausted"
+
+    @property
+    def n(self) -> int:
+        """Number of vertices."""
+        arr = self.parents if self.parents is not None else self.levels
+        return int(arr.shape[0])
+
+    @property
+    def reached(self) -> np.ndarray:
+        """Bool mask of the vertices reached."""
+        if self.levels is not None:
+            return self.levels >= 0
+        return self.parents >= 0
+
+    @property
+    def num_reached(self) -> int:
+        """Number of vertices reached (the source included)."""
+        return int(np.count_nonzero(self.reached))
+
+    @property
+    def depth(self) -> int:
+        """Largest level reached."""
+        if self.levels is not None:
+            return int(self.levels.max(initial=0))
+        return int(np.count_nonzero(self.stats.discovered))
+
+    @property
+    def edges_examined(self) -> int:
+        """Edges examined over all levels."""
+        return int(self.stats.edges.sum())
+
+    def path(self, target: int) -> np.ndarray:
+        """Vertices on the tree path from the source to ``target`` (both included).
+
+        Raises
+        ------
+        ValueError
+            When parents were not computed, ``target`` is out of range, or
+            ``target`` was not reached.
+        """
+        if self.parents is None:
+            raise ValueError("path needs parents: run bfs with output='both' or 'parents'")
+        if isinstance(target, bool) or not isinstance(target, int | np.integer):
+            raise TypeError(f"target must be an integer vertex id, got {type(target).__name__}")
+        target = int(target)
+        if not 0 <= target < self.n:
+            raise ValueError(f"target={target} is out of range for {self.n} vertices")
+        if self.parents[target] < 0:
+            raise ValueError(f"target={target} was not reached from source {self.source}")
+        out = [target]
+        v = target
+        while v != self.source:
+            v = int(self.parents[v])
+            out.append(v)
+            if len(out) > self.n:
+                raise RuntimeError("parent array has a cycle")
+        return np.array(out[::-1], dtype=np.int64)
+
+    def teps(self, nedges: int) -> float:
+        """Traversed edges per second for a given edge count (Graph500 counts input edges)."""
+        return nedges / self.seconds if self.seconds > 0 else float("inf")
+
+    def summary(self) -> str:
+        """A few lines describing the search."""
+        dirs = "".join("TB"[d] for d in self.stats.direction)
+        return (
+            f"BFS from {self.source}: reached {self.num_reached} of {self.n} vertices in "
+            f"{len(self.stats)} levels ({self.stopped}), {self.edges_examined} edges examined, "
+            f"{self.seconds * 1e3:.2f} ms; directions {dirs or '-'}"
+        )
+
+    def __repr__(self) -> str:
+        return f"<BFSResult {self.summary()}>"
+
+    def _repr_html_(self) -> str:
+        rows = "".join(
+            f"<tr><td>{i + 1}</td><td>{DIRECTION_NAMES[self.stats.direction[i]]}</td>"
+            f"<td>{self.stats.frontier[i]}</td><td>{self.stats.discovered[i]}</td>"
+            f"<td>{self.stats.edges[i]}</td><td>{self.stats.seconds[i] * 1e3:.3f}</td></tr>"
+            for i in range(min(len(self.stats), 50))
+        )
+        more = "" if len(self.stats) <= 50 else f"<p>… {len(self.stats) - 50} more levels</p>"
+        return (
+            f"<p>{self.summary()}</p><table><tr><th>level</th><th>direction</th>"
+            f"<th>frontier</th><th>new</th><th>edges</th><th>ms</th></tr>{rows}</table>{more}"
+        )
+
+    def save(self, path: str) -> None:
+        """Write ``parents`` and ``levels`` (where computed) to an ``.npz`` file."""
+        arrays: dict[str, Any] = {"source": np.int64(self.source)}
+        if self.parents is not None:
+            arrays["parents"] = self.parents
+        if self.levels is not None:
+            arrays["levels"] = self.levels
+        np.savez(path, **arrays)
