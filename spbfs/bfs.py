@@ -19,7 +19,7 @@ from semirings.backend import get_backend
 from spbfs import _steps_numba as nbk
 from spbfs import _steps_vectorized as vk
 from spbfs.config import Config
-from spbfs.direction import BOTTOM_UP, TOP_DOWN, DirectionPolicy
+from spbfs.direction import TOP_DOWN, DirectionPolicy
 from spbfs.graph import Graph, as_graph
 from spbfs.result import BFSResult, LevelStats
 
@@ -134,7 +134,6 @@ def _search(
     m_u = engine.total_degree - deg_source
     n_f, m_f = 1, deg_source
     frontier: Any = xp.asarray(np.array([source], dtype=np.int64))
-    is_map = False
     current = policy.choose(TOP_DOWN, n_f, m_f, m_u, n, True)
     stat_f: list[int] = []
     stat_new: list[int] = []
@@ -144,6 +143,7 @@ def _search(
     depth = 0
     stopped = "exhausted"
     clock = time.perf_counter
+    step = (engine.topdown, engine.bottomup)
     while n_f:
         if max_depth is not None and depth >= max_depth:
             stopped = "max_depth"
@@ -153,16 +153,7 @@ def _search(
             break
         depth += 1
         t0 = clock()
-        if current == TOP_DOWN:
-            if is_map:
-                frontier = engine.to_list(frontier)
-                is_map = False
-            frontier, count, scanned, degsum = engine.topdown(frontier, depth)
-        else:
-            if not is_map:
-                frontier = engine.to_map(frontier)
-                is_map = True
-            frontier, count, scanned, degsum = engine.bottomup(frontier, depth)
+        frontier, count, scanned, degsum = step[current](frontier, depth)
         stat_t.append(clock() - t0)
         stat_f.append(n_f)
         stat_new.append(count)
@@ -196,7 +187,12 @@ def _search(
 
 
 class _Engine:
-    """Per-search state and the two steps; one implementation per backend family."""
+    """Per-search state and the two steps; one implementation per backend family.
+
+    Both steps take the current frontier as a sorted id list and return the
+    next one as a sorted id list; any bitmap a step needs is the engine's own
+    business, so the driver never converts.
+    """
 
     xp: Any
     total_degree: int
@@ -205,15 +201,11 @@ class _Engine:
         raise NotImplementedError
 
     def topdown(self, frontier: Any, depth: int) -> tuple[Any, int, int, int]:
+        """Return (next frontier, its size, edges scanned, its degree sum)."""
         raise NotImplementedError
 
-    def bottomup(self, front: Any, depth: int) -> tuple[Any, int, int, int]:
-        raise NotImplementedError
-
-    def to_map(self, frontier: Any) -> Any:
-        raise NotImplementedError
-
-    def to_list(self, front: Any) -> Any:
+    def bottomup(self, frontier: Any, depth: int) -> tuple[Any, int, int, int]:
+        """Return (next frontier, its size, edges scanned, its degree sum)."""
         raise NotImplementedError
 
 
@@ -228,14 +220,22 @@ class _NumbaEngine(_Engine):
     xp = np
 
     def __init__(self, out_block: Any, in_block: Any, deg: np.ndarray) -> None:
+        import numba
+
         self.out = _raw(out_block)
         self.inn = _raw(in_block)
         self.deg = deg
         self.total_degree = int(deg.sum())
         n = out_block.shape[0]
         self.buf = np.empty(n, dtype=np.int64)
+        self.found = np.empty(n, dtype=np.int64)
+        self.cand = np.empty(in_block.nzc if in_block.format == "dcsc" else n, dtype=np.int64)
+        self.ncand = -1  # candidates are listed at the first bottom-up level
         self.map_a = np.zeros(n, dtype=np.uint8)
         self.map_b = np.zeros(n, dtype=np.uint8)
+        self.in_map: np.ndarray = self.map_a[:0].astype(np.int64)  # ids set in map_a
+        # A few chunks per thread balance the skewed degrees of power-law graphs.
+        self.nchunks = 4 * numba.get_num_threads()
 
     def bind(self, parents: np.ndarray, levels: np.ndarray, want_levels: bool) -> None:
         self.parents, self.levels, self.want = parents, levels, want_levels
@@ -249,22 +249,23 @@ class _NumbaEngine(_Engine):
         # Sorted frontiers keep min-parent semantics and make the next gather stream.
         return np.sort(self.buf[:k]), k, scanned, degsum
 
-    def bottomup(self, front: np.ndarray, depth: int) -> tuple[Any, int, int, int]:
+    def bottomup(self, frontier: np.ndarray, depth: int) -> tuple[Any, int, int, int]:
         ptr, ind, jc, dcsc = self.inn
-        nxt = self.map_b if front is self.map_a else self.map_a
-        nxt.fill(0)
-        k, scanned, degsum = nbk.bottomup_step(
-            ptr, ind, jc, dcsc, front, self.parents, self.levels, self.want, depth, self.deg, nxt
+        if frontier is not self.in_map:
+            nbk.clear_map(self.in_map, self.map_a)
+            nbk.list_to_map(frontier, self.map_a)
+        if self.ncand < 0:
+            self.ncand = nbk.initial_candidates(ptr, jc, dcsc, self.parents, self.cand)
+        k, self.ncand, scanned, degsum = nbk.bottomup_step(
+            ptr, ind, jc, dcsc, self.map_a, self.parents, self.levels, self.want, depth,
+            self.deg, self.map_b, self.cand, self.ncand, self.found, self.nchunks,
         )
+        nxt = self.found[:k].copy()
+        # map_b now holds exactly the new frontier: it becomes the current map.
+        nbk.clear_map(frontier, self.map_a)
+        self.map_a, self.map_b = self.map_b, self.map_a
+        self.in_map = nxt
         return nxt, k, scanned, degsum
-
-    def to_map(self, frontier: np.ndarray) -> np.ndarray:
-        self.map_a.fill(0)
-        nbk.list_to_map(frontier, self.map_a)
-        return self.map_a
-
-    def to_list(self, front: np.ndarray) -> np.ndarray:
-        return np.flatnonzero(front).astype(np.int64, copy=False)
 
 
 class _VectorizedEngine(_Engine):
@@ -286,16 +287,11 @@ class _VectorizedEngine(_Engine):
         )
         return new, int(new.shape[0]), scanned, degsum
 
-    def bottomup(self, front: Any, depth: int) -> tuple[Any, int, int, int]:
+    def bottomup(self, frontier: Any, depth: int) -> tuple[Any, int, int, int]:
+        front = self.xp.zeros(self.n, dtype=bool)
+        front[frontier] = True
         nxt, scanned, degsum = vk.bottomup_step(
             self.xp, self.in_block, front, self.parents, self.levels, self.want, depth, self.deg
         )
-        return nxt, int(self.xp.count_nonzero(nxt)), scanned, degsum
-
-    def to_map(self, frontier: Any) -> Any:
-        front = self.xp.zeros(self.n, dtype=bool)
-        front[frontier] = True
-        return front
-
-    def to_list(self, front: Any) -> Any:
-        return self.xp.flatnonzero(front).astype(np.int64)
+        new = self.xp.flatnonzero(nxt).astype(np.int64)
+        return new, int(new.shape[0]), scanned, degsum

@@ -161,8 +161,8 @@ class Graph:
         backend = _block_backend(config)
         kw = {"pattern": True, "index_dtype": config.index_dtype, "backend": backend}
         out_block = block_from_scipy(config.format, pattern_t, **kw)
-        in_block = out_block if not directed else block_from_scipy(config.format, a.tocsc().T,
-                                                                   **kw)
+        # The in-block is B.T = A itself, stored column-major (a csc conversion).
+        in_block = out_block if not directed else block_from_scipy(config.format, a, **kw)
         return cls(out_block, in_block, directed=bool(directed), config=config)
 
     @classmethod

@@ -1,0 +1,254 @@
+"""One-process BFS: levels against scipy, parents by Graph500 rules, options, errors."""
+
+from __future__ import annotations
+
+import networkx as nx
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from conftest import BACKENDS, DIRECTIONS, FORMATS
+
+import spbfs
+from spbfs import generators as gen
+from spbfs.edges import EdgeList
+from spbfs.io import read_graph
+from spbfs.validate import reference_levels, validate_bfs_tree
+
+
+def _check(edges: EdgeList, graph: spbfs.Graph, source: int, **kw) -> spbfs.BFSResult:
+    r = spbfs.bfs(graph, source, **kw)
+    ref = reference_levels(edges.src, edges.dst, edges.n, source, directed=graph.directed)
+    np.testing.assert_array_equal(r.levels, ref)
+    validate_bfs_tree(edges, source, r.parents, r.levels, directed=graph.directed)
+    return r
+
+
+def _all_configs():
+    for fmt in FORMATS:
+        for backend in BACKENDS:
+            name = getattr(backend, "values", [backend])[0]
+            marks = getattr(backend, "marks", ())
+            for direction in DIRECTIONS:
+                yield pytest.param(fmt, name, direction, marks=marks,
+                                   id=f"{fmt}-{name}-{direction}")
+
+
+CONFIGS = list(_all_configs())
+
+
+def _graphs() -> dict[str, EdgeList]:
+    two = gen.path(30)
+    other = gen.star(12)
+    disconnected = EdgeList(
+        np.concatenate([two.src, other.src + 30]),
+        np.concatenate([two.dst, other.dst + 30]),
+        30 + 12 + 5,  # five isolated vertices too
+        directed=False,
+    )
+    return {
+        "kron10": gen.kronecker(10, 16, seed=3),
+        "kron12": gen.kronecker(12, 8, seed=4),
+        "grid2d": gen.grid2d(23, 17),
+        "grid3d": gen.grid3d(7, 6, 5),
+        "star": gen.star(200),
+        "path": gen.path(300),
+        "disconnected": disconnected,
+        "er_directed": gen.erdos_renyi(800, m=2400, seed=5, directed=True),
+    }
+
+
+GRAPHS = _graphs()
+
+
+@pytest.mark.parametrize("name", sorted(GRAPHS))
+@pytest.mark.parametrize(("fmt", "backend", "direction"), CONFIGS)
+def test_levels_and_parents_agree_everywhere(name, fmt, backend, direction):
+    edges = GRAPHS[name]
+    cfg = spbfs.Config(format=fmt, backend=backend, direction=direction)
+    g = spbfs.Graph.from_edgelist(edges, config=cfg)
+    base = spbfs.Graph.from_edgelist(edges, config=spbfs.Config(backend="numpy"))
+    rng = np.random.default_rng(len(name))
+    sources = {0, edges.n - 1, *rng.integers(0, edges.n, 3).tolist()}
+    for s in sorted(sources):
+        r = _check(edges, g, s)
+        # min_second semantics make parents unique: every path computes the same tree.
+        np.testing.assert_array_equal(r.parents, spbfs.bfs(base, s).parents)
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_real_graphs(data_dir, fmt):
+    cfg = spbfs.Config(format=fmt, backend="numba")
+    for fname in ("karate.mtx", "west0067.mtx", "luxembourg_osm.mtx", "musae_git_edges.csv",
+                  "p2p-Gnutella31.txt"):
+        edges = read_graph(data_dir / fname)
+        g = spbfs.Graph.from_edgelist(edges, config=cfg)
+        deg = g.out_degree
+        depths = []
+        for s in (0, int(np.argmax(deg)), edges.n // 2):
+            r = _check(edges, g, s)
+            assert r.levels[s] == 0 and r.parents[s] == s
+            depths.append(len(r.stats))
+        if fname == "luxembourg_osm.mtx":
+            assert max(depths) > 900  # the high-diameter case really is one
+
+
+@pytest.mark.parametrize("scale", [14, 16])
+def test_kronecker_larger(scale):
+    edges = gen.kronecker(scale, 16, seed=scale)
+    g = spbfs.Graph.from_edgelist(edges, config=spbfs.Config(backend="numba"))
+    s = int(np.argmax(g.out_degree))
+    r = _check(edges, g, s)
+    assert 1 in r.stats.direction  # direction optimization kicked in
+
+
+def test_output_choices_and_stats():
+    edges = gen.kronecker(10, 16, seed=9)
+    g = spbfs.Graph.from_edgelist(edges)
+    both = spbfs.bfs(g, 1)
+    lv = spbfs.bfs(g, 1, output="levels")
+    pa = spbfs.bfs(g, 1, output="parents")
+    assert lv.parents is None and pa.levels is None
+    np.testing.assert_array_equal(lv.levels, both.levels)
+    np.testing.assert_array_equal(pa.parents, both.parents)
+    st = both.stats
+    assert st.discovered.sum() == both.num_reached - 1
+    assert st.frontier[0] == 1
+    np.testing.assert_array_equal(st.frontier[1:], st.discovered[:-1])
+    assert len(st) == both.depth + 1  # the last level finds nothing and ends the search
+    assert "level" in st.table() and "BFS from 1" in both.summary()
+
+
+BACKEND_NAMES = [
+    pytest.param(getattr(b, "values", [b])[0], marks=getattr(b, "marks", ())) for b in BACKENDS
+]
+
+
+@pytest.mark.parametrize("backend", BACKEND_NAMES)
+def test_max_depth_cuts_work(backend):
+    edges = gen.path(100)
+    g = spbfs.Graph.from_edgelist(edges, config=spbfs.Config(backend=backend))
+    r = spbfs.bfs(g, 0, max_depth=5)
+    assert r.stopped == "max_depth"
+    assert len(r.stats) == 5
+    assert r.levels.max() == 5 and r.num_reached == 6
+    assert r.edges_examined < 20
+    assert spbfs.bfs(g, 0, max_depth=0).num_reached == 1
+
+
+@pytest.mark.parametrize("backend", BACKEND_NAMES)
+def test_target_early_exit(backend):
+    edges = gen.path(1000)
+    g = spbfs.Graph.from_edgelist(edges, config=spbfs.Config(backend=backend))
+    r = spbfs.bfs(g, 0, target=10)
+    assert r.stopped == "target" and len(r.stats) == 10
+    assert r.levels[10] == 10 and r.levels[11] == -1
+    np.testing.assert_array_equal(r.path(10), np.arange(11))
+    unreachable = spbfs.Graph.from_edgelist(EdgeList([0], [1], 3))
+    assert spbfs.bfs(unreachable, 0, target=2).stopped == "exhausted"
+
+
+def test_directed_and_reverse():
+    # 0 -> 1 -> 2, 3 -> 2
+    edges = EdgeList([0, 1, 3], [1, 2, 2], 4, directed=True)
+    g = spbfs.Graph.from_edgelist(edges)
+    assert spbfs.bfs(g, 0).levels.tolist() == [0, 1, 2, -1]
+    assert spbfs.bfs(g, 2).levels.tolist() == [-1, -1, 0, -1]
+    back = spbfs.bfs(g, 2, reverse=True)
+    assert back.levels.tolist() == [2, 1, 0, 1]
+    assert back.parents.tolist() == [1, 2, 2, 2]
+
+
+def test_undirected_versus_symmetric_matrix():
+    a = sp.csr_matrix(np.array([[0, 1, 0], [0, 0, 1], [0, 0, 0]]))
+    assert spbfs.Graph.from_matrix(a).directed  # not symmetric: arcs as given
+    assert spbfs.bfs(a, 2).num_reached == 1
+    undirected = spbfs.Graph.from_matrix(a, directed=False)  # each edge both ways
+    assert spbfs.bfs(undirected, 2).levels.tolist() == [2, 1, 0]
+    sym = a + a.T
+    assert not spbfs.Graph.from_matrix(sym).directed
+    assert spbfs.Graph.from_matrix(sym, directed=True).directed
+
+
+def test_explicit_zeros_and_weights_are_edges():
+    a = sp.csr_matrix((np.array([0.0, 5.0]), np.array([1, 2]), np.array([0, 1, 2, 2])),
+                      shape=(3, 3))
+    assert a.nnz == 2  # the explicit zero is stored
+    assert spbfs.bfs(a, 0).levels.tolist() == [0, 1, 2]
+
+
+def test_inputs_networkx_and_arrays():
+    g = nx.karate_club_graph()
+    r = spbfs.bfs(g, 0)
+    ref = nx.single_source_shortest_path_length(g, 0)
+    assert all(r.levels[v] == d for v, d in ref.items())
+    r2 = spbfs.bfs((np.array([0, 1]), np.array([1, 2])), 0)
+    assert r2.levels.tolist() == [0, 1, 2]
+
+
+def test_self_loops_and_duplicates():
+    edges = EdgeList([0, 0, 0, 1, 1, 2], [0, 1, 1, 2, 2, 2], 3)
+    g = spbfs.Graph.from_edgelist(edges)
+    assert g.nnz == 4 and g.num_edges == 2
+    r = _check(edges, g, 0)
+    assert r.parents.tolist() == [0, 0, 1]
+
+
+def test_large_original_ids_renumbered():
+    labels = np.array([2**40 + 7, 2**31 + 1, 3, 2**62], dtype=np.int64)
+    src = labels[[0, 1, 2]]
+    dst = labels[[1, 2, 3]]
+    from spbfs.io import renumber
+
+    s, d, ids = renumber(src, dst)
+    g = spbfs.Graph.from_edgelist(EdgeList(s, d, len(ids), ids=ids))
+    r = spbfs.bfs(g, g.vertex_id(2**40 + 7))
+    order = ids[np.argsort(r.levels)]
+    assert order.tolist() == [2**40 + 7, 2**31 + 1, 3, 2**62]
+
+
+def test_path_errors():
+    g = spbfs.Graph.from_edgelist(EdgeList([0], [1], 3))
+    r = spbfs.bfs(g, 0)
+    assert r.path(1).tolist() == [0, 1]
+    with pytest.raises(ValueError, match="not reached"):
+        r.path(2)
+    with pytest.raises(ValueError, match="out of range"):
+        r.path(5)
+    with pytest.raises(ValueError, match="needs parents"):
+        spbfs.bfs(g, 0, output="levels").path(1)
+
+
+@pytest.mark.parametrize(
+    ("source", "exc", "match"),
+    [(-1, ValueError, "source=-1 is out of range"), (10, ValueError, "source=10 is out of range"),
+     (1.5, TypeError, "source must be an integer"), ("0", TypeError, "source must be")],
+)
+def test_bad_source(source, exc, match):
+    g = spbfs.Graph.from_edgelist(gen.path(10))
+    with pytest.raises(exc, match=match):
+        spbfs.bfs(g, source)
+
+
+def test_bad_inputs():
+    with pytest.raises(ValueError, match="empty"):
+        spbfs.bfs(spbfs.Graph.from_edgelist(EdgeList([], [], 0)), 0)
+    with pytest.raises(ValueError, match="square"):
+        spbfs.Graph.from_matrix(sp.csr_matrix((3, 4)))
+    with pytest.raises(ValueError, match="target=7 is out of range"):
+        spbfs.bfs(gen.path(5), 0, target=7)
+    with pytest.raises(ValueError, match="max_depth must be >= 0"):
+        spbfs.bfs(gen.path(5), 0, max_depth=-1)
+    with pytest.raises(ValueError, match="'direction' must be one of"):
+        spbfs.bfs(gen.path(5), 0, direction="sideways")
+    with pytest.raises(TypeError, match="cannot make a graph"):
+        spbfs.bfs([1, 2, 3], 0)
+    with pytest.raises(ValueError, match="vertex id 5, out of range"):
+        EdgeList([0], [5], 3)
+
+
+def test_save_roundtrip(tmp_path):
+    r = spbfs.bfs(gen.grid2d(4, 4), 0)
+    r.save(tmp_path / "out.npz")
+    z = np.load(tmp_path / "out.npz")
+    np.testing.assert_array_equal(z["parents"], r.parents)
+    np.testing.assert_array_equal(z["levels"], r.levels)

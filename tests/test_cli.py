@@ -1,0 +1,51 @@
+"""The spbfs command: bench, bfs, info, and one-line errors."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from spbfs.cli import main
+
+
+def test_bench_small(capsys):
+    assert main(["bench", "--scale", "10", "--roots", "4", "--format", "dcsc"]) == 0
+    out = capsys.readouterr().out
+    assert "SCALE:" in out and "harmonic_mean_TEPS" in out
+    assert "format:" in out and "dcsc" in out
+
+
+def test_bfs_writes_npz(tmp_path, data_dir, capsys):
+    out = tmp_path / "r.npz"
+    assert main(["bfs", str(data_dir / "karate.mtx"), "--source", "0", "--out", str(out)]) == 0
+    z = np.load(out)
+    assert z["levels"][0] == 0 and z["parents"][0] == 0 and (z["levels"] >= 0).all()
+    assert "reached 34 of 34" in capsys.readouterr().out
+
+
+def test_info(data_dir, capsys):
+    assert main(["info", str(data_dir / "west0067.mtx")]) == 0
+    out = capsys.readouterr().out
+    assert "vertices:    67" in out and "dcsc block" in out
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["bfs", "/no/such/file.mtx", "--source", "0"], "error"),
+        (["bfs", "{karate}", "--source", "99"], "source=99 is out of range"),
+        (["bfs", "{karate}", "--source", "-3"], "source=-3 is out of range"),
+        (["bench", "--scale", "0"], "scale"),
+    ],
+)
+def test_errors_are_one_line(args, message, data_dir):
+    args = [a.replace("{karate}", str(data_dir / "karate.mtx")) for a in args]
+    p = subprocess.run([sys.executable, "-m", "spbfs", *args], capture_output=True, text=True,
+                       timeout=120)
+    assert p.returncode != 0
+    assert message in p.stderr
+    assert "Traceback" not in p.stderr
+    assert len(p.stderr.strip().splitlines()) == 1
