@@ -16,6 +16,11 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
+from semirings._intrinsics import prefetch
+
+# Iterations ahead at which the next adjacency list is requested (see prefetch).
+_AHEAD = 16
+
 
 @nb.njit(cache=True, nogil=True)
 def topdown_step(ptr, ind, jc, dcsc, frontier, parents, levels, want_levels, depth, deg, out):
@@ -24,7 +29,10 @@ def topdown_step(ptr, ind, jc, dcsc, frontier, parents, levels, want_levels, dep
     scanned = 0
     degsum = 0
     nzc = jc.shape[0]
-    for i in range(frontier.shape[0]):
+    nf = frontier.shape[0]
+    for i in range(nf):
+        if not dcsc and i + _AHEAD < nf:
+            prefetch(ind, ptr[frontier[i + _AHEAD]])
         u = frontier[i]
         if dcsc:
             p = np.searchsorted(jc, u)
@@ -49,15 +57,21 @@ def topdown_step(ptr, ind, jc, dcsc, frontier, parents, levels, want_levels, dep
 
 
 @nb.njit(cache=True, nogil=True)
-def _bottomup_range(ptr, ind, jc, dcsc, front, parents, levels, want_levels, depth, deg, nxt,
-                    cand, lo_c, hi_c, found, out):
-    """Bottom-up over ``cand[lo_c:hi_c]``; survivors and finds are written from ``lo_c`` on."""
+def _bottomup_range(ptr, ind, jc, dcsc, front, parents, levels, want_levels, depth, deg,
+                    cand, first, lo_c, hi_c, found, out):
+    """Bottom-up over ``cand[lo_c:hi_c]``; survivors and finds are written from ``lo_c`` on.
+
+    With ``first`` the candidates are all major slots ``lo_c .. hi_c - 1`` and
+    ``cand`` is only written (survivors never overtake the read position).
+    """
     f = lo_c
     r = lo_c
     scanned = 0
     degsum = 0
     for i in range(lo_c, hi_c):
-        k = cand[i]
+        if i + _AHEAD < hi_c:
+            prefetch(ind, ptr[i + _AHEAD if first else cand[i + _AHEAD]])
+        k = i if first else cand[i]
         v = np.int64(jc[k]) if dcsc else k
         if parents[v] != -1:
             continue
@@ -65,19 +79,19 @@ def _bottomup_range(ptr, ind, jc, dcsc, front, parents, levels, want_levels, dep
         hi = ptr[k + 1]
         e = lo
         while e < hi:
-            if front[ind[e]]:
+            u = ind[e]
+            if (front[u >> 6] >> (u & 63)) & 1:
                 break
             e += 1
         if e < hi:
             parents[v] = ind[e]
             if want_levels:
                 levels[v] = depth
-            nxt[v] = 1
             found[f] = v
             f += 1
             degsum += deg[v]
             scanned += e - lo + 1
-        else:
+        elif hi > lo:  # a vertex without in-edges can never find a parent: drop it
             cand[r] = k
             r += 1
             scanned += hi - lo
@@ -88,11 +102,11 @@ def _bottomup_range(ptr, ind, jc, dcsc, front, parents, levels, want_levels, dep
 
 
 @nb.njit(cache=True, nogil=True, parallel=True)
-def _bottomup_chunks(ptr, ind, jc, dcsc, front, parents, levels, want_levels, depth, deg, nxt,
-                     cand, ncand, found, nchunks, step, outs):
+def _bottomup_chunks(ptr, ind, jc, dcsc, front, parents, levels, want_levels, depth, deg,
+                     cand, first, ncand, found, nchunks, step, outs):
     for c in nb.prange(nchunks):
         _bottomup_range(ptr, ind, jc, dcsc, front, parents, levels, want_levels, depth, deg,
-                        nxt, cand, c * step, min(ncand, c * step + step), found, outs[c])
+                        cand, first, c * step, min(ncand, c * step + step), found, outs[c])
 
 
 @nb.njit(cache=True, nogil=True)
@@ -110,20 +124,24 @@ def _close_gaps(cand, found, outs, step):
     return fpos, rpos
 
 
-def bottomup_step(ptr, ind, jc, dcsc, front, parents, levels, want_levels, depth, deg, nxt,
+def bottomup_step(ptr, ind, jc, dcsc, front, parents, levels, want_levels, depth, deg,
                   cand, ncand, found, nchunks):
-    """One bottom-up level over a byte-map frontier.
+    """One bottom-up level over a bitmap frontier (uint64 words).
 
     ``cand[:ncand]`` lists the vertices that may still find a parent (unvisited,
     with in-edges); each is scanned in increasing neighbour order until the
     first frontier neighbour. Survivors are compacted in place to the front of
     ``cand`` and the vertices found are written to ``found`` (both sorted), so
     later levels touch only what is left and the next top-down level gets its
-    frontier without an O(n) scan. ``nxt`` (all zero on entry) becomes the
-    byte map of the new frontier.
+    frontier without an O(n) scan.
+
+    ``ncand < 0`` means "every major slot" (the first bottom-up level).
 
     Returns (found count, survivors count, edges scanned, degree sum of new).
     """
+    first = ncand < 0
+    if first:
+        ncand = jc.shape[0] if dcsc else ptr.shape[0] - 1
     # A parallel region costs tens of microseconds (more on a loaded machine):
     # small candidate sets, common in the long tail of a road network, run inline.
     if ncand < 4096:
@@ -132,36 +150,24 @@ def bottomup_step(ptr, ind, jc, dcsc, front, parents, levels, want_levels, depth
     outs = np.zeros((nchunks, 4), np.int64)
     if nchunks == 1:
         _bottomup_range(ptr, ind, jc, dcsc, front, parents, levels, want_levels, depth, deg,
-                        nxt, cand, 0, ncand, found, outs[0])
+                        cand, first, 0, ncand, found, outs[0])
     else:
         _bottomup_chunks(ptr, ind, jc, dcsc, front, parents, levels, want_levels, depth, deg,
-                         nxt, cand, ncand, found, nchunks, step, outs)
+                         cand, first, ncand, found, nchunks, step, outs)
     fpos, rpos = _close_gaps(cand, found, outs, step)
     return fpos, rpos, int(outs[:, 2].sum()), int(outs[:, 3].sum())
 
 
 @nb.njit(cache=True, nogil=True)
-def initial_candidates(ptr, jc, dcsc, parents, cand):
-    """Fill ``cand`` with the major slots (columns of the in-block) that may find a parent."""
-    k = 0
-    nmajor = jc.shape[0] if dcsc else ptr.shape[0] - 1
-    for c in range(nmajor):
-        v = np.int64(jc[c]) if dcsc else c
-        if ptr[c + 1] > ptr[c] and parents[v] == -1:
-            cand[k] = c
-            k += 1
-    return k
+def set_bits(ids, bits):
+    """Set the bits of ``ids`` in a uint64 bitmap."""
+    for i in range(ids.shape[0]):
+        u = ids[i]
+        bits[u >> 6] |= np.uint64(1) << np.uint64(u & 63)
 
 
 @nb.njit(cache=True, nogil=True)
-def clear_map(ids, bytemap):
-    """Set ``bytemap[ids] = 0``: clearing a frontier map costs O(frontier), not O(n)."""
+def clear_bits(ids, bits):
+    """Clear the words holding ``ids``: clearing a frontier costs O(frontier), not O(n)."""
     for i in range(ids.shape[0]):
-        bytemap[ids[i]] = 0
-
-
-@nb.njit(cache=True, nogil=True)
-def list_to_map(ids, bytemap):
-    """Set ``bytemap[ids] = 1``."""
-    for i in range(ids.shape[0]):
-        bytemap[ids[i]] = 1
+        bits[ids[i] >> 6] = 0
