@@ -13,10 +13,18 @@ both directions give the same parents as the algebra says.
 
 from __future__ import annotations
 
+import ctypes
+
 import numba as nb
 import numpy as np
 
 from semirings._intrinsics import prefetch
+
+_libc = ctypes.CDLL(None)
+_clock_gettime = _libc.clock_gettime
+_clock_gettime.argtypes = [ctypes.c_int, ctypes.c_void_p]
+_clock_gettime.restype = ctypes.c_int
+_CLOCK_MONOTONIC = 1
 
 # Iterations ahead at which the next adjacency list is requested (see prefetch).
 _AHEAD = 16
@@ -54,6 +62,58 @@ def topdown_step(ptr, ind, jc, dcsc, frontier, parents, levels, want_levels, dep
                 k += 1
                 degsum += deg[v]
     return k, scanned, degsum
+
+
+@nb.njit(nogil=True)
+def _now(ts):
+    _clock_gettime(_CLOCK_MONOTONIC, ts.ctypes)
+    return ts[0] + ts[1] * 1e-9
+
+
+@nb.njit(nogil=True)
+def topdown_levels(ptr, ind, jc, dcsc, frontier, parents, levels, want_levels, depth, deg, buf,
+                   m_u, alpha, switch, max_depth, target, st_f, st_new, st_e, st_t, ts):
+    """Run consecutive top-down levels without returning to Python.
+
+    High-diameter graphs (a road network has over a thousand levels of a few
+    vertices each) would otherwise pay the interpreter once per level. The loop
+    stops when the frontier empties, ``max_depth`` (if >= 0) is reached,
+    ``target`` (if >= 0) is reached, the stats buffers are full, or - when
+    ``switch`` - Beamer's test says bottom-up (``m_f * alpha > m_u``), the same
+    test as :class:`spbfs.direction.DirectionPolicy`.
+
+    Returns (frontier, levels done, depth, m_u, m_f, reason) with reason
+    0 = frontier empty or limit reached, 1 = switch to bottom-up, 2 = buffers full.
+    """
+    nlev = 0
+    cur = frontier
+    m_f = 0
+    reason = 0
+    while cur.shape[0] > 0:
+        if max_depth >= 0 and depth >= max_depth:
+            break
+        if target >= 0 and parents[target] != -1:
+            break
+        if nlev > 0 and switch and m_f * alpha > m_u:
+            reason = 1
+            break
+        if nlev == st_f.shape[0]:
+            reason = 2
+            break
+        t0 = _now(ts)
+        depth += 1
+        k, scanned, degsum = topdown_step(ptr, ind, jc, dcsc, cur, parents, levels, want_levels,
+                                          depth, deg, buf)
+        nxt = np.sort(buf[:k])
+        st_f[nlev] = cur.shape[0]
+        st_new[nlev] = k
+        st_e[nlev] = scanned
+        st_t[nlev] = _now(ts) - t0
+        nlev += 1
+        m_u -= degsum
+        m_f = degsum
+        cur = nxt
+    return cur, nlev, depth, m_u, m_f, reason
 
 
 @nb.njit(cache=True, nogil=True)

@@ -144,6 +144,7 @@ def _search(
     stopped = "exhausted"
     clock = time.perf_counter
     step = (engine.topdown, engine.bottomup)
+    fused = getattr(engine, "topdown_levels", None)
     while n_f:
         if max_depth is not None and depth >= max_depth:
             stopped = "max_depth"
@@ -151,6 +152,20 @@ def _search(
         if target is not None and int(parents[target]) != -1:
             stopped = "target"
             break
+        if current == TOP_DOWN and fused is not None:
+            frontier, run, depth, m_u, m_f, switch = fused(
+                frontier, depth, m_u, policy, max_depth, target
+            )
+            stat_f.extend(run[0])
+            stat_new.extend(run[1])
+            stat_e.extend(run[2])
+            stat_t.extend(run[3])
+            stat_d.extend([TOP_DOWN] * len(run[0]))
+            growing = len(run[0]) > 0 and run[1][-1] > run[0][-1]
+            n_f = int(frontier.shape[0])
+            if switch:
+                current = policy.choose(current, n_f, m_f, m_u, n, growing)
+            continue
         depth += 1
         t0 = clock()
         frontier, count, scanned, degsum = step[current](frontier, depth)
@@ -234,6 +249,10 @@ class _NumbaEngine(_Engine):
         # The frontier as a bitmap: 1 bit per vertex stays in cache where a byte map would not.
         self.bits = np.zeros((n + 63) // 64, dtype=np.uint64)
         self.in_bits: np.ndarray = self.buf[:0].copy()  # ids whose bits are set
+        # Per-level statistics of fused top-down runs (frontier, new, edges, seconds).
+        self.stats = (np.empty(4096, np.int64), np.empty(4096, np.int64),
+                      np.empty(4096, np.int64), np.empty(4096, np.float64))
+        self.ts = np.zeros(2, np.int64)
         # A few chunks per thread balance the skewed degrees of power-law graphs.
         self.nchunks = 4 * numba.get_num_threads()
 
@@ -248,6 +267,22 @@ class _NumbaEngine(_Engine):
         )
         # Sorted frontiers keep min-parent semantics and make the next gather stream.
         return np.sort(self.buf[:k]), k, scanned, degsum
+
+    def topdown_levels(
+        self, frontier: np.ndarray, depth: int, m_u: int, policy: DirectionPolicy,
+        max_depth: int | None, target: int | None,
+    ) -> tuple[np.ndarray, tuple[Any, ...], int, int, int, bool]:
+        """Several top-down levels in one compiled call (see ``topdown_levels``)."""
+        ptr, ind, jc, dcsc = self.out
+        st = self.stats
+        cur, nlev, depth, m_u, m_f, reason = nbk.topdown_levels(
+            ptr, ind, jc, dcsc, frontier, self.parents, self.levels, self.want, depth, self.deg,
+            self.buf, m_u, policy.alpha, policy.mode == "auto",
+            -1 if max_depth is None else max_depth, -1 if target is None else target,
+            st[0], st[1], st[2], st[3], self.ts,
+        )
+        run = tuple(a[:nlev].tolist() for a in st)
+        return cur, run, depth, m_u, m_f, reason == 1
 
     def bottomup(self, frontier: np.ndarray, depth: int) -> tuple[Any, int, int, int]:
         ptr, ind, jc, dcsc = self.inn
