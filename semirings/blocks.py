@@ -86,6 +86,22 @@ def choose_index_dtype(
     raise ValueError(f"index_dtype must be 'auto', 'int32' or 'int64'; got {requested!r}")
 
 
+def repeat_counts(xp: Any, values: Any, counts: Any, offsets: Any = None) -> Any:
+    """``values[k]`` repeated ``counts[k]`` times, on numpy and cupy alike.
+
+    ``cupy.repeat`` takes no array of counts; on the GPU a binary search of every
+    output slot in the running offsets does the same in one kernel.
+    """
+    if xp is np:
+        return np.repeat(values, counts)
+    if offsets is None:
+        offsets = xp.zeros(counts.shape[0] + 1, dtype=np.int64)
+        xp.cumsum(counts, out=offsets[1:])
+    total = int(offsets[-1])
+    owner = xp.searchsorted(offsets[1:], xp.arange(total, dtype=np.int64), side="right")
+    return values[owner]
+
+
 class Block:
     """Protocol shared by :class:`CSRBlock` and :class:`DCSCBlock`.
 
@@ -177,7 +193,7 @@ class Block:
         xp.cumsum(lengths, out=offsets[1:])
         total = int(offsets[-1])
         # Position of each output slot inside self.ind: its column's start plus its rank.
-        owner = xp.repeat(xp.arange(cols.shape[0]), lengths)
+        owner = repeat_counts(xp, xp.arange(cols.shape[0], dtype=np.int64), lengths, offsets)
         pos = xp.arange(total, dtype=np.int64) - offsets[owner] + start[owner]
         return offsets, self.ind[pos]
 
@@ -200,6 +216,11 @@ class Block:
         data = np.ones(self.nnz) if self.data is None else to_host(self.data)
         m = sp.coo_matrix((data, (rows, cols)), shape=self.shape).tocsr()
         return m
+
+    @property
+    def has_transpose(self) -> bool:
+        """Whether the transpose is already built (row access costs nothing more)."""
+        return self._transpose is not None
 
     def transpose(self) -> Block:
         """Block of ``B.T`` in the same format (cached): row access of ``B``."""
@@ -253,7 +274,7 @@ class CSRBlock(Block):
 
     def column_ids(self) -> Any:
         xp = self.backend.xp
-        return xp.repeat(xp.arange(self.shape[1], dtype=np.int64), xp.diff(self.ptr))
+        return repeat_counts(xp, xp.arange(self.shape[1], dtype=np.int64), xp.diff(self.ptr))
 
     @property
     def matrix(self) -> Any:
@@ -289,7 +310,7 @@ class DCSCBlock(Block):
 
     def column_ids(self) -> Any:
         xp = self.backend.xp
-        return xp.repeat(self.jc.astype(np.int64), xp.diff(self.ptr))
+        return repeat_counts(xp, self.jc.astype(np.int64), xp.diff(self.ptr))
 
     @property
     def matrix(self) -> Any:

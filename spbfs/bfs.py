@@ -117,7 +117,15 @@ def _search(
     if backend.name == "numba":
         engine: _Engine = _NumbaEngine(out_block, in_block, deg)
     else:
-        engine = _VectorizedEngine(backend.xp, out_block, in_block, deg)
+        engine = None
+        if backend.is_gpu:
+            # Hand-written CUDA kernels where they compile; the vectorized cupy
+            # steps (the same logic as numpy, covered by the CPU tests) otherwise.
+            from spbfs._steps_cuda import make_engine
+
+            engine = make_engine(backend.xp, out_block, in_block, deg)
+        if engine is None:
+            engine = _VectorizedEngine(backend.xp, out_block, in_block, deg)
     policy = DirectionPolicy(cfg.direction, cfg.alpha, cfg.beta)
     want_levels = cfg.output in ("both", "levels")
     n = g.n

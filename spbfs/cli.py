@@ -186,10 +186,15 @@ def _cmd_info(args: argparse.Namespace) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``spbfs`` command; returns the exit status."""
     argv = list(sys.argv[1:] if argv is None else argv)
-    args = _parser().parse_args(argv)
-    distributed = args.command in ("bench", "bfs") and (
+    parser = _parser()
+    # The distributed entry point has options of its own (--json, --frontier-encoding,
+    # ...): decide where the run goes first, then let that side parse strictly.
+    args, _ = parser.parse_known_args(argv)
+    distributed = args.command in ("bench", "bfs") and bool(
         _mpi_world_size() > 1 or getattr(args, "grid", None)
     )
+    if not distributed:
+        args = parser.parse_args(argv)
     try:
         if distributed:
             from spbfs.dist import main as dist_main

@@ -239,9 +239,14 @@ class Graph:
     @property
     def num_self_loops(self) -> int:
         """Number of stored self-loops (0 for graphs built from edge lists)."""
-        b = self.out_block
-        xp = b.backend.xp
-        return int(xp.count_nonzero(b.column_ids() == b.ind))
+        # One O(nnz) pass, then cached: repr() and num_edges ask for it often.
+        cached = self.__dict__.get("_num_self_loops")
+        if cached is None:
+            b = self.out_block
+            xp = b.backend.xp
+            cached = int(xp.count_nonzero(b.column_ids() == b.ind))
+            self.__dict__["_num_self_loops"] = cached
+        return cached
 
     @property
     def backend(self) -> Backend:

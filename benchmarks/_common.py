@@ -1,0 +1,145 @@
+"""Helpers shared by the benchmark scripts: load, tables, memory and machine state."""
+
+from __future__ import annotations
+
+import os
+import resource
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+__all__ = [
+    "format_table",
+    "free_memory_bytes",
+    "load_average",
+    "load_edges",
+    "machine_line",
+    "median",
+    "peak_rss_bytes",
+    "rss_bytes",
+    "set_omp_wait",
+]
+
+
+def load_edges(scale: int, edgefactor: int, seed: int, graph: str | None) -> tuple[Any, str]:
+    """The benchmark's edge list and a one-line description of it.
+
+    A Kronecker (Graph500) graph unless ``graph`` names a file, which is read
+    with :func:`spbfs.io.read_graph`.
+    """
+    if graph:
+        from spbfs.io import read_graph
+
+        edges = read_graph(graph)
+        kind = "directed" if edges.directed else "undirected"
+        desc = f"{Path(graph).name}: n={edges.n:,} input edges={edges.num_edges:,} ({kind})"
+    else:
+        from spbfs.generators import kronecker
+
+        edges = kronecker(scale, edgefactor, seed=seed)
+        desc = (f"Kronecker scale {scale}, edge factor {edgefactor}, seed {seed}: "
+                f"n={edges.n:,} input edges={edges.num_edges:,}")
+    return edges, desc
+
+
+def set_omp_wait(policy: str | None) -> None:
+    """Set ``OMP_WAIT_POLICY`` for this process (``None``/``"unset"`` leaves it alone).
+
+    Must run before the OpenMP runtime loads: before the first numba parallel
+    kernel (numba's ``omp`` threading layer) and before ``import graphblas``.
+    ``passive`` makes idle OpenMP workers sleep at once instead of spinning,
+    which matters on an oversubscribed machine: a spinning worker takes a
+    core from the thread that runs the next (often serial) step.
+    """
+    if policy and policy != "unset":
+        os.environ["OMP_WAIT_POLICY"] = policy.upper()
+
+
+def peak_rss_bytes() -> int:
+    """Peak resident set size of this process so far (``ru_maxrss``, KiB on Linux)."""
+    return int(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss) * 1024
+
+
+def rss_bytes() -> int:
+    """Current resident set size (``/proc/self/statm``), 0 where unavailable."""
+    try:
+        with open("/proc/self/statm") as f:
+            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
+def free_memory_bytes() -> int:
+    """``MemAvailable`` from ``/proc/meminfo`` (what ``free`` calls available), or 0."""
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return 0
+
+
+def load_average() -> str:
+    """The 1/5/15-minute load averages, as ``uptime`` prints them."""
+    try:
+        a, b, c = os.getloadavg()
+    except OSError:
+        return "n/a"
+    return f"{a:.2f}, {b:.2f}, {c:.2f}"
+
+
+def machine_line() -> str:
+    """Cores, numba threads, available memory and load: the context of a measurement."""
+    try:
+        import numba
+
+        threads = str(numba.get_num_threads())
+    except Exception:  # numba is a hard dependency; be robust anyway
+        threads = "?"
+    wait = os.environ.get("OMP_WAIT_POLICY", "unset")
+    return (f"machine: {os.cpu_count()} cores, numba threads {threads}, OMP_WAIT_POLICY {wait}, "
+            f"{free_memory_bytes() / 2**30:.1f} GiB available, load average {load_average()}")
+
+
+def format_table(headers: Sequence[str], rows: Sequence[Sequence[Any]], *,
+                 markdown: bool = False, align: str | None = None) -> str:
+    """Render rows as a fixed-width text table or a GitHub markdown table.
+
+    Parameters
+    ----------
+    headers : sequence of str
+        Column titles.
+    rows : sequence of sequences
+        Cells (converted with ``str``).
+    markdown : bool
+        Markdown pipes instead of padded columns.
+    align : str, optional
+        One of ``l``/``r`` per column; default: first column left, others right.
+    """
+    cells = [[str(c) for c in r] for r in rows]
+    ncol = len(headers)
+    align = align or ("l" + "r" * (ncol - 1))
+    widths = [max([len(headers[j])] + [len(r[j]) for r in cells]) for j in range(ncol)]
+
+    def fmt(r: Sequence[str]) -> list[str]:
+        return [r[j].ljust(widths[j]) if align[j] == "l" else r[j].rjust(widths[j])
+                for j in range(ncol)]
+
+    if markdown:
+        sep = ["-" * max(3, widths[j] - 1) + (":" if align[j] == "r" else "-")
+               for j in range(ncol)]
+        lines = ["| " + " | ".join(fmt(list(headers))) + " |", "| " + " | ".join(sep) + " |"]
+        lines += ["| " + " | ".join(fmt(r)) + " |" for r in cells]
+    else:
+        lines = ["  ".join(fmt(list(headers))), "  ".join("-" * w for w in widths)]
+        lines += ["  ".join(fmt(r)) for r in cells]
+    return "\n".join(line.rstrip() for line in lines)
+
+
+def median(x: Sequence[float] | np.ndarray) -> float:
+    """Median of a non-empty sequence."""
+    return float(np.median(np.asarray(x, dtype=np.float64)))

@@ -1,0 +1,112 @@
+"""Argument checks and graph views shared by the algorithms."""
+
+from __future__ import annotations
+
+import operator
+import weakref
+from typing import Any
+
+import numpy as np
+
+from semirings.blocks import Block, block_from_edges
+from spbfs.config import Config
+from spbfs.graph import Graph, as_graph
+
+__all__ = [
+    "check_positive_int",
+    "check_sources",
+    "prepare",
+    "symmetric_block",
+]
+
+
+def prepare(
+    graph: Any, config: Config | None, directed: bool | None, *, allow_empty: bool = True,
+    what: str = "graph",
+) -> Graph:
+    """The :class:`Graph` to run on, threads set from its config.
+
+    Raises
+    ------
+    ValueError
+        For an empty graph when ``allow_empty`` is False.
+    """
+    g = as_graph(graph, config=config, directed=directed)
+    cfg = config or g.config
+    if not allow_empty and g.n == 0:
+        raise ValueError(f"{what} is empty (0 vertices): there is no source to start from")
+    if cfg.threads is not None and g.backend.name == "numba":
+        import numba
+
+        numba.set_num_threads(min(cfg.threads, numba.config.NUMBA_NUM_THREADS))
+    return g
+
+
+def check_sources(g: Graph, sources: Any, name: str = "sources") -> np.ndarray:
+    """``sources`` as a 1-D int64 array of vertex ids of ``g`` (an int is one source).
+
+    Raises
+    ------
+    TypeError
+        For non-integer ids.
+    ValueError
+        For no ids, ids out of range, or an array that is not 1-D.
+    """
+    if isinstance(sources, bool):
+        raise TypeError(f"{name} must hold integer vertex ids, got bool")
+    if isinstance(sources, int | np.integer):
+        return np.array([g.check_vertex(sources, name)], dtype=np.int64)
+    arr = np.asarray(sources)
+    if arr.ndim != 1:
+        raise ValueError(f"{name} must be an integer or a 1-D array of ids, got shape {arr.shape}")
+    if arr.size == 0:
+        raise ValueError(f"{name} is empty: give at least one source vertex")
+    if not np.issubdtype(arr.dtype, np.integer) or arr.dtype == np.bool_:
+        raise TypeError(f"{name} must hold integer vertex ids, got dtype {arr.dtype}")
+    arr = arr.astype(np.int64)
+    bad = np.flatnonzero((arr < 0) | (arr >= g.n))
+    if bad.size:
+        k = int(bad[0])
+        raise ValueError(
+            f"{name}[{k}]={int(arr[k])} is out of range for a graph with {g.n} vertices"
+        )
+    return arr
+
+
+def check_positive_int(value: Any, name: str, *, minimum: int = 1) -> int:
+    """``value`` as an int ``>= minimum``, with errors naming ``name``."""
+    if isinstance(value, bool):
+        raise TypeError(f"{name} must be an integer, got bool")
+    try:
+        v = operator.index(value)
+    except TypeError:
+        raise TypeError(f"{name} must be an integer, got {type(value).__name__}") from None
+    if v < minimum:
+        raise ValueError(f"{name} must be >= {minimum}, got {v}")
+    return v
+
+
+_SYMMETRIC: weakref.WeakKeyDictionary[Graph, Block] = weakref.WeakKeyDictionary()
+
+
+def symmetric_block(g: Graph) -> Block:
+    """The block of ``B ∨ Bᵀ`` without self-loops: the underlying undirected graph.
+
+    For an undirected graph that is ``g.out_block`` itself; for a directed one
+    it is built once per graph (cached while the graph lives).
+    """
+    if not g.directed and g.num_self_loops == 0:
+        return g.out_block
+    cached = _SYMMETRIC.get(g)
+    if cached is not None:
+        return cached
+    b = g.out_block
+    to_host = b.backend.to_host
+    rows = to_host(b.ind).astype(np.int64)
+    cols = to_host(b.column_ids()).astype(np.int64)
+    sym = block_from_edges(
+        b.format, rows, cols, b.shape, index_dtype=g.config.index_dtype, dedup=True,
+        symmetric=True, drop_loops=True, backend=b.backend,
+    )
+    _SYMMETRIC[g] = sym
+    return sym

@@ -1,0 +1,400 @@
+"""Products the semiring kernels do not have: SpGEMM and the masked triangle product.
+
+:mod:`semirings.kernels` multiplies a block by one vector. The algorithms of
+this package also need
+
+:func:`spgemm`
+    ``C = B ⊕.⊗ X`` for a sparse ``n x k`` matrix ``X`` held by columns
+    (:class:`SparseColumns`), with an optional dense ``(k, n)`` mask on the
+    result. Column ``s`` of ``C`` is ``spmsv(B, X[:, s])``; a multi-source
+    search keeps one column per source.
+:func:`dag_triangles`
+    The masked ``plus_pair`` product ``C⟨D⟩ = D ⊕.⊗ Dᵀ`` over the
+    degree-ordered orientation ``D`` of an undirected graph, reduced to
+    per-vertex triangle counts.
+
+Both run on the numba backend as compiled parallel loops (Gustavson's
+column-by-column product with a sparse accumulator per thread) and on the
+numpy and cupy backends as whole-array operations (gather every term, then
+reduce by key with :mod:`semirings.kernels.vectorized`), for any built-in
+semiring; a user-defined semiring on numba falls back to one engine
+:func:`~semirings.spmsv` call per column. The block arrays are read as they
+are: csr and dcsc differ only in how a column is located.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numba as nb
+import numpy as np
+
+from semirings import ops
+from semirings.blocks import Block
+from semirings.kernels import numba_kernels as nbk
+from semirings.kernels import vectorized as vk
+from semirings.semiring import Semiring, get
+from semirings.vector import SparseVector
+
+__all__ = ["SparseColumns", "dag_triangles", "spgemm"]
+
+
+@dataclass
+class SparseColumns:
+    """A sparse ``nrows x ncols`` matrix stored by columns (CSC, sorted row ids).
+
+    Attributes
+    ----------
+    ptr : array
+        ``ncols + 1`` int64 offsets into ``ind`` / ``val``.
+    ind : array
+        int64 row ids, sorted within each column.
+    val : array or None
+        Values, or None for a pattern (every entry is True).
+    nrows : int
+        Number of rows.
+    """
+
+    ptr: Any
+    ind: Any
+    val: Any
+    nrows: int
+
+    @property
+    def ncols(self) -> int:
+        """Number of columns."""
+        return int(self.ptr.shape[0]) - 1
+
+    @property
+    def nnz(self) -> int:
+        """Number of stored entries."""
+        return int(self.ind.shape[0])
+
+    def column_ids(self, xp: Any) -> Any:
+        """Column id of every stored entry (int64, length nnz)."""
+        lengths = (self.ptr[1:] - self.ptr[:-1]).astype(np.int64)
+        return vk._owner(xp, lengths, self.ptr[1:], self.nnz)
+
+
+def _semiring(s: Semiring | str) -> Semiring:
+    return get(s) if isinstance(s, str) else s
+
+
+def spgemm(
+    block: Block,
+    x: SparseColumns,
+    semiring: Semiring | str,
+    *,
+    mask: Any = None,
+    complement: bool = False,
+) -> SparseColumns:
+    """Sparse matrix times sparse matrix: ``C = B ⊕.⊗ X``.
+
+    Parameters
+    ----------
+    block : Block
+        ``B`` of shape ``(n, n)``, csr or dcsc, on any backend.
+    x : SparseColumns
+        ``X`` of shape ``(n, k)`` on the block's backend.
+    semiring : Semiring or str
+        E.g. ``"min_second"``, ``"any_pair"``, ``"plus_times"``.
+    mask : array of bool, optional
+        Dense ``(k, n)``: ``C[i, s]`` may be stored only where ``mask[s, i]``
+        (or, with ``complement``, where it is False).
+    complement : bool
+        Use the complement of ``mask``.
+
+    Returns
+    -------
+    SparseColumns
+        ``C`` of shape ``(n, k)`` with values of
+        ``semiring.output_dtype(block dtype, x dtype)``.
+    """
+    semiring = _semiring(semiring)
+    mode = 0 if mask is None else (2 if complement else 1)
+    if block.backend.name == "numba":
+        if id(semiring.add) in nbk._ADD_CODE and id(semiring.mul) in nbk._MUL_CODE:
+            return _spgemm_numba(block, x, semiring, mask, mode)
+        return _spgemm_columns(block, x, semiring, mask, complement)
+    return _spgemm_vectorized(block, x, semiring, mask, mode)
+
+
+# -- numba ---------------------------------------------------------------------------
+@nb.njit(cache=True)
+def _range(ptr, jc, is_dcsc, u):
+    if is_dcsc:
+        c = np.searchsorted(jc, u)
+        if c < jc.shape[0] and jc[c] == u:
+            return np.int64(ptr[c]), np.int64(ptr[c + 1])
+        return np.int64(0), np.int64(0)
+    return np.int64(ptr[u]), np.int64(ptr[u + 1])
+
+
+@nb.njit(cache=True, parallel=True)
+def _flops(ptr, jc, is_dcsc, xptr, xind, n, bound):
+    """Upper bound on the entries of each result column: min(terms, n)."""
+    k = xptr.shape[0] - 1
+    for s in nb.prange(k):
+        f = 0
+        for q in range(xptr[s], xptr[s + 1]):
+            lo, hi = _range(ptr, jc, is_dcsc, xind[q])
+            f += hi - lo
+        bound[s] = min(f, n)
+
+
+@nb.njit(cache=True, parallel=True)
+def _spgemm_kernel(add, mul, ptr, ind, data, a_pat, jc, is_dcsc, nrows, xptr, xind, xval, x_pat,
+                   mask, mask_mode, chunks, off, out_ind, out_val, out_cnt, term_mode):
+    for c in nb.prange(chunks.shape[0] - 1):
+        # One sparse accumulator per chunk of columns (so per thread), returned clean.
+        spa = np.empty(nrows, out_val.dtype)
+        occ = np.zeros(nrows, np.bool_)
+        lst = np.empty(nrows, np.int64)
+        for s in range(chunks[c], chunks[c + 1]):
+            cnt = 0
+            for q in range(xptr[s], xptr[s + 1]):
+                u = xind[q]
+                b = xval[0] if x_pat else xval[q]
+                lo, hi = _range(ptr, jc, is_dcsc, u)
+                for p in range(lo, hi):
+                    i = ind[p]
+                    if mask_mode != 0 and mask[s, i] == (mask_mode == 2):
+                        continue
+                    seen = occ[i]
+                    if seen and term_mode == 2:  # "any": the first term decides
+                        continue
+                    t = nbk._mul(mul, data, 0 if a_pat else p, b, i, u, spa)
+                    if seen:
+                        spa[i] = nbk._add(add, spa[i], t, spa)
+                    else:
+                        spa[i] = t
+                        occ[i] = True
+                        lst[cnt] = i
+                        cnt += 1
+            idx = np.sort(lst[:cnt])
+            o = off[s]
+            for q in range(cnt):
+                i = idx[q]
+                out_ind[o + q] = i
+                out_val[o + q] = spa[i]
+                occ[i] = False
+            out_cnt[s] = cnt
+
+
+_ONE = np.ones(1, dtype=np.bool_)
+_NO_MASK = np.zeros((1, 1), dtype=np.bool_)
+
+
+def _chunks(work: np.ndarray, parts: int) -> np.ndarray:
+    """Split columns into ``parts`` contiguous runs of about equal ``work``."""
+    k = work.shape[0]
+    csum = np.cumsum(work)
+    total = int(csum[-1]) if k else 0
+    targets = (np.arange(1, parts) * (total / parts)).astype(np.int64)
+    cuts = np.searchsorted(csum, targets, side="left") + 1
+    return np.unique(np.concatenate(([0], np.minimum(cuts, k), [k]))).astype(np.int64)
+
+
+def _spgemm_numba(
+    block: Block, x: SparseColumns, semiring: Semiring, mask: Any, mode: int
+) -> SparseColumns:
+    n = block.shape[0]
+    k = x.ncols
+    a_pat = block.data is None
+    data = _ONE if a_pat else block.data
+    a_dt = np.dtype(np.bool_) if a_pat else data.dtype
+    x_pat = x.val is None
+    xval = _ONE if x_pat else x.val
+    out_dt = semiring.output_dtype(a_dt, xval.dtype)
+    if block.jc is None:
+        jc, is_dcsc = np.zeros(0, dtype=block.ind.dtype), False
+    else:
+        jc, is_dcsc = block.jc, True
+    xptr = np.ascontiguousarray(x.ptr, dtype=np.int64)
+    xind = np.ascontiguousarray(x.ind, dtype=np.int64)
+    bound = np.empty(k, np.int64)
+    _flops(block.ptr, jc, is_dcsc, xptr, xind, n, bound)
+    off = np.zeros(k + 1, np.int64)
+    np.cumsum(bound, out=off[1:])
+    out_ind = np.empty(int(off[-1]), np.int64)
+    out_val = np.empty(int(off[-1]), out_dt)
+    cnt = np.zeros(k, np.int64)
+    term = semiring.add.terminal_for(out_dt)
+    term_mode = 2 if term is ops.ANY else 0
+    chunks = _chunks(bound + 1, 4 * nb.get_num_threads())
+    _spgemm_kernel(
+        nbk._ADD_CODE[id(semiring.add)], nbk._MUL_CODE[id(semiring.mul)], block.ptr, block.ind,
+        data, a_pat, jc, is_dcsc, n, xptr, xind, xval, x_pat,
+        _NO_MASK if mode == 0 else mask, mode, chunks, off, out_ind, out_val, cnt, term_mode,
+    )
+    ptr = np.zeros(k + 1, np.int64)
+    np.cumsum(cnt, out=ptr[1:])
+    if ptr[-1] == off[-1]:
+        return SparseColumns(ptr, out_ind, out_val, n)
+    # Compact: entry q of column s sits at off[s] + q.
+    col = np.repeat(np.arange(k, dtype=np.int64), cnt)
+    src = np.arange(int(ptr[-1]), dtype=np.int64) - ptr[col] + off[col]
+    return SparseColumns(ptr, out_ind[src], out_val[src], n)
+
+
+def _spgemm_columns(
+    block: Block, x: SparseColumns, semiring: Semiring, mask: Any, complement: bool
+) -> SparseColumns:
+    """One engine SpMSV per column (user-defined semirings on numba)."""
+    from semirings.kernels import spmsv
+
+    xp = block.backend.xp
+    n = block.shape[0]
+    parts_ind, parts_val, lengths = [], [], []
+    for s in range(x.ncols):
+        lo, hi = int(x.ptr[s]), int(x.ptr[s + 1])
+        col = SparseVector(x.ind[lo:hi], None if x.val is None else x.val[lo:hi], n, check=False)
+        y = spmsv(block, col, semiring, mask=None if mask is None else mask[s],
+                  complement=complement, check=False)
+        parts_ind.append(y.indices)
+        parts_val.append(y.values)
+        lengths.append(y.nnz)
+    ptr = xp.zeros(x.ncols + 1, dtype=np.int64)
+    if lengths:
+        xp.cumsum(xp.asarray(lengths, dtype=np.int64), out=ptr[1:])
+        return SparseColumns(ptr, xp.concatenate(parts_ind), xp.concatenate(parts_val), n)
+    return SparseColumns(ptr, xp.zeros(0, np.int64), xp.zeros(0, np.float64), n)
+
+
+# -- numpy / cupy ----------------------------------------------------------------------
+def _spgemm_vectorized(
+    block: Block, x: SparseColumns, semiring: Semiring, mask: Any, mode: int
+) -> SparseColumns:
+    semiring.check_vectorizable()
+    xp = block.backend.xp
+    n = block.shape[0]
+    k = x.ncols
+    a_dtype = np.dtype(np.bool_) if block.data is None else block.data.dtype
+    x_dtype = np.dtype(np.bool_) if x.val is None else x.val.dtype
+    out_dtype = semiring.output_dtype(a_dtype, x_dtype)
+    xcol = x.column_ids(xp)
+    cols = x.ind.astype(np.int64, copy=False)
+    start, stop = block.col_ranges(cols)
+    lengths = (stop - start).astype(np.int64)
+    offsets = xp.cumsum(lengths)
+    total = int(offsets[-1]) if offsets.shape[0] else 0
+    empty = SparseColumns(xp.zeros(k + 1, np.int64), xp.zeros(0, np.int64),
+                          xp.zeros(0, out_dtype), n)
+    if total == 0:
+        return empty
+    owner = vk._owner(xp, lengths, offsets, total)
+    pos = xp.arange(total, dtype=np.int64) + (start.astype(np.int64) - (offsets - lengths))[owner]
+    rows = block.ind[pos].astype(np.int64)
+    if mode:
+        keep = mask[xcol[owner], rows]
+        sel = xp.flatnonzero(keep if mode == 1 else ~keep)
+        rows, pos, owner = rows[sel], pos[sel], owner[sel]
+        if rows.shape[0] == 0:
+            return empty
+    data, xval = block.data, x.val
+    terms = vk._terms(
+        xp, semiring,
+        None if data is None else (lambda: data[pos]), a_dtype,
+        None if xval is None else (lambda: xval[owner]), x_dtype,
+        rows, lambda: cols[owner], 0, 0,
+    )
+    key = xcol[owner] * n + rows
+    idx, vals = vk._reduce(xp, semiring.add, key, terms, k * n, out_dtype)
+    col = idx // n
+    ptr = xp.searchsorted(col, xp.arange(k + 1, dtype=np.int64)).astype(np.int64)
+    return SparseColumns(ptr, idx - col * n, vals, n)
+
+
+# -- triangles ---------------------------------------------------------------------------
+@nb.njit(cache=True, parallel=True)
+def _dag_triangles_kernel(ptr, ind, n, chunks, counts):
+    """Per-vertex triangles of the DAG ``ptr``/``ind`` (out-neighbours of each vertex)."""
+    for c in nb.prange(chunks.shape[0] - 1):
+        mark = np.full(n, -1, np.int64)
+        local = counts[c]
+        for v in range(chunks[c], chunks[c + 1]):
+            for p in range(ptr[v], ptr[v + 1]):
+                mark[ind[p]] = v
+            for p in range(ptr[v], ptr[v + 1]):
+                u = ind[p]
+                found = 0
+                for q in range(ptr[u], ptr[u + 1]):
+                    w = ind[q]
+                    if mark[w] == v:  # C⟨D⟩[v, u] += pair(D[v, w], D[u, w])
+                        found += 1
+                        local[w] += 1
+                local[v] += found
+                local[u] += found
+
+
+def dag_triangles(ptr: Any, ind: Any, n: int, backend: Any) -> Any:
+    """Triangles at each vertex from the DAG ``D`` (rows ``ptr``/``ind``: out-neighbours).
+
+    ``D`` must hold each undirected edge once, pointing from the lower to the
+    higher rank; every triangle is then found once, at its lowest-ranked
+    edge, by the masked product ``C⟨D⟩ = D ⊕.⊗ Dᵀ`` over ``plus_pair``.
+
+    Parameters
+    ----------
+    ptr, ind : array
+        Row pointers (``n + 1``) and sorted column ids of ``D``.
+    n : int
+        Number of vertices.
+    backend : Backend
+        numba runs a compiled loop, numpy and cupy whole-array operations.
+
+    Returns
+    -------
+    array of int64
+        Triangles through each vertex.
+    """
+    if backend.name == "numba":
+        ptr = np.ascontiguousarray(ptr, dtype=np.int64)
+        ind = np.ascontiguousarray(ind, dtype=np.int64)
+        deg = np.diff(ptr)
+        # Work of row v: the rows of its out-neighbours.
+        work = np.zeros(n, np.int64)
+        if ind.size:
+            np.add.at(work, np.repeat(np.arange(n), deg), deg[ind])
+        parts = 4 * nb.get_num_threads()
+        chunks = _chunks(work + 1, parts) if n else np.zeros(1, np.int64)
+        counts = np.zeros((chunks.shape[0] - 1, n), np.int64)
+        _dag_triangles_kernel(ptr, ind, n, chunks, counts)
+        return counts.sum(axis=0)
+    return _dag_triangles_vectorized(ptr, ind, n, backend.xp)
+
+
+def _dag_triangles_vectorized(ptr: Any, ind: Any, n: int, xp: Any, chunk: int = 1 << 22) -> Any:
+    ptr = xp.asarray(ptr, dtype=np.int64)
+    ind = xp.asarray(ind, dtype=np.int64)
+    deg = ptr[1:] - ptr[:-1]
+    m = int(ind.shape[0])
+    counts = xp.zeros(n, dtype=np.int64)
+    if m == 0:
+        return counts
+    src = vk._owner(xp, deg, ptr[1:], m)  # row v of each DAG edge (v, u)
+    keys = src * n + ind  # sorted: rows in order, columns sorted within a row
+    wedges = deg[ind]  # terms of the edge (v, u): the row of u
+    csum = xp.cumsum(wedges)
+    lo = 0
+    while lo < m:
+        # Edges [lo, hi) whose terms fit in one chunk (at least one edge).
+        base = int(csum[lo - 1]) if lo else 0
+        hi = int(xp.searchsorted(csum, base + chunk, side="right"))
+        hi = max(hi, lo + 1)
+        ln = wedges[lo:hi]
+        ends = csum[lo:hi] - base
+        cnt = int(ends[-1])
+        if cnt:
+            own = vk._owner(xp, ln, ends, cnt) + lo
+            pos = xp.arange(cnt, dtype=np.int64) - (ends - ln)[own - lo] + ptr[ind[own]]
+            w = ind[pos]
+            v = src[own]
+            q = v * n + w
+            at = xp.minimum(xp.searchsorted(keys, q), m - 1)
+            hit = keys[at] == q  # the mask: D[v, w] is stored
+            for ends_of in (v[hit], ind[own[hit]], w[hit]):
+                counts += xp.bincount(ends_of, minlength=n)
+        lo = hi
+    return counts

@@ -1,0 +1,413 @@
+"""Communication helpers for the 2D BFS: polite waits, chunked collectives, errors.
+
+Every collective here is started nonblocking and completed by polling under a
+:class:`WaitPolicy`: spin briefly, then ``sched_yield``, then sleep with
+exponential backoff. MPICH's blocking calls busy-poll, and when several ranks
+share fewer cores (4 ranks on 2 cores) a spinning rank steals the core of the
+rank it is waiting for; yielding keeps the job's throughput (measured: an
+8-byte Allreduce on 4 ranks over 2 cores took 8.5 ms busy-polling and 0.1 ms
+yielding). ``SPBFS_DIST_WAIT=busy`` restores plain polling.
+
+Counts of variable-size collectives travel as C ints, so :func:`alltoallv` and
+:func:`allgatherv` split large exchanges into rounds of at most ``max_count``
+elements per rank pair.
+
+mpi4py is imported lazily (:func:`mpi`), so the arithmetic of
+:mod:`spbfs.dist.grid` works in a process that never initializes MPI.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import sys
+import time
+import traceback
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+__all__ = [
+    "CollectiveError",
+    "WaitPolicy",
+    "agree",
+    "allgatherv",
+    "allreduce",
+    "alltoallv",
+    "bcast_obj",
+    "gatherv",
+    "install_excepthook",
+    "mpi",
+    "sendrecv",
+]
+
+_INT_MAX = 2**31 - 1
+
+
+def mpi() -> Any:
+    """The ``mpi4py.MPI`` module (importing it initializes MPI)."""
+    from mpi4py import MPI
+
+    return MPI
+
+
+class CollectiveError(RuntimeError):
+    """An error detected collectively: raised with the same message on every rank.
+
+    Typical causes: a grid that does not match the rank count, vertex ids out of
+    range on some rank, an unreadable input file. The command line reports it
+    once (rank 0) and exits with status 2.
+    """
+
+
+# --------------------------------------------------------------------------- waiting
+
+
+@dataclass(frozen=True)
+class WaitPolicy:
+    """How a rank waits for a pending request.
+
+    Parameters
+    ----------
+    spin : float
+        Seconds of plain polling first.
+    yield_ : float
+        Further seconds of polling with ``os.sched_yield`` between polls.
+    min_sleep, max_sleep : float
+        Then sleep between polls, starting at ``min_sleep`` and doubling up to
+        ``max_sleep``.
+    busy : bool
+        Poll without ever yielding or sleeping (``SPBFS_DIST_WAIT=busy``).
+    """
+
+    spin: float = 2e-6
+    yield_: float = 3e-3
+    min_sleep: float = 5e-5
+    max_sleep: float = 1e-3
+    busy: bool = False
+
+    @classmethod
+    def from_env(cls, environ: Any = None) -> WaitPolicy:
+        """The policy from ``SPBFS_DIST_WAIT``: ``busy`` or ``spin:yield:min_sleep:max_sleep``.
+
+        Raises
+        ------
+        ValueError
+            For any other value (the message names ``SPBFS_DIST_WAIT``).
+        """
+        env = os.environ if environ is None else environ
+        raw = env.get("SPBFS_DIST_WAIT", "").strip()
+        if not raw:
+            return cls()
+        if raw == "busy":
+            return cls(busy=True)
+        parts = raw.split(":")
+        try:
+            if len(parts) != 4:
+                raise ValueError
+            vals = [float(x) for x in parts]
+            if any(not v >= 0 for v in vals) or vals[2] > vals[3]:
+                raise ValueError
+        except ValueError:
+            raise ValueError(
+                f"SPBFS_DIST_WAIT must be 'busy' or 'spin:yield:min_sleep:max_sleep' (seconds, "
+                f"min_sleep <= max_sleep), got {raw!r}"
+            ) from None
+        return cls(*vals)
+
+    def wait(self, req: Any) -> None:
+        """Complete one request (or a list of requests)."""
+        if isinstance(req, list | tuple):
+            reqs = [r for r in req if r is not None]
+            if not reqs:
+                return
+            MPI = mpi()
+
+            def test() -> bool:
+                return bool(MPI.Request.Testall(reqs))
+        else:
+            test = req.Test
+        if test():
+            return
+        if self.busy:
+            while not test():
+                pass
+            return
+        clock = time.perf_counter
+        t0 = clock()
+        while clock() - t0 < self.spin:
+            if test():
+                return
+        t1 = clock()
+        yld = os.sched_yield
+        while clock() - t1 < self.yield_:
+            if test():
+                return
+            yld()
+        delay = self.min_sleep
+        sleep = time.sleep
+        while not test():
+            sleep(delay)
+            delay = min(2 * delay, self.max_sleep)
+
+
+_DEFAULT_POLICY: WaitPolicy | None = None
+
+
+def _policy(comm: Any) -> WaitPolicy:
+    global _DEFAULT_POLICY
+    if _DEFAULT_POLICY is None:
+        _DEFAULT_POLICY = WaitPolicy.from_env()
+    return _DEFAULT_POLICY
+
+
+# --------------------------------------------------------------------------- collectives
+
+
+def _as_array(data: Any) -> np.ndarray:
+    return np.ascontiguousarray(data)
+
+
+def allreduce(comm: Any, data: Any, op: str = "sum") -> np.ndarray:
+    """Elementwise reduction of an array over ``comm``; every rank gets the result.
+
+    Parameters
+    ----------
+    comm : mpi4py.MPI.Comm
+    data : array_like
+        Numeric array, same shape and dtype on every rank.
+    op : {"sum", "max", "min", "bor"}
+    """
+    arr = np.array(data, copy=True)
+    if comm.Get_size() == 1:
+        return arr
+    MPI = mpi()
+    mop = {"sum": MPI.SUM, "max": MPI.MAX, "min": MPI.MIN, "bor": MPI.BOR}[op]
+    req = comm.Iallreduce(MPI.IN_PLACE, arr, op=mop)
+    _policy(comm).wait(req)
+    return arr
+
+
+def gatherv(comm: Any, data: Any, root: int = 0) -> np.ndarray | None:
+    """Concatenate every rank's 1-D array on ``root`` (rank order); None elsewhere."""
+    arr = _as_array(data).reshape(-1)
+    size = comm.Get_size()
+    if size == 1:
+        return arr.copy()
+    counts = allgather_int(comm, arr.shape[0])
+    rank = comm.Get_rank()
+    MPI = mpi()
+    out = np.empty(int(counts.sum()), dtype=arr.dtype) if rank == root else None
+    # Chunk so that counts and displacements stay C ints.
+    step = max(1, _INT_MAX // max(size, 1))
+    rounds = int(-(-int(counts.max(initial=0)) // step)) if counts.size else 0
+    offsets = np.concatenate([[0], np.cumsum(counts)])
+    for r in range(rounds):
+        lo = np.minimum(counts, r * step)
+        hi = np.minimum(counts, (r + 1) * step)
+        c = (hi - lo).astype(np.int64)
+        send = arr[lo[rank]:hi[rank]]
+        if rank == root:
+            buf = np.empty(int(c.sum()), dtype=arr.dtype)
+            displ = np.concatenate([[0], np.cumsum(c)[:-1]])
+            req = comm.Igatherv(send, [buf, (c.tolist(), displ.tolist())], root=root)
+        else:
+            req = comm.Igatherv(send, None, root=root)
+        _policy(comm).wait(req)
+        if rank == root:
+            pos = 0
+            for k in range(size):
+                out[offsets[k] + lo[k]:offsets[k] + hi[k]] = buf[pos:pos + c[k]]
+                pos += c[k]
+    return out
+
+
+def allgather_int(comm: Any, value: int) -> np.ndarray:
+    """Every rank's integer, on every rank (int64 array)."""
+    size = comm.Get_size()
+    if size == 1:
+        return np.array([value], dtype=np.int64)
+    send = np.array([value], dtype=np.int64)
+    recv = np.empty(size, dtype=np.int64)
+    req = comm.Iallgather(send, recv)
+    _policy(comm).wait(req)
+    return recv
+
+
+def alltoallv(comm: Any, data: Any, counts: Any, *,
+              max_count: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Personalized all-to-all of a 1-D array.
+
+    Parameters
+    ----------
+    comm : mpi4py.MPI.Comm
+    data : numpy.ndarray
+        Elements ordered by destination rank: the first ``counts[0]`` go to rank
+        0, the next ``counts[1]`` to rank 1, ...
+    counts : array_like of int
+        Elements for every destination.
+    max_count : int, optional
+        Most elements one rank pair exchanges per round (default keeps every
+        count and displacement a C int); larger exchanges take several rounds.
+
+    Returns
+    -------
+    recv : numpy.ndarray
+        Received elements ordered by source rank.
+    recvcounts : numpy.ndarray
+        int64 elements received from every rank.
+    """
+    data = _as_array(data).reshape(-1)
+    counts = np.asarray(counts, dtype=np.int64)
+    size = comm.Get_size()
+    if counts.shape != (size,) or int(counts.sum()) != data.shape[0]:
+        raise ValueError(f"counts must have {size} entries summing to len(data)")
+    if size == 1:
+        return data.copy(), counts.copy()
+    MPI = mpi()
+    pol = _policy(comm)
+    rcounts = np.empty(size, dtype=np.int64)
+    pol.wait(comm.Ialltoall(counts, rcounts))
+    step = int(max_count) if max_count is not None else max(1, _INT_MAX // size)
+    if step < 1:
+        raise ValueError(f"max_count must be positive, got {max_count}")
+    biggest = max(int(counts.max(initial=0)), int(rcounts.max(initial=0)))
+    rounds = -(-allreduce(comm, np.array([biggest]), "max")[0] // step)
+    sdispl = np.concatenate([[0], np.cumsum(counts)[:-1]])
+    rdispl = np.concatenate([[0], np.cumsum(rcounts)[:-1]])
+    recv = np.empty(int(rcounts.sum()), dtype=data.dtype)
+    if rounds <= 1:
+        req = comm.Ialltoallv([data, (counts.tolist(), sdispl.tolist())],
+                              [recv, (rcounts.tolist(), rdispl.tolist())])
+        pol.wait(req)
+        return recv, rcounts
+    for r in range(int(rounds)):
+        slo, shi = np.minimum(counts, r * step), np.minimum(counts, (r + 1) * step)
+        rlo, rhi = np.minimum(rcounts, r * step), np.minimum(rcounts, (r + 1) * step)
+        sc, rc = shi - slo, rhi - rlo
+        send = np.concatenate([data[sdispl[k] + slo[k]:sdispl[k] + shi[k]] for k in range(size)])
+        rbuf = np.empty(int(rc.sum()), dtype=data.dtype)
+        sd = np.concatenate([[0], np.cumsum(sc)[:-1]])
+        rd = np.concatenate([[0], np.cumsum(rc)[:-1]])
+        req = comm.Ialltoallv([send, (sc.tolist(), sd.tolist())],
+                              [rbuf, (rc.tolist(), rd.tolist())])
+        pol.wait(req)
+        for k in range(size):
+            recv[rdispl[k] + rlo[k]:rdispl[k] + rhi[k]] = rbuf[rd[k]:rd[k] + rc[k]]
+    del MPI
+    return recv, rcounts
+
+
+def allgatherv(comm: Any, data: Any, sizes: Any, *, max_count: int | None = None) -> np.ndarray:
+    """Concatenation of every rank's 1-D array on every rank, sizes known in advance.
+
+    Parameters
+    ----------
+    comm : mpi4py.MPI.Comm
+    data : numpy.ndarray
+        This rank's part, of length ``sizes[rank]``.
+    sizes : array_like of int
+        Every rank's length (the same on every rank).
+    max_count : int, optional
+        Most elements per rank per round (see :func:`alltoallv`).
+    """
+    data = _as_array(data).reshape(-1)
+    sizes = np.asarray(sizes, dtype=np.int64)
+    size = comm.Get_size()
+    rank = comm.Get_rank()
+    if sizes.shape != (size,) or sizes[rank] != data.shape[0]:
+        raise ValueError(f"sizes must have {size} entries and sizes[rank] == len(data)")
+    if size == 1:
+        return data.copy()
+    out = np.empty(int(sizes.sum()), dtype=data.dtype)
+    displ = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+    step = int(max_count) if max_count is not None else max(1, _INT_MAX // size)
+    rounds = -(-int(sizes.max(initial=0)) // step)
+    pol = _policy(comm)
+    if rounds <= 1 and int(sizes.sum()) <= _INT_MAX:
+        pol.wait(comm.Iallgatherv(data, [out, (sizes.tolist(), displ.tolist())]))
+        return out
+    for r in range(rounds):
+        lo, hi = np.minimum(sizes, r * step), np.minimum(sizes, (r + 1) * step)
+        c = hi - lo
+        d = np.concatenate([[0], np.cumsum(c)[:-1]])
+        buf = np.empty(int(c.sum()), dtype=data.dtype)
+        pol.wait(comm.Iallgatherv(data[lo[rank]:hi[rank]], [buf, (c.tolist(), d.tolist())]))
+        for k in range(size):
+            out[displ[k] + lo[k]:displ[k] + hi[k]] = buf[d[k]:d[k] + c[k]]
+    return out
+
+
+def sendrecv(comm: Any, send: np.ndarray, dest: int, recv: np.ndarray, source: int,
+             tag: int = 0) -> None:
+    """Send ``send`` to ``dest`` while receiving into ``recv`` from ``source``."""
+    if dest == comm.Get_rank() and source == dest:
+        recv[...] = send
+        return
+    r1 = comm.Irecv(recv, source=source, tag=tag)
+    r2 = comm.Isend(send, dest=dest, tag=tag)
+    _policy(comm).wait([r1, r2])
+
+
+def bcast_obj(comm: Any, obj: Any, root: int = 0) -> Any:
+    """Broadcast a picklable object from ``root``; every rank returns it."""
+    if comm.Get_size() == 1:
+        return obj
+    rank = comm.Get_rank()
+    payload = pickle.dumps(obj) if rank == root else b""
+    n = np.array([len(payload)], dtype=np.int64)
+    pol = _policy(comm)
+    pol.wait(comm.Ibcast(n, root=root))
+    buf = np.frombuffer(payload, dtype=np.uint8).copy() if rank == root \
+        else np.empty(int(n[0]), dtype=np.uint8)
+    if n[0]:
+        pol.wait(comm.Ibcast(buf, root=root))
+    return pickle.loads(buf.tobytes()) if rank != root else obj
+
+
+def agree(comm: Any, message: str | None) -> None:
+    """Raise :class:`CollectiveError` on every rank if any rank passes a message.
+
+    The lowest rank's message wins, so the error reads the same everywhere.
+    """
+    flag = np.array([comm.Get_size() if message is None else comm.Get_rank()], dtype=np.int64)
+    first = int(allreduce(comm, flag, "min")[0])
+    if first == comm.Get_size():
+        return
+    text = bcast_obj(comm, message, root=first)
+    raise CollectiveError(text)
+
+
+# --------------------------------------------------------------------------- failure
+
+
+def install_excepthook() -> None:
+    """Make an uncaught exception on any rank end the whole job promptly.
+
+    The hook prints ``rank R: Error: <message>`` (with the traceback when
+    ``SPBFS_DEBUG`` is set) to stderr and calls ``MPI_Abort`` on
+    ``COMM_WORLD``, so the other ranks, possibly waiting in a collective, are
+    killed instead of hanging and the job exits with a non-zero status.
+    """
+    previous = sys.excepthook
+
+    def hook(exc_type: type[BaseException], exc: BaseException, tb: Any) -> None:
+        if issubclass(exc_type, KeyboardInterrupt | SystemExit):
+            previous(exc_type, exc, tb)
+            return
+        try:
+            MPI = mpi()
+            rank = MPI.COMM_WORLD.Get_rank() if MPI.Is_initialized() else 0
+        except Exception:  # pragma: no cover - no MPI at all
+            MPI, rank = None, 0
+        if os.environ.get("SPBFS_DEBUG"):
+            traceback.print_exception(exc_type, exc, tb, file=sys.stderr)
+        sys.stderr.write(f"rank {rank}: Error: {exc}\n")
+        sys.stderr.flush()
+        sys.stdout.flush()
+        if MPI is not None and MPI.Is_initialized() and not MPI.Is_finalized():
+            MPI.COMM_WORLD.Abort(1)
+        previous(exc_type, exc, tb) if os.environ.get("SPBFS_DEBUG") else None
+
+    sys.excepthook = hook

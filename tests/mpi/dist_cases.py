@@ -1,0 +1,239 @@
+"""Correctness cases of the 2D BFS, many per launch: ``mpiexec -n P python dist_cases.py GRID...``.
+
+Every grid named on the command line (``RxC`` with ``R·C = P``) runs the whole
+suite: small graphs whose sizes do not divide by the rank count (a Kronecker
+graph, a 2-D lattice, a directed random graph, a path shorter than the rank
+count), both formats, every direction mode and frontier encoding, several
+sources. Levels are compared with the one-process :func:`spbfs.bfs` and with
+scipy (:func:`spbfs.validate.reference_levels`), parents are validated by the
+distributed Graph500 check and the serial one, and the Kronecker blocks are
+gathered and compared with the serially built graph (same seed -> same graph on
+every grid). Any failure raises, and the installed excepthook aborts the job
+with a non-zero status. Prints ``ALL OK <cases>`` on rank 0 at the end.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+
+import numpy as np
+
+from spbfs import Config, Graph
+from spbfs import bfs as serial_bfs
+from spbfs.dist import CollectiveError, DistGraph, ProcessGrid, bfs, install_excepthook
+from spbfs.dist import comm as C
+from spbfs.edges import EdgeList
+from spbfs.generators import erdos_renyi, grid2d, kronecker, path
+from spbfs.validate import reference_levels, validate_bfs_tree
+
+
+def graphs() -> list[tuple[str, EdgeList, bool]]:
+    kron = kronecker(9, 8, seed=5)
+    lattice = grid2d(23, 17)  # n = 391, 38 levels: many direction switches
+    er = erdos_renyi(301, m=900, seed=2, directed=True)
+    return [("kron9", kron, False), ("grid23x17", lattice, False), ("er301d", er, True),
+            ("path5", path(5), False)]
+
+
+def sources_for(name: str, el: EdgeList) -> list[int]:
+    deg = np.bincount(el.src, minlength=el.n) + np.bincount(el.dst, minlength=el.n)
+    isolated = np.flatnonzero(deg == 0)
+    srcs = [0, el.n - 1, int(np.argmax(deg))]
+    if isolated.size:
+        srcs.append(int(isolated[0]))
+    return sorted(set(srcs))
+
+
+def share(el: EdgeList, rank: int, size: int) -> tuple[np.ndarray, np.ndarray]:
+    m = el.num_edges
+    lo, hi = rank * m // size, (rank + 1) * m // size
+    return el.src[lo:hi], el.dst[lo:hi]
+
+
+def expected_entries(el: EdgeList, directed: bool) -> tuple[np.ndarray, np.ndarray]:
+    g = Graph.from_edgelist(el, directed=directed)
+    b = g.out_block.to_scipy().tocoo()
+    rows, cols = b.row.astype(np.int64), b.col.astype(np.int64)
+    order = np.lexsort((rows, cols))
+    return rows[order], cols[order]
+
+
+def check_grid(shape: str, cases: list[int]) -> None:
+    grid = ProcessGrid(shape)
+    rank = grid.rank
+    encodings = ("auto", "list", "bitmap")
+    for name, el, directed in graphs():
+        serial = Graph.from_edgelist(el, directed=directed)
+        want_rows, want_cols = expected_entries(el, directed) if rank == 0 else (None, None)
+        for fmt in ("csr", "dcsc"):
+            cfg = Config(format=fmt)
+            src, dst = share(el, rank, grid.size)
+            g = DistGraph.from_edges(src, dst, el.n, directed=directed, grid=grid, config=cfg)
+            got = g.global_entries()
+            if rank == 0:
+                rows, cols = got
+                assert np.array_equal(rows, want_rows) and np.array_equal(cols, want_cols), (
+                    f"{shape} {name} {fmt}: distributed blocks differ from the serial graph")
+            degs = C.gatherv(grid.comm, g.piece_degrees())
+            if rank == 0:
+                want = np.asarray(serial.out_degree)
+                assert np.array_equal(degs, want), f"{shape} {name} {fmt}: degrees differ"
+            k = 0
+            for direction in ("auto", "top-down", "bottom-up"):
+                for s in sources_for(name, el):
+                    enc = encodings[k % 3]
+                    k += 1
+                    r = bfs(g, s, direction=direction, frontier_encoding=enc)
+                    info = r.validate(g)
+                    full = r.gather()
+                    if rank == 0:
+                        ref = serial_bfs(serial, s)
+                        scipy_lv = reference_levels(el.src, el.dst, el.n, s, directed=directed)
+                        tag = f"{shape} {name} {fmt} {direction} {enc} source {s}"
+                        assert np.array_equal(full.levels, ref.levels), f"{tag}: levels differ"
+                        assert np.array_equal(full.levels, scipy_lv), f"{tag}: scipy differs"
+                        v = validate_bfs_tree(el, s, full.parents, full.levels,
+                                              directed=directed)
+                        assert v["reached"] == info["reached"] == r.reached, tag
+                        assert v["component_edges"] == info["component_edges"], tag
+                        assert len(r.stats) == ref.stats.frontier.shape[0], tag
+                        assert np.array_equal(r.stats.discovered, ref.stats.discovered), tag
+                    cases[0] += 1
+        # Graph-level extras on the last (dcsc) graph.
+        check_limits(g, el, serial, directed, shape, name)
+    check_kronecker_grid_independence(grid, shape)
+    check_counters(grid, shape)
+    check_save(grid, shape)
+    check_chunked_alltoallv(grid)
+    check_bad_input(grid)
+    grid.free()
+
+
+def check_limits(g: DistGraph, el: EdgeList, serial: Graph, directed: bool, shape: str,
+                 name: str) -> None:
+    s = 0
+    for depth in (0, 1, 2):
+        r = bfs(g, s, max_depth=depth).gather()
+        if g.grid.rank == 0:
+            ref = serial_bfs(serial, s, max_depth=depth)
+            assert np.array_equal(r.levels, ref.levels), f"{shape} {name} max_depth={depth}"
+    t = el.n - 1
+    r = bfs(g, s, target=t)
+    full = r.gather()
+    if g.grid.rank == 0:
+        ref = serial_bfs(serial, s, target=t)
+        assert np.array_equal(full.levels, ref.levels), f"{shape} {name} target"
+        assert full.stopped == ref.stopped, (full.stopped, ref.stopped)
+
+
+def check_kronecker_grid_independence(grid: ProcessGrid, shape: str) -> None:
+    g = DistGraph.kronecker(8, 16, seed=11, grid=grid, config=Config(format="dcsc"))
+    got = g.global_entries()
+    if grid.rank == 0:
+        el = kronecker(8, 16, seed=11)
+        rows, cols = expected_entries(el, False)
+        assert np.array_equal(got[0], rows) and np.array_equal(got[1], cols), (
+            f"{shape}: Kronecker graph depends on the grid")
+    roots = g.sample_roots(8, seed=3)
+    again = DistGraph.kronecker(8, 16, seed=11, grid=grid).sample_roots(8, seed=3)
+    assert np.array_equal(roots, again)
+    if grid.rank == 0:
+        print(f"roots {shape}: {roots.tolist()}", flush=True)
+    mem = g.memory()
+    assert mem["block"] > 0 and mem["tblock"] > 0
+
+
+def check_counters(grid: ProcessGrid, shape: str) -> None:
+    """Words and messages of a bottom-up search with bitmaps follow from the grid alone."""
+    g = DistGraph.kronecker(8, 8, seed=2, grid=grid)
+    r = bfs(g, int(g.sample_roots(1)[0]), direction="bottom-up", frontier_encoding="bitmap")
+    L, p, pr, pc, bw = len(r.stats), grid.size, grid.pr, grid.pc, g.dist.bw
+    movers = int(C.allreduce(grid.comm, np.array([int(grid.transpose_dest != grid.rank)]))[0])
+    w, m = r.words_by_phase(), r.messages_by_phase()
+    want = {
+        "rotate": (L * p * (pc - 1), L * p * (pc - 1) * bw),
+        "frontier_gather": (L * p * (pr - 1), L * p * (pr - 1) * bw),
+        "transpose": (L * movers, L * movers * bw),
+        "allreduce": ((L + 1) * p * (p - 1), (L + 1) * p * (p - 1) * 4),
+        "expand": (0, 0),
+        "fold": (0, 0),
+    }
+    for ph, (msgs, words) in want.items():
+        assert (m[ph], w[ph]) == (msgs, words), (shape, ph, m[ph], w[ph], msgs, words)
+    td = bfs(g, int(g.sample_roots(1)[0]), direction="top-down")
+    assert td.words_by_phase()["rotate"] == 0 and td.words_by_phase()["parent_updates"] == 0
+    if pc > 1:
+        assert td.words_by_phase()["fold"] > 0
+
+
+def check_save(grid: ProcessGrid, shape: str) -> None:
+    el = grid2d(9, 7)
+    src, dst = share(el, grid.rank, grid.size)
+    g = DistGraph.from_edges(src, dst, el.n, grid=grid)
+    r = bfs(g, 4)
+    full = r.gather()
+    tmp = C.bcast_obj(grid.comm, tempfile.mkdtemp() if grid.rank == 0 else None)
+    out = os.path.join(tmp, "res.npz")
+    r.save(out)
+    if grid.rank == 0:
+        with np.load(out) as z:
+            assert int(z["source"]) == 4
+            assert np.array_equal(z["parents"], full.parents), f"{shape}: saved parents differ"
+            assert np.array_equal(z["levels"], full.levels), f"{shape}: saved levels differ"
+        os.remove(out)
+        os.rmdir(tmp)
+
+
+def check_chunked_alltoallv(grid: ProcessGrid) -> None:
+    comm = grid.comm
+    rng = np.random.default_rng(grid.rank)
+    counts = rng.integers(0, 40, size=grid.size).astype(np.int64)
+    counts[grid.rank % grid.size] = 0 if grid.rank % 2 else counts[grid.rank % grid.size]
+    data = np.arange(int(counts.sum()), dtype=np.int64) + 1000 * grid.rank
+    one, rc1 = C.alltoallv(comm, data, counts)
+    many, rc2 = C.alltoallv(comm, data, counts, max_count=grid.size + 7)
+    assert np.array_equal(rc1, rc2) and np.array_equal(one, many), "chunked alltoallv differs"
+    sizes = np.arange(grid.size, dtype=np.int64) * 5 + 3
+    mine = np.arange(sizes[grid.rank], dtype=np.int64) + 100 * grid.rank
+    a = C.allgatherv(comm, mine, sizes)
+    b = C.allgatherv(comm, mine, sizes, max_count=4)
+    want = np.concatenate([np.arange(sizes[r]) + 100 * r for r in range(grid.size)])
+    assert np.array_equal(a, want) and np.array_equal(b, want), "chunked allgatherv differs"
+
+
+def check_bad_input(grid: ProcessGrid) -> None:
+    el = path(10)
+    try:
+        g = DistGraph.from_edges(el.src + (5 if grid.rank == grid.size - 1 else 0), el.dst, 10,
+                                 grid=grid)
+    except CollectiveError as exc:
+        assert "out of range" in str(exc), exc
+    else:  # pragma: no cover - the test fails below
+        raise AssertionError("bad ids were accepted")
+    g = DistGraph.from_edges(el.src[:0], el.dst[:0], 10, grid=grid)
+    for bad in (-1, 10):
+        try:
+            bfs(g, bad)
+        except CollectiveError as exc:
+            assert "out of range" in str(exc)
+        else:
+            raise AssertionError("bad source accepted")
+    r = bfs(g, 3)  # no edges at all
+    assert r.reached == 1
+
+
+def main() -> None:
+    install_excepthook()
+    cases = [0]
+    for shape in sys.argv[1:]:
+        check_grid(shape, cases)
+    from mpi4py import MPI
+
+    if MPI.COMM_WORLD.Get_rank() == 0:
+        print(f"ALL OK {cases[0]} searches on grids {' '.join(sys.argv[1:])}", flush=True)
+
+
+if __name__ == "__main__":
+    main()

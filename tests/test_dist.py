@@ -1,0 +1,246 @@
+"""Tests of the 2D-distributed BFS (:mod:`spbfs.dist`).
+
+The MPI tests launch ``mpiexec -n P python ...`` in a subprocess with a
+timeout and check the exit status and output; each launch runs many cases
+(see ``tests/mpi/dist_cases.py``) to pay the start-up once per rank count.
+The pure-arithmetic parts (distribution, grid shapes, the zip CRC) run in
+this process without initializing MPI.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+import zlib
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from spbfs.dist.grid import Distribution, auto_grid_shape
+
+ROOT = Path(__file__).resolve().parents[1]
+SCRIPTS = ROOT / "tests" / "mpi"
+
+
+def _mpiexec() -> str | None:
+    here = str(Path(sys.executable).parent)
+    return shutil.which("mpiexec", path=here + os.pathsep + os.environ.get("PATH", ""))
+
+
+def _have_mpi4py() -> bool:
+    try:
+        import mpi4py  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+MPIEXEC = _mpiexec()
+needs_mpi = pytest.mark.skipif(MPIEXEC is None or not _have_mpi4py(),
+                               reason="needs mpiexec and mpi4py")
+
+
+def launch(nranks: int, args: list[str], *, timeout: float = 120.0,
+           env: dict[str, str] | None = None) -> tuple[int, str, str, float]:
+    """Run ``mpiexec -n nranks python args...``; kill the whole job on timeout.
+
+    Returns (exit status, stdout, stderr, seconds).
+    """
+    full_env = {**os.environ, **(env or {})}
+    full_env["PYTHONPATH"] = str(ROOT) + os.pathsep + full_env.get("PYTHONPATH", "")
+    cmd = [MPIEXEC, "-n", str(nranks), sys.executable, *args]
+    t0 = time.perf_counter()
+    # A new session makes mpiexec and its ranks one process group we can end.
+    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, env=full_env, start_new_session=True)
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        out, err = proc.communicate()
+        pytest.fail(f"mpiexec -n {nranks} {' '.join(args)} hung for {timeout:.0f} s\n"
+                    f"stdout:\n{out}\nstderr:\n{err}")
+    return proc.returncode, out, err, time.perf_counter() - t0
+
+
+# --------------------------------------------------------------------------- under mpiexec
+
+
+@pytest.mark.mpi
+@needs_mpi
+@pytest.mark.parametrize(
+    ("nranks", "grids"),
+    [(1, ["1x1"]), (2, ["1x2", "2x1"]), (3, ["1x3", "3x1"]), (4, ["2x2"]), (6, ["2x3", "3x2"])],
+    ids=["1", "2", "3", "4", "6"],
+)
+def test_cases_match_serial_and_scipy(nranks: int, grids: list[str]) -> None:
+    """Levels equal one-process spbfs.bfs and scipy; trees valid; same graph on every grid."""
+    rc, out, err, _ = launch(nranks, [str(SCRIPTS / "dist_cases.py"), *grids], timeout=170)
+    assert rc == 0, f"stdout:\n{out}\nstderr:\n{err}"
+    assert "ALL OK" in out
+    # The sampled roots depend on the seed and the graph, never on the grid.
+    roots = {line.split(":", 1)[1] for line in out.splitlines() if line.startswith("roots ")}
+    assert len(roots) == 1, roots
+
+
+@pytest.mark.mpi
+@needs_mpi
+def test_failing_rank_ends_the_job() -> None:
+    """An exception on rank 1 mid-search aborts all 4 ranks promptly with its message."""
+    rc, _, err, secs = launch(
+        4, ["-m", "spbfs.dist", "bench", "--scale", "10", "--roots", "2", "--no-validate",
+            "--grid", "2x2"],
+        env={"SPBFS_DIST_INJECT_FAILURE": "1:2"}, timeout=60,
+    )
+    assert rc != 0
+    assert "rank 1: Error: injected failure on rank 1 at level 2" in err, err
+    assert secs < 60
+
+
+@pytest.mark.mpi
+@needs_mpi
+def test_grid_shape_mismatch_on_every_rank() -> None:
+    rc, out, err, _ = launch(4, [str(SCRIPTS / "dist_errors.py"), "2x3"], timeout=60)
+    assert rc == 0, err
+    for r in range(4):
+        assert f"rank {r} caught: grid 2x3 needs 6 ranks, got 4" in out, out
+    rc, out, err, _ = launch(4, ["-m", "spbfs.dist", "bench", "--grid", "2x3", "--scale", "6"],
+                             timeout=60)
+    assert rc == 2
+    assert err.count("Error: grid 2x3 needs 6 ranks, got 4") == 1, err
+    assert "Traceback" not in err
+
+
+@pytest.mark.mpi
+@needs_mpi
+def test_bench_main(tmp_path: Path) -> None:
+    """Graph500-style output, validated roots, per-phase table and JSON."""
+    js = tmp_path / "b.json"
+    rc, out, err, _ = launch(
+        2, ["-m", "spbfs.dist", "bench", "--scale", "10", "--roots", "4", "--grid", "1x2",
+            "--format", "dcsc", "--json", str(js)], timeout=120,
+    )
+    assert rc == 0, err
+    for key in ("SCALE:", "graph_generation:", "construction_time:", "bfs  harmonic_mean_TEPS:",
+                "bfs  mean_validate:", "per-search phase split", "parent_updates", "rotate"):
+        assert key in out, out
+    doc = json.loads(js.read_text())
+    assert len(doc["teps"]) and doc["header"]["grid"] == "1x2"
+    assert min(doc["nedges"]) > 0 and all(v is not None for v in doc["validate_times"])
+    assert doc["memory"]["block"] > 0
+
+
+@pytest.mark.mpi
+@needs_mpi
+def test_bfs_file_writes_npz(tmp_path: Path) -> None:
+    """``bfs FILE --out`` writes one npz in parallel that matches the serial search."""
+    from spbfs import Graph, bfs
+    from spbfs.generators import grid2d
+    from spbfs.io import write_edgelist
+
+    el = grid2d(13, 11)
+    path = tmp_path / "g.txt"
+    write_edgelist(path, el)
+    out_npz = tmp_path / "res.npz"
+    rc, out, err, _ = launch(
+        3, ["-m", "spbfs.dist", "bfs", str(path), "--source", "5", "--grid", "1x3",
+            "--out", str(out_npz), "--validate", "--stats"], timeout=120,
+    )
+    assert rc == 0, err
+    assert "validation: passed" in out and "wrote" in out
+    ref = bfs(Graph.from_edgelist(el), 5)
+    with np.load(out_npz) as z:
+        assert int(z["source"]) == 5
+        assert np.array_equal(z["levels"], ref.levels)
+        assert z["parents"].shape == (el.n,)
+    rc, out, err, _ = launch(2, ["-m", "spbfs.dist", "bfs", str(tmp_path / "missing.txt"),
+                                 "--source", "0"], timeout=60)
+    assert rc == 2 and "Error: cannot read" in err and "Traceback" not in err
+
+
+# --------------------------------------------------------------------------- in process
+
+
+def test_auto_grid_shape() -> None:
+    assert [auto_grid_shape(p) for p in (1, 2, 3, 4, 6, 8, 9, 12)] == [
+        (1, 1), (2, 1), (3, 1), (2, 2), (3, 2), (4, 2), (3, 3), (4, 3)]
+    with pytest.raises(ValueError):
+        auto_grid_shape(0)
+
+
+@settings(max_examples=60, deadline=None)
+@given(n=st.integers(1, 5000), pr=st.integers(1, 5), pc=st.integers(1, 5))
+def test_distribution_round_trips(n: int, pr: int, pc: int) -> None:
+    d = Distribution(n, pr, pc)
+    sizes = d.piece_sizes()
+    assert sizes.sum() == n and (sizes >= 0).all() and sizes.max() <= d.b
+    assert d.B64 % 64 == 0 and d.B64 >= d.b
+    v = np.arange(n, dtype=np.int64)
+    owner = d.piece_of(v)
+    for k in range(d.p):
+        lo, hi = d.piece_range(k)
+        assert np.array_equal(v[owner == k], np.arange(lo, hi))
+    i, j = d.row_chunk_of(v), d.col_chunk_of(v)
+    for ii in range(pr):
+        sel = v[i == ii]
+        assert np.array_equal(d.global_rows(d.local_rows(sel, ii), ii), sel)
+        assert (d.local_rows(sel, ii) < pc * d.B64).all()
+    for jj in range(pc):
+        sel = v[j == jj]
+        assert np.array_equal(d.global_cols(d.local_cols(sel, jj), jj), sel)
+        assert (d.local_cols(sel, jj) < pr * d.B64).all()
+    # The transpose permutation is a bijection over pieces.
+    dest = {d.column_layout_owner(k) for k in range(d.p)}
+    assert dest == set(range(d.p))
+    assert np.array_equal(d.block_owner(v, v), i * pc + j)
+
+
+@settings(max_examples=60, deadline=None)
+@given(n=st.integers(2**31, 2**42), pr=st.integers(1, 64), pc=st.integers(1, 64),
+       seed=st.integers(0, 2**32 - 1))
+def test_distribution_int64_ids(n: int, pr: int, pc: int, seed: int) -> None:
+    """Ids past 2**31 map to padded local ids and back without overflow."""
+    d = Distribution(n, pr, pc)
+    v = np.random.default_rng(seed).integers(0, n, 1000, dtype=np.int64)
+    v = np.concatenate([v, [0, n - 1, min(d.b, n - 1)]])
+    i, j = d.row_chunk_of(v), d.col_chunk_of(v)
+    assert ((i >= 0) & (i < pr) & (j >= 0) & (j < pc)).all()
+    for ii in np.unique(i):
+        sel = v[i == ii]
+        assert np.array_equal(d.global_rows(d.local_rows(sel, int(ii)), int(ii)), sel)
+    for jj in np.unique(j):
+        sel = v[j == jj]
+        assert np.array_equal(d.global_cols(d.local_cols(sel, int(jj)), int(jj)), sel)
+    lo, hi = d.piece_range(int(d.piece_of(v[0])))
+    assert lo <= v[0] < hi
+
+
+def test_crc32_combine() -> None:
+    from spbfs.dist.bfs import _crc32_combine
+
+    rng = np.random.default_rng(1)
+    a = rng.integers(0, 256, 1000, dtype=np.uint8).tobytes()
+    b = rng.integers(0, 256, 777, dtype=np.uint8).tobytes()
+    assert _crc32_combine(zlib.crc32(a), zlib.crc32(b), len(b)) == zlib.crc32(a + b)
+    assert _crc32_combine(zlib.crc32(a), zlib.crc32(b""), 0) == zlib.crc32(a)
+
+
+def test_wait_policy_from_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    from spbfs.dist.comm import WaitPolicy
+
+    monkeypatch.setenv("SPBFS_DIST_WAIT", "busy")
+    assert WaitPolicy.from_env().busy
+    monkeypatch.setenv("SPBFS_DIST_WAIT", "1e-5:1e-3:2e-5:1e-3")
+    p = WaitPolicy.from_env()
+    assert (p.spin, p.yield_, p.min_sleep, p.max_sleep) == (1e-5, 1e-3, 2e-5, 1e-3)
+    monkeypatch.setenv("SPBFS_DIST_WAIT", "fast")
+    with pytest.raises(ValueError, match="SPBFS_DIST_WAIT"):
+        WaitPolicy.from_env()
