@@ -3,6 +3,7 @@
 
     python3 tasks.py bench [spbfs bench options]   # install, then the Graph500-style benchmark
     python3 tasks.py test  [pytest options]        # install, then lint and the whole test suite
+    python3 tasks.py docs                          # install, then build the site into site/
 
 Each task creates ``.venv`` beside this file when missing, installs the project
 with what the task needs (numpy, scipy, numba, mpi4py and the ``mpich`` wheel:
@@ -20,7 +21,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent
 VENV = ROOT / ".venv"
 BIN = VENV / ("Scripts" if os.name == "nt" else "bin")
-EXTRAS = {"bench": "plot", "test": "test,plot", "docs": "test,plot"}
+EXTRAS = {"bench": "plot", "test": "test,plot", "docs": "docs"}
 
 
 def _run(*cmd: str | os.PathLike[str], **kw: object) -> None:
@@ -56,6 +57,10 @@ def main(argv: list[str]) -> int:
         elif task == "test":
             _run(BIN / "python", "-m", "ruff", "check", ".", env=env)
             _run(BIN / "python", "-m", "pytest", "-q", *rest, env=env)
+        elif task == "docs":
+            _run(BIN / "python", ROOT / "docs" / "figures.py", "--out", ROOT / "docs" / "figures",
+                 env=env)
+            _run(BIN / "python", "-m", "mkdocs", "build", "--strict", *rest, env=env)
     except subprocess.CalledProcessError as exc:
         return exc.returncode or 1
     return 0

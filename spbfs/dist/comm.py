@@ -23,6 +23,7 @@ import pickle
 import sys
 import time
 import traceback
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -39,7 +40,10 @@ __all__ = [
     "gatherv",
     "install_excepthook",
     "mpi",
+    "policy",
     "sendrecv",
+    "sendrecv_any",
+    "wait_barrier",
 ]
 
 _INT_MAX = 2**31 - 1
@@ -152,14 +156,24 @@ class WaitPolicy:
             delay = min(2 * delay, self.max_sleep)
 
 
-_DEFAULT_POLICY: WaitPolicy | None = None
+_POLICY: list[WaitPolicy] = []
+
+
+def policy() -> WaitPolicy:
+    """The process's wait policy (read from ``SPBFS_DIST_WAIT`` once)."""
+    if not _POLICY:
+        _POLICY.append(WaitPolicy.from_env())
+    return _POLICY[0]
 
 
 def _policy(comm: Any) -> WaitPolicy:
-    global _DEFAULT_POLICY
-    if _DEFAULT_POLICY is None:
-        _DEFAULT_POLICY = WaitPolicy.from_env()
-    return _DEFAULT_POLICY
+    return policy()
+
+
+def wait_barrier(comm: Any) -> None:
+    """A barrier that waits under the policy."""
+    if comm.Get_size() > 1:
+        policy().wait(comm.Ibarrier())
 
 
 # --------------------------------------------------------------------------- collectives
@@ -175,9 +189,16 @@ def allreduce(comm: Any, data: Any, op: str = "sum") -> np.ndarray:
     Parameters
     ----------
     comm : mpi4py.MPI.Comm
+        The communicator.
     data : array_like
         Numeric array, same shape and dtype on every rank.
     op : {"sum", "max", "min", "bor"}
+        The reduction.
+
+    Returns
+    -------
+    numpy.ndarray
+        A new array holding the reduction.
     """
     arr = np.array(data, copy=True)
     if comm.Get_size() == 1:
@@ -197,7 +218,7 @@ def gatherv(comm: Any, data: Any, root: int = 0) -> np.ndarray | None:
         return arr.copy()
     counts = allgather_int(comm, arr.shape[0])
     rank = comm.Get_rank()
-    MPI = mpi()
+    mpi()
     out = np.empty(int(counts.sum()), dtype=arr.dtype) if rank == root else None
     # Chunk so that counts and displacements stay C ints.
     step = max(1, _INT_MAX // max(size, 1))
@@ -265,15 +286,19 @@ def alltoallv(comm: Any, data: Any, counts: Any, *,
         raise ValueError(f"counts must have {size} entries summing to len(data)")
     if size == 1:
         return data.copy(), counts.copy()
-    MPI = mpi()
     pol = _policy(comm)
-    rcounts = np.empty(size, dtype=np.int64)
-    pol.wait(comm.Ialltoall(counts, rcounts))
     step = int(max_count) if max_count is not None else max(1, _INT_MAX // size)
     if step < 1:
         raise ValueError(f"max_count must be positive, got {max_count}")
-    biggest = max(int(counts.max(initial=0)), int(rcounts.max(initial=0)))
-    rounds = -(-allreduce(comm, np.array([biggest]), "max")[0] // step)
+    # Every rank's largest count rides along with the counts, so all ranks agree on
+    # the number of rounds without another collective.
+    pairs = np.empty((size, 2), dtype=np.int64)
+    pairs[:, 0] = counts
+    pairs[:, 1] = counts.max(initial=0)
+    got = np.empty((size, 2), dtype=np.int64)
+    pol.wait(comm.Ialltoall(pairs, got))
+    rcounts = got[:, 0].copy()
+    rounds = -(-int(got[:, 1].max(initial=0)) // step)
     sdispl = np.concatenate([[0], np.cumsum(counts)[:-1]])
     rdispl = np.concatenate([[0], np.cumsum(rcounts)[:-1]])
     recv = np.empty(int(rcounts.sum()), dtype=data.dtype)
@@ -295,7 +320,6 @@ def alltoallv(comm: Any, data: Any, counts: Any, *,
         pol.wait(req)
         for k in range(size):
             recv[rdispl[k] + rlo[k]:rdispl[k] + rhi[k]] = rbuf[rd[k]:rd[k] + rc[k]]
-    del MPI
     return recv, rcounts
 
 
@@ -350,6 +374,34 @@ def sendrecv(comm: Any, send: np.ndarray, dest: int, recv: np.ndarray, source: i
     _policy(comm).wait([r1, r2])
 
 
+def sendrecv_any(comm: Any, send: np.ndarray, dest: int, source: int, maxlen: int,
+                 tag: int = 0) -> np.ndarray:
+    """Send ``send`` to ``dest`` and receive an array of unknown length (<= ``maxlen``)."""
+    if dest == comm.Get_rank() and source == dest:
+        return send.copy()
+    MPI = mpi()
+    buf = np.empty(max(int(maxlen), 1), dtype=send.dtype)
+    r1 = comm.Irecv(buf, source=source, tag=tag)
+    r2 = comm.Isend(send, dest=dest, tag=tag)
+    st = MPI.Status()
+    pol = policy()
+    pol.wait(r2)
+    if not r1.Test(st):
+        _wait_status(pol, r1, st)
+    return buf[:st.Get_count(MPI.BYTE) // send.dtype.itemsize]
+
+
+def _wait_status(pol: WaitPolicy, req: Any, st: Any) -> None:
+    done = [False]
+
+    class _R:
+        def Test(self) -> bool:
+            done[0] = done[0] or req.Test(st)
+            return done[0]
+
+    pol.wait(_R())
+
+
 def bcast_obj(comm: Any, obj: Any, root: int = 0) -> Any:
     """Broadcast a picklable object from ``root``; every rank returns it."""
     if comm.Get_size() == 1:
@@ -366,8 +418,9 @@ def bcast_obj(comm: Any, obj: Any, root: int = 0) -> Any:
     return pickle.loads(buf.tobytes()) if rank != root else obj
 
 
-def agree(comm: Any, message: str | None) -> None:
-    """Raise :class:`CollectiveError` on every rank if any rank passes a message.
+def agree(comm: Any, message: str | None,
+          error: Callable[[str], Exception] = CollectiveError) -> None:
+    """Raise ``error`` (:class:`CollectiveError`) on every rank if any rank passes a message.
 
     The lowest rank's message wins, so the error reads the same everywhere.
     """
@@ -376,7 +429,7 @@ def agree(comm: Any, message: str | None) -> None:
     if first == comm.Get_size():
         return
     text = bcast_obj(comm, message, root=first)
-    raise CollectiveError(text)
+    raise error(text)
 
 
 # --------------------------------------------------------------------------- failure
@@ -408,6 +461,5 @@ def install_excepthook() -> None:
         sys.stdout.flush()
         if MPI is not None and MPI.Is_initialized() and not MPI.Is_finalized():
             MPI.COMM_WORLD.Abort(1)
-        previous(exc_type, exc, tb) if os.environ.get("SPBFS_DEBUG") else None
 
     sys.excepthook = hook

@@ -1,0 +1,52 @@
+"""2D-distributed direction-optimizing BFS over MPI (mpi4py).
+
+The graph's pre-transposed adjacency ``B`` and the vectors are spread over a
+``pr x pc`` process grid as in Buluç, Beamer, Madduri, Asanović and Patterson,
+*Distributed-Memory Breadth-First Search on Massive Graphs* (seed 003):
+rank ``(i, j)`` holds block ``B[row chunk i, column chunk j]`` and vector
+piece ``i * pc + j``. Top-down levels are Algorithm 3 (transpose, expand down
+the processor column, local SpMSV over ``min_second``, fold along the row);
+bottom-up levels are Algorithm 4 (frontier bitmap gathered down the column,
+``pc`` sub-steps rotating the ``completed`` bitmap along the row). The
+direction of each level comes from globally reduced counts with the
+one-process heuristics.
+
+Every function and constructor here is *collective*: all ranks of the grid
+call it with the same arguments. Importing this package does not initialize
+MPI (mpi4py is imported on first use); constructing a :class:`ProcessGrid` does.
+
+Examples
+--------
+Run with ``mpiexec -n 4 python script.py``::
+
+    from spbfs.dist import DistGraph, bfs, install_excepthook
+
+    install_excepthook()
+    g = DistGraph.kronecker(12, 16, seed=1, grid=(2, 2))
+    r = bfs(g, int(g.sample_roots(1)[0]))
+    info = r.validate(g)
+    full = r.gather()          # a spbfs.BFSResult on rank 0
+"""
+
+from __future__ import annotations
+
+from spbfs.dist.bfs import DistBFSResult, bfs, traversed_edges
+from spbfs.dist.cli import main, run_main
+from spbfs.dist.comm import CollectiveError, install_excepthook
+from spbfs.dist.graph import DistGraph
+from spbfs.dist.grid import Distribution, ProcessGrid, auto_grid_shape
+
+# ``bfs`` is also the name of a submodule: the import above leaves the function bound here.
+__all__ = [
+    "CollectiveError",
+    "DistBFSResult",
+    "DistGraph",
+    "Distribution",
+    "ProcessGrid",
+    "auto_grid_shape",
+    "bfs",
+    "install_excepthook",
+    "main",
+    "run_main",
+    "traversed_edges",
+]

@@ -1,0 +1,725 @@
+"""Direction-optimizing BFS on the 2D grid (Algorithms 3 and 4 of seed 003).
+
+Every rank owns a piece of the parents, levels and frontier (vertices
+``lo .. hi-1``) and one block ``B_ij``. A level runs in one direction on every
+rank, chosen from globally Allreduce'd counts with the one-process heuristics
+(:class:`spbfs.direction.DirectionPolicy`).
+
+Top-down (Algorithm 3)
+    *transpose* the frontier piece to the rank holding it in the column
+    layout, *expand* it with an Allgatherv down the processor column, run the
+    local SpMSV over ``min_second`` (numba), and *fold* the candidate
+    ``(child, parent)`` pairs to their owners with an Alltoallv along the
+    processor row. An "already sent" bitmap over the row chunk makes every
+    rank send each child at most once per search, with its smallest parent.
+
+Bottom-up (Algorithm 4)
+    *transpose* and *gather* the frontier down the column (as a bitmap), then
+    ``pc`` sub-steps: the rank searches parents for the not yet completed rows
+    of one segment (a piece of its row chunk), starting with its own, and
+    passes the segment's ``completed`` bitmap on along the row (*rotate*,
+    ``pc - 1`` times per level); pairs found for other ranks' pieces go to
+    their owners at the end (*parent updates*).
+
+Frontier messages are sorted id lists or bitmaps, per message the smaller
+(``frontier_encoding="auto"``, seed 000 Section 5), or forced. Every phase
+counts its messages and 64-bit words per level; messages to oneself are not
+communication and are not counted.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import struct
+import time
+import zlib
+from dataclasses import dataclass, field
+from typing import Any
+
+import numba
+import numpy as np
+
+from spbfs.config import Config
+from spbfs.direction import BOTTOM_UP, TOP_DOWN, DirectionPolicy
+from spbfs.dist import _kernels as K
+from spbfs.dist import comm as C
+from spbfs.dist.graph import DistGraph
+from spbfs.result import BFSResult, LevelStats
+
+__all__ = ["COMM_PHASES", "LOCAL_PHASES", "DistBFSResult", "bfs", "traversed_edges"]
+
+#: Communication phases, in the order of a level.
+COMM_PHASES = ("transpose", "expand", "fold", "frontier_gather", "rotate", "parent_updates",
+               "allreduce")
+#: Local computation phases.
+LOCAL_PHASES = ("local_topdown", "local_bottomup", "update")
+_PH = {name: k for k, name in enumerate(COMM_PHASES + LOCAL_PHASES)}
+_NCOMM = len(COMM_PHASES)
+_NPH = len(_PH)
+_ONES = np.uint64(0xFFFFFFFFFFFFFFFF)
+
+
+# --------------------------------------------------------------------------- result
+
+
+@dataclass
+class DistBFSResult:
+    """What :func:`bfs` returns on every rank.
+
+    Attributes
+    ----------
+    source : int
+        The root.
+    parents, levels : numpy.ndarray
+        This rank's piece (vertices ``lo .. hi-1``), int64, ``-1`` where unreached.
+    lo, hi : int
+        The global ids of the piece.
+    n : int
+        Number of vertices.
+    stats : LevelStats
+        Global per-level counts (the same on every rank); ``stats.extra`` holds
+        ``"messages"`` and ``"words"``: per phase, per-level totals over all ranks.
+    seconds : float
+        Wall time of the search on this rank.
+    stopped : str
+        ``"exhausted"``, ``"max_depth"`` or ``"target"``.
+    phase_seconds : dict
+        Seconds per phase (communication and local), mean over the ranks.
+    config : Config
+        The configuration the search ran with.
+    grid_shape : tuple of int
+        ``(pr, pc)``.
+    """
+
+    source: int
+    parents: np.ndarray
+    levels: np.ndarray
+    lo: int
+    hi: int
+    n: int
+    stats: LevelStats
+    seconds: float
+    stopped: str
+    phase_seconds: dict[str, float] = field(default_factory=dict)
+    config: Any = None
+    grid_shape: tuple[int, int] = (1, 1)
+    _comm: Any = None
+
+    @property
+    def reached(self) -> int:
+        """Vertices reached over all ranks, the source included."""
+        return 1 + int(self.stats.discovered.sum())
+
+    @property
+    def bottomup_levels(self) -> int:
+        """Levels run bottom-up."""
+        return int(np.count_nonzero(self.stats.direction == BOTTOM_UP))
+
+    def words_by_phase(self) -> dict[str, int]:
+        """64-bit words sent per communication phase, summed over levels and ranks."""
+        return {ph: int(a.sum()) for ph, a in self.stats.extra["words"].items()}
+
+    def messages_by_phase(self) -> dict[str, int]:
+        """Messages sent per communication phase, summed over levels and ranks."""
+        return {ph: int(a.sum()) for ph, a in self.stats.extra["messages"].items()}
+
+    def seconds_by_phase(self) -> dict[str, float]:
+        """Seconds per phase, mean over ranks (same as :attr:`phase_seconds`)."""
+        return dict(self.phase_seconds)
+
+    def summary(self) -> str:
+        """A few lines describing the search (global numbers; no communication)."""
+        dirs = "".join("TB"[d] for d in self.stats.direction)
+        w = sum(self.words_by_phase().values())
+        pr, pc = self.grid_shape
+        return (
+            f"BFS from {self.source}: reached {self.reached} of {self.n} vertices in "
+            f"{len(self.stats)} levels ({self.stopped}), {int(self.stats.edges.sum())} edges "
+            f"examined, {self.seconds * 1e3:.2f} ms on a {pr}x{pc} grid, {w} words sent; "
+            f"directions {dirs or '-'}"
+        )
+
+    def gather(self, root: int = 0) -> BFSResult | None:
+        """The whole result as a :class:`spbfs.BFSResult` on ``root`` (collective).
+
+        Returns None on the other ranks.
+        """
+        parents = C.gatherv(self._comm, self.parents, root=root)
+        levels = C.gatherv(self._comm, self.levels, root=root)
+        if self._comm.Get_rank() != root:
+            return None
+        return BFSResult(source=self.source, parents=parents, levels=levels, stats=self.stats,
+                         seconds=self.seconds, config=self.config, stopped=self.stopped)
+
+    def validate(self, graph: DistGraph) -> dict[str, Any]:
+        """Check the Graph500 rules, distributed (collective).
+
+        Returns
+        -------
+        dict
+            ``reached``, ``max_level``, ``component_edges`` (input tuples inside
+            the searched component, the TEPS edge count) and ``directed``, as
+            :func:`spbfs.validate.validate_bfs_tree` returns them.
+
+        Raises
+        ------
+        spbfs.validate.ValidationError
+            On every rank, with the same message, when a rule is broken.
+        """
+        from spbfs.dist.validate import validate_distributed
+
+        return validate_distributed(graph, self)
+
+    def save(self, path: str | os.PathLike[str]) -> None:
+        """Write ``source``, ``parents`` and ``levels`` to one ``.npz`` file in parallel.
+
+        Collective: every rank writes its pieces with MPI-IO into an
+        uncompressed zip laid out by rank 0, which ``numpy.load`` reads like
+        the output of :meth:`spbfs.BFSResult.save`.
+        """
+        _save_npz(self._comm, os.fspath(path), self.source, self.n, self.lo,
+                  [("parents", self.parents), ("levels", self.levels)])
+
+    def __repr__(self) -> str:
+        return f"<DistBFSResult {self.summary()}>"
+
+
+# --------------------------------------------------------------------------- the search
+
+
+class _Counters:
+    """Messages, words (per level and phase) and seconds (per phase) of one rank."""
+
+    def __init__(self) -> None:
+        self.levels: list[np.ndarray] = []
+        self.cur = np.zeros((_NCOMM, 2), dtype=np.int64)
+        self.ns = np.zeros(_NPH, dtype=np.int64)
+
+    def add(self, phase: int, messages: int, words: int) -> None:
+        self.cur[phase, 0] += messages
+        self.cur[phase, 1] += words
+
+    def close_level(self) -> None:
+        self.levels.append(self.cur)
+        self.cur = np.zeros((_NCOMM, 2), dtype=np.int64)
+
+
+class _Search:
+    def __init__(self, g: DistGraph, cfg: Config, encoding: str) -> None:
+        self.g = g
+        grid = g.grid
+        self.grid = grid
+        self.d = g.dist
+        self.B = self.d.B64
+        self.bw = self.d.bw
+        self.size = g.hi - g.lo
+        self.enc = encoding
+        self.cnt = _Counters()
+        self.clock = time.perf_counter
+        self.p = grid.size
+        bufs = getattr(g, "_search_buffers", None)
+        if bufs is None:
+            nrow = grid.pc * self.B
+            bufs = (np.empty(nrow, np.int64), np.empty(nrow, np.int64),
+                    np.empty(max(self.B, 1), np.int64), np.zeros(grid.pc * self.bw, np.uint64))
+            g._search_buffers = bufs
+        self.out_rows, self.out_par, self.newbuf, self.sent = bufs
+        self.sent[:] = 0
+        self.parents = np.full(self.size, -1, dtype=np.int64)
+        self.levels = np.full(self.size, -1, dtype=np.int64)
+        self.visited = np.zeros(self.bw, dtype=np.uint64)
+        # Padding ids beyond the piece never get a parent: mark them done.
+        pad = np.arange(self.size, self.B, dtype=np.int64)
+        K.set_bits(pad, self.visited, 0)
+        self.deg = g._deg
+        self.scratch = np.zeros(self.bw, dtype=np.uint64)
+        self.nchunks = 4 * numba.get_num_threads() if numba.get_num_threads() > 1 else 1
+
+    # -- timing / counting helpers ---------------------------------------------------
+    def tick(self, phase: str, t0: float) -> float:
+        t = self.clock()
+        self.cnt.ns[_PH[phase]] += int((t - t0) * 1e9)
+        return t
+
+    def allreduce4(self, vals: list[int]) -> np.ndarray:
+        t0 = self.clock()
+        out = C.allreduce(self.grid.comm, np.array(vals, dtype=np.int64))
+        if self.p > 1:
+            self.cnt.add(_PH["allreduce"], self.p - 1, 4 * (self.p - 1))
+        self.tick("allreduce", t0)
+        return out
+
+    # -- frontier encoding ---------------------------------------------------------------
+    def encode(self, ids: np.ndarray) -> tuple[np.ndarray, bool]:
+        """The frontier piece as a message: sorted local ids, or a bitmap of bw words."""
+        if self.enc == "bitmap" or (self.enc == "auto" and ids.shape[0] >= self.bw):
+            bits = np.zeros(self.bw, dtype=np.uint64)
+            K.set_bits(ids, bits, 0)
+            return bits.view(np.int64), True
+        return ids.astype(np.int64, copy=False), False
+
+    def decoded_as_bitmap(self, msg: np.ndarray) -> bool:
+        """How a received message reads: the mode says, or (auto) its length."""
+        return self.enc == "bitmap" or (self.enc == "auto" and msg.shape[0] == self.bw)
+
+    def transpose(self, frontier: np.ndarray) -> tuple[np.ndarray, bool]:
+        """Send the frontier piece to the column-layout holder; receive the one held here."""
+        grid = self.grid
+        if grid.transpose_dest == grid.rank:
+            return frontier, False  # stays here: no message, no encoding
+        t0 = self.clock()
+        msg, _ = self.encode(frontier)
+        self.cnt.add(_PH["transpose"], 1 if msg.shape[0] else 0, msg.shape[0])
+        got = C.sendrecv_any(grid.comm, msg, grid.transpose_dest, grid.transpose_src,
+                             max(self.B, self.bw), tag=11)
+        self.tick("transpose", t0)
+        return got, self.decoded_as_bitmap(got)
+
+    def gather_column(self, held: tuple[np.ndarray, bool],
+                      phase: str) -> list[tuple[np.ndarray, bool]]:
+        """Allgatherv of the column-layout pieces down the processor column."""
+        grid = self.grid
+        pr = grid.pr
+        if pr == 1:
+            return [held]
+        t0 = self.clock()
+        piece, is_bits = held
+        if not is_bits:  # a piece that stayed on its rank is still a plain id list
+            piece, _ = self.encode(piece)
+        if self.enc == "bitmap":
+            sizes = np.full(pr, self.bw, dtype=np.int64)
+        else:
+            sizes = C.allgather_int(grid.col_comm, piece.shape[0])
+        if piece.shape[0]:
+            self.cnt.add(_PH[phase], pr - 1, (pr - 1) * piece.shape[0])
+        flat = C.allgatherv(grid.col_comm, piece, sizes)
+        offs = np.concatenate([[0], np.cumsum(sizes)])
+        self.tick(phase, t0)
+        parts = [flat[offs[k]:offs[k + 1]] for k in range(pr)]
+        return [(m, self.decoded_as_bitmap(m)) for m in parts]
+
+    def sort_new(self, k: int) -> np.ndarray:
+        """The new frontier piece ``newbuf[:k]`` sorted (through a bitmap when large)."""
+        if k * 64 > self.B:
+            k = K.sorted_ids(self.newbuf, k, self.scratch)
+            return self.newbuf[:k].copy()
+        return np.sort(self.newbuf[:k])
+
+    # -- one top-down level --------------------------------------------------------------
+    def topdown(self, frontier: np.ndarray, depth: int) -> tuple[np.ndarray, int]:
+        grid, d, B = self.grid, self.d, self.B
+        parts = self.gather_column(self.transpose(frontier), "expand")
+        t0 = self.clock()
+        # The column chunk's frontier as sorted local column ids.
+        if len(parts) == 1 and not parts[0][1]:
+            cols = parts[0][0]
+        else:
+            total = sum(B if bits else m.shape[0] for m, bits in parts)
+            cols = np.empty(total, dtype=np.int64)
+            k = 0
+            for i2, (m, bits) in enumerate(parts):
+                if bits:
+                    k = K.ids_from_bits(m.view(np.uint64), i2 * B, cols, k)
+                else:
+                    cols[k:k + m.shape[0]] = m + i2 * B
+                    k += m.shape[0]
+            cols = cols[:k]
+        # Never send a vertex of this rank's own piece that is already visited.
+        j = grid.j
+        seg = self.sent[j * self.bw:(j + 1) * self.bw]
+        seg |= self.visited
+        ptr, ind, jc, dcsc = self.g._raw
+        nc, scanned = K.topdown_local(ptr, ind, jc, dcsc, cols, self.sent, self.out_rows,
+                                      self.out_par)
+        K.global_ids(self.out_par, nc, j * grid.pr, d.b, B, self.out_par)
+        counts = np.zeros(grid.pc, dtype=np.int64)
+        pairs = np.empty(2 * nc, dtype=np.int64)
+        K.bucket_pairs(self.out_rows, self.out_par, nc, B, grid.pc, counts, pairs)
+        t0 = self.tick("local_topdown", t0)
+        if grid.pc > 1:
+            others = np.delete(counts, j)
+            self.cnt.add(_PH["fold"], int(np.count_nonzero(others)), 2 * int(others.sum()))
+            recv, _ = C.alltoallv(grid.row_comm, pairs, 2 * counts)
+            t0 = self.tick("fold", t0)
+        else:
+            recv = pairs
+        k = K.apply_pairs(recv, self.parents, self.levels, depth, self.visited, self.newbuf, 0)
+        new = self.sort_new(k)
+        self.tick("update", t0)
+        return new, scanned
+
+    # -- one bottom-up level ---------------------------------------------------------
+    def bottomup(self, frontier: np.ndarray, depth: int) -> tuple[np.ndarray, int]:
+        grid, d, B, bw = self.grid, self.d, self.B, self.bw
+        parts = self.gather_column(self.transpose(frontier), "frontier_gather")
+        t0 = self.clock()
+        front = np.zeros(grid.pr * bw, dtype=np.uint64)
+        for i2, (m, bits) in enumerate(parts):
+            if bits:
+                front[i2 * bw:(i2 + 1) * bw] = m.view(np.uint64)
+            else:
+                K.set_bits(m, front, i2 * B)
+        tptr, tind, tjc, tdcsc = self.g._traw
+        slots = self.g.seg_slots
+        pc, j = grid.pc, grid.j
+        comp = self.visited.copy()
+        bounds = [0]
+        segs = []
+        k = 0
+        scanned = 0
+        col0 = j * grid.pr
+        for s in range(pc):
+            t = (j + s) % pc
+            k, sc = K.bottomup_search(tptr, tind, tjc, tdcsc, slots[t], slots[t + 1], t * B,
+                                      front, comp, self.g.empty_rows, self.out_rows,
+                                      self.out_par, k, col0, d.b, B, self.nchunks)
+            scanned += sc
+            bounds.append(k)
+            segs.append(t)
+            if s < pc - 1:
+                t0 = self.tick("local_bottomup", t0)
+                # Pass the segment's completed bitmap on: the left neighbour takes it over.
+                nxt = np.empty_like(comp)
+                left = grid.i * pc + (j - 1) % pc
+                right = grid.i * pc + (j + 1) % pc
+                self.cnt.add(_PH["rotate"], 1, bw)
+                C.sendrecv(grid.comm, comp, left, nxt, right, tag=13)
+                comp = nxt
+                t0 = self.tick("rotate", t0)
+        t0 = self.tick("local_bottomup", t0)
+        # Own finds (sub-step 0) go straight in; the others to their owners.
+        nk = K.apply_found(self.out_rows, self.out_par, 0, bounds[1], self.parents,
+                           self.levels, depth, self.visited, self.newbuf, 0)
+        if pc > 1:
+            counts = np.zeros(pc, dtype=np.int64)
+            for s in range(1, pc):
+                counts[segs[s]] = bounds[s + 1] - bounds[s]
+            send = np.empty(2 * (k - bounds[1]), dtype=np.int64)
+            pos = 0
+            for t in range(pc):  # destination order
+                if t != j:
+                    s = (t - j) % pc
+                    pos = K.pack_pairs(self.out_rows, self.out_par, bounds[s], bounds[s + 1],
+                                       send, pos)
+            t0 = self.tick("update", t0)
+            self.cnt.add(_PH["parent_updates"], int(np.count_nonzero(counts)),
+                         2 * int(counts.sum()))
+            recv, _ = C.alltoallv(grid.row_comm, send, 2 * counts)
+            t0 = self.tick("parent_updates", t0)
+            own = nk
+            nk = K.apply_pairs(recv, self.parents, self.levels, depth, self.visited,
+                               self.newbuf, nk)
+            new = self.sort_new(nk) if nk > own else self.newbuf[:nk].copy()
+        else:
+            new = self.newbuf[:nk].copy()  # found in increasing order
+        self.tick("update", t0)
+        return new, scanned
+
+
+def _check_vertex(v: Any, n: int, name: str) -> int:
+    if isinstance(v, bool) or not isinstance(v, int | np.integer):
+        raise C.CollectiveError(f"{name} must be an integer vertex id, got {type(v).__name__}")
+    v = int(v)
+    if not 0 <= v < n:
+        raise C.CollectiveError(f"{name}={v} is out of range for a graph with {n} vertices")
+    return v
+
+
+def _injection(rank: int) -> int | None:
+    raw = os.environ.get("SPBFS_DIST_INJECT_FAILURE", "").strip()
+    if not raw:
+        return None
+    try:
+        r, lev = (int(x) for x in raw.split(":"))
+    except ValueError:
+        raise ValueError(f"SPBFS_DIST_INJECT_FAILURE must be 'rank:level', got {raw!r}") \
+            from None
+    return lev if r == rank else None
+
+
+def bfs(graph: DistGraph, source: int, *, direction: str | None = None,
+        frontier_encoding: str | None = None, max_depth: int | None = None,
+        target: int | None = None, config: Config | None = None) -> DistBFSResult:
+    """Direction-optimizing BFS from ``source`` on a :class:`DistGraph` (collective).
+
+    Parameters
+    ----------
+    graph : DistGraph
+        The distributed graph.
+    source : int
+        Root vertex id (the same on every rank).
+    direction : {"auto", "top-down", "bottom-up"}, optional
+        Force a direction (default ``config.direction``).
+    frontier_encoding : {"auto", "list", "bitmap"}, optional
+        Frontier messages as sorted id lists, bitmaps or per message the smaller
+        (default ``config.frontier_encoding``).
+    max_depth : int, optional
+        Stop after this many levels.
+    target : int, optional
+        Stop after the level that reaches ``target``.
+    config : Config, optional
+        Direction heuristics; defaults to the graph's config.
+
+    Returns
+    -------
+    DistBFSResult
+        This rank's piece of parents and levels, and the global statistics.
+
+    Raises
+    ------
+    CollectiveError
+        On every rank for a source or target out of range or a bad option.
+    """
+    cfg = config or graph.config
+    try:
+        over = {k: v for k, v in (("direction", direction),
+                                  ("frontier_encoding", frontier_encoding)) if v is not None}
+        if over:
+            cfg = cfg.replace(**over)
+    except ValueError as exc:
+        raise C.CollectiveError(str(exc)) from None
+    n = graph.n
+    source = _check_vertex(source, n, "source")
+    if target is not None:
+        target = _check_vertex(target, n, "target")
+    if max_depth is not None:
+        if isinstance(max_depth, bool) or not isinstance(max_depth, int | np.integer) \
+                or max_depth < 0:
+            raise C.CollectiveError(f"max_depth must be an integer >= 0, got {max_depth!r}")
+    grid = graph.grid
+    inject = _injection(grid.rank)
+    policy = DirectionPolicy(cfg.direction, cfg.alpha, cfg.beta)
+    t_start = time.perf_counter()
+    S = _Search(graph, cfg, cfg.frontier_encoding)
+    lo, hi = graph.lo, graph.hi
+    frontier = np.zeros(0, dtype=np.int64)
+    deg_source = 0
+    hit = 0
+    if lo <= source < hi:
+        ls = source - lo
+        S.parents[ls] = source
+        S.levels[ls] = 0
+        K.set_bits(np.array([ls], np.int64), S.visited, 0)
+        frontier = np.array([ls], dtype=np.int64)
+        deg_source = int(S.deg[ls])
+    if target is not None and lo <= target < hi and S.parents[target - lo] != -1:
+        hit = 1
+    # Counted with level 1: the owner's source degree (and target) for every rank.
+    first = S.allreduce4([deg_source, hit, 0, 0])
+    deg_source, hit = int(first[0]), int(first[1])
+    m_u = graph.total_degree - deg_source
+    n_f, m_f = 1, deg_source
+    current = policy.choose(TOP_DOWN, n_f, m_f, m_u, n, True)
+    st_f: list[int] = []
+    st_new: list[int] = []
+    st_e: list[int] = []
+    st_d: list[int] = []
+    st_t: list[float] = []
+    depth = 0
+    stopped = "exhausted"
+    clock = time.perf_counter
+    while n_f:
+        if max_depth is not None and depth >= max_depth:
+            stopped = "max_depth"
+            break
+        if hit:
+            stopped = "target"
+            break
+        depth += 1
+        if inject is not None and depth == inject:
+            raise RuntimeError(f"injected failure on rank {grid.rank} at level {depth}")
+        t0 = clock()
+        step = S.topdown if current == TOP_DOWN else S.bottomup
+        frontier, scanned = step(frontier, depth)
+        t1 = clock()
+        mine_hit = int(target is not None and lo <= target < hi
+                       and S.parents[target - lo] != -1)
+        degsum = K.degree_sum(frontier, S.deg)
+        S.cnt.ns[_PH["update"]] += int((clock() - t1) * 1e9)
+        tot = S.allreduce4([frontier.shape[0], degsum, scanned, mine_hit])
+        S.cnt.close_level()
+        count, degsum, scanned, hit = (int(x) for x in tot)
+        st_t.append(clock() - t0)
+        st_f.append(n_f)
+        st_new.append(count)
+        st_e.append(scanned)
+        st_d.append(current)
+        m_u -= degsum
+        growing = count > n_f
+        n_f, m_f = count, degsum
+        current = policy.choose(current, n_f, m_f, m_u, n, growing)
+    if stopped == "exhausted" and hit:
+        stopped = "target"
+    if not S.cnt.levels:  # no level ran: the initial Allreduce gets a record of its own
+        S.cnt.close_level()
+    seconds = time.perf_counter() - t_start
+    counts = np.stack(S.cnt.levels)  # (levels, phases, 2)
+    flat = C.allreduce(grid.comm, np.concatenate([counts.reshape(-1), S.cnt.ns]))
+    ns = flat[counts.size:]
+    counts = flat[:counts.size].reshape(counts.shape)
+    msgs = {ph: counts[:, k, 0].copy() for k, ph in enumerate(COMM_PHASES)}
+    words = {ph: counts[:, k, 1].copy() for k, ph in enumerate(COMM_PHASES)}
+    stats = LevelStats(
+        frontier=np.array(st_f, dtype=np.int64),
+        discovered=np.array(st_new, dtype=np.int64),
+        edges=np.array(st_e, dtype=np.int64),
+        direction=np.array(st_d, dtype=np.int8),
+        seconds=np.array(st_t, dtype=np.float64),
+        extra={"messages": msgs, "words": words},
+    )
+    phase_seconds = {ph: float(ns[k]) / 1e9 / grid.size for ph, k in _PH.items()}
+    return DistBFSResult(source=source, parents=S.parents, levels=S.levels, lo=lo, hi=hi, n=n,
+                         stats=stats, seconds=seconds, stopped=stopped,
+                         phase_seconds=phase_seconds, config=cfg,
+                         grid_shape=(grid.pr, grid.pc), _comm=grid.comm)
+
+
+# --------------------------------------------------------------------------- edge counts
+
+
+def traversed_edges(graph: DistGraph, result: DistBFSResult) -> int:
+    """Graph500 edge count of a search: input tuples inside the searched component.
+
+    Collective. Undirected: tuples with both endpoints reached (each once,
+    duplicates and self-loops included); directed: arcs whose tail was reached.
+    The same number as :func:`spbfs.graph500.traversed_edges` on the whole edge
+    list, computed from the tuples each block owner keeps.
+    """
+    from spbfs.dist.validate import column_chunk_of_piece
+
+    lv = np.full(graph.dist.B64, -1, dtype=np.int64)
+    lv[:result.levels.shape[0]] = result.levels
+    col = column_chunk_of_piece(graph, lv)
+    cols = graph._tuples[1]
+    local = int(np.count_nonzero(col[cols] >= 0))
+    return int(C.allreduce(graph.grid.comm, np.array([local]))[0])
+
+
+# --------------------------------------------------------------------------- npz output
+
+
+def _gf2_times(mat: list[int], vec: int) -> int:
+    s = 0
+    k = 0
+    while vec:
+        if vec & 1:
+            s ^= mat[k]
+        vec >>= 1
+        k += 1
+    return s
+
+
+def _gf2_square(mat: list[int]) -> list[int]:
+    return [_gf2_times(mat, mat[k]) for k in range(32)]
+
+
+def _crc32_combine(crc1: int, crc2: int, len2: int) -> int:
+    """CRC-32 of ``A + B`` from ``crc32(A)``, ``crc32(B)`` and ``len(B)`` (zlib's algorithm).
+
+    Lets every rank checksum its own piece of an array and rank 0 assemble the
+    zip entry's CRC without seeing the data.
+    """
+    if len2 <= 0:
+        return crc1 & 0xFFFFFFFF
+    odd = [0xEDB88320] + [1 << k for k in range(31)]  # operator for one zero bit
+    even = _gf2_square(odd)  # two zero bits
+    odd = _gf2_square(even)  # four zero bits
+    crc1 &= 0xFFFFFFFF
+    while True:
+        even = _gf2_square(odd)
+        if len2 & 1:
+            crc1 = _gf2_times(even, crc1)
+        len2 >>= 1
+        if not len2:
+            break
+        odd = _gf2_square(even)
+        if len2 & 1:
+            crc1 = _gf2_times(odd, crc1)
+        len2 >>= 1
+        if not len2:
+            break
+    return (crc1 ^ crc2) & 0xFFFFFFFF
+
+
+def _npy_header(n: int) -> bytes:
+    f = io.BytesIO()
+    np.lib.format.write_array_header_1_0(
+        f, {"descr": np.lib.format.dtype_to_descr(np.dtype("<i8")), "fortran_order": False,
+            "shape": (n,)})
+    return f.getvalue()
+
+
+def _zip_local(name: bytes, crc: int, size: int) -> bytes:
+    return struct.pack("<IHHHHHIIIHH", 0x04034B50, 20, 0, 0, 0, 0x21, crc, size, size,
+                       len(name), 0) + name
+
+
+def _zip_central(name: bytes, crc: int, size: int, offset: int) -> bytes:
+    return struct.pack("<IHHHHHHIIIHHHHHII", 0x02014B50, 20, 20, 0, 0, 0, 0x21, crc, size,
+                       size, len(name), 0, 0, 0, 0, 0x01800000, offset) + name
+
+
+def _save_npz(comm: Any, path: str, source: int, n: int, lo: int,
+              arrays: list[tuple[str, np.ndarray]]) -> None:
+    """Parallel ``np.savez``: rank 0 writes the zip structure, every rank its pieces."""
+    rank = comm.Get_rank()
+    hdr = _npy_header(n)
+    src_bytes = io.BytesIO()
+    np.save(src_bytes, np.int64(source))
+    src_npy = src_bytes.getvalue()
+    pieces = [np.ascontiguousarray(a, dtype="<i8") for _, a in arrays]
+    crcs = np.array([zlib.crc32(p.tobytes()) for p in pieces], dtype=np.int64)
+    lens = np.array([p.nbytes for p in pieces], dtype=np.int64)
+    all_crc = C.gatherv(comm, crcs)
+    all_len = C.gatherv(comm, lens)
+    entries = [(b"source.npy", len(src_npy))] + [
+        (f"{name}.npy".encode(), len(hdr) + 8 * n) for name, _ in arrays]
+    offsets = []
+    pos = 0
+    for name, size in entries:
+        offsets.append(pos)
+        pos += 30 + len(name) + size
+    cd_start = pos
+    if cd_start + 46 * len(entries) + 64 >= 0xFFFFFFFF:
+        # Beyond the 4 GiB of a plain zip: let rank 0 write it (numpy writes zip64).
+        full = [C.gatherv(comm, p) for p in pieces]
+        if rank == 0:
+            np.savez(path, source=np.int64(source),
+                     **{name: f for (name, _), f in zip(arrays, full, strict=True)})
+        C.wait_barrier(comm)
+        return
+    data_at = [o + 30 + len(nm) for o, (nm, _) in zip(offsets, entries, strict=True)]
+    writes: list[tuple[int, bytes | np.ndarray]] = []
+    if rank == 0:
+        p = comm.Get_size()
+        crc_tab = all_crc.reshape(p, len(arrays))
+        len_tab = all_len.reshape(p, len(arrays))
+        ecrc = [zlib.crc32(src_npy)]
+        for a in range(len(arrays)):
+            c = zlib.crc32(hdr)
+            for r in range(p):
+                c = _crc32_combine(c, int(crc_tab[r, a]), int(len_tab[r, a]))
+            ecrc.append(c)
+        central = b""
+        for k, (name, size) in enumerate(entries):
+            local = _zip_local(name, ecrc[k], size)
+            writes.append((offsets[k], local + (src_npy if k == 0 else hdr)))
+            central += _zip_central(name, ecrc[k], size, offsets[k])
+        end = struct.pack("<IHHHHIIH", 0x06054B50, 0, 0, len(entries), len(entries),
+                          len(central), cd_start, 0)
+        writes.append((cd_start, central + end))
+    for k, piece in enumerate(pieces):
+        writes.append((data_at[k + 1] + len(hdr) + 8 * lo, piece))
+    MPI = C.mpi()
+    fh = MPI.File.Open(comm, path, MPI.MODE_WRONLY | MPI.MODE_CREATE)
+    try:
+        fh.Set_size(0)
+        C.wait_barrier(comm)
+        for off, buf in writes:
+            arr = np.frombuffer(buf, dtype=np.uint8) if isinstance(buf, bytes) else buf
+            if arr.size:
+                fh.Write_at(off, arr)
+        fh.Sync()
+    finally:
+        fh.Close()

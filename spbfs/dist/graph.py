@@ -1,0 +1,388 @@
+"""The distributed graph: one block of ``B`` (and its transpose) per rank.
+
+Construction is collective. Every rank passes its share of the input edges
+(any share: the union is the graph); each input tuple ``u -> v`` is routed
+with an Alltoallv to the owner of its entry ``B[v, u]`` (and, undirected, of
+the mirror ``B[u, v]``), where the rank builds its block ``B_ij`` over padded
+local ids in the configured format, and the transposed block for the
+bottom-up step's row access. The routed tuples themselves (self-loops and
+duplicates included) stay on the block owner for the distributed Graph500
+validation and edge counts.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from typing import Any
+
+import numpy as np
+
+from semirings.blocks import Block, block_from_edges
+from spbfs.config import Config
+from spbfs.dist import comm as C
+from spbfs.dist.grid import Distribution, ProcessGrid, as_grid
+from spbfs.edges import check_vertex_ids
+
+__all__ = ["DistGraph"]
+
+
+def _numba_threads(grid: ProcessGrid, config: Config) -> None:
+    """One numba thread per rank when ranks share a machine, unless configured.
+
+    Idle OpenMP workers are made to sleep instead of spinning (unless the user
+    chose otherwise): between parallel regions, spinning workers took the core
+    the serial kernels needed, which made a 1x1 search 1.5x slower on a
+    shared 2-core machine. This only works before numba starts its threads.
+    """
+    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+    import numba
+
+    if config.threads is not None:
+        numba.set_num_threads(min(config.threads, numba.config.NUMBA_NUM_THREADS))
+    elif grid.local_size > 1:
+        numba.set_num_threads(1)
+
+
+def _route(grid: ProcessGrid, owner: np.ndarray, cols: list[np.ndarray]) -> list[np.ndarray]:
+    """Send row ``x`` of the arrays ``cols`` to rank ``owner[x]``; return what arrived."""
+    p = grid.size
+    order = np.argsort(owner, kind="stable")
+    counts = np.bincount(owner, minlength=p).astype(np.int64)
+    width = len(cols)
+    buf = np.empty((owner.shape[0], width), dtype=np.int64)
+    for c, a in enumerate(cols):
+        buf[:, c] = a[order]
+    recv, _rcounts = C.alltoallv(grid.comm, buf.reshape(-1), counts * width)
+    recv = recv.reshape(-1, width)
+    return [np.ascontiguousarray(recv[:, c]) for c in range(width)]
+
+
+class DistGraph:
+    """A graph distributed over a :class:`ProcessGrid` (construction is collective).
+
+    Build one with :meth:`from_edges`, :meth:`kronecker` or :meth:`from_file`.
+
+    Attributes
+    ----------
+    grid : ProcessGrid
+        The process grid.
+    dist : Distribution
+        Who owns which ids (``dist.b``, ``dist.B64``, ``dist.bw``).
+    n : int
+        Number of vertices.
+    directed : bool
+        Whether edges are followed one way only.
+    config : Config
+        Format, direction heuristics, frontier encoding, threads.
+    block : Block
+        This rank's ``B_ij`` (``pc * B64`` rows by ``pr * B64`` columns, local ids).
+    tblock : Block
+        ``B_ij`` transposed, in the same format (row access for bottom-up).
+    lo, hi : int
+        Global ids ``[lo, hi)`` of this rank's vector piece.
+    input_edges : int
+        Input edge tuples over all ranks (duplicates and self-loops included).
+    construction_time : float
+        Seconds the collective construction took (the slowest rank).
+    generation_time : float
+        Seconds the Kronecker generator took (the slowest rank; 0 otherwise).
+    """
+
+    def __init__(self, grid: ProcessGrid, n: int, directed: bool, config: Config,
+                 block: Block, tblock: Block, tuples: tuple[np.ndarray, np.ndarray],
+                 deg: np.ndarray, input_edges: int) -> None:
+        self.grid = grid
+        self.n = int(n)
+        self.directed = bool(directed)
+        self.config = config
+        self.dist = Distribution(n, grid.pr, grid.pc)
+        self.block = block
+        self.tblock = tblock
+        self._tuples = tuples
+        self._deg = deg
+        self.lo, self.hi = self.dist.piece_range(grid.rank)
+        self.input_edges = int(input_edges)
+        self.total_degree = int(C.allreduce(grid.comm, np.array([int(deg.sum())]))[0])
+        self.construction_time = 0.0
+        self.generation_time = 0.0
+        d = self.dist
+        # Where each segment (piece of the row chunk) starts among tblock's column slots.
+        starts = np.arange(grid.pc + 1, dtype=np.int64) * d.B64
+        if tblock.format == "dcsc":
+            self.seg_slots = np.searchsorted(tblock.jc, starts).astype(np.int64)
+        else:
+            self.seg_slots = starts
+        # Rows of B_ij without entries (padding included): bottom-up never looks at them.
+        nonempty = np.zeros(grid.pc * d.B64, dtype=bool)
+        if tblock.format == "dcsc":
+            nonempty[np.asarray(tblock.jc, dtype=np.int64)] = True
+        else:
+            nonempty[:] = np.diff(tblock.ptr) > 0
+        self.empty_rows = np.packbits(~nonempty, bitorder="little").view(np.uint64)
+        self._raw = self._kernel_view(block)
+        self._traw = self._kernel_view(tblock)
+
+    @staticmethod
+    def _kernel_view(block: Block) -> tuple[Any, Any, Any, bool]:
+        if block.format == "dcsc":
+            return block.ptr, block.ind, block.jc, True
+        return block.ptr, block.ind, block.ind[:0], False
+
+    # -- construction ----------------------------------------------------------------
+    @classmethod
+    def from_edges(cls, src: Any, dst: Any, n: int, *, directed: bool = False,
+                   grid: ProcessGrid | str | tuple[int, int] | None = None,
+                   config: Config | None = None) -> DistGraph:
+        """Build from this rank's share of the edges ``src[k] -> dst[k]`` (collective).
+
+        Parameters
+        ----------
+        src, dst : array_like of int
+            This rank's edges; any split of the edge list over the ranks works.
+        n : int
+            Number of vertices (the same on every rank).
+        directed : bool, default False
+            Follow arcs only; otherwise every edge goes both ways.
+        grid : ProcessGrid, str or tuple, optional
+            The grid, or its shape; default ``config.grid`` or the rank count's
+            :func:`~spbfs.dist.grid.auto_grid_shape`.
+        config : Config, optional
+            Block format and search settings.
+
+        Returns
+        -------
+        DistGraph
+
+        Raises
+        ------
+        CollectiveError
+            On every rank when any rank's ids are out of range or not integers.
+        """
+        config = config or Config()
+        g = as_grid(grid, config)
+        t0 = time.perf_counter()
+        _numba_threads(g, config)
+        msg = None
+        try:
+            n = int(n)
+            if n < 1:
+                raise ValueError(f"n must be positive, got {n}")
+            src = check_vertex_ids(np.asarray(src).reshape(-1), n, "src")
+            dst = check_vertex_ids(np.asarray(dst).reshape(-1), n, "dst")
+            if src.shape != dst.shape:
+                raise ValueError(f"src and dst differ in length ({src.size} vs {dst.size})")
+        except (TypeError, ValueError) as exc:
+            msg = f"rank {g.rank}: {exc}"
+        C.agree(g.comm, msg)
+        self = cls._build(g, src, dst, n, bool(directed), config)
+        C.wait_barrier(g.comm)
+        self.construction_time = float(
+            C.allreduce(g.comm, np.array([time.perf_counter() - t0]), "max")[0])
+        return self
+
+    @classmethod
+    def _build(cls, g: ProcessGrid, src: np.ndarray, dst: np.ndarray, n: int, directed: bool,
+               config: Config) -> DistGraph:
+        d = Distribution(n, g.pr, g.pc)
+        input_edges = int(C.allreduce(g.comm, np.array([src.shape[0]]))[0])
+        # Every input tuple goes to the owner of B[dst, src]; it is kept there for validation.
+        tdst, tsrc = _route(g, d.block_owner(dst, src), [dst, src])
+        ldt = d.local_dtype()
+        rows = d.local_rows(tdst, g.i)
+        cols = d.local_cols(tsrc, g.j)
+        tuples = (rows.astype(ldt), cols.astype(ldt))
+        keep = tdst != tsrc
+        erows, ecols = rows[keep], cols[keep]
+        del tdst, tsrc
+        if not directed:
+            loops = src == dst
+            ms, md = src[~loops], dst[~loops]
+            # The mirror entry B[src, dst] of every undirected tuple.
+            mrow, mcol = _route(g, d.block_owner(ms, md), [ms, md])
+            erows = np.concatenate([erows, d.local_rows(mrow, g.i)])
+            ecols = np.concatenate([ecols, d.local_cols(mcol, g.j)])
+            del mrow, mcol
+        shape = (g.pc * d.B64, g.pr * d.B64)
+        block = block_from_edges(config.format, erows, ecols, shape,
+                                 index_dtype=config.index_dtype, dedup=True)
+        del erows, ecols
+        tblock = block.transpose()
+        # Out-degrees: column counts of B_ij summed down the processor column, each rank
+        # keeping the piece it holds in the column layout, sent back to its owner.
+        colcount = np.zeros(shape[1], dtype=np.int64)
+        if block.format == "csr":
+            colcount[:] = np.diff(block.ptr)
+        else:
+            colcount[np.asarray(block.jc, dtype=np.int64)] = np.diff(block.ptr)
+        deg = _reduce_scatter_columns(g, d, colcount)
+        lo, hi = d.piece_range(g.rank)
+        return cls(g, n, directed, config, block, tblock, tuples, deg[:hi - lo], input_edges)
+
+    @classmethod
+    def kronecker(cls, scale: int, edgefactor: int = 16, *, seed: int = 0,
+                  grid: ProcessGrid | str | tuple[int, int] | None = None,
+                  config: Config | None = None) -> DistGraph:
+        """The Graph500 Kronecker graph of :func:`spbfs.generators.kronecker`, generated in place.
+
+        Rank ``r`` generates edges ``[r m / p, (r + 1) m / p)`` of the
+        counter-based generator, so the graph depends on ``seed`` only, never on
+        the grid. The generation time is kept in :attr:`generation_time`.
+
+        Parameters
+        ----------
+        scale, edgefactor, seed : int
+            As for :func:`spbfs.generators.kronecker`.
+        grid : ProcessGrid, str or tuple, optional
+            The grid or its shape.
+        config : Config, optional
+            Block format and search settings.
+
+        Returns
+        -------
+        DistGraph
+        """
+        from spbfs.generators import kronecker_edges
+
+        config = config or Config()
+        g = as_grid(grid, config)
+        _numba_threads(g, config)
+        t0 = time.perf_counter()
+        msg = None
+        try:
+            m = int(edgefactor) << int(scale)
+            lo, hi = g.rank * m // g.size, (g.rank + 1) * m // g.size
+            src, dst = kronecker_edges(scale, edgefactor, seed=seed, start=lo, stop=hi)
+        except (TypeError, ValueError) as exc:
+            msg = str(exc)
+            src = dst = np.zeros(0, np.int64)
+        C.agree(g.comm, msg)
+        C.wait_barrier(g.comm)
+        t_gen = time.perf_counter() - t0
+        self = cls.from_edges(src, dst, 1 << int(scale), directed=False, grid=g, config=config)
+        self.generation_time = float(C.allreduce(g.comm, np.array([t_gen]), "max")[0])
+        return self
+
+    @classmethod
+    def from_file(cls, path: str, *, directed: bool | None = None,
+                  one_based: bool | None = None, reverse: bool = False,
+                  grid: ProcessGrid | str | tuple[int, int] | None = None,
+                  config: Config | None = None) -> DistGraph:
+        """Read a graph file on rank 0 and distribute it (collective).
+
+        Parameters
+        ----------
+        path : str
+            Any file :func:`spbfs.io.read_graph` reads.
+        directed : bool, optional
+            Override what the file says (undirected when it says nothing).
+        one_based : bool, optional
+            Edge-list ids start at 1.
+        reverse : bool
+            Follow in-edges (directed graphs): the arcs are reversed.
+        grid, config
+            As for :meth:`from_edges`.
+
+        Raises
+        ------
+        CollectiveError
+            On every rank when rank 0 cannot read the file (``cannot read ...``).
+        """
+        from spbfs.io import read_graph
+
+        config = config or Config()
+        g = as_grid(grid, config)
+        msg = None
+        src = dst = np.zeros(0, np.int64)
+        info: tuple[int, bool] = (0, False)
+        if g.rank == 0:
+            try:
+                el = read_graph(path, directed=directed, one_based=one_based)
+                src, dst = el.src, el.dst
+                is_dir = bool(el.directed) if directed is None else bool(directed)
+                info = (el.n, is_dir)
+                if el.n < 1:
+                    raise ValueError("the graph has no vertices")
+            except (OSError, ValueError, TypeError) as exc:
+                msg = f"cannot read {path}: {exc}"
+        C.agree(g.comm, msg)
+        n, is_dir = C.bcast_obj(g.comm, info)
+        if reverse and is_dir:
+            src, dst = dst, src
+        return cls.from_edges(src, dst, n, directed=is_dir, grid=g, config=config)
+
+    # -- queries ---------------------------------------------------------------------
+    def piece_degrees(self) -> np.ndarray:
+        """Out-degree (duplicates and self-loops removed) of this rank's vertices ``lo .. hi-1``."""
+        return self._deg
+
+    def global_entries(self) -> tuple[np.ndarray, np.ndarray] | None:
+        """All entries of ``B`` as global ``(rows, cols)`` on rank 0, sorted by (col, row).
+
+        ``B[v, u] != 0`` for an edge ``u -> v``, as in
+        :attr:`spbfs.Graph.out_block`. Collective; None on the other ranks.
+        """
+        d, g = self.dist, self.grid
+        rows = d.global_rows(np.asarray(self.block.ind, dtype=np.int64), g.i)
+        cols = d.global_cols(np.asarray(self.block.column_ids(), dtype=np.int64), g.j)
+        all_rows = C.gatherv(g.comm, rows)
+        all_cols = C.gatherv(g.comm, cols)
+        if g.rank != 0:
+            return None
+        order = np.lexsort((all_rows, all_cols))
+        return all_rows[order], all_cols[order]
+
+    def sample_roots(self, k: int, seed: int | None = 0) -> np.ndarray:
+        """``k`` distinct search keys among vertices of degree >= 1 (collective).
+
+        The same keys as :func:`spbfs.graph500.sample_roots` on the one-process
+        graph's degrees with the same seed, whatever the grid.
+        """
+        g = self.grid
+        cand = self.lo + np.flatnonzero(self._deg >= 1).astype(np.int64)
+        allc = C.gatherv(g.comm, cand)
+        roots = None
+        if g.rank == 0:
+            rng = np.random.default_rng(seed)
+            roots = rng.permutation(allc) if allc.size <= k else \
+                rng.choice(allc, size=int(k), replace=False)
+            roots = np.asarray(roots, dtype=np.int64)
+        return C.bcast_obj(g.comm, roots)
+
+    @property
+    def stored_entries(self) -> int:
+        """Entries of ``B`` over all ranks (collective)."""
+        return int(C.allreduce(self.grid.comm, np.array([self.block.nnz]))[0])
+
+    def index_bytes(self) -> int:
+        """Bytes of this rank's bottom-up index: segment slots and the empty-row bitmap."""
+        return int(self.seg_slots.nbytes + self.empty_rows.nbytes)
+
+    def memory(self) -> dict[str, int]:
+        """Bytes over all ranks (collective): ``block`` (B), ``tblock`` (B^T), ``index``."""
+        local = np.array([self.block.nbytes, self.tblock.nbytes, self.index_bytes()])
+        tot = C.allreduce(self.grid.comm, local)
+        return {"block": int(tot[0]), "tblock": int(tot[1]), "index": int(tot[2])}
+
+    def __repr__(self) -> str:
+        kind = "directed" if self.directed else "undirected"
+        return (f"DistGraph(n={self.n}, {kind}, grid {self.grid.pr}x{self.grid.pc}, "
+                f"format={self.config.format}, rank {self.grid.rank}: {self.block.nnz} entries)")
+
+
+def _reduce_scatter_columns(g: ProcessGrid, d: Distribution, colcount: np.ndarray) -> np.ndarray:
+    """Sum a column-chunk vector down the processor column; each owner gets its piece."""
+    B = d.B64
+    if g.pr == 1:
+        mine = colcount[:B].copy()
+    else:
+        MPI = C.mpi()
+        mine = np.empty(B, dtype=np.int64)
+        req = g.col_comm.Ireduce_scatter_block(colcount, mine, op=MPI.SUM)
+        C.policy().wait(req)
+    # This rank holds piece j*pr + i (the column layout); send it to its owner.
+    if g.transpose_dest == g.rank:
+        return mine
+    out = np.empty(B, dtype=np.int64)
+    C.sendrecv(g.comm, mine, g.transpose_src, out, g.transpose_dest, tag=7)
+    return out
