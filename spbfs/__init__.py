@@ -3,7 +3,13 @@
 The flagship is a direction-optimizing breadth-first search written as
 sparse-matrix × sparse-vector products over the ``min_second`` semiring, on one
 process (:func:`bfs`) or on a pr × pc MPI process grid (:mod:`spbfs.dist`).
+Other semiring algorithms (multi-source BFS, SSSP, connected components,
+betweenness, PageRank, triangles) live in :mod:`spbfs.algorithms` and are
+re-exported here (imported on first use, which keeps ``import spbfs`` and every
+MPI rank's start-up quick).
 """
+
+from typing import Any
 
 from spbfs.bfs import bfs
 from spbfs.config import Config, load_config
@@ -20,6 +26,29 @@ __all__ = [
     "Graph",
     "LevelStats",
     "as_graph",
+    "betweenness_centrality",
     "bfs",
+    "connected_components",
     "load_config",
+    "multi_source_bfs",
+    "pagerank",
+    "sssp",
+    "triangle_count",
 ]
+
+_ALGORITHMS = frozenset({
+    "betweenness_centrality",
+    "connected_components",
+    "multi_source_bfs",
+    "pagerank",
+    "sssp",
+    "triangle_count",
+})
+
+
+def __getattr__(name: str) -> Any:
+    if name in _ALGORITHMS:
+        from spbfs import algorithms
+
+        return getattr(algorithms, name)
+    raise AttributeError(f"module 'spbfs' has no attribute {name!r}")

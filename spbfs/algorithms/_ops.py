@@ -1,4 +1,4 @@
-"""Products the semiring kernels do not have: SpGEMM and the masked triangle product.
+"""Products the semiring kernels do not have: SpGEMM, bit-parallel BFS, triangles.
 
 :mod:`semirings.kernels` multiplies a block by one vector. The algorithms of
 this package also need
@@ -7,19 +7,22 @@ this package also need
     ``C = B ⊕.⊗ X`` for a sparse ``n x k`` matrix ``X`` held by columns
     (:class:`SparseColumns`), with an optional dense ``(k, n)`` mask on the
     result. Column ``s`` of ``C`` is ``spmsv(B, X[:, s])``; a multi-source
-    search keeps one column per source.
+    search keeps one column per source. Numba: Gustavson's column-by-column
+    product, a sparse accumulator per thread, any built-in semiring (a
+    user-defined one falls back to one engine :func:`~semirings.spmsv` per
+    column). numpy/cupy: gather every term, then reduce by key with
+    :mod:`semirings.kernels.vectorized`.
+:func:`msbfs_bits`
+    Multi-source BFS levels on the numba backend with the frontiers packed as
+    bits (64 searches per ``uint64`` word per vertex): each level is one
+    masked product over the semiring (bitwise or, second), push or pull.
 :func:`dag_triangles`
     The masked ``plus_pair`` product ``C⟨D⟩ = D ⊕.⊗ Dᵀ`` over the
     degree-ordered orientation ``D`` of an undirected graph, reduced to
-    per-vertex triangle counts.
+    per-vertex triangle counts (numba loop, or whole-array operations).
 
-Both run on the numba backend as compiled parallel loops (Gustavson's
-column-by-column product with a sparse accumulator per thread) and on the
-numpy and cupy backends as whole-array operations (gather every term, then
-reduce by key with :mod:`semirings.kernels.vectorized`), for any built-in
-semiring; a user-defined semiring on numba falls back to one engine
-:func:`~semirings.spmsv` call per column. The block arrays are read as they
-are: csr and dcsc differ only in how a column is located.
+The block arrays are read as they are: csr and dcsc differ only in how a
+column is located.
 """
 
 from __future__ import annotations
@@ -37,7 +40,7 @@ from semirings.kernels import vectorized as vk
 from semirings.semiring import Semiring, get
 from semirings.vector import SparseVector
 
-__all__ = ["SparseColumns", "dag_triangles", "spgemm"]
+__all__ = ["SparseColumns", "dag_triangles", "msbfs_bits", "spgemm"]
 
 
 @dataclass
@@ -172,13 +175,23 @@ def _spgemm_kernel(add, mul, ptr, ind, data, a_pat, jc, is_dcsc, nrows, xptr, xi
                         occ[i] = True
                         lst[cnt] = i
                         cnt += 1
-            idx = np.sort(lst[:cnt])
             o = off[s]
-            for q in range(cnt):
-                i = idx[q]
-                out_ind[o + q] = i
-                out_val[o + q] = spa[i]
-                occ[i] = False
+            if cnt * np.log2(cnt + 1) * 8 > nrows:
+                # Many rows touched: a scan of the flags beats sorting the touched list.
+                q = 0
+                for i in range(nrows):
+                    if occ[i]:
+                        out_ind[o + q] = i
+                        out_val[o + q] = spa[i]
+                        occ[i] = False
+                        q += 1
+            else:
+                idx = np.sort(lst[:cnt])
+                for q in range(cnt):
+                    i = idx[q]
+                    out_ind[o + q] = i
+                    out_val[o + q] = spa[i]
+                    occ[i] = False
             out_cnt[s] = cnt
 
 
@@ -398,3 +411,157 @@ def _dag_triangles_vectorized(ptr: Any, ind: Any, n: int, xp: Any, chunk: int = 
                 counts += xp.bincount(ends_of, minlength=n)
         lo = hi
     return counts
+
+
+# -- bit-parallel multi-source BFS (numba) --------------------------------------------------
+# Up to 64 searches share one uint64 word per vertex (Then et al., "The More the Merrier",
+# VLDB 2014): a level is y = B ⊕.⊗ f over the semiring (bitwise or, second) on words,
+# masked bit by bit by the unvisited searches, so one pass over the edges serves 64 sources.
+
+
+@nb.njit(cache=True, inline="always")
+def _bit_index(low):
+    # ``low`` has exactly one bit set; float64 holds every power of two exactly.
+    return np.int64(np.log2(np.float64(low)))
+
+
+@nb.njit(cache=True)
+def _record(new, v, w, depth, levels, parents, want_parents, tptr, tind, lo, hi, front):
+    """Levels of the searches in ``new`` (bits of word ``w``) at ``v``; their min parents."""
+    bits = new
+    while bits:
+        low = bits & (~bits + np.uint64(1))
+        s = w * 64 + _bit_index(low)
+        levels[s, v] = depth
+        bits ^= low
+    if want_parents:
+        rem = new
+        for p in range(lo, hi):  # sorted: the first frontier vertex found is the smallest
+            u = tind[p]
+            hit = front[u, w] & rem
+            while hit:
+                low = hit & (~hit + np.uint64(1))
+                parents[w * 64 + _bit_index(low), v] = u
+                hit ^= low
+                rem ^= low
+            if rem == 0:
+                break
+
+
+@nb.njit(cache=True, parallel=True)
+def _bits_pull(tptr, tind, tjc, is_dcsc, front, seen, full, nxt, levels, parents, want_parents,
+               depth):
+    """Pull: every vertex ORs the frontier words of its in-neighbours (stops once complete)."""
+    nr = tjc.shape[0] if is_dcsc else tptr.shape[0] - 1
+    nw = full.shape[0]
+    for r in nb.prange(nr):
+        v = np.int64(tjc[r]) if is_dcsc else np.int64(r)
+        lo, hi = np.int64(tptr[r]), np.int64(tptr[r + 1])
+        for w in range(nw):
+            miss = full[w] & ~seen[v, w]
+            if miss == 0:
+                continue
+            acc = np.uint64(0)
+            for p in range(lo, hi):
+                acc |= front[tind[p], w]
+                if (acc & miss) == miss:
+                    break
+            new = acc & miss
+            if new:
+                nxt[v, w] = new
+                _record(new, v, w, depth, levels, parents, want_parents, tptr, tind, lo, hi,
+                        front)
+
+
+@nb.njit(cache=True)
+def _bits_push(ptr, ind, jc, is_dcsc, active, front, seen, nxt, levels, parents, want_parents,
+               depth):
+    """Push from the (sorted) active vertices: the first to reach a search is the min parent."""
+    nw = front.shape[1]
+    for a in range(active.shape[0]):
+        u = active[a]
+        lo, hi = _range(ptr, jc, is_dcsc, u)
+        for p in range(lo, hi):
+            v = ind[p]
+            for w in range(nw):
+                new = front[u, w] & ~seen[v, w] & ~nxt[v, w]
+                if new:
+                    nxt[v, w] |= new
+                    bits = new
+                    while bits:
+                        low = bits & (~bits + np.uint64(1))
+                        s = w * 64 + _bit_index(low)
+                        levels[s, v] = depth
+                        if want_parents:
+                            parents[s, v] = u
+                        bits ^= low
+
+
+def _raw(block: Block) -> tuple[Any, Any, Any, bool]:
+    if block.jc is None:
+        return block.ptr, block.ind, np.zeros(0, dtype=block.ind.dtype), False
+    return block.ptr, block.ind, block.jc, True
+
+
+#: Push while the frontier's edges are fewer than this share of all edges.
+PUSH_SHARE = 1 / 14
+
+
+def msbfs_bits(
+    out_block: Block,
+    in_block: Block,
+    sources: np.ndarray,
+    out_degree: np.ndarray,
+    *,
+    want_parents: bool,
+    max_depth: int | None,
+) -> tuple[np.ndarray, np.ndarray, int]:
+    """Bit-parallel multi-source BFS (numba backend) from distinct ``sources``.
+
+    Each level is one product ``y = B ⊕.⊗ f`` over (bitwise or, second) on
+    packed words, masked by the unvisited bits: a push over the out-edges
+    of the frontier while it is small (``PUSH_SHARE`` of the edges), else a
+    pull over the in-edges of every vertex (``in_block``).
+
+    Returns
+    -------
+    levels, parents : numpy.ndarray
+        ``(k, n)`` int64 (parents all -1 unless ``want_parents``).
+    depth : int
+        Levels expanded.
+    """
+    n = out_block.shape[0]
+    k = sources.shape[0]
+    nw = (k + 63) // 64
+    full = np.zeros(nw, np.uint64)
+    for w in range(nw):
+        bits = min(64, k - 64 * w)
+        full[w] = np.uint64((1 << bits) - 1) if bits < 64 else np.uint64(2**64 - 1)
+    levels = np.full((k, n), -1, np.int64)
+    parents = np.full((k, n) if want_parents else (1, 1), -1, np.int64)
+    s_ids = np.arange(k)
+    levels[s_ids, sources] = 0
+    if want_parents:
+        parents[s_ids, sources] = sources
+    front = np.zeros((n, nw), np.uint64)
+    np.bitwise_or.at(front, (sources, s_ids // 64),
+                     np.left_shift(np.uint64(1), (s_ids % 64).astype(np.uint64)))
+    seen = front.copy()
+    out = _raw(out_block)
+    inn = _raw(in_block)
+    total = max(int(out_degree.sum()), 1)
+    active = np.unique(sources)
+    depth = 0
+    while active.size and (max_depth is None or depth < max_depth):
+        depth += 1
+        nxt = np.zeros_like(front)
+        if int(out_degree[active].sum()) < PUSH_SHARE * total:
+            _bits_push(*out, active, front, seen, nxt, levels, parents, want_parents, depth)
+        else:
+            _bits_pull(*inn, front, seen, full, nxt, levels, parents, want_parents, depth)
+        seen |= nxt
+        front = nxt
+        active = np.flatnonzero(nxt.any(axis=1))
+        if not active.size:
+            depth -= 1
+    return levels, parents, depth

@@ -3,9 +3,18 @@
 The frontiers of ``k`` searches form the columns of a sparse ``n x k`` matrix
 ``F``; a level is ``F' = B ⊕.⊗ F`` masked by the complement of the visited
 matrix, over ``min_second`` (parents: the smallest frontier vertex reaching a
-vertex, as :func:`spbfs.bfs` picks) or ``any_pair`` (levels only). Every
-search is independent: two sources in the same component each get their own
-complete result row, and a source listed twice gets two equal rows.
+vertex, as :func:`spbfs.bfs` picks) or ``any_pair`` (levels only). That
+SpGEMM (:func:`~spbfs.algorithms._ops.spgemm`) runs on the numpy and cupy
+backends. The numba backend stores ``F`` densely as bits instead, one
+``uint64`` word per vertex for each 64 searches, and a level becomes one
+masked product over the semiring (bitwise or, second) on those words
+(:func:`~spbfs.algorithms._ops.msbfs_bits`): one pass over the edges serves
+64 searches, pushing from a small frontier and pulling otherwise, as
+direction-optimizing BFS does.
+
+Every search is independent: two sources in the same component each get
+their own complete result row, and a source listed twice gets two equal
+rows.
 """
 
 from __future__ import annotations
@@ -17,7 +26,7 @@ import numpy as np
 
 from semirings.semiring import any_pair, min_second
 from spbfs.algorithms._common import check_sources, prepare
-from spbfs.algorithms._ops import SparseColumns, spgemm
+from spbfs.algorithms._ops import SparseColumns, msbfs_bits, spgemm
 from spbfs.config import Config
 
 __all__ = ["MultiSourceBFSResult", "multi_source_bfs"]
@@ -120,10 +129,21 @@ def multi_source_bfs(
     g = prepare(graph, config, directed, allow_empty=False)
     src = check_sources(g, sources)
     uniq, back = np.unique(src, return_inverse=True)
-    block = g.in_block if reverse else g.out_block
+    block, other = (g.in_block, g.out_block) if reverse else (g.out_block, g.in_block)
     xp = g.backend.xp
     n, k = g.n, int(uniq.shape[0])
     want_parents = output in ("both", "parents")
+    if g.backend.name == "numba":
+        degree = g.in_degree if reverse else g.out_degree
+        levels, parents, depth = msbfs_bits(
+            block, other, uniq, degree, want_parents=want_parents, max_depth=max_depth
+        )
+        return MultiSourceBFSResult(
+            sources=src,
+            parents=parents[back] if want_parents else None,
+            levels=levels[back] if output in ("both", "levels") else None,
+            depth=depth,
+        )
 
     rows = xp.arange(k, dtype=np.int64)
     s = xp.asarray(uniq)

@@ -3,9 +3,10 @@
 A :class:`~spbfs.graph.Graph` stores the structure only (BFS ignores values),
 so the weights come from one of, in this order:
 
-1. the ``weights`` argument, a scipy sparse matrix ``W`` (``W[u, v]`` is the
+1. the ``weights`` argument: a scipy sparse matrix ``W`` (``W[u, v]`` is the
    weight of the edge ``u -> v``; its stored entries, explicit zeros
-   included, are the weighted edges),
+   included, are the weighted edges), or a block made once from it by
+   :func:`weighted_block` for repeated calls (no rebuilding, no checks),
 2. the graph argument itself when it is a scipy sparse matrix (its values),
 3. the input edge list's ``weights`` (:attr:`spbfs.edges.EdgeList.weights`,
    e.g. a Matrix Market ``real`` file, kept on ``Graph.edges``),
@@ -81,9 +82,12 @@ def _edge_weights(graph: Any, g: Graph, weights: Any) -> tuple[Any, Any, Any] | 
         return e.src, e.dst, np.asarray(e.weights, dtype=np.float64)
     else:
         return None
-    coo = sp.coo_matrix(mat)
-    coo.sum_duplicates()
-    return coo.row.astype(np.int64), coo.col.astype(np.int64), coo.data.astype(np.float64)
+    csr = sp.csr_matrix(mat)
+    if not csr.has_canonical_format:  # repeated entries add up, as in scipy.sparse.csgraph
+        csr = csr.copy()
+        csr.sum_duplicates()
+    rows = np.repeat(np.arange(csr.shape[0], dtype=np.int64), np.diff(csr.indptr))
+    return rows, csr.indices.astype(np.int64), csr.data.astype(np.float64)
 
 
 def _check_weights(src: np.ndarray, dst: np.ndarray, w: np.ndarray) -> None:
@@ -92,17 +96,44 @@ def _check_weights(src: np.ndarray, dst: np.ndarray, w: np.ndarray) -> None:
         k = int(bad[0])
         raise ValueError(
             f"weights must be non-negative (and not NaN): edge {int(src[k])} -> {int(dst[k])} "
-            f"has weight {w[k]!r} ({bad.size} such edge(s)); sssp relaxes over min_plus and "
+            f"has weight {float(w[k])} ({bad.size} such edge(s)); sssp relaxes over min_plus and "
             "needs weights >= 0"
         )
 
 
-def weighted_block(g: Graph, src: Any, dst: Any, w: Any) -> Block:
+def weighted_block(g: Graph, weights: Any) -> Block:
     """Block of ``Bw`` (``Bw[v, u] = w(u -> v)``) in ``g``'s format and backend.
 
-    Self-loops are dropped (they never shorten a path); repeated edges keep
-    their smallest weight; an undirected graph gets both directions.
+    Build it once and pass it as ``sssp(g, s, weights=block)`` to run many
+    sources without rebuilding it.
+
+    Parameters
+    ----------
+    g : Graph
+        Supplies the vertex count, direction, format and backend.
+    weights : scipy.sparse matrix
+        ``W[u, v]`` = weight of ``u -> v``, non-negative, shape ``(n, n)``.
+
+    Returns
+    -------
+    Block
+        Self-loops dropped (they never shorten a path), repeated edges with
+        their smallest weight, both directions for an undirected graph.
+
+    Raises
+    ------
+    TypeError, ValueError
+        As :func:`sssp` for bad ``weights``.
     """
+    if not sp.issparse(weights):
+        raise TypeError(f"weights must be a scipy sparse matrix, got {type(weights).__name__}")
+    ew = _edge_weights(None, g, weights)
+    assert ew is not None  # a sparse matrix always gives edges
+    _check_weights(*ew)
+    return _build_weighted(g, *ew)
+
+
+def _build_weighted(g: Graph, src: Any, dst: Any, w: Any) -> Block:
     src = np.asarray(src, dtype=np.int64)
     dst = np.asarray(dst, dtype=np.int64)
     w = np.asarray(w, dtype=np.float64)
@@ -112,11 +143,14 @@ def weighted_block(g: Graph, src: Any, dst: Any, w: Any) -> Block:
     src, dst, w = src[keep], dst[keep], w[keep]
     n = g.n
     key = src * n + dst  # column-major order of Bw: by column u = src, then row v = dst
-    order = np.lexsort((w, key))
+    order = np.argsort(key, kind="stable")  # radix sort of int64 keys
     key, w = key[order], w[order]
     first = np.ones(key.shape[0], dtype=bool)
-    first[1:] = key[1:] != key[:-1]  # the smallest weight of each edge comes first
-    key, w = key[first], w[first]
+    first[1:] = key[1:] != key[:-1]
+    starts = np.flatnonzero(first)
+    if starts.shape[0] != key.shape[0]:  # repeated edges keep their smallest weight
+        w = np.minimum.reduceat(w, starts) if starts.size else w
+        key = key[starts]
     u, v = key // n, key % n
     return block_from_edges(
         g.config.format, v, u, (n, n), values=w, index_dtype=g.config.index_dtype,
@@ -142,10 +176,11 @@ def sssp(
         matrix supplies its values as the weights.
     source : int
         Source vertex id.
-    weights : scipy.sparse matrix, optional
+    weights : scipy.sparse matrix or Block, optional
         ``W[u, v]`` = weight of ``u -> v``, shape ``(n, n)``; its stored
-        entries are the weighted edges. See the module docstring for where
-        weights come from when it is omitted.
+        entries are the weighted edges. A block from :func:`weighted_block`
+        is used as it is. See the module docstring for where weights come
+        from when it is omitted.
     max_rounds : int, optional
         Stop after this many relaxation rounds (distances are then upper
         bounds).
@@ -183,12 +218,20 @@ def sssp(
             raise TypeError(f"max_rounds must be an integer, got {type(max_rounds).__name__}")
         if max_rounds < 0:
             raise ValueError(f"max_rounds must be >= 0, got {max_rounds}")
-    ew = _edge_weights(graph, g, weights)
-    if ew is None:
-        block = g.out_block
+    if isinstance(weights, Block):
+        if weights.shape != (g.n, g.n) or weights.data is None:
+            raise ValueError(
+                f"weights: a block must be a weighted block of shape ({g.n}, {g.n}) made by "
+                f"weighted_block, got {weights!r}"
+            )
+        block = weights
     else:
-        _check_weights(*ew)
-        block = weighted_block(g, *ew)
+        ew = _edge_weights(graph, g, weights)
+        if ew is None:
+            block = g.out_block
+        else:
+            _check_weights(*ew)
+            block = _build_weighted(g, *ew)
     xp = g.backend.xp
     n = g.n
     dist = xp.full(n, np.inf, dtype=np.float64)

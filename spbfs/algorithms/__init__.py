@@ -1,0 +1,51 @@
+"""Semiring graph algorithms beyond BFS, on the same blocks and kernels.
+
+Each algorithm is a short driver loop whose core step is one semiring
+product on the graph's block (csr or dcsc, any backend):
+
+=============================  ====================================================
+:func:`multi_source_bfs`       SpGEMM over ``min_second`` / ``any_pair`` per level
+                               (numba: bit-parallel, (bitwise or, second) on words)
+:func:`sssp`                   SpMSV over ``min_plus`` per round (Bellman-Ford)
+:func:`connected_components`   SpMSV over ``min_second`` per round, plus shortcuts
+:func:`betweenness_centrality` SpGEMM over ``plus_times`` per level, both sweeps
+:func:`pagerank`               SpMV over ``plus_times`` per iteration
+:func:`triangle_count`         masked SpGEMM over ``plus_pair``, once
+=============================  ====================================================
+
+Keeping the step a single product call (:func:`semirings.spmsv`,
+:func:`semirings.spmv`, or one of :mod:`spbfs.algorithms._ops`) is
+deliberate: a distributed version on the 2D process grid replaces that one
+call by its distributed counterpart (gather the vector along the grid
+column, local product, reduce along the row with the semiring's MPI
+operator: MIN, SUM, or BOR for the bit-parallel BFS) and keeps the driver
+loop as it is. The distributed versions are
+not written yet; everything here runs in one process.
+
+Results are small dataclasses (or, for betweenness, one array) of numpy
+arrays on the host, whatever the backend. Weighted shortest paths build a
+weighted block (:func:`weighted_block`), because a :class:`~spbfs.graph.Graph`
+keeps the structure only.
+"""
+
+from spbfs.algorithms.betweenness import betweenness_centrality
+from spbfs.algorithms.components import ComponentsResult, connected_components
+from spbfs.algorithms.msbfs import MultiSourceBFSResult, multi_source_bfs
+from spbfs.algorithms.ranking import PageRankResult, pagerank
+from spbfs.algorithms.shortest_paths import ShortestPathsResult, sssp, weighted_block
+from spbfs.algorithms.triangles import TriangleCount, triangle_count
+
+__all__ = [
+    "ComponentsResult",
+    "MultiSourceBFSResult",
+    "PageRankResult",
+    "ShortestPathsResult",
+    "TriangleCount",
+    "betweenness_centrality",
+    "connected_components",
+    "multi_source_bfs",
+    "pagerank",
+    "sssp",
+    "triangle_count",
+    "weighted_block",
+]

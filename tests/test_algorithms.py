@@ -1,0 +1,431 @@
+"""spbfs.algorithms against scipy.sparse.csgraph and networkx, both formats, CPU backends."""
+
+from __future__ import annotations
+
+import functools
+import random
+
+import networkx as nx
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from conftest import FORMATS
+from scipy.sparse.csgraph import connected_components as sp_components
+from scipy.sparse.csgraph import shortest_path
+
+import spbfs
+from spbfs import generators as gen
+from spbfs.algorithms import (
+    betweenness_centrality,
+    connected_components,
+    multi_source_bfs,
+    pagerank,
+    sssp,
+    triangle_count,
+)
+from spbfs.edges import EdgeList
+from spbfs.io import read_graph
+
+CPU = ["numba", "numpy"]
+CONFIGS = [
+    pytest.param(fmt, be, id=f"{fmt}-{be}") for fmt in FORMATS for be in CPU
+] + [pytest.param("csr", "cupy", id="csr-cupy", marks=pytest.mark.gpu)]
+
+
+def _disconnected() -> EdgeList:
+    p, s = gen.path(20), gen.star(9)
+    return EdgeList(
+        np.concatenate([p.src, s.src + 20]),
+        np.concatenate([p.dst, s.dst + 20]),
+        20 + 9 + 4,  # four isolated vertices
+        directed=False,
+    )
+
+
+def _triangles_and_tails() -> EdgeList:
+    src = [0, 1, 2, 2, 3, 4, 5, 6, 6, 8, 9]
+    dst = [1, 2, 0, 3, 4, 2, 6, 7, 5, 9, 10]
+    return EdgeList(np.array(src), np.array(dst), 12, directed=False)
+
+
+GRAPHS = {
+    "kron8": gen.kronecker(8, 8, seed=3),  # skewed, isolated vertices
+    "er_directed": gen.erdos_renyi(150, m=450, seed=5, directed=True),  # dangling, sinks
+    "er_sparse_directed": gen.erdos_renyi(120, m=110, seed=6, directed=True),  # many pieces
+    "disconnected": _disconnected(),
+    "grid": gen.grid2d(9, 7),
+    "triangles": _triangles_and_tails(),
+}
+
+
+def _graph(name: str, fmt: str, backend: str) -> spbfs.Graph:
+    return spbfs.Graph.from_edgelist(GRAPHS[name], config=spbfs.Config(format=fmt,
+                                                                      backend=backend))
+
+
+def _nx(g: spbfs.Graph) -> nx.Graph:
+    kind = nx.DiGraph if g.directed else nx.Graph
+    G = nx.from_scipy_sparse_array(g.to_scipy(), create_using=kind)
+    G.remove_edges_from(nx.selfloop_edges(G))
+    return G
+
+
+def _as_array(d: dict, n: int) -> np.ndarray:
+    return np.array([d[i] for i in range(n)], dtype=np.float64)
+
+
+@pytest.fixture(scope="module")
+def karate(data_dir) -> EdgeList:
+    return read_graph(data_dir / "karate.mtx")
+
+
+# -- multi-source BFS -----------------------------------------------------------------
+@pytest.mark.parametrize(("fmt", "backend"), CONFIGS)
+@pytest.mark.parametrize("name", sorted(GRAPHS))
+def test_msbfs_matches_bfs_and_scipy(name: str, fmt: str, backend: str) -> None:
+    g = _graph(name, fmt, backend)
+    sources = np.array([0, 3, 3, g.n - 1, g.n // 2])  # a duplicate: two equal rows
+    r = multi_source_bfs(g, sources)
+    assert r.parents.shape == r.levels.shape == (5, g.n)
+    ref = shortest_path(g.to_scipy(), directed=g.directed, unweighted=True, indices=sources)
+    np.testing.assert_array_equal(np.where(r.levels < 0, np.inf, r.levels), ref)
+    for i, s in enumerate(sources):
+        one = spbfs.bfs(g, int(s))
+        np.testing.assert_array_equal(r.parents[i], one.parents)  # same min-parent rule
+    np.testing.assert_array_equal(r.levels[1], r.levels[2])
+    levels_only = multi_source_bfs(g, sources, output="levels")
+    assert levels_only.parents is None
+    np.testing.assert_array_equal(levels_only.levels, r.levels)
+
+
+@pytest.mark.parametrize(("fmt", "backend"), CONFIGS)
+@pytest.mark.parametrize("name", ["kron8", "er_directed"])
+def test_msbfs_more_than_64_sources(name: str, fmt: str, backend: str) -> None:
+    # The numba backend packs 64 searches per word: 130 sources need three words.
+    g = _graph(name, fmt, backend)
+    sources = np.arange(g.n)[::-1][:130] if g.n >= 130 else np.arange(g.n)
+    r = multi_source_bfs(g, sources)
+    ref = shortest_path(g.to_scipy(), directed=g.directed, unweighted=True, indices=sources)
+    np.testing.assert_array_equal(np.where(r.levels < 0, np.inf, r.levels), ref)
+    for i in (0, 63, 64, 129):
+        np.testing.assert_array_equal(r.parents[i], spbfs.bfs(g, int(sources[i])).parents)
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_msbfs_options(fmt: str) -> None:
+    g = _graph("er_directed", fmt, "numba")
+    r = multi_source_bfs(g, [1, 2], max_depth=2, output="levels")
+    assert r.depth <= 2 and r.levels.max() <= 2
+    full = multi_source_bfs(g, [1, 2], output="levels")
+    np.testing.assert_array_equal(np.where(full.levels <= 2, full.levels, -1), r.levels)
+    rev = multi_source_bfs(g, [1], reverse=True)
+    np.testing.assert_array_equal(rev.levels[0], spbfs.bfs(g, 1, reverse=True).levels)
+    single = multi_source_bfs(g, 7)
+    assert single.sources.tolist() == [7] and len(single) == 1
+
+
+# -- shortest paths ---------------------------------------------------------------------
+def _weights(el: EdgeList, seed: int, directed: bool) -> sp.csr_matrix:
+    rng = np.random.default_rng(seed)
+    w = rng.uniform(0.0, 10.0, el.num_edges)
+    w[rng.random(el.num_edges) < 0.1] = 0.0  # zero-weight edges are edges
+    m = sp.coo_matrix((w, (el.src, el.dst)), shape=(el.n, el.n)).tocsr()
+    m.sum_duplicates()
+    return m
+
+
+@pytest.mark.parametrize(("fmt", "backend"), CONFIGS)
+@pytest.mark.parametrize("name", sorted(GRAPHS))
+def test_sssp_matches_scipy(name: str, fmt: str, backend: str) -> None:
+    g = _graph(name, fmt, backend)
+    el = GRAPHS[name]
+    w = _weights(el, 7, g.directed)
+    for source in (0, g.n // 3):
+        r = sssp(g, source, weights=w)
+        # scipy: an undirected edge given with two weights may be used with the smaller.
+        ref = shortest_path(w, directed=g.directed, indices=source)
+        np.testing.assert_allclose(r.distances, ref)
+        hops = sssp(g, source).distances  # no weights: every edge weighs 1
+        np.testing.assert_array_equal(
+            hops, shortest_path(g.to_scipy(), directed=g.directed, unweighted=True,
+                                indices=source))
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_sssp_weight_sources(fmt: str, data_dir) -> None:
+    cfg = spbfs.Config(format=fmt, backend="numba")
+    # A weighted scipy matrix as the graph: its values are the weights.
+    w = _weights(GRAPHS["er_directed"], 3, True)
+    r = sssp(w, 4, directed=True, config=cfg)
+    np.testing.assert_allclose(r.distances, shortest_path(w, directed=True, indices=4))
+    # An edge list read from a weighted file keeps its weights (west0067 has negative
+    # values: sssp refuses them, then runs on their absolute values).
+    el = read_graph(data_dir / "west0067.mtx")
+    g = spbfs.Graph.from_edgelist(el, config=cfg)
+    with pytest.raises(ValueError, match="weights must be non-negative"):
+        sssp(g, 0)
+    el.weights = np.abs(el.weights)
+    g = spbfs.Graph.from_edgelist(el, config=cfg)
+    a = sp.coo_matrix((el.weights, (el.src, el.dst)), shape=(el.n, el.n)).tocsr()
+    a.setdiag(0)
+    a.eliminate_zeros()
+    np.testing.assert_allclose(sssp(g, 0).distances, shortest_path(a, directed=True, indices=0))
+
+
+def test_sssp_prebuilt_weighted_block() -> None:
+    from spbfs.algorithms.shortest_paths import weighted_block
+
+    g = _graph("kron8", "dcsc", "numba")
+    w = _weights(GRAPHS["kron8"], 2, False)
+    block = weighted_block(g, w)
+    for s in (0, 5, 9):
+        np.testing.assert_allclose(sssp(g, s, weights=block).distances,
+                                   shortest_path(w, directed=False, indices=s))
+    with pytest.raises(ValueError, match="weights: a block must be a weighted block"):
+        sssp(g, 0, weights=g.out_block)
+    with pytest.raises(TypeError, match="weights must be a scipy sparse matrix"):
+        weighted_block(g, None)
+
+
+def test_sssp_errors() -> None:
+    g = _graph("grid", "csr", "numba")
+    w = _weights(GRAPHS["grid"], 1, False)
+    neg = w.copy()
+    neg.data[5] = -1.0
+    with pytest.raises(ValueError, match=r"weights must be non-negative.*-1\.0"):
+        sssp(g, 0, weights=neg)
+    nan = w.copy()
+    nan.data[0] = np.nan
+    with pytest.raises(ValueError, match="weights must be non-negative"):
+        sssp(g, 0, weights=nan)
+    with pytest.raises(ValueError, match="weights has shape"):
+        sssp(g, 0, weights=sp.eye(3, format="csr"))
+    with pytest.raises(TypeError, match="weights must be a scipy sparse matrix"):
+        sssp(g, 0, weights=w.toarray())
+    with pytest.raises(ValueError, match=r"source=63 is out of range"):
+        sssp(g, 63, weights=w)
+    with pytest.raises(TypeError, match="source must be an integer"):
+        sssp(g, 1.5)
+    with pytest.raises(ValueError, match="graph is empty"):
+        sssp(spbfs.Graph.from_edges([], [], n=0), 0)
+    with pytest.raises(ValueError, match="max_rounds must be >= 0"):
+        sssp(g, 0, max_rounds=-1)
+
+
+# -- connected components ----------------------------------------------------------------
+@pytest.mark.parametrize(("fmt", "backend"), CONFIGS)
+@pytest.mark.parametrize("name", sorted(GRAPHS))
+def test_components_match_scipy(name: str, fmt: str, backend: str) -> None:
+    g = _graph(name, fmt, backend)
+    r = connected_components(g)
+    count, labels = sp_components(g.to_scipy(), directed=True, connection="weak")
+    assert r.n_components == count
+    np.testing.assert_array_equal(r.labels, labels)  # same numbering: by smallest vertex
+    assert (r.roots <= np.arange(g.n)).all()
+    np.testing.assert_array_equal(r.roots[r.roots], r.roots)
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_components_real_graphs(fmt: str, data_dir) -> None:
+    cfg = spbfs.Config(format=fmt, backend="numba")
+    for name in ("karate.mtx", "p2p-Gnutella31.txt", "luxembourg_osm.mtx"):
+        g = spbfs.Graph.from_edgelist(read_graph(data_dir / name), config=cfg)
+        r = connected_components(g)
+        count, labels = sp_components(g.to_scipy(), directed=True, connection="weak")
+        assert r.n_components == count, name
+        np.testing.assert_array_equal(r.labels, labels)
+
+
+def test_components_empty_and_isolated() -> None:
+    r = connected_components(spbfs.Graph.from_edges([], [], n=0))
+    assert r.n_components == 0 and r.labels.size == 0
+    r = connected_components(spbfs.Graph.from_edges([], [], n=3))
+    assert r.n_components == 3 and r.labels.tolist() == [0, 1, 2]
+
+
+# -- betweenness ------------------------------------------------------------------------
+@pytest.mark.parametrize(("fmt", "backend"), CONFIGS)
+@pytest.mark.parametrize("name", ["kron8", "er_directed", "disconnected", "triangles"])
+def test_betweenness_matches_networkx(name: str, fmt: str, backend: str) -> None:
+    g = _graph(name, fmt, backend)
+    G = _nx(g)
+    for normalized in (True, False):
+        ours = betweenness_centrality(g, normalized=normalized, batch_size=40)
+        ref = _as_array(nx.betweenness_centrality(G, normalized=normalized), g.n)
+        np.testing.assert_allclose(ours, ref, rtol=1e-9, atol=1e-12)
+    # Sampled: the sources networkx draws for (k, seed), given explicitly.
+    k, seed = 10, 11
+    chosen = random.Random(seed).sample(list(G.nodes()), k)
+    ours = betweenness_centrality(g, sources=chosen, batch_size=4)
+    ref = _as_array(nx.betweenness_centrality(G, k=k, seed=seed), g.n)
+    np.testing.assert_allclose(ours, ref, rtol=1e-9, atol=1e-12)
+
+
+def test_betweenness_real_graph(karate) -> None:
+    for fmt in FORMATS:
+        g = spbfs.Graph.from_edgelist(karate, config=spbfs.Config(format=fmt))
+        ref = _as_array(nx.betweenness_centrality(_nx(g)), g.n)
+        np.testing.assert_allclose(betweenness_centrality(g), ref, rtol=1e-9)
+
+
+def test_betweenness_sampling_and_errors() -> None:
+    g = _graph("kron8", "csr", "numba")
+    a = betweenness_centrality(g, k=20, seed=4)
+    b = betweenness_centrality(g, k=20, seed=4)
+    np.testing.assert_array_equal(a, b)
+    exact = betweenness_centrality(g)
+    np.testing.assert_allclose(betweenness_centrality(g, k=g.n, seed=1), exact)
+    with pytest.raises(ValueError, match="k=257 exceeds"):
+        betweenness_centrality(g, k=g.n + 1)
+    with pytest.raises(ValueError, match="not both"):
+        betweenness_centrality(g, k=3, sources=[1, 2, 3])
+    with pytest.raises(ValueError, match="distinct"):
+        betweenness_centrality(g, sources=[1, 1])
+    with pytest.raises(ValueError, match=r"sources\[1\]=999 is out of range"):
+        betweenness_centrality(g, sources=[1, 999])
+    with pytest.raises(ValueError, match="batch_size must be >= 1"):
+        betweenness_centrality(g, batch_size=0)
+    assert betweenness_centrality(spbfs.Graph.from_edges([], [], n=0)).size == 0
+
+
+# -- PageRank -----------------------------------------------------------------------------
+@pytest.mark.parametrize(("fmt", "backend"), CONFIGS)
+@pytest.mark.parametrize("name", sorted(GRAPHS))
+def test_pagerank_matches_networkx(name: str, fmt: str, backend: str) -> None:
+    g = _graph(name, fmt, backend)
+    r = pagerank(g, tol=1e-10, max_iter=500)
+    assert r.converged
+    ref = _as_array(nx.pagerank(_nx(g), tol=1e-10, max_iter=500), g.n)
+    np.testing.assert_allclose(r.scores, ref, atol=1e-8)
+    assert r.scores.sum() == pytest.approx(1.0)
+
+
+def test_pagerank_real_graph_and_errors(karate) -> None:
+    g = spbfs.Graph.from_edgelist(karate, config=spbfs.Config(format="dcsc"))
+    ref = _as_array(nx.pagerank(_nx(g), alpha=0.9), g.n)
+    np.testing.assert_allclose(pagerank(g, alpha=0.9).scores, ref, atol=1e-6)
+    assert not pagerank(g, max_iter=1).converged
+    with pytest.raises(ValueError, match="alpha must lie in"):
+        pagerank(g, alpha=1.5)
+    with pytest.raises(ValueError, match="tol must be > 0"):
+        pagerank(g, tol=0)
+    with pytest.raises(ValueError, match="max_iter must be >= 1"):
+        pagerank(g, max_iter=0)
+    assert pagerank(spbfs.Graph.from_edges([], [], n=0)).scores.size == 0
+
+
+# -- triangles ------------------------------------------------------------------------------
+@pytest.mark.parametrize(("fmt", "backend"), CONFIGS)
+@pytest.mark.parametrize("name", sorted(GRAPHS))
+def test_triangles_match_networkx(name: str, fmt: str, backend: str) -> None:
+    g = _graph(name, fmt, backend)
+    r = triangle_count(g)
+    ref = nx.triangles(_nx(g).to_undirected())
+    np.testing.assert_array_equal(r.per_vertex, _as_array(ref, g.n))
+    assert r.total == sum(ref.values()) // 3
+
+
+def test_triangles_real_graph(karate) -> None:
+    for fmt in FORMATS:
+        for backend in CPU:
+            g = spbfs.Graph.from_edgelist(karate, config=spbfs.Config(format=fmt,
+                                                                      backend=backend))
+            r = triangle_count(g)
+            assert r.total == 45
+            np.testing.assert_array_equal(r.per_vertex,
+                                          _as_array(nx.triangles(_nx(g)), g.n))
+
+
+def test_triangles_large_chunks() -> None:
+    # The vectorized kernel splits its wedges into chunks; force many small ones.
+    from semirings.backend import get_backend
+    from spbfs.algorithms import _ops
+
+    g = _graph("kron8", "csr", "numpy")
+    ref = triangle_count(g).per_vertex
+    b = g.out_block
+    cols = b.column_ids()
+    rows = b.ind.astype(np.int64)
+    keep = cols < rows
+    ptr = np.zeros(g.n + 1, np.int64)
+    np.cumsum(np.bincount(cols[keep], minlength=g.n), out=ptr[1:])
+    small = _ops._dag_triangles_vectorized(ptr, rows[keep], g.n, np, chunk=7)
+    np.testing.assert_array_equal(small, ref)
+    np.testing.assert_array_equal(_ops.dag_triangles(ptr, rows[keep], g.n,
+                                                     get_backend("numba")), ref)
+
+
+# -- bad input common to all ---------------------------------------------------------------
+def test_source_errors_name_the_argument() -> None:
+    g = _graph("grid", "dcsc", "numba")
+    with pytest.raises(ValueError, match=r"sources\[1\]=-1 is out of range"):
+        multi_source_bfs(g, [0, -1])
+    with pytest.raises(ValueError, match="sources=63 is out of range"):
+        multi_source_bfs(g, 63)
+    with pytest.raises(ValueError, match="sources is empty"):
+        multi_source_bfs(g, [])
+    with pytest.raises(TypeError, match="sources must hold integer"):
+        multi_source_bfs(g, [0.5])
+    with pytest.raises(ValueError, match="output must be one of"):
+        multi_source_bfs(g, [0], output="dist")
+    with pytest.raises(ValueError, match="max_depth must be >= 0"):
+        multi_source_bfs(g, [0], max_depth=-2)
+    with pytest.raises(ValueError, match="graph is empty"):
+        multi_source_bfs(spbfs.Graph.from_edges([], [], n=0), [0])
+
+
+def test_accepts_other_graph_inputs() -> None:
+    el = GRAPHS["er_directed"]
+    g = spbfs.Graph.from_edgelist(el)
+    a = g.to_scipy()
+    r1 = connected_components(a, directed=True)
+    r2 = connected_components((el.src, el.dst), directed=True)
+    np.testing.assert_array_equal(r1.labels, connected_components(g).labels)
+    assert r2.n_components == r1.n_components
+    np.testing.assert_allclose(pagerank(_nx(g)).scores, pagerank(g).scores)
+
+
+# -- the SpGEMM helper itself ---------------------------------------------------------------
+@functools.cache
+def _user_semiring():
+    # One object: numba compiles a user semiring's kernels once per object.
+    from semirings import Semiring
+
+    return Semiring.from_callables(add=np.maximum, identity=-np.inf, mul=np.add,
+                                   name="maxplus_user")
+
+
+@pytest.mark.parametrize(("fmt", "backend"), CONFIGS)
+@pytest.mark.parametrize("semiring", ["plus_times", "min_plus", "min_second", "any_pair", "user"])
+def test_spgemm_equals_one_spmsv_per_column(semiring: str, fmt: str, backend: str) -> None:
+    from semirings import SparseVector, block_from_edges, spmsv
+    from spbfs.algorithms._ops import SparseColumns, spgemm
+
+    rng = np.random.default_rng(8)
+    n, k = 60, 5
+    el = gen.erdos_renyi(n, m=240, seed=9, directed=True)
+    values = rng.integers(1, 9, el.num_edges).astype(np.float64)
+    block = block_from_edges(fmt, el.dst, el.src, (n, n), values=values, backend=backend)
+    if semiring == "user":
+        semiring = _user_semiring()
+    cols = [np.sort(rng.choice(n, size=c, replace=False)) for c in (0, 1, 4, 9, 30)]
+    ptr = np.zeros(k + 1, np.int64)
+    ptr[1:] = np.cumsum([c.size for c in cols])
+    ind = np.concatenate(cols).astype(np.int64)
+    val = rng.random(ind.size)
+    mask = rng.random((k, n)) < 0.5
+    xp = block.backend.xp
+    x = SparseColumns(xp.asarray(ptr), xp.asarray(ind), xp.asarray(val), n)
+    for m, comp in ((None, False), (mask, False), (mask, True)):
+        c = spgemm(block, x, semiring, mask=None if m is None else xp.asarray(m),
+                   complement=comp)
+        to_host = block.backend.to_host
+        cptr, cind, cval = to_host(c.ptr), to_host(c.ind), to_host(c.val)
+        for s in range(k):
+            lo, hi = ptr[s], ptr[s + 1]
+            y = spmsv(block, SparseVector(xp.asarray(ind[lo:hi]), xp.asarray(val[lo:hi]), n),
+                      semiring, mask=None if m is None else xp.asarray(m[s]),
+                      complement=comp)
+            np.testing.assert_array_equal(cind[cptr[s]:cptr[s + 1]], to_host(y.indices))
+            if semiring != "any_pair":
+                np.testing.assert_allclose(cval[cptr[s]:cptr[s + 1]], to_host(y.values))
