@@ -18,9 +18,10 @@ Keeping the step a single product call (:func:`semirings.spmsv`,
 deliberate: a distributed version on the 2D process grid replaces that one
 call by its distributed counterpart (gather the vector along the grid
 column, local product, reduce along the row with the semiring's MPI
-operator: MIN, SUM, or BOR for the bit-parallel BFS) and keeps the driver
-loop as it is. The distributed versions are
-not written yet; everything here runs in one process.
+operator) and keeps the driver loop as it is. Those versions live in
+:mod:`spbfs.algorithms.distributed` (``dist_pagerank``, ``dist_sssp``, ...);
+they are not imported here, so that the one-process functions never pull in
+MPI.
 
 Results are small dataclasses (or, for betweenness, one array) of numpy
 arrays on the host, whatever the backend. Weighted shortest paths build a

@@ -1,0 +1,255 @@
+"""Cases of the distributed algorithms: ``mpiexec -n P python algorithms_cases.py GRID...``.
+
+Every grid named on the command line (``RxC`` with ``R·C = P``) runs the whole
+suite on small graphs whose sizes do not divide by the rank count (a Kronecker
+graph with isolated vertices, a 2-D lattice, a directed random graph, a path
+padded with isolated vertices), in both formats. Every result is gathered on
+rank 0 and compared with the one-process function of :mod:`spbfs.algorithms`
+and with scipy / networkx. Bad input must raise the same
+:class:`~spbfs.dist.CollectiveError` on every rank. Any failure raises, and the
+installed excepthook aborts the job with a non-zero status. Prints
+``ALL OK <cases>`` on rank 0 at the end.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import networkx as nx
+import numpy as np
+import scipy.sparse as sp
+from scipy.sparse import csgraph
+
+from spbfs import Config, Graph
+from spbfs.algorithms import (
+    betweenness_centrality,
+    connected_components,
+    multi_source_bfs,
+    pagerank,
+    sssp,
+    triangle_count,
+)
+from spbfs.algorithms.distributed import (
+    dist_betweenness_centrality,
+    dist_connected_components,
+    dist_multi_source_bfs,
+    dist_pagerank,
+    dist_sssp,
+    dist_triangle_count,
+    dist_weighted_block,
+)
+from spbfs.dist import CollectiveError, DistGraph, ProcessGrid, install_excepthook
+from spbfs.edges import EdgeList
+from spbfs.generators import erdos_renyi, grid2d, kronecker, path
+
+
+def graphs() -> list[tuple[str, EdgeList, bool]]:
+    kron = kronecker(8, 4, seed=5)  # sparse enough to leave isolated vertices
+    lattice = grid2d(13, 11)  # n = 143, high diameter
+    er = erdos_renyi(203, m=500, seed=2, directed=True)
+    p = path(6)
+    padded = EdgeList(p.src, p.dst, 11)  # 5 isolated vertices at the end
+    return [("kron8", kron, False), ("grid13x11", lattice, False), ("er203d", er, True),
+            ("path6+5", padded, False)]
+
+
+def share(a: np.ndarray, rank: int, size: int) -> np.ndarray:
+    m = a.shape[0]
+    return a[rank * m // size:(rank + 1) * m // size]
+
+
+def sources_for(el: EdgeList) -> list[int]:
+    deg = np.bincount(el.src, minlength=el.n) + np.bincount(el.dst, minlength=el.n)
+    isolated = np.flatnonzero(deg == 0)
+    srcs = [0, el.n - 1, int(np.argmax(deg))]
+    if isolated.size:
+        srcs.append(int(isolated[0]))
+    return srcs
+
+
+def weighted(el: EdgeList) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The edges without repeated (u, v) pairs, with weights in [0.1, 5) (same on every rank)."""
+    key = np.unique(el.src.astype(np.int64) * el.n + el.dst)
+    u, v = key // el.n, key % el.n
+    w = np.random.default_rng(7).uniform(0.1, 5.0, size=key.shape[0])
+    return u, v, w
+
+
+def nx_graph(el: EdgeList, directed: bool) -> nx.Graph:
+    G = nx.DiGraph() if directed else nx.Graph()
+    G.add_nodes_from(range(el.n))
+    G.add_edges_from((int(a), int(b)) for a, b in zip(el.src, el.dst, strict=True) if a != b)
+    return G
+
+
+def check_graph(grid: ProcessGrid, name: str, el: EdgeList, directed: bool, fmt: str,
+                cases: list[int]) -> None:
+    rank, size = grid.rank, grid.size
+    cfg = Config(format=fmt)
+    g = DistGraph.from_edges(share(el.src, rank, size), share(el.dst, rank, size), el.n,
+                             directed=directed, grid=grid, config=cfg)
+    root = rank == 0
+    serial = Graph.from_edgelist(el, directed=directed, config=cfg) if root else None
+    tag = f"{grid.pr}x{grid.pc} {name} {fmt}"
+    G = nx_graph(el, directed) if root else None
+    adj = serial.to_scipy() if root else None
+
+    # PageRank
+    r = dist_pagerank(g).gather()
+    if root:
+        ref = pagerank(serial)
+        assert np.allclose(r.scores, ref.scores, rtol=1e-10, atol=1e-13), f"{tag}: pagerank"
+        assert abs(r.iterations - ref.iterations) <= 1 and r.converged == ref.converged, tag
+    r = dist_pagerank(g, tol=1e-12, max_iter=1000).gather()
+    if root:
+        want = nx.pagerank(G, tol=1e-10)
+        assert np.allclose(r.scores, [want[v] for v in range(el.n)], atol=1e-7), (
+            f"{tag}: pagerank vs networkx")
+    r = dist_pagerank(g, alpha=0.5, max_iter=3).gather()
+    if root:
+        ref = pagerank(serial, alpha=0.5, max_iter=3)
+        assert np.allclose(r.scores, ref.scores, rtol=1e-10, atol=1e-13), f"{tag}: pagerank 3"
+        assert r.iterations == 3 and not r.converged, tag
+    cases[0] += 2
+
+    # Connected components
+    d = dist_connected_components(g)
+    r = d.gather()
+    assert len(set(grid.comm.allgather((d.n_components, d.rounds)))) == 1, tag
+    if root:
+        ref = connected_components(serial)
+        assert r.n_components == ref.n_components, f"{tag}: components count"
+        assert np.array_equal(r.labels, ref.labels), f"{tag}: component labels"
+        assert np.array_equal(r.roots, ref.roots), f"{tag}: component roots"
+        assert r.rounds == ref.rounds, f"{tag}: rounds {r.rounds} vs {ref.rounds}"
+        nc, lab = csgraph.connected_components(adj, directed=directed, connection="weak")
+        assert nc == r.n_components and np.array_equal(lab, r.labels), f"{tag}: scipy cc"
+    cases[0] += 1
+
+    # SSSP, weighted (edge shares) and unit weights
+    u, v, w = weighted(el)
+    wb = dist_weighted_block(g, share(u, rank, size), share(v, rank, size),
+                             share(w, rank, size))
+    W = sp.csr_matrix((w, (u, v)), shape=(el.n, el.n)) if root else None
+    for s in sources_for(el):
+        r = dist_sssp(g, s, weights=wb).gather()
+        if root:
+            ref = sssp(serial, s, weights=W)
+            assert np.array_equal(r.distances, ref.distances), f"{tag}: sssp from {s}"
+            assert r.rounds == ref.rounds, f"{tag}: sssp rounds from {s}"
+            want = csgraph.dijkstra(W, directed=directed, indices=s)
+            assert np.allclose(r.distances, want, rtol=1e-12), f"{tag}: dijkstra from {s}"
+        r = dist_sssp(g, s).gather()
+        if root:
+            ref = sssp(serial, s)
+            assert np.array_equal(r.distances, ref.distances), f"{tag}: unit sssp from {s}"
+            lv = csgraph.shortest_path(adj, unweighted=True, directed=directed, indices=s)
+            assert np.array_equal(r.distances, lv), f"{tag}: unit sssp vs scipy from {s}"
+        cases[0] += 2
+    s0 = sources_for(el)[2]
+    r = dist_sssp(g, s0, weights=(share(u, rank, size), share(v, rank, size),
+                                  share(w, rank, size)), max_rounds=2).gather()
+    if root:
+        ref = sssp(serial, s0, weights=W, max_rounds=2)
+        assert np.array_equal(r.distances, ref.distances) and r.rounds == ref.rounds, tag
+    cases[0] += 1
+
+    # Multi-source BFS
+    srcs = [*sources_for(el), 0]  # a repeated source gets its own (equal) row
+    r = dist_multi_source_bfs(g, srcs).gather()
+    if root:
+        ref = multi_source_bfs(serial, srcs)
+        assert np.array_equal(r.levels, ref.levels), f"{tag}: msbfs levels"
+        assert np.array_equal(r.parents, ref.parents), f"{tag}: msbfs parents"
+        assert r.depth == ref.depth, f"{tag}: msbfs depth {r.depth} vs {ref.depth}"
+        for row, s in enumerate(srcs):
+            lv = csgraph.shortest_path(adj, unweighted=True, directed=directed, indices=s)
+            lv = np.where(np.isinf(lv), -1, lv).astype(np.int64)
+            assert np.array_equal(r.levels[row], lv), f"{tag}: msbfs vs scipy from {s}"
+    for kw in ({"output": "levels"}, {"output": "parents", "max_depth": 2},
+               {"reverse": True}, {"max_depth": 0}):
+        r = dist_multi_source_bfs(g, srcs[:3], **kw).gather()
+        if root:
+            ref = multi_source_bfs(serial, srcs[:3], **kw)
+            for attr in ("levels", "parents"):
+                a, b = getattr(r, attr), getattr(ref, attr)
+                assert (a is None) == (b is None), f"{tag}: msbfs {kw} {attr}"
+                assert a is None or np.array_equal(a, b), f"{tag}: msbfs {kw} {attr}"
+            assert r.depth == ref.depth, f"{tag}: msbfs {kw} depth"
+    cases[0] += 5
+
+    # Betweenness: sampled (one-process estimator) and, on the small graph, exact
+    r = dist_betweenness_centrality(g, k=6, seed=3, batch_size=4).gather()
+    if root:
+        ref = betweenness_centrality(serial, k=6, seed=3)
+        assert np.allclose(r, ref, rtol=1e-9, atol=1e-12, equal_nan=True), f"{tag}: bc k=6"
+    if name.startswith("path") or name.startswith("grid"):
+        r = dist_betweenness_centrality(g, normalized=False).gather()
+        if root:
+            want = nx.betweenness_centrality(G, normalized=False)
+            assert np.allclose(r, [want[x] for x in range(el.n)]), f"{tag}: bc vs networkx"
+    cases[0] += 2
+
+    # Triangles
+    d = dist_triangle_count(g)
+    r = d.gather()
+    assert len(set(grid.comm.allgather(d.total))) == 1, tag
+    if root:
+        ref = triangle_count(serial)
+        assert r.total == ref.total, f"{tag}: triangles {r.total} vs {ref.total}"
+        assert np.array_equal(r.per_vertex, ref.per_vertex), f"{tag}: per-vertex triangles"
+        want = nx.triangles(G.to_undirected() if directed else G)
+        assert np.array_equal(r.per_vertex, [want[x] for x in range(el.n)]), tag
+    cases[0] += 1
+
+
+def check_bad_input(grid: ProcessGrid) -> None:
+    el = path(10)
+    g = DistGraph.from_edges(el.src, el.dst, 10, grid=grid)
+
+    def expect(fn: object, text: str, *args: object, **kwargs: object) -> None:
+        try:
+            fn(*args, **kwargs)
+        except CollectiveError as exc:
+            assert text in str(exc), (text, str(exc))
+        else:
+            raise AssertionError(f"{fn.__name__}{args}{kwargs} accepted bad input")
+
+    expect(dist_sssp, "source=10 is out of range", g, 10)
+    expect(dist_sssp, "source=-1 is out of range", g, -1)
+    expect(dist_sssp, "max_rounds must be >= 0", g, 0, max_rounds=-1)
+    expect(dist_multi_source_bfs, "sources[1]=12 is out of range", g, [1, 12])
+    expect(dist_multi_source_bfs, "sources is empty", g, [])
+    expect(dist_multi_source_bfs, "output must be one of", g, [1], output="tree")
+    expect(dist_pagerank, "alpha must lie in [0, 1]", g, alpha=2.0)
+    expect(dist_betweenness_centrality, "exceeds the number of vertices", g, k=11)
+    # A negative weight on the last rank only: the same error everywhere.
+    w = np.ones(el.src.shape[0])
+    if grid.rank == grid.size - 1:
+        w[3] = -2.0
+    expect(dist_weighted_block, "weights must be non-negative", g, el.src, el.dst, w)
+    expect(dist_sssp, "edge 3 -> 4 has weight -2.0", g, 0, weights=(el.src, el.dst, w))
+    bad = el.dst.copy()
+    if grid.rank == 0:
+        bad[0] = 99
+    expect(dist_weighted_block, "out of range", g, el.src, bad, np.ones(bad.shape[0]))
+
+
+def main() -> None:
+    install_excepthook()
+    cases = [0]
+    for shape in sys.argv[1:]:
+        grid = ProcessGrid(shape)
+        for name, el, directed in graphs():
+            for fmt in ("csr", "dcsc"):
+                check_graph(grid, name, el, directed, fmt, cases)
+        check_bad_input(grid)
+        grid.free()
+    from mpi4py import MPI
+
+    if MPI.COMM_WORLD.Get_rank() == 0:
+        print(f"ALL OK {cases[0]} cases on grids {' '.join(sys.argv[1:])}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
