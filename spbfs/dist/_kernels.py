@@ -13,7 +13,6 @@ import numpy as np
 from semirings._intrinsics import prefetch
 
 _AHEAD = 16
-_ALL = np.uint64(0xFFFFFFFFFFFFFFFF)
 # Lowest-set-bit position by a de Bruijn multiply: (x & -x) * C >> 58 is unique per bit.
 _DEBRUIJN = np.uint64(0x022FDD63CC95386D)
 _DEBRUIJN_POS = np.zeros(64, np.int64)
@@ -22,15 +21,14 @@ for _b in range(64):
 
 
 @nb.njit(cache=True, nogil=True)
-def topdown_local(ptr, ind, jc, dcsc, frontier, sent, out_rows, out_par):
-    """Local ``t = B_ij ⊕.⊗ f`` over ``min_second``, masked by ``sent``.
+def topdown_mark(ptr, ind, jc, dcsc, frontier, sent, par_of):
+    """Local ``t = B_ij ⊕.⊗ f`` over ``min_second``, masked by ``sent``, kept by row.
 
-    ``frontier`` holds sorted local column ids; a row reached for the first
-    time (its bit in ``sent`` clear) gets the smallest frontier column reaching
-    it, because columns are visited in increasing order. Rows are written to
-    ``out_rows`` with their parent column in ``out_par``.
-
-    Returns (candidates, edges scanned).
+    A row reached for the first time (its bit in ``sent`` clear) gets the
+    smallest frontier column reaching it (columns are visited in increasing
+    order): its bit is set and the column goes to ``par_of[row]``: the pairs are
+    then read off the bitmap in row order (:func:`pairs_from_bits`), so their
+    owners apply them sequentially. Returns (candidates, edges scanned).
     """
     k = 0
     scanned = 0
@@ -58,46 +56,104 @@ def topdown_local(ptr, ind, jc, dcsc, frontier, sent, out_rows, out_par):
             if sent[w] & bit:
                 continue
             sent[w] |= bit
-            out_rows[k] = v
-            out_par[k] = u
+            par_of[v] = u
             k += 1
     return k, scanned
 
 
 @nb.njit(cache=True, nogil=True)
-def bucket_pairs(rows, pars, k, B64, nparts, counts, out):
-    """Group ``(rows[:k] % B64, pars[:k])`` by ``rows // B64`` into interleaved pairs.
+def pairs_from_bits(sent, prev, par_of, bw, nparts, counts, out, col_piece0, b, B64):
+    """The pairs of the rows set in ``sent`` but not ``prev``, by part, rows increasing.
 
-    ``counts`` (length ``nparts``) receives the pairs per part; ``out`` (length
-    ``2 k``) the pairs, part by part.
+    Part ``t`` holds the words ``t * bw .. (t + 1) * bw``; a pair is (row
+    within the part, global id of ``par_of[row]``, a column-chunk local id).
+    ``counts`` receives the pairs per part. Returns the number of pairs.
     """
+    q = 0
+    zero = np.uint64(0)
     for t in range(nparts):
-        counts[t] = 0
-    for x in range(k):
-        counts[rows[x] // B64] += 1
-    pos = np.empty(nparts, np.int64)
-    acc = 0
-    for t in range(nparts):
-        pos[t] = acc
-        acc += counts[t]
-    for x in range(k):
-        r = rows[x]
-        t = r // B64
-        q = pos[t]
-        out[2 * q] = r - t * B64
-        out[2 * q + 1] = pars[x]
-        pos[t] = q + 1
+        q0 = q
+        for w in range(t * bw, (t + 1) * bw):
+            word = sent[w] & ~prev[w]
+            while word:
+                low = word & (zero - word)
+                v = w * 64 + _DEBRUIJN_POS[(low * _DEBRUIJN) >> np.uint64(58)]
+                word ^= low
+                u = np.int64(par_of[v])
+                g = col_piece0
+                while u >= B64:
+                    u -= B64
+                    g += 1
+                out[2 * q] = v - t * B64
+                out[2 * q + 1] = g * b + u
+                q += 1
+        counts[t] = q - q0
+    return q
 
 
 @nb.njit(cache=True, nogil=True)
-def apply_pairs(pairs, parents, levels, depth, visited, new, k0):
+def topdown_own(ptr, ind, jc, dcsc, frontier, visited, parents, levels, depth, deg, col_piece0,
+                b, B64, new):
+    """Top-down level of a grid with one processor column (the row chunk is the own piece).
+
+    The local SpMSV fused with the update: a row not yet in ``visited`` gets
+    the smallest frontier column reaching it (columns are visited in
+    increasing order) as its global parent, ``levels = depth``, its bit, and is
+    appended to ``new``. Returns (count, edges scanned, degree sum of the new).
+    """
+    k = 0
+    scanned = 0
+    degsum = 0
+    nzc = jc.shape[0]
+    nf = frontier.shape[0]
+    one = np.uint64(1)
+    for i in range(nf):
+        if not dcsc and i + _AHEAD < nf:
+            prefetch(ind, ptr[frontier[i + _AHEAD]])
+        u = np.int64(frontier[i])
+        if dcsc:
+            p = np.searchsorted(jc, u)
+            if p >= nzc or jc[p] != u:
+                continue
+            lo = ptr[p]
+            hi = ptr[p + 1]
+        else:
+            lo = ptr[u]
+            hi = ptr[u + 1]
+        scanned += hi - lo
+        if hi == lo:
+            continue
+        q = col_piece0
+        uu = u
+        while uu >= B64:
+            uu -= B64
+            q += 1
+        par = q * b + uu
+        for e in range(lo, hi):
+            v = np.int64(ind[e])
+            w = v >> 6
+            bit = one << np.uint64(v & 63)
+            if visited[w] & bit:
+                continue
+            visited[w] |= bit
+            parents[v] = par
+            levels[v] = depth
+            degsum += deg[v]
+            new[k] = v
+            k += 1
+    return k, scanned, degsum
+
+
+@nb.njit(cache=True, nogil=True)
+def apply_pairs(pairs, parents, levels, depth, visited, new, k0, deg):
     """Take ``(local id, parent)`` pairs for this rank's piece.
 
     A vertex not yet visited gets the parent and ``depth`` and is appended to
     ``new`` (from ``k0``); a vertex reached earlier in this level keeps the
-    smaller parent. Returns the new ``k``.
+    smaller parent. Returns (the new ``k``, degree sum of the appended).
     """
     k = k0
+    degsum = 0
     one = np.uint64(1)
     for x in range(pairs.shape[0] // 2):
         v = pairs[2 * x]
@@ -108,155 +164,162 @@ def apply_pairs(pairs, parents, levels, depth, visited, new, k0):
             visited[v >> 6] |= one << np.uint64(v & 63)
             new[k] = v
             k += 1
+            degsum += deg[v]
         elif levels[v] == depth and par < parents[v]:
             parents[v] = par
-    return k
+    return k, degsum
 
 
 @nb.njit(cache=True, nogil=True)
-def bottomup_segment(ptr, ind, jc, dcsc, lo_slot, hi_slot, row_base, w_lo, w_hi, front, comp,
-                     skip, out_rows, out_par, k0, col_piece0, b, B64):
-    """Search parents for the rows of one segment not yet marked in ``comp``.
+def _bu_range(ptr, ind, jc, dcsc, lo_slot, row_base, front, comp, cand, first, lo_c, hi_c,
+              own, parents, levels, depth, deg, out_rows, out_par, f0, col_piece0, b, B64,
+              res):
+    """Bottom-up over the candidates ``lo_c .. hi_c`` of one segment (see bottomup_search).
 
-    The segment is the rows ``row_base .. row_base + 64 * len(comp)`` of the
-    block, i.e. columns of the transposed block; only its words ``w_lo ..
-    w_hi`` of ``comp`` are searched, whose column slots are ``lo_slot ..
-    hi_slot`` (column ids for csr, positions in ``jc`` for dcsc). Rows set in
-    ``skip`` (this block's empty rows, csr only) are not looked at.
-    In-neighbours are scanned in increasing order up to the first one whose bit
-    is set in the column-chunk frontier ``front``. A row that finds a parent is
-    marked in ``comp`` and written to ``out_rows`` (segment-local id) with its
-    parent's *global* id in ``out_par`` (column-chunk local ``u`` is global
-    ``(col_piece0 + u // B64) * b + u % B64``), from ``k0`` on.
-
-    Returns (new k, edges scanned).
+    Finds are written from ``f0`` on, survivors to ``cand`` from ``lo_c`` on
+    (they never overtake the read position). ``res`` gets (finds, survivors,
+    edges scanned, degree sum of the finds).
     """
-    k = k0
+    f = f0
+    r = lo_c
     scanned = 0
+    degsum = 0
     one = np.uint64(1)
-    if dcsc:
-        for p in range(lo_slot, hi_slot):
-            v = np.int64(jc[p]) - row_base
-            w = v >> 6
-            bit = one << np.uint64(v & 63)
-            if comp[w] & bit:
-                continue
-            lo = ptr[p]
-            hi = ptr[p + 1]
-            if p + 4 < hi_slot:
-                prefetch(ind, ptr[p + 4])
-            e = lo
-            while e < hi:
-                u = ind[e]
-                if (front[u >> 6] >> np.uint64(u & 63)) & one:
-                    break
-                e += 1
-            if e < hi:
-                comp[w] |= bit
-                u = np.int64(ind[e])
-                out_rows[k] = v
-                out_par[k] = (col_piece0 + u // B64) * b + u % B64
-                k += 1
-                scanned += e - lo + 1
+    for i in range(lo_c, hi_c):
+        if i + _AHEAD < hi_c:
+            prefetch(ind, ptr[lo_slot + i + _AHEAD if first else cand[i + _AHEAD]])
+        p = lo_slot + i if first else np.int64(cand[i])
+        v = (np.int64(jc[p]) if dcsc else p) - row_base
+        if (comp[v >> 6] >> np.uint64(v & 63)) & one:
+            continue  # done (visited, or found by another rank this level): dropped
+        lo = ptr[p]
+        hi = ptr[p + 1]
+        e = lo
+        while e < hi:
+            u = ind[e]
+            if (front[u >> 6] >> np.uint64(u & 63)) & one:
+                break
+            e += 1
+        if e < hi:
+            u = np.int64(ind[e])
+            q = col_piece0
+            while u >= B64:  # pr is small: cheaper than a division
+                u -= B64
+                q += 1
+            par = q * b + u
+            out_rows[f] = v
+            if own:
+                parents[v] = par
+                levels[v] = depth
+                degsum += deg[v]
             else:
-                scanned += hi - lo
-        return k, scanned
-    sw = row_base >> 6
-    for w in range(w_lo, w_hi):
-        word = comp[w] | skip[sw + w]
-        if word == _ALL:
-            continue
-        found = np.uint64(0)
-        for bb in range(64):
-            bit = one << np.uint64(bb)
-            if word & bit:
-                continue
-            v = w * 64 + bb
-            c = row_base + v
-            lo = ptr[c]
-            hi = ptr[c + 1]
-            if hi <= lo:
-                continue
-            e = lo
-            while e < hi:
-                u = ind[e]
-                if (front[u >> 6] >> np.uint64(u & 63)) & one:
-                    break
-                e += 1
-            if e < hi:
-                found |= bit
-                u = np.int64(ind[e])
-                out_rows[k] = v
-                out_par[k] = (col_piece0 + u // B64) * b + u % B64
-                k += 1
-                scanned += e - lo + 1
-            else:
-                scanned += hi - lo
-        comp[w] |= found
-    return k, scanned
+                out_par[f] = par
+            f += 1
+            scanned += e - lo + 1
+        elif hi > lo:  # a row without entries here can never find a parent: dropped
+            cand[r] = p
+            r += 1
+            scanned += hi - lo
+    res[0] = f - f0
+    res[1] = r - lo_c
+    res[2] = scanned
+    res[3] = degsum
 
 
 @nb.njit(cache=True, nogil=True, parallel=True)
-def _bottomup_chunks(ptr, ind, jc, dcsc, slot_b, row_base, word_b, front, comp, skip, out_rows,
-                     out_par, k0, col_piece0, b, B64, res):
-    for c in nb.prange(word_b.shape[0] - 1):
-        k, sc = bottomup_segment(ptr, ind, jc, dcsc, slot_b[c], slot_b[c + 1], row_base,
-                                 word_b[c], word_b[c + 1], front, comp, skip, out_rows, out_par,
-                                 k0 + 64 * word_b[c], col_piece0, b, B64)
-        res[c, 0] = k - (k0 + 64 * word_b[c])
-        res[c, 1] = sc
+def _bu_chunks(ptr, ind, jc, dcsc, lo_slot, row_base, front, comp, cand, first, ncand, step,
+               own, parents, levels, depth, deg, out_rows, out_par, k0, col_piece0, b, B64,
+               res):
+    for c in nb.prange(res.shape[0]):
+        lo_c = c * step
+        hi_c = min(ncand, lo_c + step)
+        if lo_c < hi_c:
+            _bu_range(ptr, ind, jc, dcsc, lo_slot, row_base, front, comp, cand, first, lo_c,
+                      hi_c, own, parents, levels, depth, deg, out_rows, out_par, k0 + lo_c,
+                      col_piece0, b, B64, res[c])
 
 
 @nb.njit(cache=True, nogil=True)
-def _compact(out_rows, out_par, k0, word_b, res):
-    k = k0
-    for c in range(word_b.shape[0] - 1):
-        src = k0 + 64 * word_b[c]
-        for x in range(res[c, 0]):
-            out_rows[k + x] = out_rows[src + x]
-            out_par[k + x] = out_par[src + x]
-        k += res[c, 0]
-    return k
+def _bu_close(out_rows, out_par, k0, cand, res, step, own, comp, visited, new, nk0):
+    """Compact the chunks' finds and survivors; mark the finds in ``comp``.
 
-
-def bottomup_search(ptr, ind, jc, dcsc, lo_slot, hi_slot, row_base, front, comp, skip,
-                    out_rows, out_par, k0, col_piece0, b, B64, nchunks):
-    """:func:`bottomup_segment` over the whole segment, in ``nchunks`` parallel chunks.
-
-    Chunks are whole words of ``comp``, so no two threads touch one word; each
-    writes its finds at ``k0 + 64 * first word`` and the pieces are compacted.
-    Returns (new k, edges scanned); finds stay in increasing row order.
+    Own-segment finds also go to ``visited`` and to ``new`` from ``nk0``.
+    Returns (k, survivors, edges scanned, degree sum, new nk).
     """
-    nw = comp.shape[0]
-    if nchunks <= 1 or nw < 2048:  # a parallel region costs more than small segments
-        return bottomup_segment(ptr, ind, jc, dcsc, lo_slot, hi_slot, row_base, 0, nw, front,
-                                comp, skip, out_rows, out_par, k0, col_piece0, b, B64)
-    word_b = np.linspace(0, nw, nchunks + 1).astype(np.int64)
-    if dcsc:
-        slot_b = lo_slot + np.searchsorted(jc[lo_slot:hi_slot], row_base + 64 * word_b)
-        slot_b = slot_b.astype(np.int64)
-    else:
-        slot_b = np.zeros(nchunks + 1, np.int64)
-    res = np.zeros((nchunks, 2), np.int64)
-    _bottomup_chunks(ptr, ind, jc, dcsc, slot_b, row_base, word_b, front, comp, skip, out_rows,
-                     out_par, k0, col_piece0, b, B64, res)
-    k = _compact(out_rows, out_par, k0, word_b, res)
-    return k, int(res[:, 1].sum())
-
-
-@nb.njit(cache=True, nogil=True)
-def apply_found(rows, pars, lo, hi, parents, levels, depth, visited, new, k0):
-    """Record finds ``rows[lo:hi]`` (piece-local, each new) with global parents ``pars``."""
-    k = k0
     one = np.uint64(1)
-    for x in range(lo, hi):
-        v = rows[x]
-        parents[v] = pars[x]
-        levels[v] = depth
-        visited[v >> 6] |= one << np.uint64(v & 63)
-        new[k] = v
-        k += 1
-    return k
+    k = k0
+    r = 0
+    scanned = 0
+    degsum = 0
+    nk = nk0
+    for c in range(res.shape[0]):
+        lo_c = c * step
+        src = k0 + lo_c
+        nf = res[c, 0]
+        for x in range(nf):
+            v = out_rows[src + x]
+            bit = one << np.uint64(v & 63)
+            comp[v >> 6] |= bit
+            if own:
+                visited[v >> 6] |= bit
+                new[nk] = v
+                nk += 1
+            else:
+                out_rows[k + x] = v
+                out_par[k + x] = out_par[src + x]
+        if not own:
+            k += nf
+        if r != lo_c:
+            for x in range(res[c, 1]):
+                cand[r + x] = cand[lo_c + x]
+        r += res[c, 1]
+        scanned += res[c, 2]
+        degsum += res[c, 3]
+    return k, r, scanned, degsum, nk
+
+
+def bottomup_search(ptr, ind, jc, dcsc, lo_slot, hi_slot, row_base, front, comp, cand, ncand,
+                    own, parents, levels, depth, deg, visited, new, nk, out_rows, out_par, k0,
+                    col_piece0, b, B64, nchunks):
+    """Search parents for the rows of one segment not yet marked in ``comp``.
+
+    The segment is the rows ``row_base .. row_base + B64`` of the block, i.e.
+    the column slots ``lo_slot .. hi_slot`` of the transposed block (column
+    ids for csr, positions in ``jc`` for dcsc). ``cand[:ncand]`` lists the
+    slots that may still find a parent (sorted; ``ncand < 0``: all slots, the
+    first bottom-up level of a search); rows marked in ``comp`` and rows
+    without entries are dropped from it, rows that find no parent stay.
+    In-neighbours are scanned in increasing order up to the first one whose bit
+    is set in the column-chunk frontier ``front``, so the parent is the
+    smallest (column-chunk local ``u`` is global ``(col_piece0 + u // B64) *
+    b + u % B64``). Finds are marked in ``comp``.
+
+    ``own`` (the rank's own piece): finds get ``parents``, ``levels = depth``
+    and their ``visited`` bit here and are appended to ``new`` from ``nk``.
+    Otherwise they go to ``out_rows`` (segment-local row) and ``out_par``
+    (global parent) from ``k0``. The work runs in ``nchunks`` parallel chunks
+    of the candidate list; finds stay in increasing row order.
+
+    Returns (new k, survivors, edges scanned, degree sum of own finds, new nk).
+    """
+    first = ncand < 0
+    if first:
+        ncand = hi_slot - lo_slot
+    # A parallel region costs tens of microseconds (more on a loaded machine).
+    if nchunks <= 1 or ncand < 4096:
+        nchunks = 1
+    step = max(1, -(-ncand // nchunks))
+    res = np.zeros((nchunks, 4), np.int64)
+    if nchunks == 1:
+        if ncand:
+            _bu_range(ptr, ind, jc, dcsc, lo_slot, row_base, front, comp, cand, first, 0, ncand,
+                      own, parents, levels, depth, deg, out_rows, out_par, k0, col_piece0, b,
+                      B64, res[0])
+    else:
+        _bu_chunks(ptr, ind, jc, dcsc, lo_slot, row_base, front, comp, cand, first, ncand,
+                   step, own, parents, levels, depth, deg, out_rows, out_par, k0, col_piece0,
+                   b, B64, res)
+    return _bu_close(out_rows, out_par, k0, cand, res, step, own, comp, visited, new, nk)
 
 
 @nb.njit(cache=True, nogil=True)
@@ -270,14 +333,6 @@ def pack_pairs(rows, pars, lo, hi, out, pos):
 
 
 @nb.njit(cache=True, nogil=True)
-def global_ids(local, k, piece0, b, B64, out):
-    """``out[:k]`` = global ids of chunk-local ids ``local[:k]`` (chunk starts at piece0)."""
-    for x in range(k):
-        u = local[x]
-        out[x] = (piece0 + u // B64) * b + u % B64
-
-
-@nb.njit(cache=True, nogil=True)
 def sorted_ids(ids, k, bits):
     """``ids[:k]`` (distinct, < 64 * len(bits)) sorted in place through a zeroed bitmap."""
     one = np.uint64(1)
@@ -288,6 +343,25 @@ def sorted_ids(ids, k, bits):
     for w in range(bits.shape[0]):
         bits[w] = 0
     return n
+
+
+@nb.njit(cache=True, nogil=True)
+def new_ids(visited, prev, out):
+    """Positions of the bits set in ``visited`` but not in ``prev``, increasing, into ``out``.
+
+    The new frontier piece of a level, sorted, in O(words + found) sequential
+    work (no scatter through a bitmap, no sort). Returns the count.
+    """
+    k = 0
+    zero = np.uint64(0)
+    for w in range(visited.shape[0]):
+        word = visited[w] & ~prev[w]
+        while word:
+            low = word & (zero - word)
+            out[k] = w * 64 + _DEBRUIJN_POS[(low * _DEBRUIJN) >> np.uint64(58)]
+            k += 1
+            word ^= low
+    return k
 
 
 @nb.njit(cache=True, nogil=True)

@@ -25,6 +25,21 @@ Frontier messages are sorted id lists or bitmaps, per message the smaller
 (``frontier_encoding="auto"``, seed 000 Section 5), or forced. Every phase
 counts its messages and 64-bit words per level; messages to oneself are not
 communication and are not counted.
+
+Synchronization (what oversubscribed ranks pay for): the transpose and the
+column gather run as one step, the owner sending its piece straight to the
+ranks of its column chunk (counted as the two phases of the algorithm, with
+the same words), posted together with the previous level's Allreduce; fold
+and parent updates are one round of point-to-point messages whose lengths
+the receivers read from the messages (no counts collective). A top-down level
+waits twice (fold, Allreduce), a bottom-up level ``pc + 1`` times.
+
+Local work follows the one-process numba engine: the bottom-up search keeps,
+per segment, the candidate rows that may still find a parent (listed by the
+first bottom-up level, then only the survivors are scanned) and runs them in
+parallel chunks with software prefetch; finds in the own piece are written
+in the kernel; a grid with one processor column fuses the top-down SpMSV with
+the update; new frontier pieces are read off the visited bitmap in order.
 """
 
 from __future__ import annotations
@@ -221,11 +236,25 @@ class _Search:
         bufs = getattr(g, "_search_buffers", None)
         if bufs is None:
             nrow = grid.pc * self.B
+            cdt = np.int32 if nrow < 2**31 else np.int64
             bufs = (np.empty(nrow, np.int64), np.empty(nrow, np.int64),
-                    np.empty(max(self.B, 1), np.int64), np.zeros(grid.pc * self.bw, np.uint64))
+                    (np.empty(max(self.B, 1), np.int64), np.empty(max(self.B, 1), np.int64)),
+                    np.zeros(grid.pc * self.bw, np.uint64), np.empty(max(nrow, 1), cdt),
+                    # Receive buffers of the largest messages: a frontier piece (ids or
+                    # bitmap) per processor-column rank, pairs per processor-row rank.
+                    [np.empty(max(self.B, self.bw, 1), np.int64) for _ in range(grid.pr)],
+                    [np.empty(max(2 * self.B, 1), np.int64) for _ in range(grid.pc)],
+                    # Pairs to send (fold, parent updates): at most B per row rank.
+                    np.empty(2 * nrow if grid.pc > 1 else 0, np.int64))
             g._search_buffers = bufs
-        self.out_rows, self.out_par, self.newbuf, self.sent = bufs
-        self.sent[:] = 0
+        (self.out_rows, self.out_par, self.newbufs, self.sent, self.cand, self.gather_bufs,
+         self.pair_bufs, self.sendbuf) = bufs
+        self.newbuf = self.newbufs[0]
+        self.flip = 0
+        # Candidates of the bottom-up search per segment (-1: not listed yet).
+        self.ncand = [-1] * grid.pc
+        if grid.pc > 1:
+            self.sent[:] = 0
         self.parents = np.full(self.size, -1, dtype=np.int64)
         self.levels = np.full(self.size, -1, dtype=np.int64)
         self.visited = np.zeros(self.bw, dtype=np.uint64)
@@ -233,8 +262,15 @@ class _Search:
         pad = np.arange(self.size, self.B, dtype=np.int64)
         K.set_bits(pad, self.visited, 0)
         self.deg = g._deg
-        self.scratch = np.zeros(self.bw, dtype=np.uint64)
+        self.prev = np.empty(self.bw, dtype=np.uint64)
+        self.pending: tuple | None = None  # a posted frontier exchange (post_frontier)
         self.nchunks = 4 * numba.get_num_threads() if numba.get_num_threads() > 1 else 1
+
+    def next_buffer(self) -> np.ndarray:
+        """The buffer the next frontier goes to (two alternate: the old one is still read)."""
+        self.flip ^= 1
+        self.newbuf = self.newbufs[self.flip]
+        return self.newbuf
 
     # -- timing / counting helpers ---------------------------------------------------
     def tick(self, phase: str, t0: float) -> float:
@@ -243,8 +279,10 @@ class _Search:
         return t
 
     def allreduce4(self, vals: list[int]) -> np.ndarray:
+        """The level-end Allreduce; also completes a posted frontier exchange."""
         t0 = self.clock()
-        out = C.allreduce(self.grid.comm, np.array(vals, dtype=np.int64))
+        posted = self.pending[3] if self.pending is not None else None
+        out = C.allreduce(self.grid.comm, np.array(vals, dtype=np.int64), also=posted)
         if self.p > 1:
             self.cnt.add(_PH["allreduce"], self.p - 1, 4 * (self.p - 1))
         self.tick("allreduce", t0)
@@ -263,53 +301,78 @@ class _Search:
         """How a received message reads: the mode says, or (auto) its length."""
         return self.enc == "bitmap" or (self.enc == "auto" and msg.shape[0] == self.bw)
 
-    def transpose(self, frontier: np.ndarray) -> tuple[np.ndarray, bool]:
-        """Send the frontier piece to the column-layout holder; receive the one held here."""
+    def post_frontier(self, frontier: np.ndarray) -> None:
+        """Start moving the frontier piece to the ranks of its column chunk (see below).
+
+        The driver posts it with the level-end Allreduce (the messages do not
+        depend on the direction the Allreduce decides), so a level waits once
+        for its slowest partner where it waited twice.
+        """
         grid = self.grid
-        if grid.transpose_dest == grid.rank:
-            return frontier, False  # stays here: no message, no encoding
+        pr, pc, rank = grid.pr, grid.pc, grid.rank
+        if pr == 1:
+            return
         t0 = self.clock()
         msg, _ = self.encode(frontier)
-        self.cnt.add(_PH["transpose"], 1 if msg.shape[0] else 0, msg.shape[0])
-        got = C.sendrecv_any(grid.comm, msg, grid.transpose_dest, grid.transpose_src,
-                             max(self.B, self.bw), tag=11)
+        jt = rank // pr  # the column chunk holding this piece
+        srcs = [grid.j * pr + i2 for i2 in range(pr)]
+        sends = {i2 * pc + jt: msg for i2 in range(pr) if i2 * pc + jt != rank}
+        recvs = {src: self.gather_bufs[i2] for i2, src in enumerate(srcs) if src != rank}
+        self.pending = (frontier, msg, srcs, C.Posted(grid.comm, sends, recvs, tag=11))
         self.tick("transpose", t0)
-        return got, self.decoded_as_bitmap(got)
 
-    def gather_column(self, held: tuple[np.ndarray, bool],
-                      phase: str) -> list[tuple[np.ndarray, bool]]:
-        """Allgatherv of the column-layout pieces down the processor column."""
+    def column_frontier(self, frontier: np.ndarray, phase: str) -> list[tuple[np.ndarray, bool]]:
+        """The frontier pieces of this rank's column chunk: *transpose* and *expand* in one step.
+
+        Counted as Algorithms 3/4 describe them: the owner sends its piece to
+        the rank holding it in the column layout (*transpose*, one message), which
+        passes it on down the processor column (``phase``, ``pr - 1`` messages).
+        Sent in one step: the owner sends the piece straight to every rank of
+        that processor column (the same words; never more messages).
+        """
         grid = self.grid
-        pr = grid.pr
-        if pr == 1:
-            return [held]
+        pr, rank = grid.pr, grid.rank
+        if pr == 1:  # the owner holds its piece in the column layout: nothing moves
+            return [(frontier, False)]
+        if self.pending is None or self.pending[0] is not frontier:
+            self.post_frontier(frontier)
         t0 = self.clock()
-        piece, is_bits = held
-        if not is_bits:  # a piece that stayed on its rank is still a plain id list
-            piece, _ = self.encode(piece)
-        if self.enc == "bitmap":
-            sizes = np.full(pr, self.bw, dtype=np.int64)
-        else:
-            sizes = C.allgather_int(grid.col_comm, piece.shape[0])
-        if piece.shape[0]:
-            self.cnt.add(_PH[phase], pr - 1, (pr - 1) * piece.shape[0])
-        flat = C.allgatherv(grid.col_comm, piece, sizes)
-        offs = np.concatenate([[0], np.cumsum(sizes)])
+        _, msg, srcs, posted = self.pending
+        self.pending = None
+        got = posted.result()
+        if grid.transpose_dest != rank:
+            self.cnt.add(_PH["transpose"], 1 if msg.shape[0] else 0, msg.shape[0])
+        parts = [(frontier, False) if src == rank else
+                 (got[src], self.decoded_as_bitmap(got[src])) for src in srcs]
+        # The piece this rank holds in the column layout (slot i), as it passes it on.
+        words = msg.shape[0] if grid.transpose_dest == rank else parts[grid.i][0].shape[0]
+        if words:
+            self.cnt.add(_PH[phase], pr - 1, (pr - 1) * words)
         self.tick(phase, t0)
-        parts = [flat[offs[k]:offs[k + 1]] for k in range(pr)]
-        return [(m, self.decoded_as_bitmap(m)) for m in parts]
+        return parts
+
+    def exchange_pairs(self, pairs: np.ndarray, counts: np.ndarray, tag: int) -> list:
+        """Send ``counts[t]`` pairs (``2 counts[t]`` words, in order) to row rank ``t``."""
+        offs = np.concatenate([[0], np.cumsum(2 * counts)])
+        sends = [pairs[offs[t]:offs[t + 1]] for t in range(counts.shape[0])]
+        return C.exchange(self.grid.row_comm, sends, self.pair_bufs, tag=tag)
 
     def sort_new(self, k: int) -> np.ndarray:
-        """The new frontier piece ``newbuf[:k]`` sorted (through a bitmap when large)."""
+        """The new frontier piece ``newbuf[:k]`` sorted.
+
+        Large pieces are read off the bits this level set in ``visited``
+        (``prev`` holds the bitmap before the level), sequentially.
+        """
         if k * 64 > self.B:
-            k = K.sorted_ids(self.newbuf, k, self.scratch)
-            return self.newbuf[:k].copy()
+            k = K.new_ids(self.visited, self.prev, self.newbuf)
+            return self.newbuf[:k]
         return np.sort(self.newbuf[:k])
 
     # -- one top-down level --------------------------------------------------------------
-    def topdown(self, frontier: np.ndarray, depth: int) -> tuple[np.ndarray, int]:
+    def topdown(self, frontier: np.ndarray, depth: int) -> tuple[np.ndarray, int, int]:
+        """One level; returns (next frontier piece, edges scanned, its degree sum)."""
         grid, d, B = self.grid, self.d, self.B
-        parts = self.gather_column(self.transpose(frontier), "expand")
+        parts = self.column_frontier(frontier, "expand")
         t0 = self.clock()
         # The column chunk's frontier as sorted local column ids.
         if len(parts) == 1 and not parts[0][1]:
@@ -325,34 +388,48 @@ class _Search:
                     cols[k:k + m.shape[0]] = m + i2 * B
                     k += m.shape[0]
             cols = cols[:k]
-        # Never send a vertex of this rank's own piece that is already visited.
         j = grid.j
+        ptr, ind, jc, dcsc = self.g._raw
+        newbuf = self.next_buffer()
+        self.prev[:] = self.visited
+        if grid.pc == 1:
+            # The row chunk is this rank's piece: search and update in one pass.
+            k, scanned, degsum = K.topdown_own(ptr, ind, jc, dcsc, cols, self.visited,
+                                               self.parents, self.levels, depth, self.deg,
+                                               j * grid.pr, d.b, B, newbuf)
+            t0 = self.tick("local_topdown", t0)
+            new = self.sort_new(k)
+            self.tick("update", t0)
+            return new, scanned, degsum
+        # Never send a vertex of this rank's own piece that is already visited.
         seg = self.sent[j * self.bw:(j + 1) * self.bw]
         seg |= self.visited
-        ptr, ind, jc, dcsc = self.g._raw
-        nc, scanned = K.topdown_local(ptr, ind, jc, dcsc, cols, self.sent, self.out_rows,
-                                      self.out_par)
-        K.global_ids(self.out_par, nc, j * grid.pr, d.b, B, self.out_par)
+        before = self.sent.copy()
+        nc, scanned = K.topdown_mark(ptr, ind, jc, dcsc, cols, self.sent, self.out_par)
         counts = np.zeros(grid.pc, dtype=np.int64)
-        pairs = np.empty(2 * nc, dtype=np.int64)
-        K.bucket_pairs(self.out_rows, self.out_par, nc, B, grid.pc, counts, pairs)
+        pairs = self.sendbuf[:2 * nc]
+        # In row order, so that the owners' updates run sequentially.
+        K.pairs_from_bits(self.sent, before, self.out_par, self.bw, grid.pc, counts, pairs,
+                          j * grid.pr, d.b, B)
         t0 = self.tick("local_topdown", t0)
-        if grid.pc > 1:
-            others = np.delete(counts, j)
-            self.cnt.add(_PH["fold"], int(np.count_nonzero(others)), 2 * int(others.sum()))
-            recv, _ = C.alltoallv(grid.row_comm, pairs, 2 * counts)
-            t0 = self.tick("fold", t0)
-        else:
-            recv = pairs
-        k = K.apply_pairs(recv, self.parents, self.levels, depth, self.visited, self.newbuf, 0)
+        others = np.delete(counts, j)
+        self.cnt.add(_PH["fold"], int(np.count_nonzero(others)), 2 * int(others.sum()))
+        recv = self.exchange_pairs(pairs, counts, 14)
+        t0 = self.tick("fold", t0)
+        k = degsum = 0
+        for part in recv:
+            k, ds = K.apply_pairs(part, self.parents, self.levels, depth, self.visited,
+                                  newbuf, k, self.deg)
+            degsum += ds
         new = self.sort_new(k)
         self.tick("update", t0)
-        return new, scanned
+        return new, scanned, degsum
 
     # -- one bottom-up level ---------------------------------------------------------
-    def bottomup(self, frontier: np.ndarray, depth: int) -> tuple[np.ndarray, int]:
+    def bottomup(self, frontier: np.ndarray, depth: int) -> tuple[np.ndarray, int, int]:
+        """One level; returns (next frontier piece, edges scanned, its degree sum)."""
         grid, d, B, bw = self.grid, self.d, self.B, self.bw
-        parts = self.gather_column(self.transpose(frontier), "frontier_gather")
+        parts = self.column_frontier(frontier, "frontier_gather")
         t0 = self.clock()
         front = np.zeros(grid.pr * bw, dtype=np.uint64)
         for i2, (m, bits) in enumerate(parts):
@@ -363,18 +440,27 @@ class _Search:
         tptr, tind, tjc, tdcsc = self.g._traw
         slots = self.g.seg_slots
         pc, j = grid.pc, grid.j
-        comp = self.visited.copy()
+        newbuf = self.next_buffer()
+        # One processor column: the own segment is the whole search, no copy needed.
+        comp = self.visited if pc == 1 else self.visited.copy()
+        if pc > 1:
+            self.prev[:] = self.visited
         bounds = [0]
         segs = []
         k = 0
+        nk = 0
         scanned = 0
+        degsum = 0
         col0 = j * grid.pr
         for s in range(pc):
             t = (j + s) % pc
-            k, sc = K.bottomup_search(tptr, tind, tjc, tdcsc, slots[t], slots[t + 1], t * B,
-                                      front, comp, self.g.empty_rows, self.out_rows,
-                                      self.out_par, k, col0, d.b, B, self.nchunks)
+            k, self.ncand[t], sc, ds, nk = K.bottomup_search(
+                tptr, tind, tjc, tdcsc, slots[t], slots[t + 1], t * B, front, comp,
+                self.cand[t * B:(t + 1) * B], self.ncand[t], s == 0, self.parents,
+                self.levels, depth, self.deg, self.visited, newbuf, nk, self.out_rows,
+                self.out_par, k, col0, d.b, B, self.nchunks)
             scanned += sc
+            degsum += ds
             bounds.append(k)
             segs.append(t)
             if s < pc - 1:
@@ -388,14 +474,12 @@ class _Search:
                 comp = nxt
                 t0 = self.tick("rotate", t0)
         t0 = self.tick("local_bottomup", t0)
-        # Own finds (sub-step 0) go straight in; the others to their owners.
-        nk = K.apply_found(self.out_rows, self.out_par, 0, bounds[1], self.parents,
-                           self.levels, depth, self.visited, self.newbuf, 0)
+        # Own finds (sub-step 0) are in already; the others go to their owners.
         if pc > 1:
             counts = np.zeros(pc, dtype=np.int64)
             for s in range(1, pc):
                 counts[segs[s]] = bounds[s + 1] - bounds[s]
-            send = np.empty(2 * (k - bounds[1]), dtype=np.int64)
+            send = self.sendbuf[:2 * k]
             pos = 0
             for t in range(pc):  # destination order
                 if t != j:
@@ -405,16 +489,19 @@ class _Search:
             t0 = self.tick("update", t0)
             self.cnt.add(_PH["parent_updates"], int(np.count_nonzero(counts)),
                          2 * int(counts.sum()))
-            recv, _ = C.alltoallv(grid.row_comm, send, 2 * counts)
+            recv = self.exchange_pairs(send, counts, 15)
             t0 = self.tick("parent_updates", t0)
             own = nk
-            nk = K.apply_pairs(recv, self.parents, self.levels, depth, self.visited,
-                               self.newbuf, nk)
-            new = self.sort_new(nk) if nk > own else self.newbuf[:nk].copy()
+            for t, part in enumerate(recv):
+                if t != j:
+                    nk, ds = K.apply_pairs(part, self.parents, self.levels, depth,
+                                           self.visited, newbuf, nk, self.deg)
+                    degsum += ds
+            new = self.sort_new(nk) if nk > own else newbuf[:nk]
         else:
-            new = self.newbuf[:nk].copy()  # found in increasing order
+            new = newbuf[:nk]  # found in increasing order
         self.tick("update", t0)
-        return new, scanned
+        return new, scanned, degsum
 
 
 def _check_vertex(v: Any, n: int, name: str) -> int:
@@ -505,6 +592,8 @@ def bfs(graph: DistGraph, source: int, *, direction: str | None = None,
         deg_source = int(S.deg[ls])
     if target is not None and lo <= target < hi and S.parents[target - lo] != -1:
         hit = 1
+    if max_depth is None or max_depth > 0:
+        S.post_frontier(frontier)
     # Counted with level 1: the owner's source degree (and target) for every rank.
     first = S.allreduce4([deg_source, hit, 0, 0])
     deg_source, hit = int(first[0]), int(first[1])
@@ -531,12 +620,11 @@ def bfs(graph: DistGraph, source: int, *, direction: str | None = None,
             raise RuntimeError(f"injected failure on rank {grid.rank} at level {depth}")
         t0 = clock()
         step = S.topdown if current == TOP_DOWN else S.bottomup
-        frontier, scanned = step(frontier, depth)
-        t1 = clock()
+        frontier, scanned, degsum = step(frontier, depth)
         mine_hit = int(target is not None and lo <= target < hi
                        and S.parents[target - lo] != -1)
-        degsum = K.degree_sum(frontier, S.deg)
-        S.cnt.ns[_PH["update"]] += int((clock() - t1) * 1e9)
+        if max_depth is None or depth < max_depth:
+            S.post_frontier(frontier)  # the next level's, completed with the Allreduce
         tot = S.allreduce4([frontier.shape[0], degsum, scanned, mine_hit])
         S.cnt.close_level()
         count, degsum, scanned, hit = (int(x) for x in tot)

@@ -379,7 +379,7 @@ def _reduce_scatter_columns(g: ProcessGrid, d: Distribution, colcount: np.ndarra
         MPI = C.mpi()
         mine = np.empty(B, dtype=np.int64)
         req = g.col_comm.Ireduce_scatter_block(colcount, mine, op=MPI.SUM)
-        C.policy().wait(req)
+        C.policy().wait(req, colcount.nbytes >= C.BULK_BYTES)
     # This rank holds piece j*pr + i (the column layout); send it to its owner.
     if g.transpose_dest == g.rank:
         return mine

@@ -57,7 +57,8 @@ def _or_to_owner(graph: Any, conf: np.ndarray, along_rows: bool) -> np.ndarray:
         mine[:] = flags
     else:
         MPI = C.mpi()
-        C.policy().wait(comm.Ireduce_scatter_block(flags, mine, op=MPI.BOR))
+        C.policy().wait(comm.Ireduce_scatter_block(flags, mine, op=MPI.BOR),
+                        flags.nbytes >= C.BULK_BYTES)
     if along_rows or g.transpose_dest == g.rank:
         return mine.astype(bool)
     back = np.empty_like(mine)
