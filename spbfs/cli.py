@@ -99,11 +99,13 @@ def _cmd_bench(args: argparse.Namespace) -> int:
     from spbfs.bfs import bfs
     from spbfs.generators import kronecker
     from spbfs.graph import Graph
-    from spbfs.graph500 import progress_bar, run_benchmark, sample_roots
+    from spbfs.graph500 import ProgressBar, progress_bar, run_benchmark, sample_roots
 
     cfg = _config(args)
     t0 = time.perf_counter()
-    edges = kronecker(args.scale, args.edgefactor, seed=args.seed)
+    big = args.scale >= 20  # a few seconds or more: worth a bar on a terminal
+    edges = kronecker(args.scale, args.edgefactor, seed=args.seed,
+                      progress=ProgressBar(16, label="generate") if big else None)
     t_gen = time.perf_counter() - t0
     t0 = time.perf_counter()
     graph = Graph.from_edgelist(edges, config=cfg)

@@ -18,6 +18,8 @@ materializing an n-array.
 from __future__ import annotations
 
 import numbers
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 from numba import njit, prange
@@ -277,6 +279,7 @@ def kronecker(
     b: float = 0.19,
     c: float = 0.19,
     permute: bool = True,
+    progress: Callable[[int, int], Any] | None = None,
 ) -> EdgeList:
     """Graph500 Kronecker graph: ``2**scale`` vertices, ``edgefactor * 2**scale`` edges.
 
@@ -291,13 +294,29 @@ def kronecker(
     ----------
     scale, edgefactor, seed, a, b, c, permute
         See :func:`kronecker_edges`.
+    progress : callable, optional
+        Called as ``progress(i, n)`` after chunk ``i`` of ``n`` (for example a
+        :func:`spbfs.graph500.progress_bar`); the edges are the same either way.
 
     Returns
     -------
     EdgeList
         ``directed=False``; parameters in ``meta``.
     """
-    src, dst = kronecker_edges(scale, edgefactor, seed=seed, a=a, b=b, c=c, permute=permute)
+    if progress is None:
+        src, dst = kronecker_edges(scale, edgefactor, seed=seed, a=a, b=b, c=c,
+                                   permute=permute)
+    else:
+        # Edge k depends on (seed, k) alone, so chunks concatenate to the same list.
+        m = edgefactor << scale
+        nchunks = 16
+        src = np.empty(m, dtype=np.int64)
+        dst = np.empty(m, dtype=np.int64)
+        for i in range(nchunks):
+            lo, hi = m * i // nchunks, m * (i + 1) // nchunks
+            src[lo:hi], dst[lo:hi] = kronecker_edges(scale, edgefactor, seed=seed, start=lo,
+                                                     stop=hi, a=a, b=b, c=c, permute=permute)
+            progress(i + 1, nchunks)
     meta = {
         "generator": "kronecker",
         "scale": scale,

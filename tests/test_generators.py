@@ -282,3 +282,12 @@ def test_star_and_path():
     p = path(4)
     assert p.n == 4 and p.src.tolist() == [0, 1, 2] and p.dst.tolist() == [1, 2, 3]
     assert star(1).num_edges == 0 and path(1).num_edges == 0 and path(0).n == 0
+
+
+def test_kronecker_progress_gives_the_same_graph() -> None:
+    """Generating in chunks with a progress callback changes nothing but the calls."""
+    calls: list[tuple[int, int]] = []
+    plain = kronecker(11, 8, seed=4)
+    chunked = kronecker(11, 8, seed=4, progress=lambda i, n: calls.append((i, n)))
+    assert np.array_equal(plain.src, chunked.src) and np.array_equal(plain.dst, chunked.dst)
+    assert calls == [(i, 16) for i in range(1, 17)]
