@@ -14,6 +14,7 @@ installed excepthook aborts the job with a non-zero status. Prints
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 import networkx as nx
 import numpy as np
@@ -41,6 +42,10 @@ from spbfs.algorithms.distributed import (
 from spbfs.dist import CollectiveError, DistGraph, ProcessGrid, install_excepthook
 from spbfs.edges import EdgeList
 from spbfs.generators import erdos_renyi, grid2d, kronecker, path
+from spbfs.io import read_graph
+
+#: The project's real graphs (beside the checkout); used when present.
+DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
 
 
 def graphs() -> list[tuple[str, EdgeList, bool]]:
@@ -49,8 +54,14 @@ def graphs() -> list[tuple[str, EdgeList, bool]]:
     er = erdos_renyi(203, m=500, seed=2, directed=True)
     p = path(6)
     padded = EdgeList(p.src, p.dst, 11)  # 5 isolated vertices at the end
-    return [("kron8", kron, False), ("grid13x11", lattice, False), ("er203d", er, True),
-            ("path6+5", padded, False)]
+    out = [("kron8", kron, False), ("grid13x11", lattice, False), ("er203d", er, True),
+           ("path6+5", padded, False)]
+    # Real graphs: karate (undirected) and west0067 (directed; its pattern only).
+    for name, directed in (("karate.mtx", False), ("west0067.mtx", True)):
+        if (DATA / name).exists():
+            el = read_graph(DATA / name)
+            out.append((name, EdgeList(el.src, el.dst, el.n, directed=directed), directed))
+    return out
 
 
 def share(a: np.ndarray, rank: int, size: int) -> np.ndarray:

@@ -1,0 +1,61 @@
+"""Launching MPI jobs from the tests: ``mpiexec -n P python ...`` with a hard timeout.
+
+Shared by the test modules that run scripts under ``mpiexec`` (pytest puts this
+folder on ``sys.path``).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _mpiexec() -> str | None:
+    # The mpich wheel installs mpiexec next to the venv's python.
+    here = str(Path(sys.executable).parent)
+    return shutil.which("mpiexec", path=here + os.pathsep + os.environ.get("PATH", ""))
+
+
+def _have_mpi4py() -> bool:
+    try:
+        import mpi4py  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+MPIEXEC = _mpiexec()
+needs_mpi = pytest.mark.skipif(MPIEXEC is None or not _have_mpi4py(),
+                               reason="needs mpiexec and mpi4py")
+
+
+def launch(nranks: int, args: list[str], *, timeout: float = 120.0,
+           env: dict[str, str] | None = None) -> tuple[int, str, str, float]:
+    """Run ``mpiexec -n nranks python args...``; kill the whole job on timeout.
+
+    Returns (exit status, stdout, stderr, seconds).
+    """
+    full_env = {**os.environ, **(env or {})}
+    full_env["PYTHONPATH"] = str(ROOT) + os.pathsep + full_env.get("PYTHONPATH", "")
+    cmd = [MPIEXEC, "-n", str(nranks), sys.executable, *args]
+    t0 = time.perf_counter()
+    # A new session makes mpiexec and its ranks one process group we can end.
+    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, env=full_env, start_new_session=True)
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        out, err = proc.communicate()
+        pytest.fail(f"mpiexec -n {nranks} {' '.join(args)} hung for {timeout:.0f} s\n"
+                    f"stdout:\n{out}\nstderr:\n{err}")
+    return proc.returncode, out, err, time.perf_counter() - t0
