@@ -123,14 +123,28 @@ def _bottomup_range(ptr, ind, jc, dcsc, front, parents, levels, want_levels, dep
 
     With ``first`` the candidates are all major slots ``lo_c .. hi_c - 1`` and
     ``cand`` is only written (survivors never overtake the read position).
+    An empty ``deg`` means the degree that counts is the in-degree of the block
+    (an undirected graph): it is ``hi - lo``, already in registers, which saves
+    a stream over an n-long array.
     """
+    sym = deg.shape[0] == 0
     f = lo_c
     r = lo_c
     scanned = 0
     degsum = 0
     for i in range(lo_c, hi_c):
-        if i + _AHEAD < hi_c:
-            prefetch(ind, ptr[i + _AHEAD if first else cand[i + _AHEAD]])
+        if first:
+            if i + _AHEAD < hi_c:
+                prefetch(ind, ptr[i + _AHEAD])
+        else:
+            # Scattered candidates miss on parents and ptr too: ask for those
+            # twice as early, so the adjacency prefetch finds its pointer cached.
+            if i + 2 * _AHEAD < hi_c:
+                k2 = cand[i + 2 * _AHEAD]
+                prefetch(ptr, k2)
+                prefetch(parents, np.int64(jc[k2]) if dcsc else k2)
+            if i + _AHEAD < hi_c:
+                prefetch(ind, ptr[cand[i + _AHEAD]])
         k = i if first else cand[i]
         v = np.int64(jc[k]) if dcsc else k
         if parents[v] != -1:
@@ -149,7 +163,7 @@ def _bottomup_range(ptr, ind, jc, dcsc, front, parents, levels, want_levels, dep
                 levels[v] = depth
             found[f] = v
             f += 1
-            degsum += deg[v]
+            degsum += (hi - lo) if sym else deg[v]
             scanned += e - lo + 1
         elif hi > lo:  # a vertex without in-edges can never find a parent: drop it
             cand[r] = k
@@ -170,34 +184,68 @@ def _bottomup_chunks(ptr, ind, jc, dcsc, front, parents, levels, want_levels, de
 
 
 @nb.njit(cache=True, nogil=True)
-def _close_gaps(cand, found, outs, step):
+def _close_gaps(cand, found, outs, step, nxt):
+    """Gather the per-chunk finds into ``nxt`` and compact the survivors in ``cand``."""
     fpos = 0
     rpos = 0
     for c in range(outs.shape[0]):
         lo_c = c * step
-        for t in range(outs[c, 0]):
-            found[fpos + t] = found[lo_c + t]
-        for t in range(outs[c, 1]):
-            cand[rpos + t] = cand[lo_c + t]
+        nxt[fpos:fpos + outs[c, 0]] = found[lo_c:lo_c + outs[c, 0]]
+        if rpos != lo_c:
+            for t in range(outs[c, 1]):
+                cand[rpos + t] = cand[lo_c + t]
         fpos += outs[c, 0]
         rpos += outs[c, 1]
-    return fpos, rpos
+    return rpos
+
+
+@nb.njit(cache=True, nogil=True, parallel=True)
+def _gather_chunks(cand, found, outs, step, nxt, cand_out):
+    """``_close_gaps`` in parallel: survivors go to ``cand_out`` (no in-place overlap)."""
+    nch = outs.shape[0]
+    fofs = np.zeros(nch + 1, np.int64)
+    rofs = np.zeros(nch + 1, np.int64)
+    for c in range(nch):
+        fofs[c + 1] = fofs[c] + outs[c, 0]
+        rofs[c + 1] = rofs[c] + outs[c, 1]
+    for c in nb.prange(nch):
+        lo_c = c * step
+        nxt[fofs[c]:fofs[c + 1]] = found[lo_c:lo_c + outs[c, 0]]
+        cand_out[rofs[c]:rofs[c + 1]] = cand[lo_c:lo_c + outs[c, 1]]
+    return rofs[nch]
+
+
+@nb.njit(cache=True, nogil=True, parallel=True)
+def fill_minus1(a, b):
+    """``a[:] = b[:] = -1`` in parallel (first touch of fresh result arrays)."""
+    for i in nb.prange(a.shape[0]):
+        a[i] = -1
+    for i in nb.prange(b.shape[0]):
+        b[i] = -1
+
+
+# Below this many ids to move, gathering the chunks runs inline.
+_PAR_GATHER = 1 << 16
 
 
 def bottomup_step(ptr, ind, jc, dcsc, front, parents, levels, want_levels, depth, deg,
-                  cand, ncand, found, nchunks):
+                  cand, ncand, found, nchunks, cand_out=None):
     """One bottom-up level over a bitmap frontier (uint64 words).
 
     ``cand[:ncand]`` lists the vertices that may still find a parent (unvisited,
     with in-edges); each is scanned in increasing neighbour order until the
     first frontier neighbour. Survivors are compacted in place to the front of
-    ``cand`` and the vertices found are written to ``found`` (both sorted), so
-    later levels touch only what is left and the next top-down level gets its
-    frontier without an O(n) scan.
+    ``cand`` and the vertices found are returned as a new array (both sorted;
+    ``found`` is scratch), so later levels touch only what is left and the next
+    top-down level gets its frontier without an O(n) scan.
 
     ``ncand < 0`` means "every major slot" (the first bottom-up level).
 
-    Returns (found count, survivors count, edges scanned, degree sum of new).
+    With ``cand_out`` (as long as ``cand``) a large gather runs in parallel and
+    may leave the survivors in ``cand_out`` instead.
+
+    Returns (next frontier, survivors count, edges scanned, degree sum of new,
+    the array now holding the survivors).
     """
     first = ncand < 0
     if first:
@@ -214,20 +262,66 @@ def bottomup_step(ptr, ind, jc, dcsc, front, parents, levels, want_levels, depth
     else:
         _bottomup_chunks(ptr, ind, jc, dcsc, front, parents, levels, want_levels, depth, deg,
                          cand, first, ncand, found, nchunks, step, outs)
-    fpos, rpos = _close_gaps(cand, found, outs, step)
-    return fpos, rpos, int(outs[:, 2].sum()), int(outs[:, 3].sum())
+    tot = outs.sum(axis=0)
+    nxt = np.empty(int(tot[0]), dtype=found.dtype)
+    if nchunks > 1 and cand_out is not None and tot[0] + tot[1] >= _PAR_GATHER:
+        rpos = _gather_chunks(cand, found, outs, step, nxt, cand_out)
+        cand = cand_out
+    else:
+        rpos = _close_gaps(cand, found, outs, step, nxt)
+    return nxt, int(rpos), int(tot[2]), int(tot[3]), cand
 
 
 @nb.njit(cache=True, nogil=True)
-def set_bits(ids, bits):
-    """Set the bits of ``ids`` in a uint64 bitmap."""
-    for i in range(ids.shape[0]):
+def _set_bits(ids, bits, lo, hi):
+    for i in range(lo, hi):
         u = ids[i]
         bits[u >> 6] |= np.uint64(1) << np.uint64(u & 63)
 
 
 @nb.njit(cache=True, nogil=True)
-def clear_bits(ids, bits):
-    """Clear the words holding ``ids``: clearing a frontier costs O(frontier), not O(n)."""
-    for i in range(ids.shape[0]):
+def _clear_bits(ids, bits, lo, hi):
+    for i in range(lo, hi):
         bits[ids[i] >> 6] = 0
+
+
+@nb.njit(cache=True, nogil=True, parallel=True)
+def _bits_parallel(ids, bits, nparts, clear):
+    # ids is sorted: split it where the word changes, so no word has two writers.
+    n = ids.shape[0]
+    cuts = np.empty(nparts + 1, np.int64)
+    cuts[0] = 0
+    cuts[nparts] = n
+    for p in range(1, nparts):
+        c = n * p // nparts
+        w = ids[c] >> 6
+        while c < n and (ids[c] >> 6) == w:
+            c += 1
+        cuts[p] = max(c, cuts[p - 1])
+    for p in nb.prange(nparts):
+        lo = cuts[p]
+        hi = max(lo, cuts[p + 1])
+        if clear:
+            _clear_bits(ids, bits, lo, hi)
+        else:
+            _set_bits(ids, bits, lo, hi)
+
+
+# Below this many ids a bitmap update runs inline (a parallel region costs more).
+_PAR_BITS = 1 << 17
+
+
+def set_bits(ids, bits, nparts=1):
+    """Set the bits of ``ids`` in a uint64 bitmap (``nparts > 1``: ``ids`` sorted)."""
+    if nparts > 1 and ids.shape[0] >= _PAR_BITS:
+        _bits_parallel(ids, bits, nparts, False)
+    else:
+        _set_bits(ids, bits, 0, ids.shape[0])
+
+
+def clear_bits(ids, bits, nparts=1):
+    """Clear the words holding ``ids``: clearing a frontier costs O(frontier), not O(n)."""
+    if nparts > 1 and ids.shape[0] >= _PAR_BITS:
+        _bits_parallel(ids, bits, nparts, True)
+    else:
+        _clear_bits(ids, bits, 0, ids.shape[0])

@@ -10,6 +10,7 @@ thousand levels.
 
 from __future__ import annotations
 
+import threading
 import time
 from typing import Any
 
@@ -115,7 +116,8 @@ def _search(
     out_block, in_block = (g.in_block, g.out_block) if reverse else (g.out_block, g.in_block)
     deg = g.in_degree if reverse else g.out_degree
     if backend.name == "numba":
-        engine: _Engine = _NumbaEngine(out_block, in_block, deg)
+        pool = g._search_cache.setdefault("numba_scratch", _ScratchPool())
+        engine: _Engine = _NumbaEngine(out_block, in_block, deg, pool)
     else:
         engine = None
         if backend.is_gpu:
@@ -132,8 +134,14 @@ def _search(
 
     t_start = time.perf_counter()
     xp = engine.xp
-    parents = xp.full(n, -1, dtype=np.int64)
-    levels = xp.full(n if want_levels else 1, -1, dtype=np.int64)
+    if xp is np and n >= 1 << 16:
+        # Fresh result arrays: first touch (page faults and all) split over the threads.
+        parents = np.empty(n, dtype=np.int64)
+        levels = np.empty(n if want_levels else 1, dtype=np.int64)
+        nbk.fill_minus1(parents, levels)
+    else:
+        parents = xp.full(n, -1, dtype=np.int64)
+        levels = xp.full(n if want_levels else 1, -1, dtype=np.int64)
     parents[source] = source
     levels[0 if not want_levels else source] = 0
     engine.bind(parents, levels, want_levels)
@@ -189,6 +197,9 @@ def _search(
     if stopped == "exhausted" and target is not None and int(parents[target]) != -1:
         stopped = "target"
     seconds = time.perf_counter() - t_start
+    release = getattr(engine, "release", None)
+    if release is not None:
+        release()
 
     stats = LevelStats(
         frontier=np.array(stat_f, dtype=np.int64),
@@ -239,20 +250,57 @@ def _raw(block: Any) -> tuple[Any, Any, Any, bool]:
     return block.ptr, block.ind, block.ind[:0], False
 
 
+class _ScratchPool:
+    """The scratch arrays of a graph's last finished search, for its next search.
+
+    Fresh n-long arrays cost a page fault per 4 KiB the first time they are
+    written (milliseconds at a million vertices, taken inside the parallel
+    sweep); repeated searches on one graph reuse them. One set is kept per
+    graph, and none above ``max_bytes``: next to such searches the faults are cheap.
+    """
+
+    max_bytes = 1 << 28
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._item: tuple[np.ndarray, ...] | None = None
+
+    def take(self, n: int, nc: int) -> tuple[np.ndarray, ...]:
+        """Four int64 arrays of lengths ``n, n, nc, nc`` (reused when they fit)."""
+        with self._lock:
+            item, self._item = self._item, None
+        if item is not None and item[0].shape[0] == n and item[2].shape[0] == nc:
+            return item
+        return (np.empty(n, dtype=np.int64), np.empty(n, dtype=np.int64),
+                np.empty(nc, dtype=np.int64), np.empty(nc, dtype=np.int64))
+
+    def give(self, item: tuple[np.ndarray, ...]) -> None:
+        """Keep ``item`` for the next :meth:`take`."""
+        if sum(a.nbytes for a in item) <= self.max_bytes:
+            with self._lock:
+                self._item = item
+
+
 class _NumbaEngine(_Engine):
     xp = np
 
-    def __init__(self, out_block: Any, in_block: Any, deg: np.ndarray) -> None:
+    def __init__(self, out_block: Any, in_block: Any, deg: np.ndarray,
+                 pool: _ScratchPool) -> None:
         import numba
 
         self.out = _raw(out_block)
         self.inn = _raw(in_block)
         self.deg = deg
-        self.total_degree = int(deg.sum())
+        # Undirected: the degree bottom-up needs is the in-block's own hi - lo (empty = use it).
+        self.in_deg = deg[:0] if in_block is out_block else deg
+        # deg counts the columns of the out-block: its sum is the block's nonzero count,
+        # read off the pointers instead of summing n degrees on every search.
+        ptr = self.out[0]
+        self.total_degree = int(ptr[-1]) - int(ptr[0]) if ptr.shape[0] else int(deg.sum())
         n = out_block.shape[0]
-        self.buf = np.empty(n, dtype=np.int64)
-        self.found = np.empty(n, dtype=np.int64)
-        self.cand = np.empty(in_block.nzc if in_block.format == "dcsc" else n, dtype=np.int64)
+        nc = in_block.nzc if in_block.format == "dcsc" else n
+        self.pool = pool
+        self.buf, self.found, self.cand, self.cand2 = pool.take(n, nc)
         self.ncand = -1  # the first bottom-up level lists the candidates as it goes
         # The frontier as a bitmap: 1 bit per vertex stays in cache where a byte map would not.
         self.bits = np.zeros((n + 63) // 64, dtype=np.uint64)
@@ -263,9 +311,14 @@ class _NumbaEngine(_Engine):
         self.ts = np.zeros(2, np.int64)
         # A few chunks per thread balance the skewed degrees of power-law graphs.
         self.nchunks = 4 * numba.get_num_threads()
+        self.nparts = numba.get_num_threads()
 
     def bind(self, parents: np.ndarray, levels: np.ndarray, want_levels: bool) -> None:
         self.parents, self.levels, self.want = parents, levels, want_levels
+
+    def release(self) -> None:
+        """Hand the scratch arrays back for the graph's next search."""
+        self.pool.give((self.buf, self.found, self.cand, self.cand2))
 
     def topdown(self, frontier: np.ndarray, depth: int) -> tuple[Any, int, int, int]:
         ptr, ind, jc, dcsc = self.out
@@ -295,18 +348,18 @@ class _NumbaEngine(_Engine):
     def bottomup(self, frontier: np.ndarray, depth: int) -> tuple[Any, int, int, int]:
         ptr, ind, jc, dcsc = self.inn
         if frontier is not self.in_bits:
-            nbk.clear_bits(self.in_bits, self.bits)
-            nbk.set_bits(frontier, self.bits)
-        k, self.ncand, scanned, degsum = nbk.bottomup_step(
+            # Words are cleared whole, so clear the old frontier before setting the new one.
+            nbk.clear_bits(self.in_bits, self.bits, self.nparts)
+            nbk.set_bits(frontier, self.bits, self.nparts)
+            self.in_bits = frontier
+        nxt, self.ncand, scanned, degsum, cand = nbk.bottomup_step(
             ptr, ind, jc, dcsc, self.bits, self.parents, self.levels, self.want, depth,
-            self.deg, self.cand, self.ncand, self.found, self.nchunks,
+            self.in_deg, self.cand, self.ncand, self.found, self.nchunks, self.cand2,
         )
-        nxt = self.found[:k].copy()
-        # Words are cleared whole, so clear the old frontier before setting the new one.
-        nbk.clear_bits(frontier, self.bits)
-        nbk.set_bits(nxt, self.bits)
-        self.in_bits = nxt
-        return nxt, k, scanned, degsum
+        if cand is not self.cand:
+            self.cand, self.cand2 = cand, self.cand
+        # The bitmap of nxt is made when a bottom-up level needs it, not before.
+        return nxt, int(nxt.shape[0]), scanned, degsum
 
 
 class _VectorizedEngine(_Engine):

@@ -76,6 +76,8 @@ class Graph:
         self.ids = ids
         self._out_degree: Any = None
         self._in_degree: Any = None
+        # Per-graph state the search engines keep between searches (scratch buffers).
+        self._search_cache: dict[str, Any] = {}
 
     # -- construction ------------------------------------------------------------
     @classmethod

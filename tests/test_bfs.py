@@ -252,3 +252,17 @@ def test_save_roundtrip(tmp_path):
     z = np.load(tmp_path / "out.npz")
     np.testing.assert_array_equal(z["parents"], r.parents)
     np.testing.assert_array_equal(z["levels"], r.levels)
+
+
+@pytest.mark.parametrize("fmt", ["csr", "dcsc"])
+def test_large_levels_take_the_parallel_paths(fmt: str) -> None:
+    """Scale 18 from the hub: a level of > 131,072 new vertices, so the parallel
+    gather and bitmap paths of the numba engine run (small graphs never reach them)."""
+    el = gen.kronecker(18, 16, seed=2)
+    g = spbfs.Graph.from_edgelist(el, config=spbfs.Config(format=fmt, backend="numba"))
+    source = int(np.argmax(np.asarray(g.out_degree)))
+    for _ in range(2):  # the second search reuses the first one's scratch arrays
+        r = spbfs.bfs(g, source)
+        assert r.stats.discovered.max() > 1 << 17
+        np.testing.assert_array_equal(r.levels, reference_levels(el.src, el.dst, el.n, source))
+        validate_bfs_tree(el, source, r.parents, r.levels)
