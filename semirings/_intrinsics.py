@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import numba as nb
+import numpy as np
 from llvmlite import ir
 from numba import types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-__all__ = ["prefetch"]
+__all__ = ["column_range", "prefetch"]
 
 
 @intrinsic
@@ -33,3 +35,19 @@ def prefetch(typingctx, arr, idx):  # type: ignore[no-untyped-def]
         return context.get_dummy_value()
 
     return sig, codegen
+
+
+@nb.njit(cache=True, inline="always")
+def column_range(ptr, jc, dcsc, u):  # type: ignore[no-untyped-def]
+    """``(lo, hi)`` offsets of column ``u``'s entries in a block's ``ind``.
+
+    The one place the kernels tell the formats apart: csr indexes ``ptr`` by
+    the column itself, dcsc finds the column in ``jc`` first (an absent column
+    is the empty range).
+    """
+    if dcsc:
+        c = np.searchsorted(jc, u)
+        if c < jc.shape[0] and jc[c] == u:
+            return np.int64(ptr[c]), np.int64(ptr[c + 1])
+        return np.int64(0), np.int64(0)
+    return np.int64(ptr[u]), np.int64(ptr[u + 1])

@@ -18,7 +18,7 @@ import ctypes
 import numba as nb
 import numpy as np
 
-from semirings._intrinsics import prefetch
+from semirings._intrinsics import column_range, prefetch
 
 _libc = ctypes.CDLL(None)
 _clock_gettime = _libc.clock_gettime
@@ -36,21 +36,12 @@ def topdown_step(ptr, ind, jc, dcsc, frontier, parents, levels, want_levels, dep
     k = 0
     scanned = 0
     degsum = 0
-    nzc = jc.shape[0]
     nf = frontier.shape[0]
     for i in range(nf):
         if not dcsc and i + _AHEAD < nf:
             prefetch(ind, ptr[frontier[i + _AHEAD]])
         u = frontier[i]
-        if dcsc:
-            p = np.searchsorted(jc, u)
-            if p >= nzc or jc[p] != u:
-                continue
-            lo = ptr[p]
-            hi = ptr[p + 1]
-        else:
-            lo = ptr[u]
-            hi = ptr[u + 1]
+        lo, hi = column_range(ptr, jc, dcsc, u)
         scanned += hi - lo
         for e in range(lo, hi):
             v = ind[e]

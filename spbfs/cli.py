@@ -31,15 +31,44 @@ def _mpi_world_size() -> int:
     return 1
 
 
-def _add_config_options(p: argparse.ArgumentParser) -> None:
+def add_config_arguments(p: argparse.ArgumentParser) -> None:
+    """Options that build the :class:`~spbfs.Config` (shared with ``python -m spbfs.dist``)."""
     p.add_argument("--format", choices=("csr", "dcsc"), help="local block storage")
-    p.add_argument("--backend", choices=("auto", "numpy", "numba", "cupy"))
+    p.add_argument("--backend", choices=("auto", "numpy", "numba", "cupy"),
+                   help="kernels (a process grid runs numba)")
     p.add_argument("--direction", choices=("auto", "top-down", "bottom-up"))
     p.add_argument("--alpha", type=float, help="top-down -> bottom-up switch (Beamer alpha)")
     p.add_argument("--beta", type=float, help="bottom-up -> top-down switch (Beamer beta)")
-    p.add_argument("--grid", help="process grid RxC for an MPI run, e.g. 2x2")
+    p.add_argument("--grid", help="process grid RxC for an MPI run, e.g. 2x2 "
+                                  "(default: from the rank count)")
     p.add_argument("--config", help="TOML configuration file")
-    p.add_argument("--threads", type=int, help="numba threads")
+    p.add_argument("--threads", type=int, help="numba threads (per rank; default 1 when "
+                                               "ranks share a machine)")
+
+
+def add_bench_arguments(p: argparse.ArgumentParser) -> None:
+    """The Graph500 benchmark's graph and roots (shared with ``python -m spbfs.dist``)."""
+    p.add_argument("--scale", type=int, default=18, help="log2 of the vertex count (default 18)")
+    p.add_argument("--edgefactor", type=int, default=16, help="edges per vertex (default 16)")
+    p.add_argument("--roots", type=int, default=64, help="number of BFS roots (default 64)")
+    p.add_argument("--seed", type=int, default=1, help="generator and root seed (default 1)")
+    p.add_argument("--no-validate", action="store_true", help="skip Graph500 validation")
+
+
+def add_bfs_arguments(p: argparse.ArgumentParser) -> None:
+    """One search on a graph file (shared with ``python -m spbfs.dist``)."""
+    p.add_argument("graph", help="graph file (.mtx, edge list, .csv, .npz)")
+    p.add_argument("--source", type=int, required=True, help="root vertex id (0-based)")
+    p.add_argument("--out", help="output .npz with arrays parents and levels")
+    p.add_argument("--directed", action="store_true", default=None, help="follow arcs")
+    p.add_argument("--undirected", dest="directed", action="store_false",
+                   help="treat every edge as two-way")
+    p.add_argument("--reverse", action="store_true", help="follow in-edges")
+    p.add_argument("--max-depth", type=int, help="stop after this many levels")
+    p.add_argument("--target", type=int, help="stop once this vertex is reached")
+    p.add_argument("--one-based", action="store_true", default=None,
+                   help="edge-list ids start at 1")
+    p.add_argument("--stats", action="store_true", help="print the per-level table")
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -50,28 +79,13 @@ def _parser() -> argparse.ArgumentParser:
     sub = ap.add_subparsers(dest="command", required=True)
 
     b = sub.add_parser("bench", help="Graph500-style benchmark on a generated Kronecker graph")
-    b.add_argument("--scale", type=int, default=18, help="log2 of the vertex count (default 18)")
-    b.add_argument("--edgefactor", type=int, default=16, help="edges per vertex (default 16)")
-    b.add_argument("--roots", type=int, default=64, help="number of BFS roots (default 64)")
-    b.add_argument("--seed", type=int, default=1, help="generator and root seed")
-    b.add_argument("--no-validate", action="store_true", help="skip Graph500 validation")
+    add_bench_arguments(b)
     b.add_argument("--plot", help="write per-level and TEPS plots to this PNG")
-    _add_config_options(b)
+    add_config_arguments(b)
 
     f = sub.add_parser("bfs", help="BFS on a graph file, writing parents and levels")
-    f.add_argument("graph", help="graph file (.mtx, edge list, .csv, .npz)")
-    f.add_argument("--source", type=int, required=True, help="root vertex id (0-based)")
-    f.add_argument("--out", help="output .npz with arrays parents and levels")
-    f.add_argument("--directed", action="store_true", default=None, help="follow arcs")
-    f.add_argument("--undirected", dest="directed", action="store_false",
-                   help="treat every edge as two-way")
-    f.add_argument("--reverse", action="store_true", help="follow in-edges")
-    f.add_argument("--max-depth", type=int, help="stop after this many levels")
-    f.add_argument("--target", type=int, help="stop once this vertex is reached")
-    f.add_argument("--one-based", action="store_true", default=None,
-                   help="edge-list ids start at 1")
-    f.add_argument("--stats", action="store_true", help="print the per-level table")
-    _add_config_options(f)
+    add_bfs_arguments(f)
+    add_config_arguments(f)
 
     i = sub.add_parser("info", help="size, degrees and block memory of a graph file")
     i.add_argument("graph", help="graph file")

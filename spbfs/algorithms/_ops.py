@@ -34,6 +34,7 @@ import numba as nb
 import numpy as np
 
 from semirings import ops
+from semirings._intrinsics import column_range
 from semirings.blocks import Block
 from semirings.kernels import numba_kernels as nbk
 from semirings.kernels import vectorized as vk
@@ -124,16 +125,6 @@ def spgemm(
 
 
 # -- numba ---------------------------------------------------------------------------
-@nb.njit(cache=True)
-def _range(ptr, jc, is_dcsc, u):
-    if is_dcsc:
-        c = np.searchsorted(jc, u)
-        if c < jc.shape[0] and jc[c] == u:
-            return np.int64(ptr[c]), np.int64(ptr[c + 1])
-        return np.int64(0), np.int64(0)
-    return np.int64(ptr[u]), np.int64(ptr[u + 1])
-
-
 @nb.njit(cache=True, parallel=True)
 def _flops(ptr, jc, is_dcsc, xptr, xind, n, bound):
     """Upper bound on the entries of each result column: min(terms, n)."""
@@ -141,7 +132,7 @@ def _flops(ptr, jc, is_dcsc, xptr, xind, n, bound):
     for s in nb.prange(k):
         f = 0
         for q in range(xptr[s], xptr[s + 1]):
-            lo, hi = _range(ptr, jc, is_dcsc, xind[q])
+            lo, hi = column_range(ptr, jc, is_dcsc, xind[q])
             f += hi - lo
         bound[s] = min(f, n)
 
@@ -159,7 +150,7 @@ def _spgemm_kernel(add, mul, ptr, ind, data, a_pat, jc, is_dcsc, nrows, xptr, xi
             for q in range(xptr[s], xptr[s + 1]):
                 u = xind[q]
                 b = xval[0] if x_pat else xval[q]
-                lo, hi = _range(ptr, jc, is_dcsc, u)
+                lo, hi = column_range(ptr, jc, is_dcsc, u)
                 for p in range(lo, hi):
                     i = ind[p]
                     if mask_mode != 0 and mask[s, i] == (mask_mode == 2):
@@ -480,7 +471,7 @@ def _bits_push(ptr, ind, jc, is_dcsc, active, front, seen, nxt, levels, parents,
     nw = front.shape[1]
     for a in range(active.shape[0]):
         u = active[a]
-        lo, hi = _range(ptr, jc, is_dcsc, u)
+        lo, hi = column_range(ptr, jc, is_dcsc, u)
         for p in range(lo, hi):
             v = ind[p]
             for w in range(nw):

@@ -117,7 +117,8 @@ def betweenness_centrality(
 
 
 def _rescale(
-    bc: np.ndarray, src: np.ndarray, n: int, *, normalized: bool, directed: bool
+    bc: np.ndarray, src: np.ndarray, n: int, *, normalized: bool, directed: bool,
+    lo: int = 0,
 ) -> np.ndarray:
     """networkx's scaling (``endpoints=False``), sampling correction included.
 
@@ -126,6 +127,8 @@ def _rescale(
     sample of ``k`` sources a vertex's sum estimates ``k / N`` of its exact
     sum, except for a sampled vertex itself, whose own source contributes
     nothing: it is scaled as a sample of ``k - 1`` (NaN when ``k == 1``).
+    ``bc`` may be the piece of vertices ``lo .. lo + len(bc) - 1`` (a rank's
+    share of a distributed result); ``src`` holds global ids.
     """
     big_n = n - 1
     if big_n < 2:
@@ -141,8 +144,8 @@ def _rescale(
     else:
         s_src = big_n / ((k - 1) * corr) if k > 1 else np.nan
         s_other = big_n / (k * corr)
-    scale = np.full(n, s_other)
-    scale[src] = s_src
+    scale = np.full(bc.shape[0], s_other)
+    scale[src[(src >= lo) & (src < lo + bc.shape[0])] - lo] = s_src
     bc *= scale
     return bc
 

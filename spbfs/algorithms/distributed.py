@@ -63,9 +63,10 @@ from semirings.vector import SparseVector
 from spbfs.algorithms._common import check_positive_int, check_sources
 from spbfs.algorithms._dist_ops import GridOps
 from spbfs.algorithms._ops import SparseColumns, spgemm
+from spbfs.algorithms.betweenness import _rescale
 from spbfs.algorithms.components import ComponentsResult
 from spbfs.algorithms.msbfs import MultiSourceBFSResult
-from spbfs.algorithms.ranking import PageRankResult
+from spbfs.algorithms.ranking import PageRankResult, check_pagerank_args
 from spbfs.algorithms.shortest_paths import ShortestPathsResult, _check_weights
 from spbfs.algorithms.triangles import TriangleCount
 from spbfs.dist import comm as C
@@ -362,18 +363,7 @@ def dist_pagerank(
     """
     g = _collective(_check_graph, g)
 
-    def check() -> int:
-        if isinstance(alpha, bool) or not isinstance(alpha, int | float | np.floating):
-            raise TypeError(f"alpha must be a number, got {type(alpha).__name__}")
-        if not 0.0 <= float(alpha) <= 1.0:
-            raise ValueError(f"alpha must lie in [0, 1], got {alpha}")
-        if isinstance(tol, bool) or not isinstance(tol, int | float | np.floating):
-            raise TypeError(f"tol must be a number, got {type(tol).__name__}")
-        if not float(tol) > 0:
-            raise ValueError(f"tol must be > 0, got {tol}")
-        return check_positive_int(max_iter, "max_iter")
-
-    iters = _collective(check)
+    iters = _collective(lambda: check_pagerank_args(alpha, tol, max_iter))
     ops = GridOps(g)
     n, a = g.n, float(alpha)
     deg = g.piece_degrees().astype(np.float64)
@@ -842,7 +832,7 @@ def dist_betweenness_centrality(
     bc = np.zeros(ops.size)
     for lo in range(0, src.shape[0], bs):
         bc += _bc_batch(g, ops, src[lo:lo + bs])
-    bc = _rescale_piece(bc, src, g, normalized=normalized)
+    bc = _rescale(bc, src, g.n, normalized=normalized, directed=g.directed, lo=g.lo)
     return DistBetweennessResult(lo=g.lo, hi=g.hi, n=n, _comm=g.grid.comm, values=bc,
                                  sources=src)
 
@@ -892,31 +882,6 @@ def _bc_batch(g: DistGraph, ops: GridOps, src: np.ndarray) -> np.ndarray:
         delta[s, r] += sigma[s, r] * p
     delta[sidx, ids] = 0.0
     return delta.sum(axis=0)
-
-
-def _rescale_piece(bc: np.ndarray, src: np.ndarray, g: DistGraph, *,
-                   normalized: bool) -> np.ndarray:
-    """networkx's scaling (as the one-process ``_rescale``) of this rank's piece."""
-    n = g.n
-    big_n = n - 1
-    if big_n < 2:
-        return bc
-    k = src.shape[0]
-    corr = 1.0 if g.directed else 2.0
-    if k == n:
-        bc *= 1.0 / (big_n * (big_n - 1)) if normalized else 1.0 / corr
-        return bc
-    if normalized:
-        s_src = 1.0 / ((k - 1) * (big_n - 1)) if k > 1 else np.nan
-        s_other = 1.0 / (k * (big_n - 1))
-    else:
-        s_src = big_n / ((k - 1) * corr) if k > 1 else np.nan
-        s_other = big_n / (k * corr)
-    scale = np.full(bc.shape[0], s_other)
-    mine = src[(src >= g.lo) & (src < g.hi)] - g.lo
-    scale[mine] = s_src
-    bc *= scale
-    return bc
 
 
 # --------------------------------------------------------------------------- triangles

@@ -92,15 +92,7 @@ def pagerank(
     >>> pagerank(g).scores.round(4).tolist()
     [0.3333, 0.3333, 0.3333]
     """
-    if isinstance(alpha, bool) or not isinstance(alpha, int | float | np.floating):
-        raise TypeError(f"alpha must be a number, got {type(alpha).__name__}")
-    if not 0.0 <= float(alpha) <= 1.0:
-        raise ValueError(f"alpha must lie in [0, 1], got {alpha}")
-    if isinstance(tol, bool) or not isinstance(tol, int | float | np.floating):
-        raise TypeError(f"tol must be a number, got {type(tol).__name__}")
-    if not float(tol) > 0:
-        raise ValueError(f"tol must be > 0, got {tol}")
-    max_iter = check_positive_int(max_iter, "max_iter")
+    max_iter = check_pagerank_args(alpha, tol, max_iter)
     g = prepare(graph, config, directed)
     n = g.n
     if n == 0:
@@ -129,3 +121,19 @@ def pagerank(
             converged = True
             break
     return PageRankResult(scores=g.backend.to_host(x), iterations=it, converged=converged)
+
+
+def check_pagerank_args(alpha: Any, tol: Any, max_iter: Any) -> int:
+    """Check PageRank's damping, tolerance and iteration cap; return ``max_iter``.
+
+    Shared by the one-process and the distributed PageRank.
+    """
+    if isinstance(alpha, bool) or not isinstance(alpha, int | float | np.floating):
+        raise TypeError(f"alpha must be a number, got {type(alpha).__name__}")
+    if not 0.0 <= float(alpha) <= 1.0:
+        raise ValueError(f"alpha must lie in [0, 1], got {alpha}")
+    if isinstance(tol, bool) or not isinstance(tol, int | float | np.floating):
+        raise TypeError(f"tol must be a number, got {type(tol).__name__}")
+    if not float(tol) > 0:
+        raise ValueError(f"tol must be > 0, got {tol}")
+    return check_positive_int(max_iter, "max_iter")

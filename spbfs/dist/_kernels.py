@@ -10,7 +10,7 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from semirings._intrinsics import prefetch
+from semirings._intrinsics import column_range, prefetch
 
 _AHEAD = 16
 # Lowest-set-bit position by a de Bruijn multiply: (x & -x) * C >> 58 is unique per bit.
@@ -32,22 +32,13 @@ def topdown_mark(ptr, ind, jc, dcsc, frontier, sent, par_of):
     """
     k = 0
     scanned = 0
-    nzc = jc.shape[0]
     nf = frontier.shape[0]
     one = np.uint64(1)
     for i in range(nf):
         if not dcsc and i + _AHEAD < nf:
             prefetch(ind, ptr[frontier[i + _AHEAD]])
         u = frontier[i]
-        if dcsc:
-            p = np.searchsorted(jc, u)
-            if p >= nzc or jc[p] != u:
-                continue
-            lo = ptr[p]
-            hi = ptr[p + 1]
-        else:
-            lo = ptr[u]
-            hi = ptr[u + 1]
+        lo, hi = column_range(ptr, jc, dcsc, u)
         scanned += hi - lo
         for e in range(lo, hi):
             v = np.int64(ind[e])
@@ -104,22 +95,13 @@ def topdown_own(ptr, ind, jc, dcsc, frontier, visited, parents, levels, depth, d
     k = 0
     scanned = 0
     degsum = 0
-    nzc = jc.shape[0]
     nf = frontier.shape[0]
     one = np.uint64(1)
     for i in range(nf):
         if not dcsc and i + _AHEAD < nf:
             prefetch(ind, ptr[frontier[i + _AHEAD]])
         u = np.int64(frontier[i])
-        if dcsc:
-            p = np.searchsorted(jc, u)
-            if p >= nzc or jc[p] != u:
-                continue
-            lo = ptr[p]
-            hi = ptr[p + 1]
-        else:
-            lo = ptr[u]
-            hi = ptr[u + 1]
+        lo, hi = column_range(ptr, jc, dcsc, u)
         scanned += hi - lo
         if hi == lo:
             continue

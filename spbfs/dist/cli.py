@@ -22,6 +22,7 @@ from typing import Any, NoReturn
 
 import numpy as np
 
+from spbfs.cli import add_bench_arguments, add_bfs_arguments, add_config_arguments
 from spbfs.dist import comm as C
 from spbfs.dist.comm import CollectiveError
 
@@ -46,16 +47,7 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _add_common(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--format", choices=("csr", "dcsc"), help="local block storage")
-    p.add_argument("--backend", choices=("auto", "numpy", "numba", "cupy"),
-                   help="kernels (the distributed search runs numba; cupy is refused)")
-    p.add_argument("--direction", choices=("auto", "top-down", "bottom-up"))
-    p.add_argument("--alpha", type=float, help="top-down -> bottom-up switch (Beamer alpha)")
-    p.add_argument("--beta", type=float, help="bottom-up -> top-down switch (Beamer beta)")
-    p.add_argument("--grid", help="process grid RxC, e.g. 2x2 (default: from the rank count)")
-    p.add_argument("--config", help="TOML configuration file")
-    p.add_argument("--threads", type=int, help="numba threads per rank (default 1 when "
-                                               "ranks share a machine)")
+    add_config_arguments(p)
     p.add_argument("--frontier-encoding", choices=("auto", "list", "bitmap"),
                    help="frontier messages as id lists, bitmaps, or the smaller (auto)")
 
@@ -65,28 +57,13 @@ def _parser() -> argparse.ArgumentParser:
                  description="2D-distributed direction-optimizing BFS (run under mpiexec).")
     sub = ap.add_subparsers(dest="command", required=True, parser_class=_Parser)
     b = sub.add_parser("bench", help="Graph500-style benchmark on a Kronecker graph")
-    b.add_argument("--scale", type=int, default=18, help="log2 of the vertex count (default 18)")
-    b.add_argument("--edgefactor", type=int, default=16, help="edges per vertex (default 16)")
-    b.add_argument("--roots", type=int, default=64, help="number of BFS roots (default 64)")
-    b.add_argument("--seed", type=int, default=1, help="generator and root seed (default 1)")
-    b.add_argument("--no-validate", action="store_true", help="skip the Graph500 validation")
+    add_bench_arguments(b)
     b.add_argument("--validate-roots", type=int,
                    help="validate only the first K searches (default: all)")
     b.add_argument("--json", help="also write every measurement to this JSON file (rank 0)")
     _add_common(b)
     f = sub.add_parser("bfs", help="one search on a graph file (read on rank 0)")
-    f.add_argument("graph", help="graph file (.mtx, edge list, .csv, .npz)")
-    f.add_argument("--source", type=int, required=True, help="root vertex id (0-based)")
-    f.add_argument("--out", help="output .npz with parents and levels (written in parallel)")
-    f.add_argument("--directed", action="store_true", default=None, help="follow arcs")
-    f.add_argument("--undirected", dest="directed", action="store_false",
-                   help="treat every edge as two-way")
-    f.add_argument("--reverse", action="store_true", help="follow in-edges")
-    f.add_argument("--max-depth", type=int, help="stop after this many levels")
-    f.add_argument("--target", type=int, help="stop once this vertex is reached")
-    f.add_argument("--one-based", action="store_true", default=None,
-                   help="edge-list ids start at 1")
-    f.add_argument("--stats", action="store_true", help="print the per-level table")
+    add_bfs_arguments(f)
     f.add_argument("--validate", action="store_true", help="run the Graph500 checks")
     _add_common(f)
     return ap
