@@ -1025,9 +1025,6 @@ class _CudaEngine:
         return _Frontier("list", self.list_a, self.fdeg_a, front.k, front.m)
 
 
-_warned = False
-
-
 def _off(var: str) -> bool:
     return os.environ.get(var, "1").strip().lower() in ("0", "false", "no", "off")
 
@@ -1038,18 +1035,16 @@ def make_engine(xp: Any, out_block: Any, in_block: Any, deg: Any) -> _CudaEngine
     ``SPBFS_CUDA_KERNELS=0`` in the environment disables the kernels (the
     caller then uses the vectorized cupy steps).
     """
-    global _warned
     if _off("SPBFS_CUDA_KERNELS"):
         return None
     try:
         return _CudaEngine(xp, out_block, in_block, deg)
-    except Exception as exc:  # compile or driver trouble: fall back, say why once
-        if not _warned:
-            warnings.warn(
-                f"spbfs: CUDA BFS kernels unavailable ({type(exc).__name__}: {exc}); "
-                f"using the vectorized cupy steps",
-                RuntimeWarning,
-                stacklevel=2,
-            )
-            _warned = True
+    except Exception as exc:  # compile or driver trouble: fall back, say why
+        # The warnings registry shows it once per call site, not once per search.
+        warnings.warn(
+            f"spbfs: CUDA BFS kernels unavailable ({type(exc).__name__}: {exc}); "
+            f"using the vectorized cupy steps",
+            RuntimeWarning,
+            stacklevel=2,
+        )
         return None

@@ -113,13 +113,6 @@ class DistGraph:
             self.seg_slots = np.searchsorted(tblock.jc, starts).astype(np.int64)
         else:
             self.seg_slots = starts
-        # Rows of B_ij without entries (padding included): bottom-up never looks at them.
-        nonempty = np.zeros(grid.pc * d.B64, dtype=bool)
-        if tblock.format == "dcsc":
-            nonempty[np.asarray(tblock.jc, dtype=np.int64)] = True
-        else:
-            nonempty[:] = np.diff(tblock.ptr) > 0
-        self.empty_rows = np.packbits(~nonempty, bitorder="little").view(np.uint64)
         self._raw = self._kernel_view(block)
         self._traw = self._kernel_view(tblock)
 
@@ -355,8 +348,8 @@ class DistGraph:
         return int(C.allreduce(self.grid.comm, np.array([self.block.nnz]))[0])
 
     def index_bytes(self) -> int:
-        """Bytes of this rank's bottom-up index: segment slots and the empty-row bitmap."""
-        return int(self.seg_slots.nbytes + self.empty_rows.nbytes)
+        """Bytes of this rank's bottom-up index (where each row segment starts)."""
+        return int(self.seg_slots.nbytes)
 
     def memory(self) -> dict[str, int]:
         """Bytes over all ranks (collective): ``block`` (B), ``tblock`` (B^T), ``index``."""
