@@ -937,12 +937,13 @@ class _CudaEngine:
         return _Frontier("list", nxt, nfd, count, degsum), count, fr.m, degsum
 
     def topdown_levels(
-        self, frontier: Any, depth: int, m_u: int, policy: Any, max_depth: int | None,
-        target: int | None,
+        self, frontier: Any, depth: int, m_u: int, m_f: int, policy: Any,
+        max_depth: int | None, target: int | None,
     ) -> tuple[Any, tuple[list, list, list, list], int, int, int, bool]:
         """Consecutive top-down levels in one launch while the frontier stays small.
 
-        The contract of ``_NumbaEngine.topdown_levels``: returns (frontier, (sizes, found,
+        The contract of ``_NumbaEngine.topdown_levels`` (``m_f`` is not needed
+        here: the frontier carries its degree sum): returns (frontier, (sizes, found,
         edges, seconds) per level, depth, m_u, m_f, switch), where ``switch`` asks the
         driver to consult the direction policy. Per-level seconds are device time
         (``%globaltimer``). A frontier too large for one block gets one ordinary level.

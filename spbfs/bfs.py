@@ -117,7 +117,13 @@ def _search(
     deg = g.in_degree if reverse else g.out_degree
     if backend.name == "numba":
         pool = g._search_cache.setdefault("numba_scratch", _ScratchPool())
-        engine: _Engine = _NumbaEngine(out_block, in_block, deg, pool)
+        slots = None
+        if in_block.format == "csr":
+            key = "nonempty_out" if reverse else "nonempty_in"
+            slots = g._search_cache.get(key)
+            if slots is None:
+                slots = g._search_cache[key] = _nonempty_columns(in_block)
+        engine: _Engine = _NumbaEngine(out_block, in_block, deg, pool, slots)
     else:
         engine = None
         if backend.is_gpu:
@@ -170,7 +176,7 @@ def _search(
             break
         if current == TOP_DOWN and fused is not None:
             frontier, run, depth, m_u, m_f, switch = fused(
-                frontier, depth, m_u, policy, max_depth, target
+                frontier, depth, m_u, m_f, policy, max_depth, target
             )
             stat_f.extend(run[0])
             stat_new.extend(run[1])
@@ -250,6 +256,15 @@ def _raw(block: Any) -> tuple[Any, Any, Any, bool]:
     return block.ptr, block.ind, block.ind[:0], False
 
 
+def _nonempty_columns(block: Any) -> np.ndarray:
+    """Columns of a csr block that have entries: the first bottom-up sweep's candidates.
+
+    Kept per graph (8 bytes per non-isolated vertex) so that sweep never tests
+    an isolated vertex.
+    """
+    return np.flatnonzero(block.ptr[1:] != block.ptr[:-1]).astype(np.int64)
+
+
 class _ScratchPool:
     """The scratch arrays of a graph's last finished search, for its next search.
 
@@ -285,7 +300,7 @@ class _NumbaEngine(_Engine):
     xp = np
 
     def __init__(self, out_block: Any, in_block: Any, deg: np.ndarray,
-                 pool: _ScratchPool) -> None:
+                 pool: _ScratchPool, slots: np.ndarray | None = None) -> None:
         import numba
 
         self.out = _raw(out_block)
@@ -302,8 +317,11 @@ class _NumbaEngine(_Engine):
         self.pool = pool
         self.buf, self.found, self.cand, self.cand2 = pool.take(n, nc)
         self.ncand = -1  # the first bottom-up level lists the candidates as it goes
+        self.slots = slots
         # The frontier as a bitmap: 1 bit per vertex stays in cache where a byte map would not.
         self.bits = np.zeros((n + 63) // 64, dtype=np.uint64)
+        # Top-down marks its new vertices here to hand them on sorted without a sort.
+        self.mark = np.zeros((n + 63) // 64, dtype=np.uint64)
         self.in_bits: np.ndarray = self.buf[:0].copy()  # ids whose bits are set
         # Per-level statistics of fused top-down runs (frontier, new, edges, seconds).
         self.stats = (np.empty(4096, np.int64), np.empty(4096, np.int64),
@@ -324,21 +342,24 @@ class _NumbaEngine(_Engine):
         ptr, ind, jc, dcsc = self.out
         k, scanned, degsum = nbk.topdown_step(
             ptr, ind, jc, dcsc, frontier, self.parents, self.levels, self.want, depth,
-            self.deg, self.buf,
+            self.deg, self.buf, self.mark, self.nparts,
         )
         # Sorted frontiers keep min-parent semantics and make the next gather stream.
-        return np.sort(self.buf[:k]), k, scanned, degsum
+        return nbk.sorted_new(self.buf, k, self.mark), k, scanned, degsum
 
     def topdown_levels(
-        self, frontier: np.ndarray, depth: int, m_u: int, policy: DirectionPolicy,
+        self, frontier: np.ndarray, depth: int, m_u: int, m_f: int, policy: DirectionPolicy,
         max_depth: int | None, target: int | None,
     ) -> tuple[np.ndarray, tuple[Any, ...], int, int, int, bool]:
-        """Several top-down levels in one compiled call (see ``topdown_levels``)."""
+        """Several top-down levels in one compiled call (see ``topdown_levels``).
+
+        ``m_f`` is the degree sum of ``frontier``.
+        """
         ptr, ind, jc, dcsc = self.out
         st = self.stats
         cur, nlev, depth, m_u, m_f, reason = nbk.topdown_levels(
             ptr, ind, jc, dcsc, frontier, self.parents, self.levels, self.want, depth, self.deg,
-            self.buf, m_u, policy.alpha, policy.mode == "auto",
+            self.buf, self.mark, self.nparts, m_u, m_f, policy.alpha, policy.mode == "auto",
             -1 if max_depth is None else max_depth, -1 if target is None else target,
             st[0], st[1], st[2], st[3], self.ts,
         )
@@ -354,7 +375,7 @@ class _NumbaEngine(_Engine):
             self.in_bits = frontier
         nxt, self.ncand, scanned, degsum, cand = nbk.bottomup_step(
             ptr, ind, jc, dcsc, self.bits, self.parents, self.levels, self.want, depth,
-            self.in_deg, self.cand, self.ncand, self.found, self.nchunks, self.cand2,
+            self.in_deg, self.cand, self.ncand, self.found, self.nchunks, self.cand2, self.slots,
         )
         if cand is not self.cand:
             self.cand, self.cand2 = cand, self.cand

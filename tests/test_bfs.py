@@ -266,3 +266,11 @@ def test_large_levels_take_the_parallel_paths(fmt: str) -> None:
         assert r.stats.discovered.max() > 1 << 17
         np.testing.assert_array_equal(r.levels, reference_levels(el.src, el.dst, el.n, source))
         validate_bfs_tree(el, source, r.parents, r.levels)
+    # Top-down levels of more than 2**15 edges split the destinations over the
+    # threads; each part still takes its frontier in order, so the parents stay
+    # the smallest ones: equal to those of a bottom-up search.
+    td = spbfs.bfs(g, source, direction="top-down")
+    bu = spbfs.bfs(g, source, direction="bottom-up")
+    assert td.stats.edges.max() > 1 << 15
+    np.testing.assert_array_equal(td.parents, bu.parents)
+    np.testing.assert_array_equal(td.parents, r.parents)
