@@ -153,13 +153,13 @@ def apply_pairs(pairs, parents, levels, depth, visited, new, k0, deg):
 
 
 @nb.njit(cache=True, nogil=True)
-def _bu_range(ptr, ind, jc, dcsc, lo_slot, row_base, front, comp, cand, first, lo_c, hi_c,
-              own, parents, levels, depth, deg, out_rows, out_par, f0, col_piece0, b, B64,
+def _bu_range(ptr, ind, jc, dcsc, lo_slot, row_base, front, comp, src, cand, first, lo_c,
+              hi_c, own, parents, levels, depth, deg, out_rows, out_par, f0, col_piece0, b, B64,
               res):
-    """Bottom-up over the candidates ``lo_c .. hi_c`` of one segment (see bottomup_search).
+    """Bottom-up over the candidates ``src[lo_c:hi_c]`` of one segment (see bottomup_search).
 
     Finds are written from ``f0`` on, survivors to ``cand`` from ``lo_c`` on
-    (they never overtake the read position). ``res`` gets (finds, survivors,
+    (``src`` may be ``cand``: survivors never overtake the read position). ``res`` gets (finds, survivors,
     edges scanned, degree sum of the finds).
     """
     f = f0
@@ -169,8 +169,8 @@ def _bu_range(ptr, ind, jc, dcsc, lo_slot, row_base, front, comp, cand, first, l
     one = np.uint64(1)
     for i in range(lo_c, hi_c):
         if i + _AHEAD < hi_c:
-            prefetch(ind, ptr[lo_slot + i + _AHEAD if first else cand[i + _AHEAD]])
-        p = lo_slot + i if first else np.int64(cand[i])
+            prefetch(ind, ptr[lo_slot + i + _AHEAD if first else src[i + _AHEAD]])
+        p = lo_slot + i if first else np.int64(src[i])
         v = (np.int64(jc[p]) if dcsc else p) - row_base
         if (comp[v >> 6] >> np.uint64(v & 63)) & one:
             continue  # done (visited, or found by another rank this level): dropped
@@ -209,14 +209,14 @@ def _bu_range(ptr, ind, jc, dcsc, lo_slot, row_base, front, comp, cand, first, l
 
 
 @nb.njit(cache=True, nogil=True, parallel=True)
-def _bu_chunks(ptr, ind, jc, dcsc, lo_slot, row_base, front, comp, cand, first, ncand, step,
-               own, parents, levels, depth, deg, out_rows, out_par, k0, col_piece0, b, B64,
-               res):
+def _bu_chunks(ptr, ind, jc, dcsc, lo_slot, row_base, front, comp, src, cand, first, ncand,
+               step, own, parents, levels, depth, deg, out_rows, out_par, k0, col_piece0, b,
+               B64, res):
     for c in nb.prange(res.shape[0]):
         lo_c = c * step
         hi_c = min(ncand, lo_c + step)
         if lo_c < hi_c:
-            _bu_range(ptr, ind, jc, dcsc, lo_slot, row_base, front, comp, cand, first, lo_c,
+            _bu_range(ptr, ind, jc, dcsc, lo_slot, row_base, front, comp, src, cand, first, lo_c,
                       hi_c, own, parents, levels, depth, deg, out_rows, out_par, k0 + lo_c,
                       col_piece0, b, B64, res[c])
 
@@ -262,14 +262,15 @@ def _bu_close(out_rows, out_par, k0, cand, res, step, own, comp, visited, new, n
 
 def bottomup_search(ptr, ind, jc, dcsc, lo_slot, hi_slot, row_base, front, comp, cand, ncand,
                     own, parents, levels, depth, deg, visited, new, nk, out_rows, out_par, k0,
-                    col_piece0, b, B64, nchunks):
+                    col_piece0, b, B64, nchunks, slots=None):
     """Search parents for the rows of one segment not yet marked in ``comp``.
 
     The segment is the rows ``row_base .. row_base + B64`` of the block, i.e.
     the column slots ``lo_slot .. hi_slot`` of the transposed block (column
     ids for csr, positions in ``jc`` for dcsc). ``cand[:ncand]`` lists the
     slots that may still find a parent (sorted; ``ncand < 0``: all slots, the
-    first bottom-up level of a search); rows marked in ``comp`` and rows
+    first bottom-up level of a search, or those listed in ``slots``: the
+    csr slots with entries, so isolated rows cost nothing); rows marked in ``comp`` and rows
     without entries are dropped from it, rows that find no parent stay.
     In-neighbours are scanned in increasing order up to the first one whose bit
     is set in the column-chunk frontier ``front``, so the parent is the
@@ -285,7 +286,10 @@ def bottomup_search(ptr, ind, jc, dcsc, lo_slot, hi_slot, row_base, front, comp,
     Returns (new k, survivors, edges scanned, degree sum of own finds, new nk).
     """
     first = ncand < 0
-    if first:
+    src = cand
+    if first and slots is not None:
+        first, src, ncand = False, slots, slots.shape[0]
+    elif first:
         ncand = hi_slot - lo_slot
     # A parallel region costs tens of microseconds (more on a loaded machine).
     if nchunks <= 1 or ncand < 4096:
@@ -294,11 +298,11 @@ def bottomup_search(ptr, ind, jc, dcsc, lo_slot, hi_slot, row_base, front, comp,
     res = np.zeros((nchunks, 4), np.int64)
     if nchunks == 1:
         if ncand:
-            _bu_range(ptr, ind, jc, dcsc, lo_slot, row_base, front, comp, cand, first, 0, ncand,
-                      own, parents, levels, depth, deg, out_rows, out_par, k0, col_piece0, b,
+            _bu_range(ptr, ind, jc, dcsc, lo_slot, row_base, front, comp, src, cand, first, 0,
+                      ncand, own, parents, levels, depth, deg, out_rows, out_par, k0, col_piece0, b,
                       B64, res[0])
     else:
-        _bu_chunks(ptr, ind, jc, dcsc, lo_slot, row_base, front, comp, cand, first, ncand,
+        _bu_chunks(ptr, ind, jc, dcsc, lo_slot, row_base, front, comp, src, cand, first, ncand,
                    step, own, parents, levels, depth, deg, out_rows, out_par, k0, col_piece0,
                    b, B64, res)
     return _bu_close(out_rows, out_par, k0, cand, res, step, own, comp, visited, new, nk)

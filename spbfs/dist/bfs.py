@@ -452,13 +452,15 @@ class _Search:
         scanned = 0
         degsum = 0
         col0 = j * grid.pr
+        ne, seg_ne = self.g.nonempty, self.g.seg_nonempty
         for s in range(pc):
             t = (j + s) % pc
             k, self.ncand[t], sc, ds, nk = K.bottomup_search(
                 tptr, tind, tjc, tdcsc, slots[t], slots[t + 1], t * B, front, comp,
                 self.cand[t * B:(t + 1) * B], self.ncand[t], s == 0, self.parents,
                 self.levels, depth, self.deg, self.visited, newbuf, nk, self.out_rows,
-                self.out_par, k, col0, d.b, B, self.nchunks)
+                self.out_par, k, col0, d.b, B, self.nchunks,
+                None if ne is None else ne[seg_ne[t]:seg_ne[t + 1]])
             scanned += sc
             degsum += ds
             bounds.append(k)

@@ -109,10 +109,18 @@ class DistGraph:
         d = self.dist
         # Where each segment (piece of the row chunk) starts among tblock's column slots.
         starts = np.arange(grid.pc + 1, dtype=np.int64) * d.B64
+        # csr: the slots with entries, which the first bottom-up level scans (dcsc
+        # stores no others); seg_nonempty cuts that list by segment.
+        self.nonempty: np.ndarray | None = None
+        self.seg_nonempty: np.ndarray | None = None
         if tblock.format == "dcsc":
             self.seg_slots = np.searchsorted(tblock.jc, starts).astype(np.int64)
         else:
             self.seg_slots = starts
+            tptr = tblock.ptr
+            cdt = np.int32 if grid.pc * d.B64 < 2**31 else np.int64
+            self.nonempty = np.flatnonzero(tptr[1:] != tptr[:-1]).astype(cdt)
+            self.seg_nonempty = np.searchsorted(self.nonempty, starts)
         self._raw = self._kernel_view(block)
         self._traw = self._kernel_view(tblock)
 
@@ -348,8 +356,9 @@ class DistGraph:
         return int(C.allreduce(self.grid.comm, np.array([self.block.nnz]))[0])
 
     def index_bytes(self) -> int:
-        """Bytes of this rank's bottom-up index (where each row segment starts)."""
-        return int(self.seg_slots.nbytes)
+        """Bytes of this rank's bottom-up index (segment starts; csr: the rows with entries)."""
+        extra = 0 if self.nonempty is None else self.nonempty.nbytes + self.seg_nonempty.nbytes
+        return int(self.seg_slots.nbytes + extra)
 
     def memory(self) -> dict[str, int]:
         """Bytes over all ranks (collective): ``block`` (B), ``tblock`` (B^T), ``index``."""
