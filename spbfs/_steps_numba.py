@@ -122,17 +122,28 @@ def topdown_step(ptr, ind, jc, dcsc, frontier, parents, levels, want_levels, dep
     return k, parts[:, 1].sum(), parts[:, 2].sum()
 
 
-# Above one new vertex per this many bitmap words, reading the new frontier off
-# the bitmap beats sorting it (numba's sort took 18 ms for 235 k ids on
-# Kronecker 20; reading 16 k words takes tens of microseconds).
-_WORDS_PER_ID = 16
+# Reading the new frontier off the bitmap costs a pass over the words its ids
+# span; sorting costs k log k. Below this many words per id the pass wins
+# (numba's sort took 18 ms for 235 k ids on Kronecker 20, the pass tens of
+# microseconds; on a road network, levels of ~90 ids measured 9 us sorted
+# and 6.5 us read off the bitmap).
+_WORDS_PER_ID = 64
 
 
 @nb.njit(cache=True, nogil=True)
 def sorted_new(out, k, mark):
     """``out[:k]`` (distinct ids, all marked in ``mark``) in increasing order; clears ``mark``."""
-    nw = mark.shape[0]
-    if k * _WORDS_PER_ID < nw:
+    if k == 0:
+        return out[:0].copy()
+    wlo = out[0] >> 6
+    whi = wlo
+    for i in range(1, k):
+        w = out[i] >> 6
+        if w < wlo:
+            wlo = w
+        elif w > whi:
+            whi = w
+    if (whi - wlo + 1) > k * _WORDS_PER_ID:
         res = np.sort(out[:k])
         for i in range(k):
             mark[res[i] >> 6] = 0
@@ -140,7 +151,7 @@ def sorted_new(out, k, mark):
     res = np.empty(k, out.dtype)
     j = 0
     one = np.uint64(1)
-    for w in range(nw):
+    for w in range(wlo, whi + 1):
         x = mark[w]
         if x:
             mark[w] = 0
@@ -160,16 +171,16 @@ def _now(ts):
 
 @nb.njit(nogil=True)
 def topdown_levels(ptr, ind, jc, dcsc, frontier, parents, levels, want_levels, depth, deg, buf,
-                   mark, nparts, m_u, m_f, alpha, switch, max_depth, target, st_f, st_new, st_e,
-                   st_t, ts):
+                   mark, nparts, m_u, m_f, alpha, gamma, switch, max_depth, target, st_f, st_new,
+                   st_e, st_t, ts):
     """Run consecutive top-down levels without returning to Python.
 
     High-diameter graphs (a road network has over a thousand levels of a few
     vertices each) would otherwise pay the interpreter once per level. The loop
     stops when the frontier empties, ``max_depth`` (if >= 0) is reached,
     ``target`` (if >= 0) is reached, the stats buffers are full, or - when
-    ``switch`` - Beamer's test says bottom-up (``m_f * alpha > m_u``), the same
-    test as :class:`spbfs.direction.DirectionPolicy`. ``m_f``, the degree sum
+    ``switch`` - the test of :class:`spbfs.direction.DirectionPolicy` says
+    bottom-up (``m_f * alpha > m_u`` and ``m_f * gamma >= n``). ``m_f``, the degree sum
     of ``frontier``, is the edge count that decides a parallel step.
 
     Returns (frontier, levels done, depth, m_u, m_f, reason) with reason
@@ -183,7 +194,7 @@ def topdown_levels(ptr, ind, jc, dcsc, frontier, parents, levels, want_levels, d
             break
         if target >= 0 and parents[target] != -1:
             break
-        if nlev > 0 and switch and m_f * alpha > m_u:
+        if nlev > 0 and switch and m_f * alpha > m_u and m_f * gamma >= parents.shape[0]:
             reason = 1
             break
         if nlev == st_f.shape[0]:

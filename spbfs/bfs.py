@@ -134,7 +134,10 @@ def _search(
             engine = make_engine(backend.xp, out_block, in_block, deg)
         if engine is None:
             engine = _VectorizedEngine(backend.xp, out_block, in_block, deg)
-    policy = DirectionPolicy(cfg.direction, cfg.alpha, cfg.beta)
+    # A GPU's first bottom-up sweep costs microseconds: no guard against it
+    # there (its fused top-down loop applies Beamer's test alone).
+    gamma = float("inf") if backend.is_gpu else DirectionPolicy.gamma
+    policy = DirectionPolicy(cfg.direction, cfg.alpha, cfg.beta, gamma)
     want_levels = cfg.output in ("both", "levels")
     n = g.n
 
@@ -359,7 +362,8 @@ class _NumbaEngine(_Engine):
         st = self.stats
         cur, nlev, depth, m_u, m_f, reason = nbk.topdown_levels(
             ptr, ind, jc, dcsc, frontier, self.parents, self.levels, self.want, depth, self.deg,
-            self.buf, self.mark, self.nparts, m_u, m_f, policy.alpha, policy.mode == "auto",
+            self.buf, self.mark, self.nparts, m_u, m_f, policy.alpha, policy.gamma,
+            policy.mode == "auto",
             -1 if max_depth is None else max_depth, -1 if target is None else target,
             st[0], st[1], st[2], st[3], self.ts,
         )

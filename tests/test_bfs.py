@@ -274,3 +274,24 @@ def test_large_levels_take_the_parallel_paths(fmt: str) -> None:
     assert td.stats.edges.max() > 1 << 15
     np.testing.assert_array_equal(td.parents, bu.parents)
     np.testing.assert_array_equal(td.parents, r.parents)
+
+
+def test_direction_policy_guard_against_tiny_bottom_up_switches() -> None:
+    """Beamer's test alone fires at the tail of a long path (``m_u`` tiny); the
+    ``n / gamma`` guard keeps such levels top-down, while a Kronecker graph
+    still goes bottom-up."""
+    from spbfs.direction import BOTTOM_UP, TOP_DOWN, DirectionPolicy
+
+    pol = DirectionPolicy()
+    assert pol.choose(TOP_DOWN, 20, 50, 100, 115_000, True) == TOP_DOWN
+    assert pol.choose(TOP_DOWN, 20, 50, 100, 1_000, True) == BOTTOM_UP
+    unguarded = DirectionPolicy(gamma=float("inf"))
+    assert unguarded.choose(TOP_DOWN, 20, 50, 100, 115_000, True) == BOTTOM_UP
+    n = 1 << 15
+    path = spbfs.Graph.from_edges(np.arange(n - 1), np.arange(1, n))
+    r = spbfs.bfs(path, 0)
+    assert len(r.stats) == n and not np.any(r.stats.direction == BOTTOM_UP)
+    el = gen.kronecker(14, 16, seed=3)
+    g = spbfs.Graph.from_edgelist(el)
+    r = spbfs.bfs(g, int(np.argmax(np.asarray(g.out_degree))))
+    assert np.any(r.stats.direction == BOTTOM_UP)
