@@ -262,10 +262,12 @@ def _raw(block: Any) -> tuple[Any, Any, Any, bool]:
 def _nonempty_columns(block: Any) -> np.ndarray:
     """Columns of a csr block that have entries: the first bottom-up sweep's candidates.
 
-    Kept per graph (8 bytes per non-isolated vertex) so that sweep never tests
-    an isolated vertex.
+    Kept per graph (4 bytes per non-isolated vertex below 2**31 vertices) so
+    that sweep never tests an isolated vertex.
     """
-    return np.flatnonzero(block.ptr[1:] != block.ptr[:-1]).astype(np.int64)
+    ptr = block.ptr
+    dt = np.int32 if ptr.shape[0] <= 2**31 else np.int64
+    return np.flatnonzero(ptr[1:] != ptr[:-1]).astype(dt)
 
 
 class _ScratchPool:
