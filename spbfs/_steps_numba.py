@@ -117,7 +117,8 @@ def topdown_step(ptr, ind, jc, dcsc, frontier, parents, levels, want_levels, dep
     for t in range(nparts):  # close the gaps between the ranges' lists
         c = parts[t, 0]
         if k != cuts[t]:
-            out[k:k + c] = out[cuts[t]:cuts[t] + c]
+            for x in range(c):  # leftwards, so a forward copy is safe where they overlap
+                out[k + x] = out[cuts[t] + x]
         k += c
     return k, parts[:, 1].sum(), parts[:, 2].sum()
 

@@ -295,3 +295,43 @@ def test_direction_policy_guard_against_tiny_bottom_up_switches() -> None:
     g = spbfs.Graph.from_edgelist(el)
     r = spbfs.bfs(g, int(np.argmax(np.asarray(g.out_degree))))
     assert np.any(r.stats.direction == BOTTOM_UP)
+
+
+@pytest.mark.parametrize("nparts", [1, 2, 3, 5])
+def test_parallel_topdown_step_lists_every_new_vertex(nparts: int) -> None:
+    """The parts' lists are closed up into one (read when the new frontier is
+    sorted, not read off the bitmap), and ``sorted_new`` leaves the bitmap clear."""
+    from spbfs import _steps_numba as nbk
+    from spbfs.bfs import _raw
+
+    g = spbfs.Graph.from_edgelist(gen.kronecker(12, 16, seed=5))
+    ptr, ind, jc, dcsc = _raw(g.out_block)
+    n, deg = g.n, np.asarray(g.out_degree)
+    hub = int(np.argmax(deg))
+    parents = np.full(n, -1, np.int64)
+    levels = np.full(n, -1, np.int64)
+    parents[hub] = hub
+    buf = np.empty(n, np.int64)
+    mark = np.zeros((n + 63) // 64, np.uint64)
+    k, scanned, _ = nbk.topdown_step(ptr, ind, jc, dcsc, np.array([hub], np.int64), parents,
+                                     levels, True, 1, deg, buf, mark, nparts)
+    expect = np.flatnonzero(levels == 1)
+    assert scanned == deg[hub] and k == expect.size > 0
+    np.testing.assert_array_equal(np.sort(buf[:k]), expect)
+    np.testing.assert_array_equal(nbk.sorted_new(buf, k, mark), expect)
+    assert not mark.any()
+
+
+def test_sorted_new_sorts_or_reads_the_bitmap() -> None:
+    """Few ids spread wide are sorted; many or close ones are read off the words."""
+    from spbfs import _steps_numba as nbk
+
+    mark = np.zeros(1 << 14, np.uint64)
+    rng = np.random.default_rng(7)
+    for ids in (np.array([900_000, 5, 70_000]), rng.choice(1 << 20, 5_000, replace=False),
+                np.array([640, 700, 650])):
+        ids = ids.astype(np.int64)
+        nbk.set_bits(ids, mark)
+        np.testing.assert_array_equal(nbk.sorted_new(ids.copy(), ids.size, mark), np.sort(ids))
+        assert not mark.any()
+    assert nbk.sorted_new(np.zeros(4, np.int64), 0, mark).size == 0
