@@ -9,7 +9,7 @@ from numba import types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-__all__ = ["column_range", "prefetch"]
+__all__ = ["column_range", "column_share", "prefetch"]
 
 
 @intrinsic
@@ -51,3 +51,21 @@ def column_range(ptr, jc, dcsc, u):  # type: ignore[no-untyped-def]
             return np.int64(ptr[c]), np.int64(ptr[c + 1])
         return np.int64(0), np.int64(0)
     return np.int64(ptr[u]), np.int64(ptr[u + 1])
+
+
+@nb.njit(cache=True, inline="always")
+def column_share(ind, lo, hi, vlo, vhi):  # type: ignore[no-untyped-def]
+    """The part of the sorted column ``ind[lo:hi]`` with ``vlo <= ind < vhi``, as offsets.
+
+    How the threads of a parallel top-down step split the destinations: a long
+    column is cut by binary search, so together they read each entry once; a
+    short one is trimmed from both ends.
+    """
+    if hi - lo > 32:
+        col = ind[lo:hi]
+        return lo + np.searchsorted(col, vlo), lo + np.searchsorted(col, vhi)
+    while lo < hi and ind[lo] < vlo:
+        lo += 1
+    while hi > lo and ind[hi - 1] >= vhi:
+        hi -= 1
+    return lo, hi

@@ -19,7 +19,7 @@ import numba as nb
 import numpy as np
 from numba.cpython.unsafe.numbers import trailing_zeros
 
-from semirings._intrinsics import column_range, prefetch
+from semirings._intrinsics import column_range, column_share, prefetch
 
 _libc = ctypes.CDLL(None)
 _clock_gettime = _libc.clock_gettime
@@ -52,14 +52,7 @@ def _topdown_range(ptr, ind, jc, dcsc, frontier, parents, levels, want_levels, d
         u = frontier[i]
         lo, hi = column_range(ptr, jc, dcsc, u)
         if not whole:
-            if hi - lo > 32:
-                col = ind[lo:hi]
-                lo, hi = lo + np.searchsorted(col, vlo), lo + np.searchsorted(col, vhi)
-            else:
-                while lo < hi and ind[lo] < vlo:
-                    lo += 1
-                while hi > lo and ind[hi - 1] >= vhi:
-                    hi -= 1
+            lo, hi = column_share(ind, lo, hi, vlo, vhi)
         scanned += hi - lo
         for e in range(lo, hi):
             v = ind[e]
@@ -106,15 +99,28 @@ def topdown_step(ptr, ind, jc, dcsc, frontier, parents, levels, want_levels, dep
         _topdown_range(ptr, ind, jc, dcsc, frontier, parents, levels, want_levels, depth, deg,
                        out, mark, 0, n, res)
         return res[0], res[1], res[2]
-    cuts = np.empty(nparts + 1, np.int64)
-    for t in range(nparts + 1):
-        cuts[t] = min(n, (n * t // nparts + 63) & ~63)
-    cuts[nparts] = n
+    cuts = word_cuts(n, nparts)
     parts = np.zeros((nparts, 3), np.int64)
     _topdown_parts(ptr, ind, jc, dcsc, frontier, parents, levels, want_levels, depth, deg, out,
                    mark, cuts, parts)
+    return close_parts(out, cuts, parts)
+
+
+@nb.njit(cache=True, nogil=True)
+def word_cuts(n, nparts):
+    """``nparts`` ranges of ``0 .. n`` cut at multiples of 64: no bitmap word has two writers."""
+    cuts = np.empty(nparts + 1, np.int64)
+    for t in range(nparts):
+        cuts[t] = min(n, (n * t // nparts + 63) & ~63)
+    cuts[nparts] = n
+    return cuts
+
+
+@nb.njit(cache=True, nogil=True)
+def close_parts(out, cuts, parts):
+    """Close up the lists ``out[cuts[t]:][:parts[t, 0]]``; return ``parts`` summed by column."""
     k = 0
-    for t in range(nparts):  # close the gaps between the ranges' lists
+    for t in range(parts.shape[0]):
         c = parts[t, 0]
         if k != cuts[t]:
             for x in range(c):  # leftwards, so a forward copy is safe where they overlap

@@ -198,3 +198,42 @@ def test_wait_policy_from_env(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("SPBFS_DIST_WAIT", "fast")
     with pytest.raises(ValueError, match="SPBFS_DIST_WAIT"):
         WaitPolicy.from_env()
+
+
+@pytest.mark.parametrize("nparts", [2, 3])
+def test_topdown_own_parallel_rows_match_serial(nparts: int) -> None:
+    """The grid-column top-down kernel split over row ranges gives the serial
+    kernel's parents (the smallest), levels, visited bits and new rows."""
+    import scipy.sparse as sp
+
+    from spbfs.dist import _kernels as K
+    from spbfs.generators import kronecker
+
+    el = kronecker(12, 16, seed=4)
+    n = el.n
+    # Rows are destinations, columns sources: B[v, u] for an edge u - v.
+    a = sp.coo_matrix((np.ones(2 * el.src.size), (np.r_[el.dst, el.src], np.r_[el.src, el.dst])),
+                      shape=(n, n)).tocsc()
+    a.sum_duplicates()
+    a.sort_indices()
+    ptr, ind = a.indptr.astype(np.int64), a.indices.astype(np.int32)
+    deg = np.diff(ptr)
+    hub = int(np.argmax(deg))
+    frontier = np.sort(np.r_[hub, a.indices[ptr[hub]:ptr[hub] + 40]]).astype(np.int64)
+    out = []
+    for parts in (1, nparts):
+        visited = np.zeros(n // 64, np.uint64)
+        K.set_bits(frontier, visited, 0)
+        parents = np.full(n, -1, np.int64)
+        levels = np.full(n, -1, np.int64)
+        new = np.empty(n, np.int64)
+        k, scanned, degsum = K.topdown_own(ptr, ind, ind[:0], False, frontier, visited, parents,
+                                           levels, 2, deg, 0, n, n, new, parts)
+        out.append((k, scanned, degsum, np.sort(new[:k]), parents, levels, visited))
+    (k1, s1, d1, new1, p1, l1, v1), (k2, s2, d2, new2, p2, l2, v2) = out
+    assert k1 == k2 > 0 and s1 == s2 == deg[frontier].sum() and d1 == d2
+    np.testing.assert_array_equal(new1, new2)
+    np.testing.assert_array_equal(new1, np.flatnonzero(l1 == 2))
+    np.testing.assert_array_equal(p1, p2)
+    np.testing.assert_array_equal(l1, l2)
+    np.testing.assert_array_equal(v1, v2)

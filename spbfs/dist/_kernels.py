@@ -10,7 +10,8 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from semirings._intrinsics import column_range, prefetch
+from semirings._intrinsics import column_range, column_share, prefetch
+from spbfs._steps_numba import close_parts, word_cuts
 
 _AHEAD = 16
 # Lowest-set-bit position by a de Bruijn multiply: (x & -x) * C >> 58 is unique per bit.
@@ -83,16 +84,14 @@ def pairs_from_bits(sent, prev, par_of, bw, nparts, counts, out, col_piece0, b, 
 
 
 @nb.njit(cache=True, nogil=True)
-def topdown_own(ptr, ind, jc, dcsc, frontier, visited, parents, levels, depth, deg, col_piece0,
-                b, B64, new):
-    """Top-down level of a grid with one processor column (the row chunk is the own piece).
+def _topdown_own_range(ptr, ind, jc, dcsc, frontier, visited, parents, levels, depth, deg,
+                       col_piece0, b, B64, new, vlo, vhi, res):
+    """:func:`topdown_own` for the rows ``vlo <= v < vhi`` only, listed from ``new[vlo]`` on.
 
-    The local SpMSV fused with the update: a row not yet in ``visited`` gets
-    the smallest frontier column reaching it (columns are visited in
-    increasing order) as its global parent, ``levels = depth``, its bit, and is
-    appended to ``new``. Returns (count, edges scanned, degree sum of the new).
+    ``res`` gets (count, edges scanned, degree sum of the new).
     """
-    k = 0
+    whole = vlo == 0 and vhi >= visited.shape[0] * 64
+    k = vlo
     scanned = 0
     degsum = 0
     nf = frontier.shape[0]
@@ -102,6 +101,8 @@ def topdown_own(ptr, ind, jc, dcsc, frontier, visited, parents, levels, depth, d
             prefetch(ind, ptr[frontier[i + _AHEAD]])
         u = np.int64(frontier[i])
         lo, hi = column_range(ptr, jc, dcsc, u)
+        if not whole:
+            lo, hi = column_share(ind, lo, hi, vlo, vhi)
         scanned += hi - lo
         if hi == lo:
             continue
@@ -123,7 +124,44 @@ def topdown_own(ptr, ind, jc, dcsc, frontier, visited, parents, levels, depth, d
             degsum += deg[v]
             new[k] = v
             k += 1
-    return k, scanned, degsum
+    res[0] = k - vlo
+    res[1] = scanned
+    res[2] = degsum
+
+
+@nb.njit(cache=True, nogil=True, parallel=True)
+def _topdown_own_parts(ptr, ind, jc, dcsc, frontier, visited, parents, levels, depth, deg,
+                       col_piece0, b, B64, new, cuts, res):
+    for t in nb.prange(cuts.shape[0] - 1):
+        _topdown_own_range(ptr, ind, jc, dcsc, frontier, visited, parents, levels, depth, deg,
+                           col_piece0, b, B64, new, cuts[t], cuts[t + 1], res[t])
+
+
+@nb.njit(cache=True, nogil=True)
+def topdown_own(ptr, ind, jc, dcsc, frontier, visited, parents, levels, depth, deg, col_piece0,
+                b, B64, new, nparts):
+    """Top-down level of a grid with one processor column (the row chunk is the own piece).
+
+    The local SpMSV fused with the update: a row not yet in ``visited`` gets
+    the smallest frontier column reaching it (columns are visited in
+    increasing order) as its global parent, ``levels = depth``, its bit, and is
+    appended to ``new``. Returns (count, edges scanned, degree sum of the new).
+
+    With ``nparts > 1`` the rows are split in word-aligned ranges searched in
+    parallel, as the one-process step does (each range still takes the
+    frontier in order, so the parents stay the smallest).
+    """
+    nrow = visited.shape[0] * 64
+    if nparts <= 1:
+        res = np.zeros(3, np.int64)
+        _topdown_own_range(ptr, ind, jc, dcsc, frontier, visited, parents, levels, depth, deg,
+                           col_piece0, b, B64, new, 0, nrow, res)
+        return res[0], res[1], res[2]
+    cuts = word_cuts(nrow, nparts)
+    parts = np.zeros((nparts, 3), np.int64)
+    _topdown_own_parts(ptr, ind, jc, dcsc, frontier, visited, parents, levels, depth, deg,
+                       col_piece0, b, B64, new, cuts, parts)
+    return close_parts(new, cuts, parts)
 
 
 @nb.njit(cache=True, nogil=True)

@@ -64,6 +64,10 @@ from spbfs.result import BFSResult, LevelStats
 
 __all__ = ["COMM_PHASES", "LOCAL_PHASES", "DistBFSResult", "bfs", "traversed_edges"]
 
+# A top-down level expecting at least this many edges per rank splits its rows
+# over the rank's threads (one grid column only; see _kernels.topdown_own).
+_PAR_TOPDOWN = 1 << 15
+
 #: Communication phases, in the order of a level.
 COMM_PHASES = ("transpose", "expand", "fold", "frontier_gather", "rotate", "parent_updates",
                "allreduce")
@@ -264,7 +268,9 @@ class _Search:
         self.deg = g._deg
         self.prev = np.empty(self.bw, dtype=np.uint64)
         self.pending: tuple | None = None  # a posted frontier exchange (post_frontier)
-        self.nchunks = 4 * numba.get_num_threads() if numba.get_num_threads() > 1 else 1
+        self.nthreads = numba.get_num_threads()
+        self.nchunks = 4 * self.nthreads if self.nthreads > 1 else 1
+        self.m_f = 0  # degree sum of the current frontier, all ranks (set by the driver)
 
     def next_buffer(self) -> np.ndarray:
         """The buffer the next frontier goes to (two alternate: the old one is still read)."""
@@ -394,9 +400,11 @@ class _Search:
         self.prev[:] = self.visited
         if grid.pc == 1:
             # The row chunk is this rank's piece: search and update in one pass.
+            # A level expecting many edges on this rank splits its rows over the threads.
+            nparts = self.nthreads if self.m_f >= _PAR_TOPDOWN * self.p else 1
             k, scanned, degsum = K.topdown_own(ptr, ind, jc, dcsc, cols, self.visited,
                                                self.parents, self.levels, depth, self.deg,
-                                               j * grid.pr, d.b, B, newbuf)
+                                               j * grid.pr, d.b, B, newbuf, nparts)
             t0 = self.tick("local_topdown", t0)
             new = self.sort_new(k)
             self.tick("update", t0)
@@ -622,6 +630,7 @@ def bfs(graph: DistGraph, source: int, *, direction: str | None = None,
             raise RuntimeError(f"injected failure on rank {grid.rank} at level {depth}")
         t0 = clock()
         step = S.topdown if current == TOP_DOWN else S.bottomup
+        S.m_f = m_f
         frontier, scanned, degsum = step(frontier, depth)
         mine_hit = int(target is not None and lo <= target < hi
                        and S.parents[target - lo] != -1)
