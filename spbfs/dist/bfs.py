@@ -39,7 +39,9 @@ per segment, the candidate rows that may still find a parent (listed by the
 first bottom-up level, then only the survivors are scanned) and runs them in
 parallel chunks with software prefetch; finds in the own piece are written
 in the kernel; a grid with one processor column fuses the top-down SpMSV with
-the update; new frontier pieces are read off the visited bitmap in order.
+the update and splits a large level's rows over the rank's threads; new
+frontier pieces are read off the visited bitmap in order. The first bottom-up
+level of a csr block scans only the rows with entries.
 """
 
 from __future__ import annotations
