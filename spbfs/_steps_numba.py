@@ -17,9 +17,10 @@ import ctypes
 
 import numba as nb
 import numpy as np
-from numba.cpython.unsafe.numbers import trailing_zeros
 
 from semirings._intrinsics import column_range, column_share, prefetch
+from spbfs._bitmaps import ids_from_bits
+from spbfs._bitmaps import set_bits as _set_ids
 
 _libc = ctypes.CDLL(None)
 _clock_gettime = _libc.clock_gettime
@@ -156,17 +157,9 @@ def sorted_new(out, k, mark):
             mark[res[i] >> 6] = 0
         return res
     res = np.empty(k, out.dtype)
-    j = 0
-    one = np.uint64(1)
-    for w in range(wlo, whi + 1):
-        x = mark[w]
-        if x:
-            mark[w] = 0
-            base = np.int64(w) << 6
-            while x:
-                res[j] = base + np.int64(trailing_zeros(x))
-                j += 1
-                x &= x - one
+    span = mark[wlo:whi + 1]
+    ids_from_bits(span, wlo << 6, res, 0)
+    span[:] = 0
     return res
 
 
@@ -389,13 +382,6 @@ def bottomup_step(ptr, ind, jc, dcsc, front, parents, levels, want_levels, depth
 
 
 @nb.njit(cache=True, nogil=True)
-def _set_bits(ids, bits, lo, hi):
-    for i in range(lo, hi):
-        u = ids[i]
-        bits[u >> 6] |= np.uint64(1) << np.uint64(u & 63)
-
-
-@nb.njit(cache=True, nogil=True)
 def _clear_bits(ids, bits, lo, hi):
     for i in range(lo, hi):
         bits[ids[i] >> 6] = 0
@@ -420,7 +406,7 @@ def _bits_parallel(ids, bits, nparts, clear):
         if clear:
             _clear_bits(ids, bits, lo, hi)
         else:
-            _set_bits(ids, bits, lo, hi)
+            _set_ids(ids[lo:hi], bits, 0)
 
 
 # Below this many ids a bitmap update runs inline (a parallel region costs more).
@@ -432,7 +418,7 @@ def set_bits(ids, bits, nparts=1):
     if nparts > 1 and ids.shape[0] >= _PAR_BITS:
         _bits_parallel(ids, bits, nparts, False)
     else:
-        _set_bits(ids, bits, 0, ids.shape[0])
+        _set_ids(ids, bits, 0)
 
 
 def clear_bits(ids, bits, nparts=1):

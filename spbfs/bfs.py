@@ -22,7 +22,7 @@ from spbfs import _steps_vectorized as vk
 from spbfs.config import Config
 from spbfs.direction import TOP_DOWN, DirectionPolicy
 from spbfs.graph import Graph, as_graph
-from spbfs.result import BFSResult, LevelStats
+from spbfs.result import BFSResult, LevelLog
 
 __all__ = ["bfs"]
 
@@ -119,7 +119,8 @@ def _search(
         pool = g._search_cache.setdefault("numba_scratch", _ScratchPool())
         slots = None
         if in_block.format == "csr":
-            key = "nonempty_out" if reverse else "nonempty_in"
+            # Keyed by block: an undirected graph's two blocks are one object.
+            key = "nonempty_out" if in_block is g.out_block else "nonempty_in"
             slots = g._search_cache.get(key)
             if slots is None:
                 slots = g._search_cache[key] = _nonempty_columns(in_block)
@@ -160,11 +161,7 @@ def _search(
     n_f, m_f = 1, deg_source
     frontier: Any = xp.asarray(np.array([source], dtype=np.int64))
     current = policy.choose(TOP_DOWN, n_f, m_f, m_u, n, True)
-    stat_f: list[int] = []
-    stat_new: list[int] = []
-    stat_e: list[int] = []
-    stat_d: list[int] = []
-    stat_t: list[float] = []
+    log = LevelLog()
     depth = 0
     stopped = "exhausted"
     clock = time.perf_counter
@@ -181,11 +178,7 @@ def _search(
             frontier, run, depth, m_u, m_f, switch = fused(
                 frontier, depth, m_u, m_f, policy, max_depth, target
             )
-            stat_f.extend(run[0])
-            stat_new.extend(run[1])
-            stat_e.extend(run[2])
-            stat_t.extend(run[3])
-            stat_d.extend([TOP_DOWN] * len(run[0]))
+            log.extend(run, TOP_DOWN)
             growing = len(run[0]) > 0 and run[1][-1] > run[0][-1]
             n_f = int(frontier.shape[0])
             if switch:
@@ -194,11 +187,7 @@ def _search(
         depth += 1
         t0 = clock()
         frontier, count, scanned, degsum = step[current](frontier, depth)
-        stat_t.append(clock() - t0)
-        stat_f.append(n_f)
-        stat_new.append(count)
-        stat_e.append(scanned)
-        stat_d.append(current)
+        log.add(n_f, count, scanned, current, clock() - t0)
         m_u -= degsum
         growing = count > n_f
         n_f, m_f = count, degsum
@@ -210,13 +199,7 @@ def _search(
     if release is not None:
         release()
 
-    stats = LevelStats(
-        frontier=np.array(stat_f, dtype=np.int64),
-        discovered=np.array(stat_new, dtype=np.int64),
-        edges=np.array(stat_e, dtype=np.int64),
-        direction=np.array(stat_d, dtype=np.int8),
-        seconds=np.array(stat_t, dtype=np.float64),
-    )
+    stats = log.stats()
     to_host = backend.to_host
     return BFSResult(
         source=source,

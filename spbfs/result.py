@@ -53,6 +53,47 @@ class LevelStats:
         return "\n".join(lines)
 
 
+class LevelLog:
+    """What the BFS drivers (one process and grid) record per level, for :class:`LevelStats`."""
+
+    __slots__ = ("direction", "discovered", "edges", "frontier", "seconds")
+
+    def __init__(self) -> None:
+        self.frontier: list[int] = []
+        self.discovered: list[int] = []
+        self.edges: list[int] = []
+        self.direction: list[int] = []
+        self.seconds: list[float] = []
+
+    def add(self, frontier: int, discovered: int, edges: int, direction: int,
+            seconds: float) -> None:
+        """One level."""
+        self.frontier.append(frontier)
+        self.discovered.append(discovered)
+        self.edges.append(edges)
+        self.direction.append(direction)
+        self.seconds.append(seconds)
+
+    def extend(self, run: tuple[list, list, list, list], direction: int) -> None:
+        """Consecutive levels of one direction: (frontiers, discovered, edges, seconds)."""
+        self.frontier.extend(run[0])
+        self.discovered.extend(run[1])
+        self.edges.extend(run[2])
+        self.seconds.extend(run[3])
+        self.direction.extend([direction] * len(run[0]))
+
+    def stats(self, extra: dict[str, Any] | None = None) -> LevelStats:
+        """The record as arrays."""
+        return LevelStats(
+            frontier=np.array(self.frontier, dtype=np.int64),
+            discovered=np.array(self.discovered, dtype=np.int64),
+            edges=np.array(self.edges, dtype=np.int64),
+            direction=np.array(self.direction, dtype=np.int8),
+            seconds=np.array(self.seconds, dtype=np.float64),
+            extra={} if extra is None else extra,
+        )
+
+
 @dataclass
 class BFSResult:
     """What :func:`spbfs.bfs` returns.

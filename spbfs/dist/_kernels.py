@@ -11,14 +11,22 @@ import numba as nb
 import numpy as np
 
 from semirings._intrinsics import column_range, column_share, prefetch
+from spbfs._bitmaps import bit_index, ids_from_bits, set_bits
 from spbfs._steps_numba import close_parts, word_cuts
 
+__all__ = ["ids_from_bits", "set_bits"]  # re-exported: the driver's bitmap helpers
+
 _AHEAD = 16
-# Lowest-set-bit position by a de Bruijn multiply: (x & -x) * C >> 58 is unique per bit.
-_DEBRUIJN = np.uint64(0x022FDD63CC95386D)
-_DEBRUIJN_POS = np.zeros(64, np.int64)
-for _b in range(64):
-    _DEBRUIJN_POS[((1 << _b) * 0x022FDD63CC95386D % 2**64) >> 58] = _b
+
+
+@nb.njit(cache=True, inline="always")
+def global_id(u, col_piece0, b, B64):  # type: ignore[no-untyped-def]
+    """Global id of column-chunk local id ``u`` (pieces of ``B64`` padded slots, ``b`` ids)."""
+    q = col_piece0
+    while u >= B64:  # pr is small: cheaper than a division
+        u -= B64
+        q += 1
+    return q * b + u
 
 
 @nb.njit(cache=True, nogil=True)
@@ -62,22 +70,16 @@ def pairs_from_bits(sent, prev, par_of, bw, nparts, counts, out, col_piece0, b, 
     ``counts`` receives the pairs per part. Returns the number of pairs.
     """
     q = 0
-    zero = np.uint64(0)
+    one = np.uint64(1)
     for t in range(nparts):
         q0 = q
         for w in range(t * bw, (t + 1) * bw):
             word = sent[w] & ~prev[w]
             while word:
-                low = word & (zero - word)
-                v = w * 64 + _DEBRUIJN_POS[(low * _DEBRUIJN) >> np.uint64(58)]
-                word ^= low
-                u = np.int64(par_of[v])
-                g = col_piece0
-                while u >= B64:
-                    u -= B64
-                    g += 1
+                v = w * 64 + bit_index(word)
+                word &= word - one
                 out[2 * q] = v - t * B64
-                out[2 * q + 1] = g * b + u
+                out[2 * q + 1] = global_id(np.int64(par_of[v]), col_piece0, b, B64)
                 q += 1
         counts[t] = q - q0
     return q
@@ -106,12 +108,7 @@ def _topdown_own_range(ptr, ind, jc, dcsc, frontier, visited, parents, levels, d
         scanned += hi - lo
         if hi == lo:
             continue
-        q = col_piece0
-        uu = u
-        while uu >= B64:
-            uu -= B64
-            q += 1
-        par = q * b + uu
+        par = global_id(u, col_piece0, b, B64)
         for e in range(lo, hi):
             v = np.int64(ind[e])
             w = v >> 6
@@ -197,8 +194,8 @@ def _bu_range(ptr, ind, jc, dcsc, lo_slot, row_base, front, comp, src, cand, fir
     """Bottom-up over the candidates ``src[lo_c:hi_c]`` of one segment (see bottomup_search).
 
     Finds are written from ``f0`` on, survivors to ``cand`` from ``lo_c`` on
-    (``src`` may be ``cand``: survivors never overtake the read position). ``res`` gets (finds, survivors,
-    edges scanned, degree sum of the finds).
+    (``src`` may be ``cand``: survivors never overtake the read position).
+    ``res`` gets (finds, survivors, edges scanned, degree sum of the finds).
     """
     f = f0
     r = lo_c
@@ -221,12 +218,7 @@ def _bu_range(ptr, ind, jc, dcsc, lo_slot, row_base, front, comp, src, cand, fir
                 break
             e += 1
         if e < hi:
-            u = np.int64(ind[e])
-            q = col_piece0
-            while u >= B64:  # pr is small: cheaper than a division
-                u -= B64
-                q += 1
-            par = q * b + u
+            par = global_id(np.int64(ind[e]), col_piece0, b, B64)
             out_rows[f] = v
             if own:
                 parents[v] = par
@@ -357,19 +349,6 @@ def pack_pairs(rows, pars, lo, hi, out, pos):
 
 
 @nb.njit(cache=True, nogil=True)
-def sorted_ids(ids, k, bits):
-    """``ids[:k]`` (distinct, < 64 * len(bits)) sorted in place through a zeroed bitmap."""
-    one = np.uint64(1)
-    for x in range(k):
-        u = ids[x]
-        bits[u >> 6] |= one << np.uint64(u & 63)
-    n = ids_from_bits(bits, 0, ids, 0)
-    for w in range(bits.shape[0]):
-        bits[w] = 0
-    return n
-
-
-@nb.njit(cache=True, nogil=True)
 def new_ids(visited, prev, out):
     """Positions of the bits set in ``visited`` but not in ``prev``, increasing, into ``out``.
 
@@ -377,60 +356,14 @@ def new_ids(visited, prev, out):
     work (no scatter through a bitmap, no sort). Returns the count.
     """
     k = 0
-    zero = np.uint64(0)
+    one = np.uint64(1)
     for w in range(visited.shape[0]):
         word = visited[w] & ~prev[w]
         while word:
-            low = word & (zero - word)
-            out[k] = w * 64 + _DEBRUIJN_POS[(low * _DEBRUIJN) >> np.uint64(58)]
+            out[k] = w * 64 + bit_index(word)
             k += 1
-            word ^= low
+            word &= word - one
     return k
-
-
-@nb.njit(cache=True, nogil=True)
-def set_bits(ids, bits, offset):
-    """Set bits ``ids + offset`` of a uint64 bitmap."""
-    one = np.uint64(1)
-    for x in range(ids.shape[0]):
-        u = ids[x] + offset
-        bits[u >> 6] |= one << np.uint64(u & 63)
-
-
-@nb.njit(cache=True, nogil=True)
-def ids_from_bits(bits, offset, out, k0):
-    """Append ``offset + position`` of every set bit (increasing) to ``out`` from ``k0``."""
-    k = k0
-    zero = np.uint64(0)
-    for w in range(bits.shape[0]):
-        word = bits[w]
-        while word:
-            low = word & (zero - word)
-            out[k] = offset + w * 64 + _DEBRUIJN_POS[(low * _DEBRUIJN) >> np.uint64(58)]
-            k += 1
-            word ^= low
-    return k
-
-
-@nb.njit(cache=True, nogil=True)
-def count_bits(bits):
-    """Number of set bits."""
-    c = 0
-    for w in range(bits.shape[0]):
-        x = bits[w]
-        while x:
-            x &= x - np.uint64(1)
-            c += 1
-    return c
-
-
-@nb.njit(cache=True, nogil=True)
-def degree_sum(ids, deg):
-    """``deg[ids].sum()`` without a temporary."""
-    s = 0
-    for x in range(ids.shape[0]):
-        s += deg[ids[x]]
-    return s
 
 
 @nb.njit(cache=True, nogil=True)

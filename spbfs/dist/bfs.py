@@ -62,7 +62,7 @@ from spbfs.direction import BOTTOM_UP, TOP_DOWN, DirectionPolicy
 from spbfs.dist import _kernels as K
 from spbfs.dist import comm as C
 from spbfs.dist.graph import DistGraph
-from spbfs.result import BFSResult, LevelStats
+from spbfs.result import BFSResult, LevelLog, LevelStats
 
 __all__ = ["COMM_PHASES", "LOCAL_PHASES", "DistBFSResult", "bfs", "traversed_edges"]
 
@@ -612,11 +612,7 @@ def bfs(graph: DistGraph, source: int, *, direction: str | None = None,
     m_u = graph.total_degree - deg_source
     n_f, m_f = 1, deg_source
     current = policy.choose(TOP_DOWN, n_f, m_f, m_u, n, True)
-    st_f: list[int] = []
-    st_new: list[int] = []
-    st_e: list[int] = []
-    st_d: list[int] = []
-    st_t: list[float] = []
+    log = LevelLog()
     depth = 0
     stopped = "exhausted"
     clock = time.perf_counter
@@ -641,11 +637,7 @@ def bfs(graph: DistGraph, source: int, *, direction: str | None = None,
         tot = S.allreduce4([frontier.shape[0], degsum, scanned, mine_hit])
         S.cnt.close_level()
         count, degsum, scanned, hit = (int(x) for x in tot)
-        st_t.append(clock() - t0)
-        st_f.append(n_f)
-        st_new.append(count)
-        st_e.append(scanned)
-        st_d.append(current)
+        log.add(n_f, count, scanned, current, clock() - t0)
         m_u -= degsum
         growing = count > n_f
         n_f, m_f = count, degsum
@@ -661,14 +653,7 @@ def bfs(graph: DistGraph, source: int, *, direction: str | None = None,
     counts = flat[:counts.size].reshape(counts.shape)
     msgs = {ph: counts[:, k, 0].copy() for k, ph in enumerate(COMM_PHASES)}
     words = {ph: counts[:, k, 1].copy() for k, ph in enumerate(COMM_PHASES)}
-    stats = LevelStats(
-        frontier=np.array(st_f, dtype=np.int64),
-        discovered=np.array(st_new, dtype=np.int64),
-        edges=np.array(st_e, dtype=np.int64),
-        direction=np.array(st_d, dtype=np.int8),
-        seconds=np.array(st_t, dtype=np.float64),
-        extra={"messages": msgs, "words": words},
-    )
+    stats = log.stats({"messages": msgs, "words": words})
     phase_seconds = {ph: float(ns[k]) / 1e9 / grid.size for ph, k in _PH.items()}
     return DistBFSResult(source=source, parents=S.parents, levels=S.levels, lo=lo, hi=hi, n=n,
                          stats=stats, seconds=seconds, stopped=stopped,

@@ -1,0 +1,38 @@
+"""Bitmaps of vertex ids (uint64 words) for the numba kernels, one process and grid alike."""
+
+from __future__ import annotations
+
+import numba as nb
+import numpy as np
+from numba.cpython.unsafe.numbers import trailing_zeros
+
+__all__ = ["bit_index", "ids_from_bits", "set_bits"]
+
+
+@nb.njit(cache=True, inline="always")
+def bit_index(word):  # type: ignore[no-untyped-def]
+    """Position of the lowest set bit of a non-zero word (one ``tzcnt``)."""
+    return np.int64(trailing_zeros(word))
+
+
+@nb.njit(cache=True, nogil=True)
+def set_bits(ids, bits, offset):  # type: ignore[no-untyped-def]
+    """Set bits ``ids + offset`` of a uint64 bitmap."""
+    one = np.uint64(1)
+    for x in range(ids.shape[0]):
+        u = ids[x] + offset
+        bits[u >> 6] |= one << np.uint64(u & 63)
+
+
+@nb.njit(cache=True, nogil=True)
+def ids_from_bits(bits, offset, out, k0):  # type: ignore[no-untyped-def]
+    """Append ``offset + position`` of every set bit (increasing) to ``out`` from ``k0``."""
+    k = k0
+    one = np.uint64(1)
+    for w in range(bits.shape[0]):
+        word = bits[w]
+        while word:
+            out[k] = offset + w * 64 + bit_index(word)
+            k += 1
+            word &= word - one
+    return k
