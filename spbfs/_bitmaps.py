@@ -6,13 +6,24 @@ import numba as nb
 import numpy as np
 from numba.cpython.unsafe.numbers import trailing_zeros
 
-__all__ = ["bit_index", "ids_from_bits", "set_bits"]
+__all__ = ["bit_index", "ids_from_bits", "set_bits", "test_and_set"]
 
 
 @nb.njit(cache=True, inline="always")
 def bit_index(word):  # type: ignore[no-untyped-def]
     """Position of the lowest set bit of a non-zero word (one ``tzcnt``)."""
     return np.int64(trailing_zeros(word))
+
+
+@nb.njit(cache=True, inline="always")
+def test_and_set(bits, v):  # type: ignore[no-untyped-def]
+    """Whether bit ``v`` was set already; it is set afterwards."""
+    w = v >> 6
+    bit = np.uint64(1) << np.uint64(v & 63)
+    if bits[w] & bit:
+        return True
+    bits[w] |= bit
+    return False
 
 
 @nb.njit(cache=True, nogil=True)

@@ -11,7 +11,7 @@ import numba as nb
 import numpy as np
 
 from semirings._intrinsics import column_range, column_share, prefetch
-from spbfs._bitmaps import bit_index, ids_from_bits, set_bits
+from spbfs._bitmaps import bit_index, ids_from_bits, set_bits, test_and_set
 from spbfs._steps_numba import close_parts, word_cuts
 
 __all__ = ["ids_from_bits", "set_bits"]  # re-exported: the driver's bitmap helpers
@@ -42,7 +42,6 @@ def topdown_mark(ptr, ind, jc, dcsc, frontier, sent, par_of):
     k = 0
     scanned = 0
     nf = frontier.shape[0]
-    one = np.uint64(1)
     for i in range(nf):
         if not dcsc and i + _AHEAD < nf:
             prefetch(ind, ptr[frontier[i + _AHEAD]])
@@ -51,11 +50,8 @@ def topdown_mark(ptr, ind, jc, dcsc, frontier, sent, par_of):
         scanned += hi - lo
         for e in range(lo, hi):
             v = np.int64(ind[e])
-            w = v >> 6
-            bit = one << np.uint64(v & 63)
-            if sent[w] & bit:
+            if test_and_set(sent, v):
                 continue
-            sent[w] |= bit
             par_of[v] = u
             k += 1
     return k, scanned
@@ -97,7 +93,6 @@ def _topdown_own_range(ptr, ind, jc, dcsc, frontier, visited, parents, levels, d
     scanned = 0
     degsum = 0
     nf = frontier.shape[0]
-    one = np.uint64(1)
     for i in range(nf):
         if not dcsc and i + _AHEAD < nf:
             prefetch(ind, ptr[frontier[i + _AHEAD]])
@@ -111,11 +106,8 @@ def _topdown_own_range(ptr, ind, jc, dcsc, frontier, visited, parents, levels, d
         par = global_id(u, col_piece0, b, B64)
         for e in range(lo, hi):
             v = np.int64(ind[e])
-            w = v >> 6
-            bit = one << np.uint64(v & 63)
-            if visited[w] & bit:
+            if test_and_set(visited, v):
                 continue
-            visited[w] |= bit
             parents[v] = par
             levels[v] = depth
             degsum += deg[v]
