@@ -209,13 +209,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     distributed = args.command in ("bench", "bfs") and bool(
         _mpi_world_size() > 1 or getattr(args, "grid", None)
     )
-    if not distributed:
-        args = parser.parse_args(argv)
-    try:
-        if distributed:
-            from spbfs.dist import main as dist_main
+    if distributed:
+        from spbfs.dist import main as dist_main
+        from spbfs.dist.comm import install_excepthook
 
-            return int(dist_main(argv))
+        # An error on one rank must end the job: uncaught, it reaches the hook,
+        # which calls MPI_Abort (caught here, it left the other ranks waiting).
+        install_excepthook()
+        return int(dist_main(argv))
+    args = parser.parse_args(argv)
+    try:
         return {"bench": _cmd_bench, "bfs": _cmd_bfs, "info": _cmd_info}[args.command](args)
     except KeyboardInterrupt:
         print("spbfs: interrupted", file=sys.stderr)

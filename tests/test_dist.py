@@ -47,10 +47,12 @@ def test_cases_match_serial_and_scipy(nranks: int, grids: list[str]) -> None:
 
 @pytest.mark.mpi
 @needs_mpi
-def test_failing_rank_ends_the_job() -> None:
-    """An exception on rank 1 mid-search aborts all 4 ranks promptly with its message."""
+@pytest.mark.parametrize("entry", ["spbfs.dist", "spbfs.cli"])
+def test_failing_rank_ends_the_job(entry: str) -> None:
+    """An exception on rank 1 mid-search aborts all 4 ranks promptly with its message,
+    through ``python -m spbfs.dist`` and through the ``spbfs`` command alike."""
     rc, _, err, secs = launch(
-        4, ["-m", "spbfs.dist", "bench", "--scale", "10", "--roots", "2", "--no-validate",
+        4, ["-m", entry, "bench", "--scale", "10", "--roots", "2", "--no-validate",
             "--grid", "2x2"],
         env={"SPBFS_DIST_INJECT_FAILURE": "1:2"}, timeout=60,
     )
