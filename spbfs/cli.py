@@ -44,6 +44,9 @@ def add_config_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--config", help="TOML configuration file")
     p.add_argument("--threads", type=int, help="numba threads (per rank; default 1 when "
                                                "ranks share a machine)")
+    p.add_argument("--bind", choices=("auto", "none", "core"),
+                   help="pin MPI ranks to cores (auto: when a machine's ranks outnumber "
+                        "its cores)")
 
 
 def add_bench_arguments(p: argparse.ArgumentParser) -> None:
@@ -106,6 +109,7 @@ def _config(args: argparse.Namespace) -> Any:
         beta=getattr(args, "beta", None),
         grid=getattr(args, "grid", None),
         threads=getattr(args, "threads", None),
+        bind=getattr(args, "bind", None),
     )
 
 

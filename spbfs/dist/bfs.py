@@ -736,46 +736,75 @@ def _npy_header(n: int) -> bytes:
     return f.getvalue()
 
 
-def _zip_local(name: bytes, crc: int, size: int) -> bytes:
-    return struct.pack("<IHHHHHIIIHH", 0x04034B50, 20, 0, 0, 0, 0x21, crc, size, size,
-                       len(name), 0) + name
+_U32 = 0xFFFFFFFF
+#: Bytes per MPI-IO write call (its count is a C int).
+_WRITE_CHUNK = 1 << 30
 
 
-def _zip_central(name: bytes, crc: int, size: int, offset: int) -> bytes:
-    return struct.pack("<IHHHHHHIIIHHHHHII", 0x02014B50, 20, 20, 0, 0, 0, 0x21, crc, size,
-                       size, len(name), 0, 0, 0, 0, 0x01800000, offset) + name
+def _zip_local(name: bytes, crc: int, size: int, z64: bool) -> bytes:
+    if not z64:
+        return struct.pack("<IHHHHHIIIHH", 0x04034B50, 20, 0, 0, 0, 0x21, crc, size, size,
+                           len(name), 0) + name
+    # ZIP64: the sizes live in an extra field (id 1: uncompressed, compressed).
+    return struct.pack("<IHHHHHIIIHH", 0x04034B50, 45, 0, 0, 0, 0x21, crc, _U32, _U32,
+                       len(name), 20) + name + struct.pack("<HHQQ", 1, 16, size, size)
+
+
+def _zip_central(name: bytes, crc: int, size: int, offset: int, z64: bool) -> bytes:
+    if not z64:
+        return struct.pack("<IHHHHHHIIIHHHHHII", 0x02014B50, 20, 20, 0, 0, 0, 0x21, crc, size,
+                           size, len(name), 0, 0, 0, 0, 0x01800000, offset) + name
+    return struct.pack("<IHHHHHHIIIHHHHHII", 0x02014B50, 45, 45, 0, 0, 0, 0x21, crc, _U32,
+                       _U32, len(name), 28, 0, 0, 0, 0x01800000, _U32) + name + struct.pack(
+                           "<HHQQQ", 1, 24, size, size, offset)
+
+
+def _zip_end(count: int, cd_size: int, cd_start: int, z64: bool) -> bytes:
+    end = struct.pack("<IHHHHIIH", 0x06054B50, 0, 0, count, count, cd_size,
+                      _U32 if z64 else cd_start, 0)
+    if not z64:
+        return end
+    # ZIP64 end of central directory record, then its locator, then the plain record.
+    rec = struct.pack("<IQHHIIQQQQ", 0x06064B50, 44, 45, 45, 0, 0, count, count, cd_size,
+                      cd_start)
+    loc = struct.pack("<IIQI", 0x07064B50, 0, cd_start + cd_size, 1)
+    return rec + loc + end
 
 
 def _save_npz(comm: Any, path: str, source: int, n: int, lo: int,
-              arrays: list[tuple[str, np.ndarray]]) -> None:
-    """Parallel ``np.savez``: rank 0 writes the zip structure, every rank its pieces."""
+              arrays: list[tuple[str, np.ndarray]], zip64: bool | None = None) -> None:
+    """Parallel ``np.savez``: rank 0 writes the zip structure, every rank its pieces.
+
+    ``zip64`` (default: when the file reaches 4 GiB) writes the ZIP64 records
+    ``zipfile`` and ``numpy.load`` read for large archives.
+    """
     rank = comm.Get_rank()
     hdr = _npy_header(n)
     src_bytes = io.BytesIO()
     np.save(src_bytes, np.int64(source))
     src_npy = src_bytes.getvalue()
     pieces = [np.ascontiguousarray(a, dtype="<i8") for _, a in arrays]
-    crcs = np.array([zlib.crc32(p.tobytes()) for p in pieces], dtype=np.int64)
+    crcs = np.array([zlib.crc32(p) for p in pieces], dtype=np.int64)
     lens = np.array([p.nbytes for p in pieces], dtype=np.int64)
     all_crc = C.gatherv(comm, crcs)
     all_len = C.gatherv(comm, lens)
     entries = [(b"source.npy", len(src_npy))] + [
         (f"{name}.npy".encode(), len(hdr) + 8 * n) for name, _ in arrays]
-    offsets = []
-    pos = 0
-    for name, size in entries:
-        offsets.append(pos)
-        pos += 30 + len(name) + size
-    cd_start = pos
-    if cd_start + 46 * len(entries) + 64 >= 0xFFFFFFFF:
-        # Beyond the 4 GiB of a plain zip: let rank 0 write it (numpy writes zip64).
-        full = [C.gatherv(comm, p) for p in pieces]
-        if rank == 0:
-            np.savez(path, source=np.int64(source),
-                     **{name: f for (name, _), f in zip(arrays, full, strict=True)})
-        C.wait_barrier(comm)
-        return
-    data_at = [o + 30 + len(nm) for o, (nm, _) in zip(offsets, entries, strict=True)]
+
+    def layout(z64: bool) -> tuple[list[int], int]:
+        offsets, pos = [], 0
+        for name, size in entries:
+            offsets.append(pos)
+            pos += 30 + len(name) + (20 if z64 else 0) + size
+        return offsets, pos
+
+    z64 = zip64
+    if z64 is None:
+        offsets, cd_start = layout(False)
+        z64 = cd_start + sum(46 + len(nm) for nm, _ in entries) + 22 > _U32
+    offsets, cd_start = layout(z64)
+    data_at = [o + 30 + len(nm) + (20 if z64 else 0)
+               for o, (nm, _) in zip(offsets, entries, strict=True)]
     writes: list[tuple[int, bytes | np.ndarray]] = []
     if rank == 0:
         p = comm.Get_size()
@@ -789,12 +818,10 @@ def _save_npz(comm: Any, path: str, source: int, n: int, lo: int,
             ecrc.append(c)
         central = b""
         for k, (name, size) in enumerate(entries):
-            local = _zip_local(name, ecrc[k], size)
+            local = _zip_local(name, ecrc[k], size, z64)
             writes.append((offsets[k], local + (src_npy if k == 0 else hdr)))
-            central += _zip_central(name, ecrc[k], size, offsets[k])
-        end = struct.pack("<IHHHHIIH", 0x06054B50, 0, 0, len(entries), len(entries),
-                          len(central), cd_start, 0)
-        writes.append((cd_start, central + end))
+            central += _zip_central(name, ecrc[k], size, offsets[k], z64)
+        writes.append((cd_start, central + _zip_end(len(entries), len(central), cd_start, z64)))
     for k, piece in enumerate(pieces):
         writes.append((data_at[k + 1] + len(hdr) + 8 * lo, piece))
     MPI = C.mpi()
@@ -804,8 +831,10 @@ def _save_npz(comm: Any, path: str, source: int, n: int, lo: int,
         C.wait_barrier(comm)
         for off, buf in writes:
             arr = np.frombuffer(buf, dtype=np.uint8) if isinstance(buf, bytes) else buf
-            if arr.size:
-                fh.Write_at(off, arr)
+            arr = arr.reshape(-1).view(np.uint8)
+            # MPI counts are C ints: a piece of 2 GiB or more goes in several writes.
+            for at in range(0, arr.size, _WRITE_CHUNK):
+                fh.Write_at(off + at, arr[at:at + _WRITE_CHUNK])
         fh.Sync()
     finally:
         fh.Close()

@@ -76,7 +76,7 @@ def _config(args: argparse.Namespace) -> Any:
         cfg = load_config(
             args.config, format=args.format, backend=args.backend, direction=args.direction,
             alpha=args.alpha, beta=args.beta, grid=args.grid, threads=args.threads,
-            frontier_encoding=args.frontier_encoding,
+            bind=args.bind, frontier_encoding=args.frontier_encoding,
         )
     except (OSError, ValueError) as exc:
         raise CollectiveError(str(exc)) from None
@@ -84,6 +84,16 @@ def _config(args: argparse.Namespace) -> Any:
         raise CollectiveError("the distributed search runs the numba CPU kernels; "
                               "--backend cupy is not supported on a grid")
     return cfg
+
+
+def _pinned(grid: Any) -> str:
+    """The core of every rank (``-`` where unpinned), gathered on rank 0."""
+    from spbfs.dist import comm as C
+
+    cpus = C.gatherv(grid.comm, np.array([-1 if grid.cpu is None else grid.cpu]))
+    if grid.rank != 0:
+        return ""
+    return "none" if (cpus < 0).all() else ",".join("-" if c < 0 else str(c) for c in cpus)
 
 
 def _out(rank: int, text: str) -> None:
@@ -196,6 +206,7 @@ def _cmd_bench(args: argparse.Namespace, cfg: Any, grid: Any) -> int:
         "direction": cfg.direction,
         "frontier_encoding": cfg.frontier_encoding,
         "threads_per_rank": numba.get_num_threads(),
+        "pinned_cores": _pinned(grid),
         "bytes_per_edge": (mem["block"] + mem["tblock"]) / max(g.input_edges, 1),
         "cpu_seconds_per_search": cpu / nb,
         "cores_busy_during_search": cpu / wall if wall > 0 else 0.0,

@@ -27,21 +27,27 @@ from spbfs.edges import check_vertex_ids
 __all__ = ["DistGraph"]
 
 
-def _numba_threads(grid: ProcessGrid, config: Config) -> None:
-    """One numba thread per rank when ranks share a machine, unless configured.
+def _place(grid: ProcessGrid, config: Config) -> None:
+    """Numba threads per rank (one when ranks share a machine, unless configured), then pinning.
 
     Idle OpenMP workers are made to sleep instead of spinning (unless the user
     chose otherwise): between parallel regions, spinning workers took the core
     the serial kernels needed, which made a 1x1 search 1.5x slower on a
-    shared 2-core machine. This only works before numba starts its threads.
+    shared 2-core machine. This only works before numba starts its threads,
+    as does the pinning (:meth:`ProcessGrid.bind_to_core`), which they inherit.
     """
     os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
     import numba
 
     if config.threads is not None:
-        numba.set_num_threads(min(config.threads, numba.config.NUMBA_NUM_THREADS))
+        threads = min(config.threads, numba.config.NUMBA_NUM_THREADS)
     elif grid.local_size > 1:
-        numba.set_num_threads(1)
+        threads = 1
+    else:
+        threads = numba.get_num_threads()
+    if grid.cpu is None:
+        grid.bind_to_core(config.bind, threads)
+    numba.set_num_threads(threads)
 
 
 def _route(grid: ProcessGrid, owner: np.ndarray, cols: list[np.ndarray]) -> list[np.ndarray]:
@@ -163,7 +169,7 @@ class DistGraph:
         config = config or Config()
         g = as_grid(grid, config)
         t0 = time.perf_counter()
-        _numba_threads(g, config)
+        _place(g, config)
         msg = None
         try:
             n = int(n)
@@ -247,7 +253,7 @@ class DistGraph:
 
         config = config or Config()
         g = as_grid(grid, config)
-        _numba_threads(g, config)
+        _place(g, config)
         t0 = time.perf_counter()
         msg = None
         try:

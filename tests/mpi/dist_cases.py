@@ -17,6 +17,8 @@ from __future__ import annotations
 import os
 import sys
 import tempfile
+import zipfile
+from importlib import import_module
 
 import numpy as np
 
@@ -27,6 +29,11 @@ from spbfs.dist import comm as C
 from spbfs.edges import EdgeList
 from spbfs.generators import erdos_renyi, grid2d, kronecker, path
 from spbfs.validate import reference_levels, validate_bfs_tree
+
+# The module, which the package's ``bfs`` function shadows.
+dist_bfs = import_module("spbfs.dist.bfs")
+# The cores this rank may use before any graph pins it (Config.bind).
+CORES = sorted(os.sched_getaffinity(0))
 
 
 def graphs() -> list[tuple[str, EdgeList, bool]]:
@@ -71,6 +78,7 @@ def check_grid(shape: str, cases: list[int]) -> None:
             cfg = Config(format=fmt)
             src, dst = share(el, rank, grid.size)
             g = DistGraph.from_edges(src, dst, el.n, directed=directed, grid=grid, config=cfg)
+            check_binding(grid)
             got = g.global_entries()
             if rank == 0:
                 rows, cols = got
@@ -109,6 +117,15 @@ def check_grid(shape: str, cases: list[int]) -> None:
     check_chunked_alltoallv(grid)
     check_bad_input(grid)
     grid.free()
+
+
+def check_binding(grid: ProcessGrid) -> None:
+    """bind="auto": ranks outnumbering the machine's cores are pinned round robin."""
+    if grid.local_size > len(CORES):
+        assert grid.cpu == CORES[grid.local_rank % len(CORES)], (grid.cpu, CORES)
+        assert os.sched_getaffinity(0) == {grid.cpu}
+    else:
+        assert grid.cpu is None and sorted(os.sched_getaffinity(0)) == CORES
 
 
 def check_limits(g: DistGraph, el: EdgeList, serial: Graph, directed: bool, shape: str,
@@ -177,12 +194,26 @@ def check_save(grid: ProcessGrid, shape: str) -> None:
     tmp = C.bcast_obj(grid.comm, tempfile.mkdtemp() if grid.rank == 0 else None)
     out = os.path.join(tmp, "res.npz")
     r.save(out)
+    arrays = [("parents", r.parents), ("levels", r.levels)]
+    # The ZIP64 layout of files beyond 4 GiB, and writes split in pieces of 24 bytes.
+    out64 = os.path.join(tmp, "res64.npz")
+    chunk = dist_bfs._WRITE_CHUNK
+    dist_bfs._WRITE_CHUNK = 24
+    try:
+        dist_bfs._save_npz(grid.comm, out64, 4, g.n, g.lo, arrays, zip64=True)
+    finally:
+        dist_bfs._WRITE_CHUNK = chunk
     if grid.rank == 0:
-        with np.load(out) as z:
-            assert int(z["source"]) == 4
-            assert np.array_equal(z["parents"], full.parents), f"{shape}: saved parents differ"
-            assert np.array_equal(z["levels"], full.levels), f"{shape}: saved levels differ"
-        os.remove(out)
+        for path in (out, out64):
+            with np.load(path) as z:
+                assert int(z["source"]) == 4
+                assert np.array_equal(z["parents"], full.parents), f"{shape}: {path} parents"
+                assert np.array_equal(z["levels"], full.levels), f"{shape}: {path} levels"
+            with zipfile.ZipFile(path) as zf:
+                assert zf.testzip() is None, f"{shape}: {path} CRC"
+                big = [i.filename for i in zf.infolist() if i.extract_version >= 45]
+                assert big == ([] if path == out else zf.namelist()), (shape, path, big)
+            os.remove(path)
         os.rmdir(tmp)
 
 
