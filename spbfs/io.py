@@ -743,30 +743,12 @@ _MM_FIELDS = ("pattern", "real", "integer")
 _MM_SYMMETRY = ("general", "symmetric", "skew-symmetric", "hermitian")
 
 
-def read_mtx(
-    path: PathLike,
-    *,
-    directed: bool | None = None,
-    one_based: bool | None = None,
-    renumber: bool = False,
-) -> EdgeList:
-    """Read a Matrix Market coordinate file.
+def _mtx_head(path: PathLike, data: bytes) -> tuple[str, str, int, int, int, int]:
+    """Check a Matrix Market banner and size line.
 
-    The banner ``%%MatrixMarket matrix coordinate FIELD SYMMETRY`` is
-    required, with FIELD one of ``pattern``, ``real``, ``integer`` (``complex``
-    is rejected) and SYMMETRY one of ``general`` (``directed=True``),
-    ``symmetric``, ``skew-symmetric`` or ``hermitian`` (all three
-    ``directed=False``: only the structure matters here). Entries are returned
-    as stored (a symmetric file lists one triangle). ``real``/``integer``
-    values become float64/int64 ``weights``, explicit zeros included.
-
-    The matrix must be square; the declared entry count must match the
-    entry lines exactly. Comment and blank lines are allowed anywhere after
-    the banner. See :func:`read_graph` for the parameters.
+    Returns ``(field, symmetry, rows, nnz, body, size_line)``: ``body`` is the
+    offset just past the size line, ``size_line`` its 1-based line number.
     """
-    if one_based is False:
-        raise ValueError("Matrix Market files are 1-based; one_based=False contradicts the format")
-    data = _read_bytes(path)
     if not data or data.isspace():
         raise GraphFormatError(path, 1, "empty file")
     end = data.find(b"\n")
@@ -820,7 +802,34 @@ def read_mtx(
         raise GraphFormatError(
             path, size_line, f"matrix is {rows}x{cols}: a graph's adjacency must be square"
         )
+    return field, symmetry, rows, nnz, body, size_line
 
+
+def read_mtx(
+    path: PathLike,
+    *,
+    directed: bool | None = None,
+    one_based: bool | None = None,
+    renumber: bool = False,
+) -> EdgeList:
+    """Read a Matrix Market coordinate file.
+
+    The banner ``%%MatrixMarket matrix coordinate FIELD SYMMETRY`` is
+    required, with FIELD one of ``pattern``, ``real``, ``integer`` (``complex``
+    is rejected) and SYMMETRY one of ``general`` (``directed=True``),
+    ``symmetric``, ``skew-symmetric`` or ``hermitian`` (all three
+    ``directed=False``: only the structure matters here). Entries are returned
+    as stored (a symmetric file lists one triangle). ``real``/``integer``
+    values become float64/int64 ``weights``, explicit zeros included.
+
+    The matrix must be square; the declared entry count must match the
+    entry lines exactly. Comment and blank lines are allowed anywhere after
+    the banner. See :func:`read_graph` for the parameters.
+    """
+    if one_based is False:
+        raise ValueError("Matrix Market files are 1-based; one_based=False contradicts the format")
+    data = _read_bytes(path)
+    field, symmetry, rows, nnz, body, size_line = _mtx_head(path, data)
     buf = np.frombuffer(data, np.uint8)
     ncols = 2 if field == "pattern" else 3
     line0 = size_line + 1
@@ -932,8 +941,11 @@ def read_csv(
     return _read_table(path, "csv", directed, one_based, renumber)
 
 
-def _read_table(path, fmt: str, directed, one_based, do_renumber: bool) -> EdgeList:
-    data = _read_bytes(path)
+def _table_head(path: PathLike, data: bytes, fmt: str) -> tuple[int, dict]:
+    """Find the first record of an edge list or CSV file (past a CSV header line).
+
+    Returns its offset and the file's ``meta`` (with the CSV column names).
+    """
     comma = fmt == "csv"
     comments = b"#" if comma else b"#%"
     start, stop, first = _next_record(data, 0, comments)
@@ -953,6 +965,14 @@ def _read_table(path, fmt: str, directed, one_based, do_renumber: bool) -> EdgeL
             start, _, _ = _next_record(data, stop, comments)
             if start < 0:
                 raise GraphFormatError(path, _last_line(data), "no edges after header")
+    return start, meta
+
+
+def _read_table(path, fmt: str, directed, one_based, do_renumber: bool) -> EdgeList:
+    data = _read_bytes(path)
+    comma = fmt == "csv"
+    comments = b"#" if comma else b"#%"
+    start, meta = _table_head(path, data, fmt)
     line0 = _lines_before(data, start)
     buf = np.frombuffer(data, np.uint8)
     c1, c2 = (comments + comments)[:2]

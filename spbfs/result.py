@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["BFSResult", "LevelStats"]
+__all__ = ["BFSResult", "LevelStats", "direction_string"]
 
 DIRECTION_NAMES = ("top-down", "bottom-up")
 
@@ -51,6 +51,25 @@ class LevelStats:
                 f"{self.discovered[i]:>10} {self.edges[i]:>12} {self.seconds[i] * 1e3:>9.3f}"
             )
         return "\n".join(lines)
+
+
+def direction_string(direction: np.ndarray, limit: int = 40) -> str:
+    """Level directions as ``T``/``B`` letters, in runs (``T×1030 B×2``) beyond ``limit`` levels.
+
+    A road network has a thousand levels: one letter each would fill the screen.
+    """
+    letters = "".join("TB"[d] for d in direction)
+    if len(letters) <= limit:
+        return letters
+    runs: list[str] = []
+    k = 0
+    while k < len(letters):
+        e = k
+        while e < len(letters) and letters[e] == letters[k]:
+            e += 1
+        runs.append(f"{letters[k]}×{e - k}")
+        k = e
+    return " ".join(runs)
 
 
 class LevelLog:
@@ -189,7 +208,7 @@ class BFSResult:
 
     def summary(self) -> str:
         """A few lines describing the search."""
-        dirs = "".join("TB"[d] for d in self.stats.direction)
+        dirs = direction_string(self.stats.direction)
         return (
             f"BFS from {self.source}: reached {self.num_reached} of {self.n} vertices in "
             f"{len(self.stats)} levels ({self.stopped}), {self.edges_examined} edges examined, "

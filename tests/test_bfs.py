@@ -335,3 +335,12 @@ def test_sorted_new_sorts_or_reads_the_bitmap() -> None:
         np.testing.assert_array_equal(nbk.sorted_new(ids.copy(), ids.size, mark), np.sort(ids))
         assert not mark.any()
     assert nbk.sorted_new(np.zeros(4, np.int64), 0, mark).size == 0
+
+
+def test_direction_string_runs() -> None:
+    from spbfs.result import direction_string
+
+    assert direction_string(np.array([0, 0, 1, 1, 1, 0])) == "TTBBBT"
+    many = np.array([0] * 1030 + [1, 1] + [0] * 3)
+    assert direction_string(many) == "T×1030 B×2 T×3"
+    assert direction_string(np.array([], dtype=np.int8)) == ""

@@ -62,7 +62,7 @@ from spbfs.direction import BOTTOM_UP, TOP_DOWN, DirectionPolicy
 from spbfs.dist import _kernels as K
 from spbfs.dist import comm as C
 from spbfs.dist.graph import DistGraph
-from spbfs.result import BFSResult, LevelLog, LevelStats
+from spbfs.result import BFSResult, LevelLog, LevelStats, direction_string
 
 __all__ = ["COMM_PHASES", "LOCAL_PHASES", "DistBFSResult", "bfs", "traversed_edges"]
 
@@ -151,7 +151,7 @@ class DistBFSResult:
 
     def summary(self) -> str:
         """A few lines describing the search (global numbers; no communication)."""
-        dirs = "".join("TB"[d] for d in self.stats.direction)
+        dirs = direction_string(self.stats.direction)
         w = sum(self.words_by_phase().values())
         pr, pc = self.grid_shape
         return (

@@ -275,7 +275,12 @@ class DistGraph:
                   one_based: bool | None = None, reverse: bool = False,
                   grid: ProcessGrid | str | tuple[int, int] | None = None,
                   config: Config | None = None) -> DistGraph:
-        """Read a graph file on rank 0 and distribute it (collective).
+        """Read a graph file, every rank its own slice, and distribute it (collective).
+
+        Text formats (Matrix Market, edge lists, CSV) are cut into byte ranges at
+        line starts and each rank parses one (:func:`spbfs.dist.read.read_edges`),
+        so no rank holds the whole graph. Gzip files and ``.npz`` archives are
+        read on rank 0 and scattered.
 
         Parameters
         ----------
@@ -293,12 +298,20 @@ class DistGraph:
         Raises
         ------
         CollectiveError
-            On every rank when rank 0 cannot read the file (``cannot read ...``).
+            On every rank when the file cannot be read or is malformed
+            (``cannot read PATH, line K: ...``, as :func:`spbfs.io.read_graph` says).
         """
+        from spbfs.dist.read import read_edges
         from spbfs.io import read_graph
 
         config = config or Config()
         g = as_grid(grid, config)
+        got = read_edges(g.comm, os.fspath(path), directed=directed, one_based=one_based)
+        if got is not None:
+            src, dst, n, is_dir = got
+            if reverse and is_dir:
+                src, dst = dst, src
+            return cls.from_edges(src, dst, n, directed=is_dir, grid=g, config=config)
         msg = None
         src = dst = np.zeros(0, np.int64)
         info: tuple[int, bool] = (0, False)

@@ -1,0 +1,290 @@
+"""Reading a graph file in parallel: every rank parses its own byte range.
+
+Rank 0 reads the head of the file (the Matrix Market banner and size line, or
+the comments and CSV header before the first record) from a prefix, never the
+whole file. The body is then cut into ``p`` byte ranges, each moved forward
+to the next line start, so every line belongs to exactly one rank; each rank
+reads only its range and parses it with the serial reader's scanner
+(:func:`spbfs.io._scan`). Line numbers for error messages come from an
+exclusive prefix sum of the ranges' line counts, so a malformed line is
+reported exactly as :func:`spbfs.io.read_graph` reports it.
+
+What needs the whole file is agreed with small collectives: the edge count
+against the Matrix Market size line, the field count of every line, an edge
+list's count line (``n m``: a count line only when exactly ``m`` records follow
+and all ids are below ``n``), the largest id (``n``) and the id range checks.
+
+Gzip files and ``.npz`` archives cannot be cut by byte offset: they are read
+on rank 0 (:func:`read_edges` returns None and the caller falls back).
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import numpy as np
+
+from spbfs import io as sio
+from spbfs.dist import comm as C
+
+__all__ = ["read_edges"]
+
+#: First prefix rank 0 reads to find the head; it grows 16x until the head fits.
+_PREFIX = 1 << 16
+_BOM = b"\xef\xbb\xbf"
+
+
+def _align(f: Any, x: int, b0: int, size: int) -> int:
+    """The first line start at or after byte ``x`` of the body ``[b0, size)``."""
+    if x <= b0:
+        return b0
+    if x >= size:
+        return size
+    f.seek(x - 1)
+    pos = x - 1
+    while True:
+        chunk = f.read(1 << 16)
+        if not chunk:
+            return size
+        k = chunk.find(b"\n")
+        if k >= 0:
+            return pos + k + 1
+        pos += len(chunk)
+
+
+def _head(path: str, fmt: str, size: int, one_based: bool | None) -> dict:
+    """Parse the head on rank 0 from a prefix of the file (grown until it holds it)."""
+    if fmt == "mtx" and one_based is False:
+        raise ValueError("Matrix Market files are 1-based; one_based=False contradicts the format")
+    k = _PREFIX
+    with open(path, "rb") as f:
+        while True:
+            f.seek(0)
+            pre = f.read(k)
+            whole = len(pre) >= size
+            bom = len(_BOM) if pre.startswith(_BOM) else 0
+            # Only whole lines: a cut size line would parse as a different one.
+            data = pre[bom:] if whole else pre[bom:pre.rfind(b"\n") + 1]
+            try:
+                if fmt == "mtx":
+                    field, symmetry, rows, nnz, body, size_line = sio._mtx_head(path, data)
+                    ncols = 2 if field == "pattern" else 3
+                    return {"b0": bom + body, "line0": size_line + 1, "mincols": ncols,
+                            "maxcols": ncols, "comma": False, "comments": b"%",
+                            "first_free": False, "id_lo": 1, "id_hi": rows, "shift": 1,
+                            "n": rows, "nnz": nnz, "size_line": size_line,
+                            "integer": field == "integer", "directed": symmetry == "general"}
+                start, _ = sio._table_head(path, data, fmt)
+            except sio.GraphFormatError:
+                if whole:
+                    raise
+                k *= 16
+                continue
+            comma = fmt == "csv"
+            return {"b0": bom + start, "line0": sio._lines_before(data, start), "mincols": 2,
+                    "maxcols": 3, "comma": comma, "comments": b"#" if comma else b"#%",
+                    "first_free": not comma, "id_lo": sio._I64_MIN, "id_hi": sio._I64_MAX,
+                    "shift": 0, "n": None, "nnz": -1, "integer": False, "directed": None}
+
+
+def _gz(path: str) -> bool:
+    if sio._split_gz(path)[1]:
+        return True
+    with open(path, "rb") as f:
+        return f.read(2) == b"\x1f\x8b"
+
+
+def read_edges(comm: Any, path: str, *, directed: bool | None = None,
+               one_based: bool | None = None) -> tuple[np.ndarray, np.ndarray, int, bool] | None:
+    """This rank's share of the edges of a text graph file (collective).
+
+    Parameters
+    ----------
+    comm : mpi4py.MPI.Comm
+        The ranks that read together.
+    path : str
+        A Matrix Market, edge-list or CSV file (see :func:`spbfs.io.read_graph`),
+        on a file system every rank sees.
+    directed : bool, optional
+        Override what the file says (undirected when it says nothing).
+    one_based : bool, optional
+        Edge-list and CSV ids start at 1.
+
+    Returns
+    -------
+    (src, dst, n, directed) or None
+        0-based int64 endpoints of the edges in this rank's byte range, the
+        vertex count and directedness (the same on every rank). None (on every
+        rank) for gzip files and ``.npz`` archives, which need one reader.
+
+    Raises
+    ------
+    CollectiveError
+        On every rank, reading ``cannot read PATH: ...`` with the serial
+        reader's message (file and line) for a malformed or unreadable file.
+    """
+    rank, p = comm.Get_rank(), comm.Get_size()
+    msg = None
+    head: dict | None = None
+    try:
+        fmt = sio._resolve_format(path, None)
+        size = os.path.getsize(path)
+        special = fmt == "npz" or _gz(path)
+        if rank == 0 and not special:
+            head = _head(path, fmt, size, one_based)
+    except (OSError, ValueError) as exc:
+        msg = f"cannot read {path}: {exc}"
+        special = False
+    C.agree(comm, msg)
+    if C.allreduce(comm, np.array([int(special)]), "max")[0]:
+        return None
+    head = C.bcast_obj(comm, head)
+
+    # This rank's lines: [start, end) of the body, moved to line starts.
+    b0 = head["b0"]
+    lo, hi = b0 + (size - b0) * rank // p, b0 + (size - b0) * (rank + 1) // p
+    data = b""
+    start = end = b0
+    try:
+        with open(path, "rb") as f:
+            start, end = _align(f, lo, b0, size), _align(f, hi, b0, size)
+            if end > start:
+                f.seek(start)
+                data = f.read(end - start)
+                if len(data) != end - start:
+                    raise OSError(f"read {len(data)} of {end - start} bytes at offset {start}")
+    except OSError as exc:
+        msg = f"cannot read {path}: {exc}"
+    C.agree(comm, msg)
+    lines = C.allgather_int(comm, data.count(b"\n"))
+    line0 = head["line0"] + int(lines[:rank].sum())
+
+    # Parse with the serial scanner; the first record of the body may be a count line.
+    buf = np.frombuffer(data, np.uint8)
+    c1, c2 = (head["comments"] * 2)[:2]
+    first = start == b0 and end > start
+    res = sio._scan(buf, 0, line0, head["mincols"], head["maxcols"], head["comma"], c1, c2,
+                    head["first_free"] and first, -1, head["id_lo"], head["id_hi"],
+                    head["shift"], sio._INF, sio._INFINITY, sio._NAN)
+    if head["comma"]:
+        what = "'src,dst' or 'src,dst,weight'"
+    elif head["nnz"] >= 0:
+        what = "'row col'" if head["mincols"] == 2 else "'row col value'"
+    else:
+        what = "'src dst' or 'src dst weight'"
+    nrows = int(res[0])
+
+    def fail(problem: str, row: int) -> str:
+        ln = sio._row_line(buf, 0, line0, c1, c2, row)
+        return f"cannot read {path}: {sio.GraphFormatError(path, int(ln), problem)}"
+
+    try:
+        if res[10]:
+            rng = f"1..{head['n']}" if head["nnz"] >= 0 else ""
+            sio._raise_scan_error(path, data, res, what, rng)
+        if head["integer"] and head["maxcols"] == 3 and not res[8]:
+            raise sio.GraphFormatError(path, int(res[9]), "expected an integer value")
+    except sio.GraphFormatError as exc:
+        msg = f"cannot read {path}: {exc}"
+    C.agree(comm, msg)
+    src, dst = sio._compact(res[1], nrows), sio._compact(res[2], nrows)
+    ncols_first, ncols = int(res[5]), int(res[6])
+
+    # Whole-file facts, per rank: [records, fields per record (after a first one), holds
+    # the first record of an edge list, its fields, its two ids, smallest and largest id of
+    # the other records].
+    skip = 1 if first and head["first_free"] and nrows else 0
+    rest = slice(skip, nrows)
+    has_rest = nrows > skip
+    mine = [nrows, ncols, skip, ncols_first,
+            int(src[0]) if skip else 0, int(dst[0]) if skip else 0,
+            min(int(src[rest].min()), int(dst[rest].min())) if has_rest else sio._I64_MAX,
+            max(int(src[rest].max()), int(dst[rest].max())) if has_rest else sio._I64_MIN]
+    table = C.allgatherv(comm, np.array(mine, dtype=np.int64),
+                         np.full(p, len(mine), dtype=np.int64)).reshape(p, len(mine))
+    total = int(table[:, 0].sum())
+    row0 = int(table[:rank, 0].sum())  # global index of this rank's first record
+
+    n_decl = head["n"]
+    drop = False  # the first record is an edge list's count line
+    holder = np.flatnonzero(table[:, 2])
+    if head["nnz"] >= 0:  # Matrix Market: the size line's entry count is exact
+        nnz = head["nnz"]
+        if total < nnz:
+            last = head["line0"] - 1 + int(lines.sum())  # newlines in the file
+            with open(path, "rb") as f:
+                f.seek(size - 1)
+                last += f.read(1) != b"\n"
+            msg = f"cannot read {path}: " + str(sio.GraphFormatError(
+                path, max(1, last), f"file ends after {total} entries but the size line "
+                                    f"(line {head['size_line']}) declares {nnz}: truncated file?"))
+        elif row0 <= nnz < row0 + nrows:
+            msg = fail("more entries than the header declares", nnz - row0)
+    elif holder.size:
+        nf, a, b = (int(x) for x in table[holder[0], 3:6])
+        if nf == 1:
+            drop, n_decl = True, a
+        elif nf == 2 and b == total - 1 and a > 0:
+            # 1-based ids run up to n inclusive, 0-based ones up to n - 1.
+            first_id, last_id = (1, a) if one_based else (0, a - 1)
+            if total == 1 or (int(table[:, 7].max()) <= last_id
+                              and int(table[:, 6].min()) >= first_id):
+                drop, n_decl = True, a
+        if n_decl is not None and n_decl < 0:
+            msg = f"cannot read {path}: " + str(sio.GraphFormatError(
+                path, head["line0"], f"negative vertex count {n_decl}"))
+    C.agree(comm, msg)
+    # Every record has the fields of the first (a count line excepted).
+    fields = [int(c) for c in table[:, 1] if c]
+    if holder.size and not drop:
+        fields.insert(0, int(table[holder[0], 3]))
+    if fields and has_rest and ncols != fields[0]:
+        msg = fail(f"line has {ncols} fields but the lines before it have {fields[0]}; "
+                   f"expected {what}", skip)
+    C.agree(comm, msg)
+    if drop and skip:
+        src, dst = src[1:], dst[1:]
+    return _finish_ids(comm, path, src, dst, buf, line0, c1, c2, drop and bool(skip), head,
+                       n_decl, one_based, directed)
+
+
+def _finish_ids(comm: Any, path: str, src: np.ndarray, dst: np.ndarray, buf: np.ndarray,
+                line0: int, c1: int, c2: int, dropped: bool, head: dict, n_decl: int | None,
+                one_based: bool | None,
+                directed: bool | None) -> tuple[np.ndarray, np.ndarray, int, bool]:
+    """The range checks of every rank's ids, the 1-based shift and ``n``."""
+    msg = None
+    off = 1 if dropped else 0  # record index of src[0] in this rank's buffer
+
+    def fail(problem: str, row: int) -> str:
+        ln = sio._row_line(buf, 0, line0, c1, c2, row + off)
+        return f"cannot read {path}: {sio.GraphFormatError(path, int(ln), problem)}"
+
+    text = head["nnz"] < 0  # Matrix Market ids were checked and shifted by the scan
+    if text and one_based:
+        if src.size and min(int(src.min()), int(dst.min())) < 1:
+            row = int(np.flatnonzero((src < 1) | (dst < 1))[0])
+            msg = fail(f"vertex id {min(src[row], dst[row])} in a 1-based file", row)
+        C.agree(comm, msg)
+        src, dst = src - 1, dst - 1
+    elif text and src.size and min(int(src.min()), int(dst.min())) < 0:
+        row = int(np.flatnonzero((src < 0) | (dst < 0))[0])
+        msg = fail(f"negative vertex id {min(src[row], dst[row])}", row)
+    C.agree(comm, msg)
+    top = max(int(src.max()), int(dst.max())) if src.size else -1
+    if n_decl is not None and top >= n_decl:
+        row = int(np.flatnonzero((src >= n_decl) | (dst >= n_decl))[0])
+        msg = fail(f"vertex id {max(src[row], dst[row])} out of range for declared "
+                   f"n={n_decl}", row)
+    C.agree(comm, msg)
+    n = int(n_decl) if n_decl is not None else int(
+        C.allreduce(comm, np.array([top], dtype=np.int64), "max")[0]) + 1
+    if n > 2**sio.MAX_VERTEX_BITS:
+        msg = f"cannot read {path}: {sio.GraphFormatError(path, None, sio._too_many(n))}"
+    elif n < 1:
+        msg = f"cannot read {path}: the graph has no vertices"
+    C.agree(comm, msg)
+    if directed is None:
+        directed = bool(head["directed"])
+    return src, dst, n, bool(directed)
