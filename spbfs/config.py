@@ -82,8 +82,8 @@ class Config:
         one of the cores it may use (round robin by its rank on the machine);
         ``auto`` does so only when a machine's ranks outnumber those cores and
         each rank runs one thread (oversubscribed: a waiting rank then always
-        yields to the rank sharing its core; measured 1.4x on 4 ranks over 2
-        cores); ``none`` leaves placement to the launcher and the OS.
+        yields to the rank sharing its core; searches 1.3-1.5x faster on 4 ranks
+        over 2 cores); ``none`` leaves placement to the launcher and the OS.
     """
 
     format: str = "csr"

@@ -88,6 +88,13 @@ def _head(path: str, fmt: str, size: int, one_based: bool | None) -> dict:
                     "shift": 0, "n": None, "nnz": -1, "integer": False, "directed": None}
 
 
+def _at_record(path: str, buf: np.ndarray, line0: int, c1: int, c2: int, row: int,
+               problem: str) -> str:
+    """The error message for record ``row`` of this rank's slice (its line in the file)."""
+    line = int(sio._row_line(buf, 0, line0, c1, c2, row))
+    return f"cannot read {path}: {sio.GraphFormatError(path, line, problem)}"
+
+
 def _gz(path: str) -> bool:
     if sio._split_gz(path)[1]:
         return True
@@ -176,8 +183,7 @@ def read_edges(comm: Any, path: str, *, directed: bool | None = None,
     nrows = int(res[0])
 
     def fail(problem: str, row: int) -> str:
-        ln = sio._row_line(buf, 0, line0, c1, c2, row)
-        return f"cannot read {path}: {sio.GraphFormatError(path, int(ln), problem)}"
+        return _at_record(path, buf, line0, c1, c2, row, problem)
 
     try:
         if res[10]:
@@ -258,8 +264,7 @@ def _finish_ids(comm: Any, path: str, src: np.ndarray, dst: np.ndarray, buf: np.
     off = 1 if dropped else 0  # record index of src[0] in this rank's buffer
 
     def fail(problem: str, row: int) -> str:
-        ln = sio._row_line(buf, 0, line0, c1, c2, row + off)
-        return f"cannot read {path}: {sio.GraphFormatError(path, int(ln), problem)}"
+        return _at_record(path, buf, line0, c1, c2, row + off, problem)
 
     text = head["nnz"] < 0  # Matrix Market ids were checked and shifted by the scan
     if text and one_based:
