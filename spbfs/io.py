@@ -460,6 +460,21 @@ def _format_int_rows(cols, shift, lo, hi):
 # ---------------------------------------------------------------------------
 
 
+#: The first bytes of a gzip stream, and the UTF-8 byte order mark of spreadsheet exports.
+_GZIP_MAGIC = b"\x1f\x8b"
+_BOM = b"\xef\xbb\xbf"
+_MTX_ONE_BASED = "Matrix Market files are 1-based; one_based=False contradicts the format"
+
+
+def _record_shape(fmt: str, ncols: int = 3) -> str:
+    """What a record of ``fmt`` should look like, for error messages."""
+    if fmt == "mtx":
+        return "'row col'" if ncols == 2 else "'row col value'"
+    if fmt == "csv":
+        return "'src,dst' or 'src,dst,weight'"
+    return "'src dst' or 'src dst weight'"
+
+
 def _split_gz(path: PathLike) -> tuple[str, bool]:
     """Return (lower-case suffix without .gz, whether gzip-compressed)."""
     name = os.fspath(path).lower()
@@ -471,13 +486,13 @@ def _split_gz(path: PathLike) -> tuple[str, bool]:
 
 def _read_bytes(path: PathLike) -> bytes:
     raw = Path(path).read_bytes()
-    if _split_gz(path)[1] or raw[:2] == b"\x1f\x8b":
+    if _split_gz(path)[1] or raw[:2] == _GZIP_MAGIC:
         try:
             raw = gzip.decompress(raw)
         except (OSError, EOFError, zipfile.BadZipFile) as exc:
             raise GraphFormatError(path, None, f"not a valid gzip file ({exc})") from None
-    if raw.startswith(b"\xef\xbb\xbf"):  # UTF-8 byte order mark from spreadsheet exports
-        raw = raw[3:]
+    if raw.startswith(_BOM):
+        raw = raw[len(_BOM):]
     return raw
 
 
@@ -827,7 +842,7 @@ def read_mtx(
     the banner. See :func:`read_graph` for the parameters.
     """
     if one_based is False:
-        raise ValueError("Matrix Market files are 1-based; one_based=False contradicts the format")
+        raise ValueError(_MTX_ONE_BASED)
     data = _read_bytes(path)
     field, symmetry, rows, nnz, body, size_line = _mtx_head(path, data)
     buf = np.frombuffer(data, np.uint8)
@@ -853,7 +868,7 @@ def read_mtx(
         _INFINITY,
         _NAN,
     )
-    what = "'row col'" if ncols == 2 else "'row col value'"
+    what = _record_shape("mtx", ncols)
     if res[10]:
         _raise_scan_error(path, data, res, what, f"1..{rows}")
     nrows = int(res[0])
@@ -994,7 +1009,7 @@ def _read_table(path, fmt: str, directed, one_based, do_renumber: bool) -> EdgeL
         _INFINITY,
         _NAN,
     )
-    what = "'src dst' or 'src dst weight'" if not comma else "'src,dst' or 'src,dst,weight'"
+    what = _record_shape(fmt)
     if res[10]:
         _raise_scan_error(path, data, res, what)
     nrows, src, dst = int(res[0]), res[1], res[2]

@@ -32,7 +32,6 @@ __all__ = ["read_edges"]
 
 #: First prefix rank 0 reads to find the head; it grows 16x until the head fits.
 _PREFIX = 1 << 16
-_BOM = b"\xef\xbb\xbf"
 
 
 def _align(f: Any, x: int, b0: int, size: int) -> int:
@@ -56,14 +55,14 @@ def _align(f: Any, x: int, b0: int, size: int) -> int:
 def _head(path: str, fmt: str, size: int, one_based: bool | None) -> dict:
     """Parse the head on rank 0 from a prefix of the file (grown until it holds it)."""
     if fmt == "mtx" and one_based is False:
-        raise ValueError("Matrix Market files are 1-based; one_based=False contradicts the format")
+        raise ValueError(sio._MTX_ONE_BASED)
     k = _PREFIX
     with open(path, "rb") as f:
         while True:
             f.seek(0)
             pre = f.read(k)
             whole = len(pre) >= size
-            bom = len(_BOM) if pre.startswith(_BOM) else 0
+            bom = len(sio._BOM) if pre.startswith(sio._BOM) else 0
             # Only whole lines: a cut size line would parse as a different one.
             data = pre[bom:] if whole else pre[bom:pre.rfind(b"\n") + 1]
             try:
@@ -99,7 +98,7 @@ def _gz(path: str) -> bool:
     if sio._split_gz(path)[1]:
         return True
     with open(path, "rb") as f:
-        return f.read(2) == b"\x1f\x8b"
+        return f.read(2) == sio._GZIP_MAGIC
 
 
 def read_edges(comm: Any, path: str, *, directed: bool | None = None,
@@ -174,12 +173,7 @@ def read_edges(comm: Any, path: str, *, directed: bool | None = None,
     res = sio._scan(buf, 0, line0, head["mincols"], head["maxcols"], head["comma"], c1, c2,
                     head["first_free"] and first, -1, head["id_lo"], head["id_hi"],
                     head["shift"], sio._INF, sio._INFINITY, sio._NAN)
-    if head["comma"]:
-        what = "'src,dst' or 'src,dst,weight'"
-    elif head["nnz"] >= 0:
-        what = "'row col'" if head["mincols"] == 2 else "'row col value'"
-    else:
-        what = "'src dst' or 'src dst weight'"
+    what = sio._record_shape(fmt, head["mincols"])
     nrows = int(res[0])
 
     def fail(problem: str, row: int) -> str:
