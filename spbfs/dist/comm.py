@@ -60,8 +60,18 @@ BULK_BYTES = 1 << 16
 
 def mpi() -> Any:
     """The ``mpi4py.MPI`` module (importing it initializes MPI)."""
+    return _MPI[0] if _MPI else _import_mpi()
+
+
+# The module once imported: the per-call import machinery cost microseconds on
+# every message of a level (a road network search sends thousands).
+_MPI: list[Any] = []
+
+
+def _import_mpi() -> Any:
     from mpi4py import MPI
 
+    _MPI.append(MPI)
     return MPI
 
 
@@ -129,8 +139,8 @@ class WaitPolicy:
             ) from None
         return cls(*vals)
 
-    def wait(self, req: Any, bulk: bool = False) -> None:
-        """Complete one request (or a list of requests).
+    def wait(self, req: Any, bulk: bool = False, statuses: list[Any] | None = None) -> None:
+        """Complete one request, or a list of requests (with ``statuses`` filled in).
 
         ``bulk`` (a transfer of at least :data:`BULK_BYTES`): never sleep. MPI
         moves a large message in pieces, one per poll of both sides, so a
@@ -138,17 +148,26 @@ class WaitPolicy:
         scale-20 construction on 2 ranks took 19 s sleeping, a few yielding).
         """
         if isinstance(req, list | tuple):
-            reqs = [r for r in req if r is not None]
+            reqs = list(req)
             if not reqs:
                 return
-            MPI = mpi()
+            testall = mpi().Request.Testall
+            if statuses is None:
+                statuses = []
+            # Testall fills the statuses only once every request is complete.
+            if testall(reqs, statuses):
+                return
 
             def test() -> bool:
-                return bool(MPI.Request.Testall(reqs))
+                return bool(testall(reqs, statuses))
         else:
             test = req.Test
-        if test():
-            return
+            if test():
+                return
+        self._poll(test, bulk)
+
+    def _poll(self, test: Callable[[], bool], bulk: bool) -> None:
+        """Poll ``test`` until it is true: spin, then yield, then sleep (see the class)."""
         if self.busy:
             while not test():
                 pass
@@ -408,17 +427,11 @@ def sendrecv_any(comm: Any, send: np.ndarray, dest: int, source: int, maxlen: in
     """Send ``send`` to ``dest`` and receive an array of unknown length (<= ``maxlen``)."""
     if dest == comm.Get_rank() and source == dest:
         return send.copy()
-    MPI = mpi()
     buf = np.empty(max(int(maxlen), 1), dtype=send.dtype)
-    r1 = comm.Irecv(buf, source=source, tag=tag)
-    r2 = comm.Isend(send, dest=dest, tag=tag)
-    st = MPI.Status()
-    pol = policy()
-    bulk = send.nbytes >= BULK_BYTES
-    pol.wait(r2, bulk)
-    if not r1.Test(st):
-        _wait_status(pol, r1, st, bulk)
-    return buf[:st.Get_count(MPI.BYTE) // send.dtype.itemsize]
+    reqs = [comm.Irecv(buf, source=source, tag=tag), comm.Isend(send, dest=dest, tag=tag)]
+    statuses = [_Status(), _Status()]
+    policy().wait(reqs, send.nbytes >= BULK_BYTES, statuses)
+    return buf[:statuses[0].Get_count(_BYTE[0]) // send.dtype.itemsize]
 
 
 class Posted:
@@ -430,53 +443,66 @@ class Posted:
     whom (one message per pair and tag). :meth:`result` completes the step;
     :func:`allreduce` can complete it together with its reduction (``also=``),
     so a rank waits once for both.
+
+    Kept lean on purpose: a BFS level posts two or three of these, and on a
+    road network (a thousand levels of a few vertices) their Python overhead
+    was most of a level's time.
     """
+
+    __slots__ = ("bufs", "bulk", "done", "order", "requests", "statuses")
 
     def __init__(self, comm: Any, sends: dict[int, np.ndarray], recvs: dict[int, np.ndarray],
                  tag: int = 0) -> None:
         rank = comm.Get_rank()
         size = comm.Get_size()
-        self.order = sorted(recvs, key=lambda r: (r - rank) % size)
+        # Receives first, then sends, each from the next rank on (spreads the traffic).
+        self.order = sorted(recvs, key=lambda r: (r - rank) % size) if len(recvs) > 1 \
+            else list(recvs)
         self.bufs = recvs
-        self.requests = [comm.Irecv(recvs[src], source=src, tag=tag) for src in self.order]
+        irecv = comm.Irecv
+        self.requests = [irecv(recvs[src], source=src, tag=tag) for src in self.order]
         nbytes = 0
-        for dst in sorted(sends, key=lambda r: (r - rank) % size):
-            nbytes += sends[dst].nbytes
-            self.requests.append(comm.Isend(sends[dst], dest=dst, tag=tag))
+        isend = comm.Isend
+        for dst in (sorted(sends, key=lambda r: (r - rank) % size) if len(sends) > 1
+                    else sends):
+            buf = sends[dst]
+            nbytes += buf.nbytes
+            self.requests.append(isend(buf, dest=dst, tag=tag))
         self.bulk = nbytes >= BULK_BYTES
         self.statuses: list[Any] = []
         self.done = not self.requests
 
     def wait(self, extra: list[Any] | None = None, bulk: bool = False) -> None:
         """Complete the messages (and the requests ``extra``) under the wait policy."""
-        extra = extra or []
-        if self.done and not extra:
+        if self.done:
+            if extra:
+                policy().wait(extra, bulk)
             return
-        MPI = mpi()
-        reqs = extra + ([] if self.done else self.requests)
-        statuses = [MPI.Status() for _ in reqs]
-        finished = [False]
-
-        class _All:
-            def Test(self) -> bool:
-                if not finished[0]:
-                    finished[0] = bool(MPI.Request.Testall(reqs, statuses))
-                return finished[0]
-
-        policy().wait(_All(), bulk or self.bulk)
-        if not self.done:
-            self.statuses = statuses[len(extra):]
-            self.done = True
+        reqs = self.requests if not extra else extra + self.requests
+        statuses = [_Status() for _ in reqs]
+        policy().wait(reqs, bulk or self.bulk, statuses)
+        self.statuses = statuses[len(extra):] if extra else statuses
+        self.done = True
 
     def result(self) -> dict[int, np.ndarray]:
         """The received arrays (views of the buffers) by source rank."""
         self.wait()
-        MPI = mpi()
         out = {}
+        nbytes = _BYTE[0]
         for k, src in enumerate(self.order):
             buf = self.bufs[src]
-            out[src] = buf[:self.statuses[k].Get_count(MPI.BYTE) // buf.dtype.itemsize]
+            out[src] = buf[:self.statuses[k].Get_count(nbytes) // buf.itemsize]
         return out
+
+
+def _Status() -> Any:
+    MPI = mpi()
+    if not _BYTE:
+        _BYTE.append(MPI.BYTE)
+    return MPI.Status()
+
+
+_BYTE: list[Any] = []
 
 
 def exchange_p2p(comm: Any, sends: dict[int, np.ndarray], recvs: dict[int, np.ndarray],
@@ -503,22 +529,27 @@ def exchange(comm: Any, sends: list[np.ndarray | None], bufs: list[np.ndarray],
     rank = comm.Get_rank()
     if size == 1:
         return [sends[0]]
-    empty = np.zeros(0, dtype=bufs[(rank + 1) % size].dtype)
-    got = exchange_p2p(
-        comm, {d: empty if sends[d] is None else sends[d] for d in range(size) if d != rank},
-        {r: bufs[r] for r in range(size) if r != rank}, tag)
-    return [sends[rank] if r == rank else got[r] for r in range(size)]
-
-
-def _wait_status(pol: WaitPolicy, req: Any, st: Any, bulk: bool = False) -> None:
-    done = [False]
-
-    class _R:
-        def Test(self) -> bool:
-            done[0] = done[0] or req.Test(st)
-            return done[0]
-
-    pol.wait(_R(), bulk)
+    empty = None
+    out: list[np.ndarray] = [sends[rank]] * size  # type: ignore[list-item]
+    reqs = []
+    peers = [(rank + d) % size for d in range(1, size)]
+    for r in peers:
+        reqs.append(comm.Irecv(bufs[r], source=r, tag=tag))
+    nbytes = 0
+    for r in peers:
+        buf = sends[r]
+        if buf is None:
+            if empty is None:
+                empty = np.zeros(0, dtype=bufs[r].dtype)
+            buf = empty
+        nbytes += buf.nbytes
+        reqs.append(comm.Isend(buf, dest=r, tag=tag))
+    statuses = [_Status() for _ in reqs]
+    policy().wait(reqs, nbytes >= BULK_BYTES, statuses)
+    nb = _BYTE[0]
+    for k, r in enumerate(peers):
+        out[r] = bufs[r][:statuses[k].Get_count(nb) // bufs[r].itemsize]
+    return out
 
 
 def bcast_obj(comm: Any, obj: Any, root: int = 0) -> Any:
