@@ -78,6 +78,8 @@ LOCAL_PHASES = ("local_topdown", "local_bottomup", "update")
 _PH = {name: k for k, name in enumerate(COMM_PHASES + LOCAL_PHASES)}
 _NCOMM = len(COMM_PHASES)
 _NPH = len(_PH)
+(_TRANSPOSE, _EXPAND, _FOLD, _GATHER, _ROTATE, _UPDATES, _ALLREDUCE, _LOCAL_TD, _LOCAL_BU,
+ _UPDATE) = range(_NPH)
 _ONES = np.uint64(0xFFFFFFFFFFFFFFFF)
 
 
@@ -210,20 +212,32 @@ class DistBFSResult:
 
 
 class _Counters:
-    """Messages, words (per level and phase) and seconds (per phase) of one rank."""
+    """Messages, words (per level and phase) and seconds (per phase) of one rank.
+
+    Plain Python lists: a level adds a dozen numbers, and numpy's per-item
+    overhead showed in the thousand levels of a road network.
+    """
+
+    __slots__ = ("cur", "levels", "seconds")
 
     def __init__(self) -> None:
-        self.levels: list[np.ndarray] = []
-        self.cur = np.zeros((_NCOMM, 2), dtype=np.int64)
-        self.ns = np.zeros(_NPH, dtype=np.int64)
+        self.levels: list[list[int]] = []
+        self.cur = [0] * (2 * _NCOMM)
+        self.seconds = [0.0] * _NPH
 
     def add(self, phase: int, messages: int, words: int) -> None:
-        self.cur[phase, 0] += messages
-        self.cur[phase, 1] += words
+        self.cur[2 * phase] += messages
+        self.cur[2 * phase + 1] += words
 
     def close_level(self) -> None:
         self.levels.append(self.cur)
-        self.cur = np.zeros((_NCOMM, 2), dtype=np.int64)
+        self.cur = [0] * (2 * _NCOMM)
+
+    def as_arrays(self) -> tuple[np.ndarray, np.ndarray]:
+        """(levels, phases, 2) message and word counts; nanoseconds per phase."""
+        counts = np.array(self.levels, dtype=np.int64).reshape(len(self.levels), _NCOMM, 2)
+        ns = np.array([int(x * 1e9) for x in self.seconds], dtype=np.int64)
+        return counts, ns
 
 
 class _Search:
@@ -251,10 +265,27 @@ class _Search:
                     [np.empty(max(self.B, self.bw, 1), np.int64) for _ in range(grid.pr)],
                     [np.empty(max(2 * self.B, 1), np.int64) for _ in range(grid.pc)],
                     # Pairs to send (fold, parent updates): at most B per row rank.
-                    np.empty(2 * nrow if grid.pc > 1 else 0, np.int64))
+                    np.empty(2 * nrow if grid.pc > 1 else 0, np.int64),
+                    # Scratch bitmaps: sent before a top-down level, the column-chunk
+                    # frontier, a segment's completed rows and the one rotated in.
+                    np.empty(grid.pc * self.bw, np.uint64),
+                    np.empty(grid.pr * self.bw, np.uint64),
+                    np.empty(self.bw, np.uint64), np.empty(self.bw, np.uint64))
             g._search_buffers = bufs
         (self.out_rows, self.out_par, self.newbufs, self.sent, self.cand, self.gather_bufs,
-         self.pair_bufs, self.sendbuf) = bufs
+         self.pair_bufs, self.sendbuf, self.before, self.front, self.comp_a,
+         self.comp_b) = bufs
+        self.red = np.zeros(4, np.int64)  # the level-end Allreduce, in place
+        self.counts = np.zeros(grid.pc, np.int64)  # fold pairs per row rank
+        self.left = grid.i * grid.pc + (grid.j - 1) % grid.pc  # rotation partners
+        self.right = grid.i * grid.pc + (grid.j + 1) % grid.pc
+        rank, pr, pc = grid.rank, grid.pr, grid.pc
+        # The frontier exchange's partners never change (see post_frontier).
+        jt = rank // pr
+        self.col_srcs = [grid.j * pr + i2 for i2 in range(pr)]
+        self.col_dests = [i2 * pc + jt for i2 in range(pr) if i2 * pc + jt != rank]
+        self.col_recvs = {src: self.gather_bufs[i2] for i2, src in enumerate(self.col_srcs)
+                          if src != rank}
         self.newbuf = self.newbufs[0]
         self.flip = 0
         # Candidates of the bottom-up search per segment (-1: not listed yet).
@@ -281,20 +312,31 @@ class _Search:
         return self.newbuf
 
     # -- timing / counting helpers ---------------------------------------------------
-    def tick(self, phase: str, t0: float) -> float:
+    def tick(self, phase: int, t0: float) -> float:
         t = self.clock()
-        self.cnt.ns[_PH[phase]] += int((t - t0) * 1e9)
+        self.cnt.seconds[phase] += t - t0
         return t
 
-    def allreduce4(self, vals: list[int]) -> np.ndarray:
+    def allreduce4(self, a: int, b: int, c: int, d: int) -> list[int]:
         """The level-end Allreduce; also completes a posted frontier exchange."""
         t0 = self.clock()
-        posted = self.pending[3] if self.pending is not None else None
-        out = C.allreduce(self.grid.comm, np.array(vals, dtype=np.int64), also=posted)
+        red = self.red
+        red[0] = a
+        red[1] = b
+        red[2] = c
+        red[3] = d
         if self.p > 1:
-            self.cnt.add(_PH["allreduce"], self.p - 1, 4 * (self.p - 1))
-        self.tick("allreduce", t0)
-        return out
+            MPI = C.mpi()
+            req = self.grid.comm.Iallreduce(MPI.IN_PLACE, red, op=MPI.SUM)
+            if self.pending is not None:
+                self.pending[3].wait([req])
+            else:
+                C.policy().wait(req)
+            self.cnt.add(_ALLREDUCE, self.p - 1, 4 * (self.p - 1))
+        elif self.pending is not None:
+            self.pending[3].wait()
+        self.tick(_ALLREDUCE, t0)
+        return red.tolist()
 
     # -- frontier encoding ---------------------------------------------------------------
     def encode(self, ids: np.ndarray) -> tuple[np.ndarray, bool]:
@@ -316,20 +358,16 @@ class _Search:
         depend on the direction the Allreduce decides), so a level waits once
         for its slowest partner where it waited twice.
         """
-        grid = self.grid
-        pr, pc, rank = grid.pr, grid.pc, grid.rank
-        if pr == 1:
+        if self.grid.pr == 1:
             return
         t0 = self.clock()
         msg, _ = self.encode(frontier)
-        jt = rank // pr  # the column chunk holding this piece
-        srcs = [grid.j * pr + i2 for i2 in range(pr)]
-        sends = {i2 * pc + jt: msg for i2 in range(pr) if i2 * pc + jt != rank}
-        recvs = {src: self.gather_bufs[i2] for i2, src in enumerate(srcs) if src != rank}
-        self.pending = (frontier, msg, srcs, C.Posted(grid.comm, sends, recvs, tag=11))
-        self.tick("transpose", t0)
+        sends = {d: msg for d in self.col_dests}
+        self.pending = (frontier, msg, self.col_srcs,
+                        C.Posted(self.grid.comm, sends, self.col_recvs, tag=11))
+        self.tick(_TRANSPOSE, t0)
 
-    def column_frontier(self, frontier: np.ndarray, phase: str) -> list[tuple[np.ndarray, bool]]:
+    def column_frontier(self, frontier: np.ndarray, phase: int) -> list[tuple[np.ndarray, bool]]:
         """The frontier pieces of this rank's column chunk: *transpose* and *expand* in one step.
 
         Counted as Algorithms 3/4 describe them: the owner sends its piece to
@@ -349,20 +387,23 @@ class _Search:
         self.pending = None
         got = posted.result()
         if grid.transpose_dest != rank:
-            self.cnt.add(_PH["transpose"], 1 if msg.shape[0] else 0, msg.shape[0])
+            self.cnt.add(_TRANSPOSE, 1 if msg.shape[0] else 0, msg.shape[0])
         parts = [(frontier, False) if src == rank else
                  (got[src], self.decoded_as_bitmap(got[src])) for src in srcs]
         # The piece this rank holds in the column layout (slot i), as it passes it on.
         words = msg.shape[0] if grid.transpose_dest == rank else parts[grid.i][0].shape[0]
         if words:
-            self.cnt.add(_PH[phase], pr - 1, (pr - 1) * words)
+            self.cnt.add(phase, pr - 1, (pr - 1) * words)
         self.tick(phase, t0)
         return parts
 
-    def exchange_pairs(self, pairs: np.ndarray, counts: np.ndarray, tag: int) -> list:
+    def exchange_pairs(self, pairs: np.ndarray, counts: list[int], tag: int) -> list:
         """Send ``counts[t]`` pairs (``2 counts[t]`` words, in order) to row rank ``t``."""
-        offs = np.concatenate([[0], np.cumsum(2 * counts)])
-        sends = [pairs[offs[t]:offs[t + 1]] for t in range(counts.shape[0])]
+        sends = []
+        pos = 0
+        for c in counts:
+            sends.append(pairs[pos:pos + 2 * c])
+            pos += 2 * c
         return C.exchange(self.grid.row_comm, sends, self.pair_bufs, tag=tag)
 
     def sort_new(self, k: int) -> np.ndarray:
@@ -380,7 +421,7 @@ class _Search:
     def topdown(self, frontier: np.ndarray, depth: int) -> tuple[np.ndarray, int, int]:
         """One level; returns (next frontier piece, edges scanned, its degree sum)."""
         grid, d, B = self.grid, self.d, self.B
-        parts = self.column_frontier(frontier, "expand")
+        parts = self.column_frontier(frontier, _EXPAND)
         t0 = self.clock()
         # The column chunk's frontier as sorted local column ids.
         if len(parts) == 1 and not parts[0][1]:
@@ -393,7 +434,9 @@ class _Search:
                 if bits:
                     k = K.ids_from_bits(m.view(np.uint64), i2 * B, cols, k)
                 else:
-                    cols[k:k + m.shape[0]] = m + i2 * B
+                    cols[k:k + m.shape[0]] = m
+                    if i2:
+                        cols[k:k + m.shape[0]] += i2 * B
                     k += m.shape[0]
             cols = cols[:k]
         j = grid.j
@@ -407,53 +450,53 @@ class _Search:
             k, scanned, degsum = K.topdown_own(ptr, ind, jc, dcsc, cols, self.visited,
                                                self.parents, self.levels, depth, self.deg,
                                                j * grid.pr, d.b, B, newbuf, nparts)
-            t0 = self.tick("local_topdown", t0)
+            t0 = self.tick(_LOCAL_TD, t0)
             new = self.sort_new(k)
-            self.tick("update", t0)
+            self.tick(_UPDATE, t0)
             return new, scanned, degsum
-        # Never send a vertex of this rank's own piece that is already visited.
-        seg = self.sent[j * self.bw:(j + 1) * self.bw]
-        seg |= self.visited
-        before = self.sent.copy()
-        nc, scanned = K.topdown_mark(ptr, ind, jc, dcsc, cols, self.sent, self.out_par)
-        counts = np.zeros(grid.pc, dtype=np.int64)
-        pairs = self.sendbuf[:2 * nc]
-        # In row order, so that the owners' updates run sequentially.
-        K.pairs_from_bits(self.sent, before, self.out_par, self.bw, grid.pc, counts, pairs,
-                          j * grid.pr, d.b, B)
-        t0 = self.tick("local_topdown", t0)
-        others = np.delete(counts, j)
-        self.cnt.add(_PH["fold"], int(np.count_nonzero(others)), 2 * int(others.sum()))
-        recv = self.exchange_pairs(pairs, counts, 14)
-        t0 = self.tick("fold", t0)
+        # Pairs in row order, so that the owners' updates run sequentially.
+        counts = self.counts
+        nc, scanned, msgs = K.topdown_fold(ptr, ind, jc, dcsc, cols, self.sent, self.before,
+                                           self.visited, j, self.out_par, self.bw, grid.pc,
+                                           counts, self.sendbuf, j * grid.pr, d.b, B)
+        t0 = self.tick(_LOCAL_TD, t0)
+        cl = counts.tolist()
+        self.cnt.add(_FOLD, msgs, 2 * (nc - cl[j]))
+        recv = self.exchange_pairs(self.sendbuf, cl, 14)
+        t0 = self.tick(_FOLD, t0)
         k = degsum = 0
         for part in recv:
-            k, ds = K.apply_pairs(part, self.parents, self.levels, depth, self.visited,
-                                  newbuf, k, self.deg)
-            degsum += ds
+            if part.shape[0]:
+                k, ds = K.apply_pairs(part, self.parents, self.levels, depth, self.visited,
+                                      newbuf, k, self.deg)
+                degsum += ds
         new = self.sort_new(k)
-        self.tick("update", t0)
+        self.tick(_UPDATE, t0)
         return new, scanned, degsum
 
     # -- one bottom-up level ---------------------------------------------------------
     def bottomup(self, frontier: np.ndarray, depth: int) -> tuple[np.ndarray, int, int]:
         """One level; returns (next frontier piece, edges scanned, its degree sum)."""
         grid, d, B, bw = self.grid, self.d, self.B, self.bw
-        parts = self.column_frontier(frontier, "frontier_gather")
+        parts = self.column_frontier(frontier, _GATHER)
         t0 = self.clock()
-        front = np.zeros(grid.pr * bw, dtype=np.uint64)
+        front = self.front
         for i2, (m, bits) in enumerate(parts):
             if bits:
                 front[i2 * bw:(i2 + 1) * bw] = m.view(np.uint64)
             else:
+                front[i2 * bw:(i2 + 1) * bw] = 0
                 K.set_bits(m, front, i2 * B)
         tptr, tind, tjc, tdcsc = self.g._traw
         slots = self.g.seg_slots
         pc, j = grid.pc, grid.j
         newbuf = self.next_buffer()
         # One processor column: the own segment is the whole search, no copy needed.
-        comp = self.visited if pc == 1 else self.visited.copy()
-        if pc > 1:
+        if pc == 1:
+            comp = self.visited
+        else:
+            comp = self.comp_a
+            comp[:] = self.visited
             self.prev[:] = self.visited
         bounds = [0]
         segs = []
@@ -476,43 +519,40 @@ class _Search:
             bounds.append(k)
             segs.append(t)
             if s < pc - 1:
-                t0 = self.tick("local_bottomup", t0)
+                t0 = self.tick(_LOCAL_BU, t0)
                 # Pass the segment's completed bitmap on: the left neighbour takes it over.
-                nxt = np.empty_like(comp)
-                left = grid.i * pc + (j - 1) % pc
-                right = grid.i * pc + (j + 1) % pc
-                self.cnt.add(_PH["rotate"], 1, bw)
-                C.sendrecv(grid.comm, comp, left, nxt, right, tag=13)
+                nxt = self.comp_b if comp is self.comp_a else self.comp_a
+                self.cnt.add(_ROTATE, 1, bw)
+                C.sendrecv(grid.comm, comp, self.left, nxt, self.right, tag=13)
                 comp = nxt
-                t0 = self.tick("rotate", t0)
-        t0 = self.tick("local_bottomup", t0)
+                t0 = self.tick(_ROTATE, t0)
+        t0 = self.tick(_LOCAL_BU, t0)
         # Own finds (sub-step 0) are in already; the others go to their owners.
         if pc > 1:
-            counts = np.zeros(pc, dtype=np.int64)
+            counts = [0] * pc
             for s in range(1, pc):
                 counts[segs[s]] = bounds[s + 1] - bounds[s]
-            send = self.sendbuf[:2 * k]
+            send = self.sendbuf
             pos = 0
             for t in range(pc):  # destination order
                 if t != j:
                     s = (t - j) % pc
                     pos = K.pack_pairs(self.out_rows, self.out_par, bounds[s], bounds[s + 1],
                                        send, pos)
-            t0 = self.tick("update", t0)
-            self.cnt.add(_PH["parent_updates"], int(np.count_nonzero(counts)),
-                         2 * int(counts.sum()))
+            t0 = self.tick(_UPDATE, t0)
+            self.cnt.add(_UPDATES, pc - counts.count(0), pos)
             recv = self.exchange_pairs(send, counts, 15)
-            t0 = self.tick("parent_updates", t0)
+            t0 = self.tick(_UPDATES, t0)
             own = nk
             for t, part in enumerate(recv):
-                if t != j:
+                if t != j and part.shape[0]:
                     nk, ds = K.apply_pairs(part, self.parents, self.levels, depth,
                                            self.visited, newbuf, nk, self.deg)
                     degsum += ds
             new = self.sort_new(nk) if nk > own else newbuf[:nk]
         else:
             new = newbuf[:nk]  # found in increasing order
-        self.tick("update", t0)
+        self.tick(_UPDATE, t0)
         return new, scanned, degsum
 
 
@@ -607,7 +647,7 @@ def bfs(graph: DistGraph, source: int, *, direction: str | None = None,
     if max_depth is None or max_depth > 0:
         S.post_frontier(frontier)
     # Counted with level 1: the owner's source degree (and target) for every rank.
-    first = S.allreduce4([deg_source, hit, 0, 0])
+    first = S.allreduce4(deg_source, hit, 0, 0)
     deg_source, hit = int(first[0]), int(first[1])
     m_u = graph.total_degree - deg_source
     n_f, m_f = 1, deg_source
@@ -634,9 +674,9 @@ def bfs(graph: DistGraph, source: int, *, direction: str | None = None,
                        and S.parents[target - lo] != -1)
         if max_depth is None or depth < max_depth:
             S.post_frontier(frontier)  # the next level's, completed with the Allreduce
-        tot = S.allreduce4([frontier.shape[0], degsum, scanned, mine_hit])
+        count, degsum, scanned, hit = S.allreduce4(frontier.shape[0], degsum, scanned,
+                                                   mine_hit)
         S.cnt.close_level()
-        count, degsum, scanned, hit = (int(x) for x in tot)
         log.add(n_f, count, scanned, current, clock() - t0)
         m_u -= degsum
         growing = count > n_f
@@ -647,8 +687,8 @@ def bfs(graph: DistGraph, source: int, *, direction: str | None = None,
     if not S.cnt.levels:  # no level ran: the initial Allreduce gets a record of its own
         S.cnt.close_level()
     seconds = time.perf_counter() - t_start
-    counts = np.stack(S.cnt.levels)  # (levels, phases, 2)
-    flat = C.allreduce(grid.comm, np.concatenate([counts.reshape(-1), S.cnt.ns]))
+    counts, ns = S.cnt.as_arrays()  # (levels, phases, 2), (phases,)
+    flat = C.allreduce(grid.comm, np.concatenate([counts.reshape(-1), ns]))
     ns = flat[counts.size:]
     counts = flat[:counts.size].reshape(counts.shape)
     msgs = {ph: counts[:, k, 0].copy() for k, ph in enumerate(COMM_PHASES)}
