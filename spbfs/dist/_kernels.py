@@ -270,10 +270,12 @@ def _bu_chunks(ptr, ind, jc, dcsc, lo_slot, row_base, front, comp, src, cand, fi
 
 
 @nb.njit(cache=True, nogil=True)
-def _bu_close(out_rows, out_par, k0, cand, res, step, own, comp, visited, new, nk0):
+def _bu_close(out_rows, out_par, k0, cand, res, step, own, comp, visited, new, nk0, pairs):
     """Compact the chunks' finds and survivors; mark the finds in ``comp``.
 
-    Own-segment finds also go to ``visited`` and to ``new`` from ``nk0``.
+    Own-segment finds also go to ``visited`` and to ``new`` from ``nk0``; the
+    others go to ``pairs`` as interleaved ``(row, parent)`` from pair ``k0``,
+    ready to send (no packing pass).
     Returns (k, survivors, edges scanned, degree sum, new nk).
     """
     one = np.uint64(1)
@@ -295,8 +297,8 @@ def _bu_close(out_rows, out_par, k0, cand, res, step, own, comp, visited, new, n
                 new[nk] = v
                 nk += 1
             else:
-                out_rows[k + x] = v
-                out_par[k + x] = out_par[src + x]
+                pairs[2 * (k + x)] = v
+                pairs[2 * (k + x) + 1] = out_par[src + x]
         if not own:
             k += nf
         if r != lo_c:
@@ -311,19 +313,20 @@ def _bu_close(out_rows, out_par, k0, cand, res, step, own, comp, visited, new, n
 @nb.njit(cache=True, nogil=True)
 def _bu_serial(ptr, ind, jc, dcsc, lo_slot, row_base, front, comp, src, cand, first, ncand, own,
                parents, levels, depth, deg, out_rows, out_par, k0, col_piece0, b, B64, visited,
-               new, nk):
+               new, nk, pairs):
     """:func:`bottomup_search` in one chunk: the range search and the close in one call."""
     res = np.zeros((1, 4), np.int64)
     if ncand:
         _bu_range(ptr, ind, jc, dcsc, lo_slot, row_base, front, comp, src, cand, first, 0, ncand,
                   own, parents, levels, depth, deg, out_rows, out_par, k0, col_piece0, b, B64,
                   res[0])
-    return _bu_close(out_rows, out_par, k0, cand, res, ncand, own, comp, visited, new, nk)
+    return _bu_close(out_rows, out_par, k0, cand, res, ncand, own, comp, visited, new, nk,
+                     pairs)
 
 
 def bottomup_search(ptr, ind, jc, dcsc, lo_slot, hi_slot, row_base, front, comp, cand, ncand,
                     own, parents, levels, depth, deg, visited, new, nk, out_rows, out_par, k0,
-                    col_piece0, b, B64, nchunks, slots=None):
+                    col_piece0, b, B64, nchunks, slots=None, pairs=None):
     """Search parents for the rows of one segment not yet marked in ``comp``.
 
     The segment is the rows ``row_base .. row_base + B64`` of the block, i.e.
@@ -340,12 +343,15 @@ def bottomup_search(ptr, ind, jc, dcsc, lo_slot, hi_slot, row_base, front, comp,
 
     ``own`` (the rank's own piece): finds get ``parents``, ``levels = depth``
     and their ``visited`` bit here and are appended to ``new`` from ``nk``.
-    Otherwise they go to ``out_rows`` (segment-local row) and ``out_par``
-    (global parent) from ``k0``. The work runs in ``nchunks`` parallel chunks
-    of the candidate list; finds stay in increasing row order.
+    Otherwise they go to ``pairs`` as ``(segment-local row, global parent)``
+    from pair ``k0`` (``out_rows`` and ``out_par`` are the chunks' scratch). The
+    work runs in ``nchunks`` parallel chunks of the candidate list; finds stay in
+    increasing row order.
 
     Returns (new k, survivors, edges scanned, degree sum of own finds, new nk).
     """
+    if pairs is None:
+        pairs = np.empty(0 if own else 2 * out_rows.shape[0], np.int64)
     first = ncand < 0
     src = cand
     if first and slots is not None:
@@ -358,23 +364,13 @@ def bottomup_search(ptr, ind, jc, dcsc, lo_slot, hi_slot, row_base, front, comp,
     if nchunks == 1:
         return _bu_serial(ptr, ind, jc, dcsc, lo_slot, row_base, front, comp, src, cand, first,
                           ncand, own, parents, levels, depth, deg, out_rows, out_par, k0,
-                          col_piece0, b, B64, visited, new, nk)
+                          col_piece0, b, B64, visited, new, nk, pairs)
     step = max(1, -(-ncand // nchunks))
     res = np.zeros((nchunks, 4), np.int64)
     _bu_chunks(ptr, ind, jc, dcsc, lo_slot, row_base, front, comp, src, cand, first, ncand,
                step, own, parents, levels, depth, deg, out_rows, out_par, k0, col_piece0,
                b, B64, res)
-    return _bu_close(out_rows, out_par, k0, cand, res, step, own, comp, visited, new, nk)
-
-
-@nb.njit(cache=True, nogil=True)
-def pack_pairs(rows, pars, lo, hi, out, pos):
-    """Interleave ``(rows[x], pars[x])`` for ``x in lo .. hi`` into ``out`` from ``pos``."""
-    for x in range(lo, hi):
-        out[pos] = rows[x]
-        out[pos + 1] = pars[x]
-        pos += 2
-    return pos
+    return _bu_close(out_rows, out_par, k0, cand, res, step, own, comp, visited, new, nk, pairs)
 
 
 @nb.njit(cache=True, nogil=True)

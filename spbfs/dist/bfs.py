@@ -270,11 +270,17 @@ class _Search:
                     # frontier, a segment's completed rows and the one rotated in.
                     np.empty(grid.pc * self.bw, np.uint64),
                     np.empty(grid.pr * self.bw, np.uint64),
-                    np.empty(self.bw, np.uint64), np.empty(self.bw, np.uint64))
+                    np.empty(self.bw, np.uint64), np.empty(self.bw, np.uint64),
+                    # Frontier bitmaps being sent (two: one may still be in flight).
+                    (np.empty(self.bw, np.uint64), np.empty(self.bw, np.uint64)))
             g._search_buffers = bufs
         (self.out_rows, self.out_par, self.newbufs, self.sent, self.cand, self.gather_bufs,
          self.pair_bufs, self.sendbuf, self.before, self.front, self.comp_a,
-         self.comp_b) = bufs
+         self.comp_b, self.msgbufs) = bufs
+        self.msgflip = 0
+        # Whether ``prev`` holds ``visited`` as it was before the newest frontier
+        # piece was marked (then ``visited ^ prev`` is that piece as a bitmap).
+        self.prev_fresh = False
         self.red = np.zeros(4, np.int64)  # the level-end Allreduce, in place
         self.counts = np.zeros(grid.pc, np.int64)  # fold pairs per row rank
         self.left = grid.i * grid.pc + (grid.j - 1) % grid.pc  # rotation partners
@@ -342,8 +348,13 @@ class _Search:
     def encode(self, ids: np.ndarray) -> tuple[np.ndarray, bool]:
         """The frontier piece as a message: sorted local ids, or a bitmap of bw words."""
         if self.enc == "bitmap" or (self.enc == "auto" and ids.shape[0] >= self.bw):
-            bits = np.zeros(self.bw, dtype=np.uint64)
-            K.set_bits(ids, bits, 0)
+            self.msgflip ^= 1
+            bits = self.msgbufs[self.msgflip]
+            if self.prev_fresh:
+                np.bitwise_xor(self.visited, self.prev, out=bits)
+            else:
+                bits[:] = 0
+                K.set_bits(ids, bits, 0)
             return bits.view(np.int64), True
         return ids.astype(np.int64, copy=False), False
 
@@ -443,6 +454,7 @@ class _Search:
         ptr, ind, jc, dcsc = self.g._raw
         newbuf = self.next_buffer()
         self.prev[:] = self.visited
+        self.prev_fresh = True
         if grid.pc == 1:
             # The row chunk is this rank's piece: search and update in one pass.
             # A level expecting many edges on this rank splits its rows over the threads.
@@ -491,13 +503,14 @@ class _Search:
         slots = self.g.seg_slots
         pc, j = grid.pc, grid.j
         newbuf = self.next_buffer()
+        self.prev[:] = self.visited
+        self.prev_fresh = True
         # One processor column: the own segment is the whole search, no copy needed.
         if pc == 1:
             comp = self.visited
         else:
             comp = self.comp_a
             comp[:] = self.visited
-            self.prev[:] = self.visited
         bounds = [0]
         segs = []
         k = 0
@@ -513,7 +526,7 @@ class _Search:
                 self.cand[t * B:(t + 1) * B], self.ncand[t], s == 0, self.parents,
                 self.levels, depth, self.deg, self.visited, newbuf, nk, self.out_rows,
                 self.out_par, k, col0, d.b, B, self.nchunks,
-                None if ne is None else ne[seg_ne[t]:seg_ne[t + 1]])
+                None if ne is None else ne[seg_ne[t]:seg_ne[t + 1]], self.sendbuf)
             scanned += sc
             degsum += ds
             bounds.append(k)
@@ -529,19 +542,14 @@ class _Search:
         t0 = self.tick(_LOCAL_BU, t0)
         # Own finds (sub-step 0) are in already; the others go to their owners.
         if pc > 1:
-            counts = [0] * pc
+            # The finds for segment t (sub-step s) are pairs bounds[s] .. bounds[s+1] of sendbuf.
+            sends: list[np.ndarray | None] = [None] * pc
+            msgs = 0
             for s in range(1, pc):
-                counts[segs[s]] = bounds[s + 1] - bounds[s]
-            send = self.sendbuf
-            pos = 0
-            for t in range(pc):  # destination order
-                if t != j:
-                    s = (t - j) % pc
-                    pos = K.pack_pairs(self.out_rows, self.out_par, bounds[s], bounds[s + 1],
-                                       send, pos)
-            t0 = self.tick(_UPDATE, t0)
-            self.cnt.add(_UPDATES, pc - counts.count(0), pos)
-            recv = self.exchange_pairs(send, counts, 15)
+                sends[segs[s]] = self.sendbuf[2 * bounds[s]:2 * bounds[s + 1]]
+                msgs += bounds[s + 1] > bounds[s]
+            self.cnt.add(_UPDATES, msgs, 2 * k)
+            recv = C.exchange(grid.row_comm, sends, self.pair_bufs, tag=15)
             t0 = self.tick(_UPDATES, t0)
             own = nk
             for t, part in enumerate(recv):
