@@ -285,3 +285,54 @@ def test_topdown_own_parallel_rows_match_serial(nparts: int) -> None:
     np.testing.assert_array_equal(p1, p2)
     np.testing.assert_array_equal(l1, l2)
     np.testing.assert_array_equal(v1, v2)
+
+
+@pytest.mark.parametrize("nparts", [2, 3])
+def test_topdown_fold_pairs_against_numpy(nparts: int) -> None:
+    """The fused fold kernel of a grid with ``pc > 1``: every row reached by the
+    frontier and not already sent (or visited in the own part) is sent once, with
+    its smallest frontier column as the parent, grouped by part in row order."""
+    import scipy.sparse as sp
+
+    from spbfs.dist import _kernels as K
+    from spbfs.generators import kronecker
+
+    el = kronecker(11, 8, seed=7)
+    n = el.n
+    B = n // nparts // 64 * 64
+    bw = B // 64
+    nrow = nparts * B
+    a = sp.coo_matrix((np.ones(2 * el.src.size), (np.r_[el.dst, el.src], np.r_[el.src, el.dst])),
+                      shape=(n, n)).tocsc()[:nrow, :]
+    a.sum_duplicates()
+    a.sort_indices()
+    ptr, ind = a.indptr.astype(np.int64), a.indices.astype(np.int32)
+    rng = np.random.default_rng(nparts)
+    frontier = np.sort(rng.choice(n, 60, replace=False)).astype(np.int64)
+    own = 1
+    sent = np.zeros(nparts * bw, np.uint64)
+    already = rng.choice(nrow, 200, replace=False)
+    K.set_bits(already.astype(np.int64), sent, 0)
+    visited = np.zeros(bw, np.uint64)
+    seen = rng.choice(B, 100, replace=False).astype(np.int64)
+    K.set_bits(seen, visited, 0)
+    counts = np.zeros(nparts, np.int64)
+    out = np.empty(2 * nrow, np.int64)
+    q, scanned, msgs = K.topdown_fold(ptr, ind, ind[:0], False, frontier, sent, np.empty_like(sent),
+                                      visited, own, np.empty(nrow, np.int64), bw, nparts, counts,
+                                      out, 0, B, B)
+    # Reference: smallest frontier column per row, minus rows already sent or seen.
+    excluded = set(already.tolist()) | {own * B + int(v) for v in seen}
+    best: dict[int, int] = {}
+    for u in frontier.tolist():
+        for v in ind[ptr[u]:ptr[u + 1]].tolist():
+            if v not in excluded and v not in best:
+                best[v] = u
+    rows = sorted(best)
+    assert q == len(rows) > 0 and scanned == int(np.diff(ptr)[frontier].sum())
+    got_counts = [sum(1 for v in rows if v // B == t) for t in range(nparts)]
+    assert counts.tolist() == got_counts
+    assert msgs == sum(1 for t in range(nparts) if t != own and got_counts[t])
+    pairs = out[:2 * q].reshape(-1, 2)
+    expect = np.array([[v - (v // B) * B, best[v]] for v in rows], dtype=np.int64)
+    np.testing.assert_array_equal(pairs, expect)
