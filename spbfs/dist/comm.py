@@ -58,21 +58,18 @@ _INT_MAX = 2**31 - 1
 BULK_BYTES = 1 << 16
 
 
-def mpi() -> Any:
-    """The ``mpi4py.MPI`` module (importing it initializes MPI)."""
-    return _MPI[0] if _MPI else _import_mpi()
-
-
-# The module once imported: the per-call import machinery cost microseconds on
+# The module once imported: the import statement's machinery cost microseconds on
 # every message of a level (a road network search sends thousands).
 _MPI: list[Any] = []
 
 
-def _import_mpi() -> Any:
-    from mpi4py import MPI
+def mpi() -> Any:
+    """The ``mpi4py.MPI`` module (importing it initializes MPI)."""
+    if not _MPI:
+        from mpi4py import MPI
 
-    _MPI.append(MPI)
-    return MPI
+        _MPI.append(MPI)
+    return _MPI[0]
 
 
 class CollectiveError(RuntimeError):
@@ -148,7 +145,8 @@ class WaitPolicy:
         scale-20 construction on 2 ranks took 19 s sleeping, a few yielding).
         """
         if isinstance(req, list | tuple):
-            reqs = list(req)
+            # None entries are dropped, unless statuses must line up with the requests.
+            reqs = [r for r in req if r is not None] if statuses is None else list(req)
             if not reqs:
                 return
             testall = mpi().Request.Testall
@@ -429,9 +427,9 @@ def sendrecv_any(comm: Any, send: np.ndarray, dest: int, source: int, maxlen: in
         return send.copy()
     buf = np.empty(max(int(maxlen), 1), dtype=send.dtype)
     reqs = [comm.Irecv(buf, source=source, tag=tag), comm.Isend(send, dest=dest, tag=tag)]
-    statuses = [_Status(), _Status()]
+    statuses = [mpi().Status(), mpi().Status()]
     policy().wait(reqs, send.nbytes >= BULK_BYTES, statuses)
-    return buf[:statuses[0].Get_count(_BYTE[0]) // send.dtype.itemsize]
+    return buf[:statuses[0].Get_count(mpi().BYTE) // send.dtype.itemsize]
 
 
 class Posted:
@@ -479,7 +477,7 @@ class Posted:
                 policy().wait(extra, bulk)
             return
         reqs = self.requests if not extra else extra + self.requests
-        statuses = [_Status() for _ in reqs]
+        statuses = [mpi().Status() for _ in reqs]
         policy().wait(reqs, bulk or self.bulk, statuses)
         self.statuses = statuses[len(extra):] if extra else statuses
         self.done = True
@@ -488,21 +486,11 @@ class Posted:
         """The received arrays (views of the buffers) by source rank."""
         self.wait()
         out = {}
-        nbytes = _BYTE[0]
+        nbytes = mpi().BYTE
         for k, src in enumerate(self.order):
             buf = self.bufs[src]
             out[src] = buf[:self.statuses[k].Get_count(nbytes) // buf.itemsize]
         return out
-
-
-def _Status() -> Any:
-    MPI = mpi()
-    if not _BYTE:
-        _BYTE.append(MPI.BYTE)
-    return MPI.Status()
-
-
-_BYTE: list[Any] = []
 
 
 def exchange_p2p(comm: Any, sends: dict[int, np.ndarray], recvs: dict[int, np.ndarray],
@@ -544,9 +532,9 @@ def exchange(comm: Any, sends: list[np.ndarray | None], bufs: list[np.ndarray],
             buf = empty
         nbytes += buf.nbytes
         reqs.append(comm.Isend(buf, dest=r, tag=tag))
-    statuses = [_Status() for _ in reqs]
+    statuses = [mpi().Status() for _ in reqs]
     policy().wait(reqs, nbytes >= BULK_BYTES, statuses)
-    nb = _BYTE[0]
+    nb = mpi().BYTE
     for k, r in enumerate(peers):
         out[r] = bufs[r][:statuses[k].Get_count(nb) // bufs[r].itemsize]
     return out
