@@ -94,6 +94,12 @@ def check_grid(shape: str, cases: list[int]) -> None:
                     enc = encodings[k % 3]
                     k += 1
                     r = bfs(g, s, direction=direction, frontier_encoding=enc)
+                    if k == 1:  # the graph's first search again, into given (dirty) arrays
+                        out = (np.full(r.parents.shape, 7), np.full(r.levels.shape, 7))
+                        r2 = bfs(g, s, direction=direction, frontier_encoding=enc, out=out)
+                        assert r2.parents is out[0] and r2.levels is out[1]
+                        assert np.array_equal(r2.parents, r.parents), f"{shape} {name}: out"
+                        assert np.array_equal(r2.levels, r.levels), f"{shape} {name}: out"
                     info = r.validate(g)
                     full = r.gather()
                     if rank == 0:
@@ -253,6 +259,15 @@ def check_bad_input(grid: ProcessGrid) -> None:
             raise AssertionError("bad source accepted")
     r = bfs(g, 3)  # no edges at all
     assert r.reached == 1
+    size = g.hi - g.lo
+    for out in ((np.empty(size + 1, np.int64), np.empty(size, np.int64)),
+                (np.empty(size, np.int64), np.empty(size, np.int32)), (np.empty(size),)):
+        try:
+            bfs(g, 3, out=out)
+        except ValueError as exc:
+            assert "out" in str(exc), exc
+        else:
+            raise AssertionError(f"bad out accepted: {out}")
 
 
 def main() -> None:
