@@ -22,7 +22,9 @@ Usage (repository root, venv active)::
     python benchmarks/dist.py --scales 20 --grids 2x1,2x2 --roots 16
 
 The machine is shared: the load average is printed with the numbers; compare
-medians of repeated runs (``--repeat``), never single ones.
+medians of repeated runs (``--repeat``), never single ones. Repeats run in
+rounds (every grid once, then again), and the 4-rank against 2-rank ratios are
+also given paired by round, since the machine's speed drifts over minutes.
 """
 
 from __future__ import annotations
