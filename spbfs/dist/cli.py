@@ -62,7 +62,7 @@ def _parser() -> argparse.ArgumentParser:
                    help="validate only the first K searches (default: all)")
     b.add_argument("--json", help="also write every measurement to this JSON file (rank 0)")
     _add_common(b)
-    f = sub.add_parser("bfs", help="one search on a graph file (read on rank 0)")
+    f = sub.add_parser("bfs", help="one search on a graph file (read in slices by all ranks)")
     add_bfs_arguments(f)
     f.add_argument("--validate", action="store_true", help="run the Graph500 checks")
     _add_common(f)

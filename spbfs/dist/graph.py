@@ -279,8 +279,11 @@ class DistGraph:
 
         Text formats (Matrix Market, edge lists, CSV) are cut into byte ranges at
         line starts and each rank parses one (:func:`spbfs.dist.read.read_edges`),
-        so no rank holds the whole graph. Gzip files and ``.npz`` archives are
-        read on rank 0 and scattered.
+        so no rank holds the whole graph; an uncompressed ``.npz`` of
+        :func:`spbfs.io.save_npz` is read in slices at the arrays' offsets
+        (:func:`spbfs.dist.read.read_npz_edges`). Gzip files and other archives
+        (compressed, ``scipy.sparse``, with labels) are read on rank 0 and
+        scattered.
 
         Parameters
         ----------

@@ -14,13 +14,20 @@ against the Matrix Market size line, the field count of every line, an edge
 list's count line (``n m``: a count line only when exactly ``m`` records follow
 and all ids are below ``n``), the largest id (``n``) and the id range checks.
 
-Gzip files and ``.npz`` archives cannot be cut by byte offset: they are read
-on rank 0 (:func:`read_edges` returns None and the caller falls back).
+An uncompressed ``.npz`` archive of :func:`spbfs.io.save_npz` is read the same
+way without parsing: rank 0 reads the zip directory and the ``.npy`` headers of
+``src`` and ``dst``, and every rank reads its slice of both arrays at their
+offsets in the file (:func:`read_npz_edges`). Gzip files, compressed archives,
+``scipy.sparse`` matrices and archives with vertex labels (``ids``) cannot be
+sliced that way: they are read on rank 0 (:func:`read_edges` returns None and the
+caller falls back).
 """
 
 from __future__ import annotations
 
 import os
+import struct
+import zipfile
 from typing import Any
 
 import numpy as np
@@ -28,7 +35,7 @@ import numpy as np
 from spbfs import io as sio
 from spbfs.dist import comm as C
 
-__all__ = ["read_edges"]
+__all__ = ["read_edges", "read_npz_edges"]
 
 #: First prefix rank 0 reads to find the head; it grows 16x until the head fits.
 _PREFIX = 1 << 16
@@ -144,6 +151,8 @@ def read_edges(comm: Any, path: str, *, directed: bool | None = None,
         special = False
     C.agree(comm, msg)
     if C.allreduce(comm, np.array([int(special)]), "max")[0]:
+        if fmt == "npz" and not _gz(path):
+            return read_npz_edges(comm, path, directed=directed, one_based=one_based)
         return None
     head = C.bcast_obj(comm, head)
 
@@ -287,3 +296,148 @@ def _finish_ids(comm: Any, path: str, src: np.ndarray, dst: np.ndarray, buf: np.
     if directed is None:
         directed = bool(head["directed"])
     return src, dst, n, bool(directed)
+
+
+# --------------------------------------------------------------------------- npz
+
+
+def _npz_layout(path: str) -> dict | None:
+    """Where ``src`` and ``dst`` lie in an uncompressed spbfs ``.npz``, or None.
+
+    None for anything the serial reader must handle: another layout, compressed
+    members, labels (``ids``), malformed arrays (it then reports the problem).
+    """
+    arrays = {}
+    with zipfile.ZipFile(path) as z:
+        members = {i.filename: i for i in z.infolist()}
+        if not {"src.npy", "dst.npy"} <= members.keys() or \
+                set(members) - {"src.npy", "dst.npy", "n.npy", "directed.npy", "weights.npy"}:
+            return None
+        with open(path, "rb") as f:
+            for key in ("src", "dst", "weights"):
+                info = members.get(f"{key}.npy")
+                if info is None:
+                    continue
+                if info.compress_type != zipfile.ZIP_STORED:
+                    return None
+                # The data follow the local header, whose extra field may differ from
+                # the central directory's.
+                f.seek(info.header_offset)
+                local = f.read(30)
+                if len(local) != 30 or local[:4] != b"PK\x03\x04":
+                    return None
+                nlen, xlen = struct.unpack("<HH", local[26:30])
+                f.seek(info.header_offset + 30 + nlen + xlen)
+                major, _ = np.lib.format.read_magic(f)
+                read = (np.lib.format.read_array_header_1_0 if major == 1
+                        else np.lib.format.read_array_header_2_0)
+                shape, _, dtype = read(f)
+                offset = f.tell()
+                if len(shape) != 1 or dtype.hasobject or \
+                        offset + shape[0] * dtype.itemsize > info.header_offset + 30 + nlen + \
+                        xlen + info.file_size:
+                    return None
+                arrays[key] = (shape[0], dtype.str, offset, dtype.kind in "iu")
+        (m, _, _, src_int), (m2, _, _, dst_int) = arrays["src"], arrays["dst"]
+        if m != m2 or not (src_int and dst_int) or arrays.get("weights", (m,))[0] != m:
+            return None
+        n = directed = None
+        if "n.npy" in members:
+            with z.open("n.npy") as f:
+                n = int(np.lib.format.read_array(f, allow_pickle=False))
+        if "directed.npy" in members:
+            with z.open("directed.npy") as f:
+                value = np.lib.format.read_array(f, allow_pickle=False).item()
+            directed = None if (not isinstance(value, bool) and value < 0) else bool(value)
+    return {"m": m, "src": arrays["src"][1:3], "dst": arrays["dst"][1:3], "n": n,
+            "directed": directed}
+
+
+def read_npz_edges(comm: Any, path: str, *, directed: bool | None = None,
+                   one_based: bool | None = None
+                   ) -> tuple[np.ndarray, np.ndarray, int, bool] | None:
+    """This rank's share of the edges of an uncompressed ``.npz`` archive (collective).
+
+    The archive is one :func:`spbfs.io.save_npz` writes (``src``, ``dst`` and
+    optionally ``n``, ``directed``, ``weights``, which a search does not use).
+    Rank ``r`` of ``p`` reads edges ``[r m / p, (r + 1) m / p)`` straight from
+    the file; the range checks are those of :func:`spbfs.io.read_graph`, with
+    the same messages.
+
+    Returns
+    -------
+    (src, dst, n, directed) or None
+        As :func:`read_edges`; None (on every rank) for archives this cannot
+        slice (compressed, a ``scipy.sparse`` matrix, labels, malformed arrays,
+        ``one_based``), which the caller reads on rank 0 with the serial reader.
+
+    Raises
+    ------
+    CollectiveError
+        On every rank, ``cannot read PATH: PATH: edge K: ...`` as the serial
+        reader says it, for an id out of range.
+    """
+    rank, p = comm.Get_rank(), comm.Get_size()
+    layout = None
+    if rank == 0 and not one_based:
+        try:
+            layout = _npz_layout(path)
+        except (OSError, ValueError, zipfile.BadZipFile, struct.error):
+            layout = None  # the serial reader says what is wrong
+    layout = C.bcast_obj(comm, layout)
+    if layout is None:
+        return None
+    m = layout["m"]
+    lo, hi = m * rank // p, m * (rank + 1) // p
+    msg = None
+    ids = []
+    try:
+        for dtype, offset in (layout["src"], layout["dst"]):
+            dt = np.dtype(dtype)
+            a = np.fromfile(path, dtype=dt, count=hi - lo, offset=offset + lo * dt.itemsize)
+            if a.shape[0] != hi - lo:
+                raise OSError(f"read {a.shape[0]} of {hi - lo} ids at offset {offset}")
+            ids.append(a.astype(np.int64, copy=False))
+    except OSError as exc:
+        msg = f"cannot read {path}: {exc}"
+    C.agree(comm, msg)
+    src, dst = ids
+
+    def fail(problem: str, bad: np.ndarray) -> str:
+        row = int(np.flatnonzero(bad)[0])  # the lowest rank with a bad edge holds the first
+        return f"cannot read {path}: " + str(sio.GraphFormatError(
+            path, None, f"edge {lo + row}: {problem}"))
+
+    has = src.shape[0] > 0
+    bounds = np.array([min(int(src.min()), int(dst.min())) if has else sio._I64_MAX,
+                       -max(int(src.max()), int(dst.max())) if has else sio._I64_MAX])
+    low, top = (int(x) for x in C.allreduce(comm, bounds, "min"))
+    top = -top if m else -1
+    n = layout["n"]
+    if low < 0 and has and min(int(src.min()), int(dst.min())) < 0:
+        msg = fail(f"negative vertex id {low} (pass renumber=True for arbitrary labels)",
+                   (src < 0) | (dst < 0))
+    C.agree(comm, msg)
+    if n is not None and top >= n:
+        bad = (src >= n) | (dst >= n)
+        if bad.any():
+            row = int(np.flatnonzero(bad)[0])
+            msg = fail(f"vertex id {max(src[row], dst[row])} out of range for declared n={n}",
+                       bad)
+    C.agree(comm, msg)
+    big = 2**sio.MAX_VERTEX_BITS
+    if n is None:
+        n = top + 1
+        if n > big:
+            bad = (src >= big) | (dst >= big)
+            if bad.any():
+                msg = fail(sio._too_many(n), bad)
+    elif n > big:
+        msg = f"cannot read {path}: " + str(sio.GraphFormatError(
+            path, None, f"declared size: {sio._too_many(n)}"))
+    C.agree(comm, msg)
+    if n < 1:
+        C.agree(comm, f"cannot read {path}: the graph has no vertices")
+    if directed is None:
+        directed = layout["directed"]
+    return src, dst, int(n), bool(directed)

@@ -94,6 +94,90 @@ def bad_files() -> dict[str, tuple[str, dict]]:
     }
 
 
+def npz_files(tmp: str) -> tuple[list[str], list[str], list[str]]:
+    """Archives read in slices, archives left to rank 0, malformed sliced archives."""
+    from spbfs.edges import EdgeList
+    from spbfs.io import save_npz
+
+    rng = np.random.default_rng(7)
+    src = rng.integers(0, 997, 3001)
+    dst = rng.integers(0, 997, 3001)
+    paths: dict[str, str] = {}
+
+    def put(name: str, **arrays: np.ndarray) -> None:
+        paths[name] = os.path.join(tmp, name)
+        with open(paths[name], "wb") as f:
+            np.savez(f, **arrays)
+
+    save_npz(os.path.join(tmp, "edges.npz"),
+             EdgeList(src, dst, 1000, directed=True, weights=rng.random(3001)))
+    paths["edges.npz"] = os.path.join(tmp, "edges.npz")
+    put("no_n.npz", src=src.astype(np.int32), dst=dst.astype(np.uint16))
+    put("tiny.npz", src=np.array([0]), dst=np.array([1]), n=np.int64(2))
+    put("empty_edges.npz", src=np.zeros(0, np.int64), dst=np.zeros(0, np.int64),
+        n=np.int64(4))
+    save_npz(os.path.join(tmp, "zipped.npz"), EdgeList(src, dst, 1000, directed=True),
+             compressed=True)
+    paths["zipped.npz"] = os.path.join(tmp, "zipped.npz")
+    put("labels.npz", src=src, dst=dst, n=np.int64(1000), ids=np.arange(1000) * 3)
+    put("floats.npz", src=src.astype(float), dst=dst)
+    late = 2400
+    neg = src.copy()
+    neg[late] = -4
+    put("negative.npz", src=neg, dst=dst)
+    far = dst.copy()
+    far[late] = 1000
+    put("beyond_n.npz", src=src, dst=far, n=np.int64(1000))
+    return (["edges.npz", "no_n.npz", "tiny.npz", "empty_edges.npz"],
+            ["zipped.npz", "labels.npz", "floats.npz"], ["negative.npz", "beyond_n.npz"])
+
+
+def check_npz(grid: ProcessGrid, tmp: str) -> int:
+    """Sliced archives give the serial reader's edges; the others go to rank 0."""
+    comm = grid.comm
+    rank = comm.Get_rank()
+    names = npz_files(tmp) if rank == 0 else None
+    sliced, whole, bad = C.bcast_obj(comm, names)
+    for name in sliced:
+        path = os.path.join(tmp, name)
+        got = read_edges(comm, path)
+        assert got is not None, path
+        src, dst, n, directed = got
+        all_src, all_dst = C.gatherv(comm, src), C.gatherv(comm, dst)
+        if rank == 0:
+            el = read_graph(path)
+            assert (n, directed) == (el.n, bool(el.directed)), (path, n, directed)
+            assert np.array_equal(all_src, el.src) and np.array_equal(all_dst, el.dst), path
+    for name in whole:
+        assert read_edges(comm, os.path.join(tmp, name)) is None, name
+    for name in bad:
+        path = os.path.join(tmp, name)
+        want = None
+        if rank == 0:
+            try:
+                read_graph(path)
+            except GraphFormatError as exc:
+                want = f"cannot read {path}: {exc}"
+        want = C.bcast_obj(comm, want)
+        assert want is not None, f"{name}: the serial reader accepted it"
+        try:
+            read_edges(comm, path)
+        except CollectiveError as exc:
+            assert str(exc) == want, f"{name}: {exc} vs serial {want}"
+        else:
+            raise AssertionError(f"{name}: accepted")
+    # The same edges, read in slices or on rank 0, make the same graph.
+    for name in ("edges.npz", "zipped.npz"):
+        g = DistGraph.from_file(os.path.join(tmp, name), grid=grid)
+        entries = g.global_entries()
+        if rank == 0:
+            if name == "edges.npz":
+                first = entries
+            else:
+                assert all(np.array_equal(a, b) for a, b in zip(first, entries, strict=True))
+    return len(sliced) + len(whole) + len(bad)
+
+
 def _line_of(message: str) -> str | None:
     m = re.search(r"line (\d+)", message)
     return m.group(1) if m else None
@@ -145,6 +229,7 @@ def main() -> None:
         else:
             raise AssertionError(f"{name}: accepted")
         checked += 1
+    checked += check_npz(grid, tmp)
     # The graph built from slices is the graph built from the whole file.
     path = os.path.join(tmp, "noisy.txt")
     g = DistGraph.from_file(path, grid=grid)
