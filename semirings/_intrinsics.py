@@ -9,7 +9,7 @@ from numba import types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-__all__ = ["column_range", "column_share", "prefetch"]
+__all__ = ["column_range", "column_share", "monotonic", "prefetch"]
 
 
 @intrinsic
@@ -33,6 +33,36 @@ def prefetch(typingctx, arr, idx):  # type: ignore[no-untyped-def]
         # read access, high temporal locality, data cache
         builder.call(fn, [builder.bitcast(ptr, i8p), i32(0), i32(3), i32(1)])
         return context.get_dummy_value()
+
+    return sig, codegen
+
+
+# clock_gettime's id of the monotonic clock on Linux (what time.perf_counter reads).
+_CLOCK_MONOTONIC = 1
+
+
+@intrinsic
+def monotonic(typingctx):  # type: ignore[no-untyped-def]
+    """Seconds on the monotonic clock, read from compiled code (``clock_gettime``).
+
+    Declared as an external C function that the JIT resolves in the process,
+    so a kernel that times itself stays cacheable: through a ctypes function
+    pointer, numba compiled such a kernel afresh in every process (0.9 s
+    before the first search of a run).
+    """
+    sig = types.float64()
+
+    def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
+        i32, i64, f64 = ir.IntType(32), ir.IntType(64), ir.DoubleType()
+        timespec = ir.LiteralStructType([i64, i64])  # tv_sec, tv_nsec (64-bit Linux)
+        ts = cgutils.alloca_once(builder, timespec)
+        fnty = ir.FunctionType(i32, [i32, timespec.as_pointer()])
+        fn = cgutils.get_or_insert_function(builder.module, fnty, "clock_gettime")
+        builder.call(fn, [i32(_CLOCK_MONOTONIC), ts])
+        sec = builder.load(cgutils.gep_inbounds(builder, ts, 0, 0))
+        nsec = builder.load(cgutils.gep_inbounds(builder, ts, 0, 1))
+        return builder.fadd(builder.sitofp(sec, f64),
+                            builder.fmul(builder.sitofp(nsec, f64), f64(1e-9)))
 
     return sig, codegen
 

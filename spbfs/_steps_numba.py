@@ -13,20 +13,12 @@ both directions give the same parents as the algebra says.
 
 from __future__ import annotations
 
-import ctypes
-
 import numba as nb
 import numpy as np
 
-from semirings._intrinsics import column_range, column_share, prefetch
+from semirings._intrinsics import column_range, column_share, monotonic, prefetch
 from spbfs._bitmaps import ids_from_bits
 from spbfs._bitmaps import set_bits as _set_ids
-
-_libc = ctypes.CDLL(None)
-_clock_gettime = _libc.clock_gettime
-_clock_gettime.argtypes = [ctypes.c_int, ctypes.c_void_p]
-_clock_gettime.restype = ctypes.c_int
-_CLOCK_MONOTONIC = 1
 
 # Iterations ahead at which the next adjacency list is requested (see prefetch).
 _AHEAD = 16
@@ -163,16 +155,10 @@ def sorted_new(out, k, mark):
     return res
 
 
-@nb.njit(nogil=True)
-def _now(ts):
-    _clock_gettime(_CLOCK_MONOTONIC, ts.ctypes)
-    return ts[0] + ts[1] * 1e-9
-
-
-@nb.njit(nogil=True)
+@nb.njit(cache=True, nogil=True)
 def topdown_levels(ptr, ind, jc, dcsc, frontier, parents, levels, want_levels, depth, deg, buf,
                    mark, nparts, m_u, m_f, alpha, gamma, switch, max_depth, target, st_f, st_new,
-                   st_e, st_t, ts):
+                   st_e, st_t):
     """Run consecutive top-down levels without returning to Python.
 
     High-diameter graphs (a road network has over a thousand levels of a few
@@ -200,7 +186,7 @@ def topdown_levels(ptr, ind, jc, dcsc, frontier, parents, levels, want_levels, d
         if nlev == st_f.shape[0]:
             reason = 2
             break
-        t0 = _now(ts)
+        t0 = monotonic()
         depth += 1
         k, scanned, degsum = topdown_step(ptr, ind, jc, dcsc, cur, parents, levels, want_levels,
                                           depth, deg, buf, mark,
@@ -209,7 +195,7 @@ def topdown_levels(ptr, ind, jc, dcsc, frontier, parents, levels, want_levels, d
         st_f[nlev] = cur.shape[0]
         st_new[nlev] = k
         st_e[nlev] = scanned
-        st_t[nlev] = _now(ts) - t0
+        st_t[nlev] = monotonic() - t0
         nlev += 1
         m_u -= degsum
         m_f = degsum

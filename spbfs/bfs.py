@@ -314,7 +314,6 @@ class _NumbaEngine(_Engine):
         # Per-level statistics of fused top-down runs (frontier, new, edges, seconds).
         self.stats = (np.empty(4096, np.int64), np.empty(4096, np.int64),
                       np.empty(4096, np.int64), np.empty(4096, np.float64))
-        self.ts = np.zeros(2, np.int64)
         # A few chunks per thread balance the skewed degrees of power-law graphs.
         self.nchunks = 4 * numba.get_num_threads()
         self.nparts = numba.get_num_threads()
@@ -350,7 +349,7 @@ class _NumbaEngine(_Engine):
             self.buf, self.mark, self.nparts, m_u, m_f, policy.alpha, policy.gamma,
             policy.mode == "auto",
             -1 if max_depth is None else max_depth, -1 if target is None else target,
-            st[0], st[1], st[2], st[3], self.ts,
+            st[0], st[1], st[2], st[3],
         )
         run = tuple(a[:nlev].tolist() for a in st)
         return cur, run, depth, m_u, m_f, reason == 1
