@@ -151,17 +151,18 @@ def _cmd_bench(args: argparse.Namespace, cfg: Any, grid: Any) -> int:
     nval = 0 if args.no_validate else (roots.size if args.validate_roots is None
                                        else max(0, min(args.validate_roots, roots.size)))
     # Warm-up, untimed: first touch, and numba loading each kernel on its first
-    # call with a type signature (about 8 ms per kernel and rank). Both
-    # directions and both frontier encodings, so that no load falls inside a
-    # timed search: with one warm-up search, a later root whose top-down level
-    # received a bitmap piece loaded ids_from_bits (2x2, scale 10: 12.9 ms
-    # against 2.5 for the other searches).
+    # call with a type signature (about 8 ms per kernel and rank). A few levels
+    # of both directions and both frontier encodings besides, so that no load
+    # falls inside a timed search: with one warm-up search, a later root whose
+    # top-down level received a bitmap piece loaded ids_from_bits (2x2, scale
+    # 10: 12.9 ms against 2.5 for the other searches).
     # Each result is validated or counted before the next search, so the searches
     # share one pair of output arrays (as Graph500's reference does).
     out = (np.empty(g.hi - g.lo, np.int64), np.empty(g.hi - g.lo, np.int64))
     bfs(g, int(roots[0]), out=out)
     for direction, encoding in (("top-down", "bitmap"), ("bottom-up", "list")):
-        bfs(g, int(roots[0]), direction=direction, frontier_encoding=encoding, out=out)
+        bfs(g, int(roots[0]), direction=direction, frontier_encoding=encoding, max_depth=3,
+            out=out)
     nb = roots.size
     times = np.zeros(nb)
     nedges = np.zeros(nb, dtype=np.int64)
