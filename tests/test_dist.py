@@ -292,7 +292,8 @@ def test_topdown_own_parallel_rows_match_serial(nparts: int) -> None:
 def test_topdown_fold_pairs_against_numpy(nparts: int) -> None:
     """The fused fold kernel of a grid with ``pc > 1``: every row reached by the
     frontier and not already sent (or visited in the own part) is sent once, with
-    its smallest frontier column as the parent, grouped by part in row order."""
+    its smallest frontier column as the parent, in its owner's region of the
+    output; the sent bitmap then holds every row sent."""
     import scipy.sparse as sp
 
     from spbfs.dist import _kernels as K
@@ -317,11 +318,10 @@ def test_topdown_fold_pairs_against_numpy(nparts: int) -> None:
     visited = np.zeros(bw, np.uint64)
     seen = rng.choice(B, 100, replace=False).astype(np.int64)
     K.set_bits(seen, visited, 0)
-    counts = np.zeros(nparts, np.int64)
-    out = np.empty(2 * nrow, np.int64)
-    q, scanned, msgs = K.topdown_fold(ptr, ind, ind[:0], False, frontier, sent, np.empty_like(sent),
-                                      visited, own, np.empty(nrow, np.int64), bw, nparts, counts,
-                                      out, 0, B, B)
+    counts = np.full(nparts, -5, np.int64)
+    out = np.full(2 * nrow, -9, np.int64)
+    q, scanned, msgs = K.topdown_fold(ptr, ind, ind[:0], False, frontier, sent, visited, own, bw,
+                                      nparts, counts, out, 0, B, B)
     # Reference: smallest frontier column per row, minus rows already sent or seen.
     excluded = set(already.tolist()) | {own * B + int(v) for v in seen}
     best: dict[int, int] = {}
@@ -329,11 +329,16 @@ def test_topdown_fold_pairs_against_numpy(nparts: int) -> None:
         for v in ind[ptr[u]:ptr[u + 1]].tolist():
             if v not in excluded and v not in best:
                 best[v] = u
-    rows = sorted(best)
-    assert q == len(rows) > 0 and scanned == int(np.diff(ptr)[frontier].sum())
-    got_counts = [sum(1 for v in rows if v // B == t) for t in range(nparts)]
-    assert counts.tolist() == got_counts
-    assert msgs == sum(1 for t in range(nparts) if t != own and got_counts[t])
-    pairs = out[:2 * q].reshape(-1, 2)
-    expect = np.array([[v - (v // B) * B, best[v]] for v in rows], dtype=np.int64)
-    np.testing.assert_array_equal(pairs, expect)
+    assert q == len(best) > 0 and scanned == int(np.diff(ptr)[frontier].sum())
+    for t in range(nparts):
+        rows = sorted(v for v in best if v // B == t)
+        assert counts[t] == len(rows)
+        part = out[2 * t * B:2 * (t * B + counts[t])].reshape(-1, 2)
+        part = part[np.argsort(part[:, 0])]
+        expect = np.array([[v - t * B, best[v]] for v in rows], dtype=np.int64).reshape(-1, 2)
+        np.testing.assert_array_equal(part, expect)
+    assert msgs == sum(1 for t in range(nparts) if t != own and counts[t])
+    got = np.unpackbits(sent.view(np.uint8), bitorder="little")[:nrow].astype(bool)
+    want = np.zeros(nrow, bool)
+    want[list(excluded | set(best))] = True
+    np.testing.assert_array_equal(got, want)

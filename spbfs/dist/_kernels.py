@@ -30,17 +30,28 @@ def global_id(u, col_piece0, b, B64):  # type: ignore[no-untyped-def]
 
 
 @nb.njit(cache=True, nogil=True)
-def topdown_mark(ptr, ind, jc, dcsc, frontier, sent, par_of):
-    """Local ``t = B_ij ⊕.⊗ f`` over ``min_second``, masked by ``sent``, kept by row.
+def topdown_fold(ptr, ind, jc, dcsc, frontier, sent, visited, own, bw, nparts, counts, out,
+                 col_piece0, b, B64):
+    """The local top-down step of a grid with ``pc > 1``, in one call.
 
-    A row reached for the first time (its bit in ``sent`` clear) gets the
-    smallest frontier column reaching it (columns are visited in increasing
-    order): its bit is set and the column goes to ``par_of[row]``: the pairs are
-    then read off the bitmap in row order (:func:`pairs_from_bits`), so their
-    owners apply them sequentially. Returns (candidates, edges scanned).
+    Masks ``sent`` with the own piece's ``visited`` rows (part ``own``: never
+    send a vertex already reached), then runs the masked SpMSV: a row reached
+    for the first time (its bit in ``sent`` clear) gets the smallest frontier
+    column reaching it (columns are visited in increasing order) and the pair
+    ``(row within its part, global parent)`` goes straight to part ``t``'s
+    region of ``out`` (words ``2 t B64 ..``), in the order found. One pass:
+    no parent array to scatter into and gather back, no bitmap scan.
+
+    Returns (pairs, edges scanned, parts other than ``own`` that get pairs);
+    ``counts[t]`` gets part ``t``'s pairs.
     """
-    k = 0
+    w0 = own * bw
+    for w in range(bw):
+        sent[w0 + w] |= visited[w]
+    for t in range(nparts):
+        counts[t] = 0
     scanned = 0
+    q = 0
     nf = frontier.shape[0]
     for i in range(nf):
         if not dcsc and i + _AHEAD < nf:
@@ -48,58 +59,19 @@ def topdown_mark(ptr, ind, jc, dcsc, frontier, sent, par_of):
         u = frontier[i]
         lo, hi = column_range(ptr, jc, dcsc, u)
         scanned += hi - lo
+        if hi == lo:
+            continue
+        par = global_id(np.int64(u), col_piece0, b, B64)
         for e in range(lo, hi):
             v = np.int64(ind[e])
             if test_and_set(sent, v):
                 continue
-            par_of[v] = u
-            k += 1
-    return k, scanned
-
-
-@nb.njit(cache=True, nogil=True)
-def pairs_from_bits(sent, prev, par_of, bw, nparts, counts, out, col_piece0, b, B64):
-    """The pairs of the rows set in ``sent`` but not ``prev``, by part, rows increasing.
-
-    Part ``t`` holds the words ``t * bw .. (t + 1) * bw``; a pair is (row
-    within the part, global id of ``par_of[row]``, a column-chunk local id).
-    ``counts`` receives the pairs per part. Returns the number of pairs.
-    """
-    q = 0
-    one = np.uint64(1)
-    for t in range(nparts):
-        q0 = q
-        for w in range(t * bw, (t + 1) * bw):
-            word = sent[w] & ~prev[w]
-            while word:
-                v = w * 64 + bit_index(word)
-                word &= word - one
-                out[2 * q] = v - t * B64
-                out[2 * q + 1] = global_id(np.int64(par_of[v]), col_piece0, b, B64)
-                q += 1
-        counts[t] = q - q0
-    return q
-
-
-@nb.njit(cache=True, nogil=True)
-def topdown_fold(ptr, ind, jc, dcsc, frontier, sent, before, visited, own, par_of, bw, nparts,
-                 counts, out, col_piece0, b, B64):
-    """The local top-down step of a grid with ``pc > 1``, in one call.
-
-    Masks ``sent`` with the own piece's ``visited`` rows (part ``own``: never
-    send a vertex already reached), runs :func:`topdown_mark` and reads the new
-    pairs off the bitmap by part (:func:`pairs_from_bits`; ``before`` is scratch
-    for the bitmap as it was). One call instead of five: on a road network a
-    level's Python overhead was most of its time.
-
-    Returns (pairs, edges scanned, parts other than ``own`` that get pairs).
-    """
-    w0 = own * bw
-    for w in range(bw):
-        sent[w0 + w] |= visited[w]
-    before[:] = sent
-    _, scanned = topdown_mark(ptr, ind, jc, dcsc, frontier, sent, par_of)
-    q = pairs_from_bits(sent, before, par_of, bw, nparts, counts, out, col_piece0, b, B64)
+            t = v // B64
+            at = 2 * (t * B64 + counts[t])
+            out[at] = v - t * B64
+            out[at + 1] = par
+            counts[t] += 1
+            q += 1
     msgs = 0
     for t in range(nparts):
         if t != own and counts[t] > 0:

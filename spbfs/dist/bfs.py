@@ -11,7 +11,10 @@ Top-down (Algorithm 3)
     local SpMSV over ``min_second`` (numba), and *fold* the candidate
     ``(child, parent)`` pairs to their owners with an Alltoallv along the
     processor row. An "already sent" bitmap over the row chunk makes every
-    rank send each child at most once per search, with its smallest parent.
+    rank send each child at most once per search, with its smallest parent;
+    the pairs go to each owner in the order found (it writes them at random
+    either way, and collecting them by row cost a scatter, a gather and a
+    bitmap scan: half the local top-down time).
 
 Bottom-up (Algorithm 4)
     *transpose* and *gather* the frontier down the column (as a bitmap), then
@@ -41,7 +44,7 @@ parallel chunks with software prefetch; finds in the own piece are written
 in the kernel, finds for other pieces as ready-to-send pairs; a grid with one
 processor column fuses the top-down SpMSV with the update and splits a large
 level's rows over the rank's threads, a grid with more runs the masked SpMSV
-and reads the fold's pairs off the "sent" bitmap in one call; new frontier
+and writes the fold's pairs by owner in the same pass; new frontier
 pieces are read off the visited bitmap in order, and a bitmap message is
 ``visited ^ prev``. The first bottom-up level of a csr block scans only the
 rows with entries.
@@ -272,18 +275,18 @@ class _Search:
                     # bitmap) per processor-column rank, pairs per processor-row rank.
                     [np.empty(max(self.B, self.bw, 1), np.int64) for _ in range(grid.pr)],
                     [np.empty(max(2 * self.B, 1), np.int64) for _ in range(grid.pc)],
-                    # Pairs to send (fold, parent updates): at most B per row rank.
+                    # Pairs to send (fold, parent updates): at most B per row rank (the
+                    # fold writes row rank t's from word 2 t B on).
                     np.empty(2 * nrow if grid.pc > 1 else 0, np.int64),
-                    # Scratch bitmaps: sent before a top-down level, the column-chunk
-                    # frontier, a segment's completed rows and the one rotated in.
-                    np.empty(grid.pc * self.bw, np.uint64),
+                    # Scratch bitmaps: the column-chunk frontier, a segment's completed
+                    # rows and the one rotated in.
                     np.empty(grid.pr * self.bw, np.uint64),
                     np.empty(self.bw, np.uint64), np.empty(self.bw, np.uint64),
                     # Frontier bitmaps being sent (two: one may still be in flight).
                     (np.empty(self.bw, np.uint64), np.empty(self.bw, np.uint64)))
             g._search_buffers = bufs
         (self.out_rows, self.out_par, self.newbufs, self.sent, self.cand, self.gather_bufs,
-         self.pair_bufs, self.sendbuf, self.before, self.front, self.comp_a,
+         self.pair_bufs, self.sendbuf, self.front, self.comp_a,
          self.comp_b, self.msgbufs) = bufs
         self.msgflip = 0
         # Whether ``prev`` holds ``visited`` as it was before the newest frontier
@@ -479,15 +482,15 @@ class _Search:
             new = self.sort_new(k)
             self.tick(_UPDATE, t0)
             return new, scanned, degsum
-        # Pairs in row order, so that the owners' updates run sequentially.
         counts = self.counts
-        nc, scanned, msgs = K.topdown_fold(ptr, ind, jc, dcsc, cols, self.sent, self.before,
-                                           self.visited, j, self.out_par, self.bw, grid.pc,
-                                           counts, self.sendbuf, j * grid.pr, d.b, B)
+        nc, scanned, msgs = K.topdown_fold(ptr, ind, jc, dcsc, cols, self.sent, self.visited, j,
+                                           self.bw, grid.pc, counts, self.sendbuf, j * grid.pr,
+                                           d.b, B)
         t0 = self.tick(_LOCAL_TD, t0)
         cl = counts.tolist()
         self.cnt.add(_FOLD, msgs, 2 * (nc - cl[j]))
-        recv = self.exchange_pairs(self.sendbuf, cl, 14)
+        sends = [self.sendbuf[2 * t * B:2 * (t * B + c)] for t, c in enumerate(cl)]
+        recv = C.exchange(grid.row_comm, sends, self.pair_bufs, tag=14)
         t0 = self.tick(_FOLD, t0)
         k = degsum = 0
         for part in recv:
