@@ -424,15 +424,6 @@ class _Search:
         self.tick(phase, t0)
         return parts
 
-    def exchange_pairs(self, pairs: np.ndarray, counts: list[int], tag: int) -> list:
-        """Send ``counts[t]`` pairs (``2 counts[t]`` words, in order) to row rank ``t``."""
-        sends = []
-        pos = 0
-        for c in counts:
-            sends.append(pairs[pos:pos + 2 * c])
-            pos += 2 * c
-        return C.exchange(self.grid.row_comm, sends, self.pair_bufs, tag=tag)
-
     def sort_new(self, k: int) -> np.ndarray:
         """The new frontier piece ``newbuf[:k]`` sorted.
 
