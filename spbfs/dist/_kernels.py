@@ -298,7 +298,7 @@ def _bu_serial(ptr, ind, jc, dcsc, lo_slot, row_base, front, comp, src, cand, fi
 
 def bottomup_search(ptr, ind, jc, dcsc, lo_slot, hi_slot, row_base, front, comp, cand, ncand,
                     own, parents, levels, depth, deg, visited, new, nk, out_rows, out_par, k0,
-                    col_piece0, b, B64, nchunks, slots=None, pairs=None):
+                    col_piece0, b, B64, nchunks, slots, pairs):
     """Search parents for the rows of one segment not yet marked in ``comp``.
 
     The segment is the rows ``row_base .. row_base + B64`` of the block, i.e.
@@ -322,8 +322,6 @@ def bottomup_search(ptr, ind, jc, dcsc, lo_slot, hi_slot, row_base, front, comp,
 
     Returns (new k, survivors, edges scanned, degree sum of own finds, new nk).
     """
-    if pairs is None:
-        pairs = np.empty(0 if own else 2 * out_rows.shape[0], np.int64)
     first = ncand < 0
     src = cand
     if first and slots is not None:

@@ -289,9 +289,6 @@ class _Search:
          self.pair_bufs, self.sendbuf, self.front, self.comp_a,
          self.comp_b, self.msgbufs) = bufs
         self.msgflip = 0
-        # Whether ``prev`` holds ``visited`` as it was before the newest frontier
-        # piece was marked (then ``visited ^ prev`` is that piece as a bitmap).
-        self.prev_fresh = False
         self.red = np.zeros(4, np.int64)  # the level-end Allreduce, in place
         self.counts = np.zeros(grid.pc, np.int64)  # fold pairs per row rank
         self.left = grid.i * grid.pc + (grid.j - 1) % grid.pc  # rotation partners
@@ -321,7 +318,10 @@ class _Search:
         pad = np.arange(self.size, self.B, dtype=np.int64)
         K.set_bits(pad, self.visited, 0)
         self.deg = g._deg
-        self.prev = np.empty(self.bw, dtype=np.uint64)
+        # ``visited`` as it was before the newest frontier piece was marked (each
+        # level copies it first), so ``visited ^ prev`` is that piece as a bitmap;
+        # the source's level starts from here.
+        self.prev = self.visited.copy()
         self.pending: tuple | None = None  # a posted frontier exchange (post_frontier)
         self.nthreads = numba.get_num_threads()
         self.nchunks = 4 * self.nthreads if self.nthreads > 1 else 1
@@ -347,30 +347,24 @@ class _Search:
         red[1] = b
         red[2] = c
         red[3] = d
+        C.allreduce(self.grid.comm, red, also=None if self.pending is None else self.pending[3],
+                    inplace=True)
         if self.p > 1:
-            MPI = C.mpi()
-            req = self.grid.comm.Iallreduce(MPI.IN_PLACE, red, op=MPI.SUM)
-            if self.pending is not None:
-                self.pending[3].wait([req])
-            else:
-                C.policy().wait(req)
             self.cnt.add(_ALLREDUCE, self.p - 1, 4 * (self.p - 1))
-        elif self.pending is not None:
-            self.pending[3].wait()
         self.tick(_ALLREDUCE, t0)
         return red.tolist()
 
     # -- frontier encoding ---------------------------------------------------------------
     def encode(self, ids: np.ndarray) -> tuple[np.ndarray, bool]:
-        """The frontier piece as a message: sorted local ids, or a bitmap of bw words."""
+        """The frontier piece as a message: sorted local ids, or a bitmap of bw words.
+
+        ``ids`` is always the piece the latest level (or the source) marked in
+        ``visited``, so its bitmap is ``visited ^ prev`` (one pass, no scatter).
+        """
         if self.enc == "bitmap" or (self.enc == "auto" and ids.shape[0] >= self.bw):
             self.msgflip ^= 1
             bits = self.msgbufs[self.msgflip]
-            if self.prev_fresh:
-                np.bitwise_xor(self.visited, self.prev, out=bits)
-            else:
-                bits[:] = 0
-                K.set_bits(ids, bits, 0)
+            np.bitwise_xor(self.visited, self.prev, out=bits)
             return bits.view(np.int64), True
         return ids.astype(np.int64, copy=False), False
 
@@ -461,7 +455,6 @@ class _Search:
         ptr, ind, jc, dcsc = self.g._raw
         newbuf = self.next_buffer()
         self.prev[:] = self.visited
-        self.prev_fresh = True
         if grid.pc == 1:
             # The row chunk is this rank's piece: search and update in one pass.
             # A level expecting many edges on this rank splits its rows over the threads.
@@ -511,7 +504,6 @@ class _Search:
         pc, j = grid.pc, grid.j
         newbuf = self.next_buffer()
         self.prev[:] = self.visited
-        self.prev_fresh = True
         # One processor column: the own segment is the whole search, no copy needed.
         if pc == 1:
             comp = self.visited

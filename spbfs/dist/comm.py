@@ -219,7 +219,8 @@ def _as_array(data: Any) -> np.ndarray:
     return np.ascontiguousarray(data)
 
 
-def allreduce(comm: Any, data: Any, op: str = "sum", *, also: Posted | None = None) -> np.ndarray:
+def allreduce(comm: Any, data: Any, op: str = "sum", *, also: Posted | None = None,
+              inplace: bool = False) -> np.ndarray:
     """Elementwise reduction of an array over ``comm``; every rank gets the result.
 
     Parameters
@@ -232,13 +233,16 @@ def allreduce(comm: Any, data: Any, op: str = "sum", *, also: Posted | None = No
         The reduction.
     also : Posted, optional
         Posted messages to complete in the same wait.
+    inplace : bool
+        Reduce into ``data`` itself (a contiguous array the caller keeps, as a
+        BFS level does) instead of a new array.
 
     Returns
     -------
     numpy.ndarray
-        A new array holding the reduction.
+        The reduction: ``data`` itself with ``inplace``, else a new array.
     """
-    arr = np.array(data, copy=True)
+    arr = data if inplace else np.array(data, copy=True)
     if comm.Get_size() == 1:
         if also is not None:
             also.wait()
@@ -517,27 +521,11 @@ def exchange(comm: Any, sends: list[np.ndarray | None], bufs: list[np.ndarray],
     rank = comm.Get_rank()
     if size == 1:
         return [sends[0]]
-    empty = None
-    out: list[np.ndarray] = [sends[rank]] * size  # type: ignore[list-item]
-    reqs = []
-    peers = [(rank + d) % size for d in range(1, size)]
-    for r in peers:
-        reqs.append(comm.Irecv(bufs[r], source=r, tag=tag))
-    nbytes = 0
-    for r in peers:
-        buf = sends[r]
-        if buf is None:
-            if empty is None:
-                empty = np.zeros(0, dtype=bufs[r].dtype)
-            buf = empty
-        nbytes += buf.nbytes
-        reqs.append(comm.Isend(buf, dest=r, tag=tag))
-    statuses = [mpi().Status() for _ in reqs]
-    policy().wait(reqs, nbytes >= BULK_BYTES, statuses)
-    nb = mpi().BYTE
-    for k, r in enumerate(peers):
-        out[r] = bufs[r][:statuses[k].Get_count(nb) // bufs[r].itemsize]
-    return out
+    empty = np.zeros(0, dtype=bufs[(rank + 1) % size].dtype)
+    got = exchange_p2p(comm, {r: empty if sends[r] is None else sends[r]
+                              for r in range(size) if r != rank},
+                       {r: bufs[r] for r in range(size) if r != rank}, tag)
+    return [sends[rank] if r == rank else got[r] for r in range(size)]
 
 
 def bcast_obj(comm: Any, obj: Any, root: int = 0) -> Any:
