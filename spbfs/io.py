@@ -32,6 +32,7 @@ import gzip
 import io as _stdio
 import os
 import zipfile
+import zlib
 from pathlib import Path
 
 import numpy as np
@@ -489,7 +490,7 @@ def _read_bytes(path: PathLike) -> bytes:
     if _split_gz(path)[1] or raw[:2] == _GZIP_MAGIC:
         try:
             raw = gzip.decompress(raw)
-        except (OSError, EOFError, zipfile.BadZipFile) as exc:
+        except (OSError, EOFError, zipfile.BadZipFile, zlib.error) as exc:
             raise GraphFormatError(path, None, f"not a valid gzip file ({exc})") from None
     if raw.startswith(_BOM):
         raw = raw[len(_BOM):]

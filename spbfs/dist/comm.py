@@ -48,6 +48,8 @@ __all__ = [
     "install_excepthook",
     "mpi",
     "policy",
+    "recv_bytes",
+    "send_bytes",
     "sendrecv",
     "sendrecv_any",
     "wait_barrier",
@@ -422,6 +424,31 @@ def sendrecv(comm: Any, send: np.ndarray, dest: int, recv: np.ndarray, source: i
     r1 = comm.Irecv(recv, source=source, tag=tag)
     r2 = comm.Isend(send, dest=dest, tag=tag)
     _policy(comm).wait([r1, r2], send.nbytes + recv.nbytes >= BULK_BYTES)
+
+
+def send_bytes(comm: Any, data: bytes, dest: int, tag: int = 0) -> None:
+    """Send ``data`` (at most ``2**31 - 1`` bytes) to ``dest``, waiting under the policy."""
+    buf = np.frombuffer(data, np.uint8)
+    _policy(comm).wait(comm.Isend(buf, dest=dest, tag=tag), buf.nbytes >= BULK_BYTES)
+
+
+def recv_bytes(comm: Any, source: int, chunk: int, tag: int = 0) -> bytes:
+    """Receive messages of ``chunk`` bytes from ``source`` up to a shorter one; joined.
+
+    The sender's protocol for a stream of unknown length (see
+    :func:`spbfs.dist.read._gz_share`): full messages, then one shorter (maybe
+    empty) that ends it. The waits may sleep: the sender is decompressing.
+    """
+    parts = []
+    buf = np.empty(chunk, np.uint8)
+    byte = mpi().BYTE
+    while True:
+        statuses = [mpi().Status()]
+        policy().wait([comm.Irecv(buf, source=source, tag=tag)], False, statuses)
+        k = statuses[0].Get_count(byte)
+        parts.append(buf[:k].tobytes())
+        if k < chunk:
+            return b"".join(parts)
 
 
 def sendrecv_any(comm: Any, send: np.ndarray, dest: int, source: int, maxlen: int,

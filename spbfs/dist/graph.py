@@ -278,12 +278,12 @@ class DistGraph:
         """Read a graph file, every rank its own slice, and distribute it (collective).
 
         Text formats (Matrix Market, edge lists, CSV) are cut into byte ranges at
-        line starts and each rank parses one (:func:`spbfs.dist.read.read_edges`),
+        line starts and each rank parses one (:func:`spbfs.dist.read.read_edges`;
+        a gzip file is decompressed by rank 0, which sends each rank its range),
         so no rank holds the whole graph; an uncompressed ``.npz`` of
         :func:`spbfs.io.save_npz` is read in slices at the arrays' offsets
-        (:func:`spbfs.dist.read.read_npz_edges`). Gzip files and other archives
-        (compressed, ``scipy.sparse``, with labels) are read on rank 0 and
-        scattered.
+        (:func:`spbfs.dist.read.read_npz_edges`). Other archives (compressed,
+        ``scipy.sparse``, with labels) are read on rank 0 and scattered.
 
         Parameters
         ----------

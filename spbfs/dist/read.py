@@ -14,10 +14,16 @@ against the Matrix Market size line, the field count of every line, an edge
 list's count line (``n m``: a count line only when exactly ``m`` records follow
 and all ids are below ``n``), the largest id (``n``) and the id range checks.
 
+A gzip-compressed text file cannot be cut by byte offsets, so rank 0 streams
+it: one pass counts the decompressed bytes, a second cuts the stream at the
+same line-aligned targets and sends each rank its range in messages of
+:data:`GZ_CHUNK` bytes. No rank holds more than its range and one message; the
+parse and every check after it are those of an uncompressed file.
+
 An uncompressed ``.npz`` archive of :func:`spbfs.io.save_npz` is read the same
 way without parsing: rank 0 reads the zip directory and the ``.npy`` headers of
 ``src`` and ``dst``, and every rank reads its slice of both arrays at their
-offsets in the file (:func:`read_npz_edges`). Gzip files, compressed archives,
+offsets in the file (:func:`read_npz_edges`). Compressed archives,
 ``scipy.sparse`` matrices and archives with vertex labels (``ids``) cannot be
 sliced that way: they are read on rank 0 (:func:`read_edges` returns None and the
 caller falls back).
@@ -25,9 +31,11 @@ caller falls back).
 
 from __future__ import annotations
 
+import gzip
 import os
 import struct
 import zipfile
+import zlib
 from typing import Any
 
 import numpy as np
@@ -39,6 +47,8 @@ __all__ = ["read_edges", "read_npz_edges"]
 
 #: First prefix rank 0 reads to find the head; it grows 16x until the head fits.
 _PREFIX = 1 << 16
+#: Bytes per message when rank 0 hands out a decompressed gzip stream.
+GZ_CHUNK = 1 << 24
 
 
 def _align(f: Any, x: int, b0: int, size: int) -> int:
@@ -59,12 +69,15 @@ def _align(f: Any, x: int, b0: int, size: int) -> int:
         pos += len(chunk)
 
 
-def _head(path: str, fmt: str, size: int, one_based: bool | None) -> dict:
-    """Parse the head on rank 0 from a prefix of the file (grown until it holds it)."""
+def _head(path: str, fmt: str, size: int, one_based: bool | None, gz: bool = False) -> dict:
+    """Parse the head on rank 0 from a prefix of the file (grown until it holds it).
+
+    ``gz``: the file is gzip-compressed and ``size`` is its decompressed size.
+    """
     if fmt == "mtx" and one_based is False:
         raise ValueError(sio._MTX_ONE_BASED)
     k = _PREFIX
-    with open(path, "rb") as f:
+    with (gzip.open(path, "rb") if gz else open(path, "rb")) as f:
         while True:
             f.seek(0)
             pre = f.read(k)
@@ -108,6 +121,122 @@ def _gz(path: str) -> bool:
         return f.read(2) == sio._GZIP_MAGIC
 
 
+def _gz_error(path: str, exc: BaseException) -> str:
+    """The serial reader's message for a corrupt gzip file."""
+    return f"cannot read {path}: {sio.GraphFormatError(path, None, f'not a valid gzip file ({exc})')}"
+
+
+def _gz_size(path: str) -> int:
+    """The decompressed size of a gzip file (one streaming pass; the trailer's
+    size field is modulo 2**32 and covers only the last member)."""
+    size = 0
+    with gzip.open(path, "rb") as f:
+        while block := f.read(GZ_CHUNK):
+            size += len(block)
+    return size
+
+
+def _gz_cuts(f: Any, b0: int, targets: list[int], emit: Any) -> tuple[list[int], bool]:
+    """Stream the decompressed body of ``f`` to ranks in line-aligned ranges.
+
+    Rank ``r`` gets ``[cut[r], cut[r + 1])`` where ``cut[r]`` is the first line
+    start at or after ``targets[r]`` (``cut[0] = b0``), exactly as
+    :func:`_align` cuts an uncompressed file; ``emit(r, piece)`` receives the
+    range in order, in pieces. Returns the cuts (``p + 1`` offsets) and whether
+    the stream ends with a newline.
+    """
+    p = len(targets) - 1
+    cuts = [b0]
+    r = 0
+    cut = b0  # the last cut: a line start
+    pos = 0  # stream offset of the block
+    last_nl = False
+    while True:
+        # Ranks whose target is at or before the last cut get an empty range.
+        while r < p - 1 and targets[r + 1] <= cut:
+            r += 1
+            cuts.append(cut)
+        block = f.read(GZ_CHUNK)
+        if not block:
+            break
+        last_nl = block.endswith(b"\n")
+        i = max(0, b0 - pos)
+        n = len(block)
+        while i < n:
+            if r == p - 1:
+                emit(r, block[i:])
+                break
+            k = block.find(b"\n", max(i, targets[r + 1] - 1 - pos))
+            if k < 0:
+                emit(r, block[i:])
+                break
+            emit(r, block[i:k + 1])
+            i = k + 1
+            cut = pos + i
+            r += 1
+            cuts.append(cut)
+            while r < p - 1 and targets[r + 1] <= cut:
+                r += 1
+                cuts.append(cut)
+        pos += n
+    end = max(pos, b0)
+    cuts += [end] * (p + 1 - len(cuts))
+    return cuts, last_nl
+
+
+def _gz_share(comm: Any, path: str, b0: int, size: int) -> tuple[bytes, int, int, bool, str | None]:
+    """This rank's line-aligned range of a gzip file's decompressed body (collective).
+
+    Rank 0 decompresses the stream once more and sends every other rank its
+    range in messages of :data:`GZ_CHUNK` bytes, the last one shorter (maybe
+    empty), so a receiver knows the end without a count. Returns (data,
+    start, end, the stream ends with a newline, error message or None).
+    """
+    rank, p = comm.Get_rank(), comm.Get_size()
+    targets = [b0 + (size - b0) * r // p for r in range(p + 1)]
+    msg = None
+    if rank == 0:
+        mine: list[bytes] = []
+        out = bytearray()
+        cur = [1]  # the rank whose bytes ``out`` holds
+
+        def flush(final: bool) -> None:
+            # Full messages while they last; a short one ends a rank's range.
+            while len(out) >= GZ_CHUNK:
+                C.send_bytes(comm, bytes(out[:GZ_CHUNK]), cur[0], tag=31)
+                del out[:GZ_CHUNK]
+            if final:
+                C.send_bytes(comm, bytes(out), cur[0], tag=31)
+                out.clear()
+
+        def emit(r: int, piece: bytes) -> None:
+            if r == 0:
+                mine.append(piece)
+                return
+            while cur[0] < r:
+                flush(True)
+                cur[0] += 1
+            out.extend(piece)
+            flush(False)
+
+        cuts, last_nl = [b0] * (p + 1), False
+        try:
+            with gzip.open(path, "rb") as f:
+                cuts, last_nl = _gz_cuts(f, b0, targets, emit)
+        except (OSError, EOFError, zlib.error) as exc:
+            msg = _gz_error(path, exc)
+        while cur[0] < p:  # every other rank waits for its closing message
+            flush(True)
+            cur[0] += 1
+        data = b"".join(mine)
+        info = (cuts, last_nl, msg)
+    else:
+        data = C.recv_bytes(comm, 0, GZ_CHUNK, tag=31)
+        info = None
+    cuts, last_nl, msg = C.bcast_obj(comm, info)
+    return data, cuts[rank], cuts[rank + 1], last_nl, msg
+
+
 def read_edges(comm: Any, path: str, *, directed: bool | None = None,
                one_based: bool | None = None) -> tuple[np.ndarray, np.ndarray, int, bool] | None:
     """This rank's share of the edges of a text graph file (collective).
@@ -127,9 +256,10 @@ def read_edges(comm: Any, path: str, *, directed: bool | None = None,
     Returns
     -------
     (src, dst, n, directed) or None
-        0-based int64 endpoints of the edges in this rank's byte range, the
-        vertex count and directedness (the same on every rank). None (on every
-        rank) for gzip files and ``.npz`` archives, which need one reader.
+        0-based int64 endpoints of the edges in this rank's byte range (of the
+        decompressed stream for a gzip file), the vertex count and
+        directedness (the same on every rank). None (on every rank) for the
+        ``.npz`` archives that need one reader (see the module).
 
     Raises
     ------
@@ -140,14 +270,23 @@ def read_edges(comm: Any, path: str, *, directed: bool | None = None,
     rank, p = comm.Get_rank(), comm.Get_size()
     msg = None
     head: dict | None = None
+    gz = False
     try:
         fmt = sio._resolve_format(path, None)
         size = os.path.getsize(path)
-        special = fmt == "npz" or _gz(path)
+        special = fmt == "npz"
+        gz = not special and _gz(path)
         if rank == 0 and not special:
-            head = _head(path, fmt, size, one_based)
+            if gz:
+                size = _gz_size(path)
+            head = _head(path, fmt, size, one_based, gz)
+            head["size"] = size
+    except (EOFError, zlib.error) as exc:
+        msg = _gz_error(path, exc)
+        special = False
     except (OSError, ValueError) as exc:
-        msg = f"cannot read {path}: {exc}"
+        msg = _gz_error(path, exc) if gz and isinstance(exc, gzip.BadGzipFile) \
+            else f"cannot read {path}: {exc}"
         special = False
     C.agree(comm, msg)
     if C.allreduce(comm, np.array([int(special)]), "max")[0]:
@@ -155,22 +294,27 @@ def read_edges(comm: Any, path: str, *, directed: bool | None = None,
             return read_npz_edges(comm, path, directed=directed, one_based=one_based)
         return None
     head = C.bcast_obj(comm, head)
+    size = head["size"]
 
     # This rank's lines: [start, end) of the body, moved to line starts.
     b0 = head["b0"]
     lo, hi = b0 + (size - b0) * rank // p, b0 + (size - b0) * (rank + 1) // p
     data = b""
     start = end = b0
-    try:
-        with open(path, "rb") as f:
-            start, end = _align(f, lo, b0, size), _align(f, hi, b0, size)
-            if end > start:
-                f.seek(start)
-                data = f.read(end - start)
-                if len(data) != end - start:
-                    raise OSError(f"read {len(data)} of {end - start} bytes at offset {start}")
-    except OSError as exc:
-        msg = f"cannot read {path}: {exc}"
+    if gz:
+        data, start, end, last_nl, msg = _gz_share(comm, path, b0, size)
+    else:
+        try:
+            with open(path, "rb") as f:
+                start, end = _align(f, lo, b0, size), _align(f, hi, b0, size)
+                if end > start:
+                    f.seek(start)
+                    data = f.read(end - start)
+                    if len(data) != end - start:
+                        raise OSError(f"read {len(data)} of {end - start} bytes at offset "
+                                      f"{start}")
+        except OSError as exc:
+            msg = f"cannot read {path}: {exc}"
     C.agree(comm, msg)
     lines = C.allgather_int(comm, data.count(b"\n"))
     line0 = head["line0"] + int(lines[:rank].sum())
@@ -222,9 +366,12 @@ def read_edges(comm: Any, path: str, *, directed: bool | None = None,
         nnz = head["nnz"]
         if total < nnz:
             last = head["line0"] - 1 + int(lines.sum())  # newlines in the file
-            with open(path, "rb") as f:
-                f.seek(size - 1)
-                last += f.read(1) != b"\n"
+            if gz:
+                last += not last_nl
+            else:
+                with open(path, "rb") as f:
+                    f.seek(size - 1)
+                    last += f.read(1) != b"\n"
             msg = f"cannot read {path}: " + str(sio.GraphFormatError(
                 path, max(1, last), f"file ends after {total} entries but the size line "
                                     f"(line {head['size_line']}) declares {nnz}: truncated file?"))

@@ -4,7 +4,8 @@ Run as ``mpiexec -n P python tests/mpi/read_cases.py DATA_DIR``. Rank 0 writes
 the synthetic files; each file is read by :func:`spbfs.dist.read.read_edges`
 and the slices, concatenated in rank order, must be exactly the serial
 reader's edges (same order); a malformed file must fail on every rank with
-the serial reader's line number. Prints ``READ OK <k> files``.
+the serial reader's line number. Gzip copies of the files are streamed by
+rank 0 and must read the same. Prints ``READ OK <k> files``.
 """
 
 from __future__ import annotations
@@ -178,6 +179,80 @@ def check_npz(grid: ProcessGrid, tmp: str) -> int:
     return len(sliced) + len(whole) + len(bad)
 
 
+def check_gzip(grid: ProcessGrid, tmp: str, good: dict, bad: dict) -> int:
+    """Gzip files are streamed by rank 0 in line-aligned ranges: the same edges and errors.
+
+    Run twice: with the default message size and with 1000-byte messages, so
+    ranges span several messages and cuts fall at message boundaries.
+    """
+    import gzip
+
+    from spbfs.dist import read as R
+
+    comm = grid.comm
+    rank = comm.Get_rank()
+    if rank == 0:
+        for name, (text, _) in {**good, **bad}.items():
+            with gzip.open(os.path.join(tmp, name + ".gz"), "wt", newline="") as f:
+                f.write(text)
+        raw = good["noisy.txt"][0].encode()
+        # Two gzip members, and gzip data under a name without the suffix.
+        with open(os.path.join(tmp, "members.txt.gz"), "wb") as f:
+            f.write(gzip.compress(raw[:5000]) + gzip.compress(raw[5000:]))
+        with open(os.path.join(tmp, "magic.txt"), "wb") as f:
+            f.write(gzip.compress(good["sym.mtx"][0].encode()))
+        whole = gzip.compress(raw)
+        with open(os.path.join(tmp, "cut.txt.gz"), "wb") as f:
+            f.write(whole[:len(whole) // 2])
+        with open(os.path.join(tmp, "garbage.txt.gz"), "wb") as f:
+            f.write(whole[:12] + bytes(200) + whole[212:])
+    C.wait_barrier(comm)
+    goods = [(k + ".gz", o) for k, (_, o) in good.items()] + [("members.txt.gz", {}),
+                                                              ("magic.txt", {})]
+    bads = [(k + ".gz", o) for k, (_, o) in bad.items()] + [("cut.txt.gz", {}),
+                                                            ("garbage.txt.gz", {})]
+    checked = 0
+    default = R.GZ_CHUNK
+    try:
+        for chunk in (default, 1000):
+            R.GZ_CHUNK = chunk
+            for name, opts in goods:
+                path = os.path.join(tmp, name)
+                got = read_edges(comm, path, **opts)
+                assert got is not None, path
+                src, dst, n, directed = got
+                all_src, all_dst = C.gatherv(comm, src), C.gatherv(comm, dst)
+                if rank == 0:
+                    el = read_graph(path, **opts)
+                    assert (n, directed) == (el.n, bool(el.directed)), (path, n, directed)
+                    assert np.array_equal(all_src, el.src), path
+                    assert np.array_equal(all_dst, el.dst), path
+                checked += chunk == default
+            for name, opts in bads:
+                path = os.path.join(tmp, name)
+                want = None
+                if rank == 0:
+                    try:
+                        read_graph(path, **opts)
+                    except GraphFormatError as exc:
+                        want = f"cannot read {path}: {exc}"
+                    assert want is not None, f"{name}: the serial reader accepted it"
+                want = C.bcast_obj(comm, want)
+                try:
+                    read_edges(comm, path, **opts)
+                except CollectiveError as exc:
+                    msg = str(exc)
+                    assert _line_of(msg) == _line_of(want), f"{name}: {msg!r} vs {want!r}"
+                    if "gzip" in want:
+                        assert msg == want, f"{name}: {msg!r} vs serial {want!r}"
+                else:
+                    raise AssertionError(f"{name}: accepted")
+                checked += chunk == default
+    finally:
+        R.GZ_CHUNK = default
+    return checked
+
+
 def _line_of(message: str) -> str | None:
     m = re.search(r"line (\d+)", message)
     return m.group(1) if m else None
@@ -229,6 +304,7 @@ def main() -> None:
         else:
             raise AssertionError(f"{name}: accepted")
         checked += 1
+    checked += check_gzip(grid, tmp, good, bad)
     checked += check_npz(grid, tmp)
     # The graph built from slices is the graph built from the whole file.
     path = os.path.join(tmp, "noisy.txt")
