@@ -23,10 +23,10 @@ parse and every check after it are those of an uncompressed file.
 An uncompressed ``.npz`` archive of :func:`spbfs.io.save_npz` is read the same
 way without parsing: rank 0 reads the zip directory and the ``.npy`` headers of
 ``src`` and ``dst``, and every rank reads its slice of both arrays at their
-offsets in the file (:func:`read_npz_edges`). Compressed archives,
-``scipy.sparse`` matrices and archives with vertex labels (``ids``) cannot be
-sliced that way: they are read on rank 0 (:func:`read_edges` returns None and the
-caller falls back).
+offsets in the file (:func:`read_npz_edges`); a compressed member is streamed
+by rank 0 like a gzip file, each rank getting its slice. ``scipy.sparse``
+matrices and archives with vertex labels (``ids``) are read on rank 0
+(:func:`read_edges` returns None and the caller falls back).
 """
 
 from __future__ import annotations
@@ -81,7 +81,8 @@ def _head(path: str, fmt: str, size: int, one_based: bool | None, gz: bool = Fal
         while True:
             f.seek(0)
             pre = f.read(k)
-            whole = len(pre) >= size
+            # A gzip size may be an estimate (see _gz_size): a short read is the end.
+            whole = len(pre) < k if gz else len(pre) >= size
             bom = len(sio._BOM) if pre.startswith(sio._BOM) else 0
             # Only whole lines: a cut size line would parse as a different one.
             data = pre[bom:] if whole else pre[bom:pre.rfind(b"\n") + 1]
@@ -127,8 +128,22 @@ def _gz_error(path: str, exc: BaseException) -> str:
 
 
 def _gz_size(path: str) -> int:
-    """The decompressed size of a gzip file (one streaming pass; the trailer's
-    size field is modulo 2**32 and covers only the last member)."""
+    """The decompressed size of a gzip file, or a close estimate.
+
+    The trailer's size field (modulo 2**32, the last member only) when it is
+    plausible: at least the compressed size, of a file under 256 MiB (so the
+    true size is under 4 GiB unless the text compresses more than 16x).
+    Otherwise one streaming pass counts the bytes (zlib runs at ~200 MB/s here:
+    0.3 s for 55 MB of text). The size only places the cuts: an estimate off
+    by any amount still gives every line to exactly one rank.
+    """
+    csize = os.path.getsize(path)
+    if 18 <= csize < 1 << 28:  # 18: a gzip header and trailer
+        with open(path, "rb") as f:
+            f.seek(csize - 4)
+            isize = struct.unpack("<I", f.read(4))[0]
+        if isize >= csize:
+            return isize
     size = 0
     with gzip.open(path, "rb") as f:
         while block := f.read(GZ_CHUNK):
@@ -448,11 +463,68 @@ def _finish_ids(comm: Any, path: str, src: np.ndarray, dst: np.ndarray, buf: np.
 # --------------------------------------------------------------------------- npz
 
 
-def _npz_layout(path: str) -> dict | None:
-    """Where ``src`` and ``dst`` lie in an uncompressed spbfs ``.npz``, or None.
+def _npy_header(f: Any) -> tuple[tuple[int, ...], np.dtype]:
+    """Read a ``.npy`` header from ``f``, leaving it at the data: (shape, dtype)."""
+    major, _ = np.lib.format.read_magic(f)
+    read = (np.lib.format.read_array_header_1_0 if major == 1
+            else np.lib.format.read_array_header_2_0)
+    shape, _, dtype = read(f)
+    return shape, dtype
 
-    None for anything the serial reader must handle: another layout, compressed
-    members, labels (``ids``), malformed arrays (it then reports the problem).
+
+def _npz_stream(comm: Any, path: str, key: str, dt: np.dtype, m: int
+                ) -> tuple[np.ndarray, str | None]:
+    """This rank's slice of the compressed member ``key`` (collective).
+
+    Rank 0 decompresses the member once, in order, keeping its own slice and
+    sending every other rank its slice as :func:`_gz_share` does (messages of
+    :data:`GZ_CHUNK` bytes, a shorter one last), so no rank holds more than its
+    slice and one message. Returns (the slice as int64, error message or None);
+    on an error every rank still gets its closing message, so none hangs.
+    """
+    rank, p = comm.Get_rank(), comm.Get_size()
+    size = dt.itemsize
+    if rank != 0:
+        raw = C.recv_bytes(comm, 0, GZ_CHUNK, tag=32)
+        a = np.frombuffer(raw[:len(raw) - len(raw) % size], dt).astype(np.int64)
+        return a, C.bcast_obj(comm, None)
+    msg = None
+    mine = np.zeros(0, np.int64)
+    cur = 1  # the rank being served
+    try:
+        with zipfile.ZipFile(path) as z, z.open(f"{key}.npy") as f:
+            _npy_header(f)
+            raw = f.read(m // p * size)  # rank 0's slice: edges [0, m / p)
+            if len(raw) != m // p * size:
+                raise EOFError(f"{key}.npy ends after {len(raw) // size} of {m} ids")
+            mine = np.frombuffer(raw, dt).astype(np.int64)
+            for cur in range(1, p):
+                nbytes = (m * (cur + 1) // p - m * cur // p) * size
+                sent = 0
+                while True:
+                    want = min(GZ_CHUNK, nbytes - sent)
+                    piece = f.read(want)
+                    if len(piece) != want:
+                        raise EOFError(f"{key}.npy ends early")
+                    C.send_bytes(comm, piece, cur, tag=32)
+                    sent += want
+                    if want < GZ_CHUNK:
+                        break
+            cur = p
+    except (OSError, EOFError, ValueError, zlib.error, zipfile.BadZipFile) as exc:
+        msg = f"cannot read {path}: {key}.npy: {exc}"
+        for r in range(cur, p):  # a short message ends each waiting rank's stream
+            C.send_bytes(comm, b"", r, tag=32)
+    return mine, C.bcast_obj(comm, msg)
+
+
+def _npz_layout(path: str) -> dict | None:
+    """Where ``src`` and ``dst`` lie in a spbfs ``.npz``, or None.
+
+    Each is ``(dtype, offset of the data in the file)``, the offset None for a
+    compressed member (rank 0 streams it, see :func:`_npz_stream`). None for
+    anything the serial reader must handle: another layout, labels (``ids``),
+    malformed arrays (it then reports the problem).
     """
     arrays = {}
     with zipfile.ZipFile(path) as z:
@@ -466,7 +538,12 @@ def _npz_layout(path: str) -> dict | None:
                 if info is None:
                     continue
                 if info.compress_type != zipfile.ZIP_STORED:
-                    return None
+                    with z.open(info) as g:
+                        shape, dtype = _npy_header(g)
+                    if len(shape) != 1 or dtype.hasobject:
+                        return None
+                    arrays[key] = (shape[0], dtype.str, None, dtype.kind in "iu")
+                    continue
                 # The data follow the local header, whose extra field may differ from
                 # the central directory's.
                 f.seek(info.header_offset)
@@ -475,10 +552,7 @@ def _npz_layout(path: str) -> dict | None:
                     return None
                 nlen, xlen = struct.unpack("<HH", local[26:30])
                 f.seek(info.header_offset + 30 + nlen + xlen)
-                major, _ = np.lib.format.read_magic(f)
-                read = (np.lib.format.read_array_header_1_0 if major == 1
-                        else np.lib.format.read_array_header_2_0)
-                shape, _, dtype = read(f)
+                shape, dtype = _npy_header(f)
                 offset = f.tell()
                 if len(shape) != 1 or dtype.hasobject or \
                         offset + shape[0] * dtype.itemsize > info.header_offset + 30 + nlen + \
@@ -503,19 +577,20 @@ def _npz_layout(path: str) -> dict | None:
 def read_npz_edges(comm: Any, path: str, *, directed: bool | None = None,
                    one_based: bool | None = None
                    ) -> tuple[np.ndarray, np.ndarray, int, bool] | None:
-    """This rank's share of the edges of an uncompressed ``.npz`` archive (collective).
+    """This rank's share of the edges of a ``.npz`` archive (collective).
 
     The archive is one :func:`spbfs.io.save_npz` writes (``src``, ``dst`` and
     optionally ``n``, ``directed``, ``weights``, which a search does not use).
-    Rank ``r`` of ``p`` reads edges ``[r m / p, (r + 1) m / p)`` straight from
-    the file; the range checks are those of :func:`spbfs.io.read_graph`, with
-    the same messages.
+    Rank ``r`` of ``p`` gets edges ``[r m / p, (r + 1) m / p)``: read straight
+    from the file, or for a compressed archive sent by rank 0 as it
+    decompresses (:func:`_npz_stream`); the range checks are those of
+    :func:`spbfs.io.read_graph`, with the same messages.
 
     Returns
     -------
     (src, dst, n, directed) or None
         As :func:`read_edges`; None (on every rank) for archives this cannot
-        slice (compressed, a ``scipy.sparse`` matrix, labels, malformed arrays,
+        slice (a ``scipy.sparse`` matrix, labels, malformed arrays,
         ``one_based``), which the caller reads on rank 0 with the serial reader.
 
     Raises
@@ -538,16 +613,22 @@ def read_npz_edges(comm: Any, path: str, *, directed: bool | None = None,
     lo, hi = m * rank // p, m * (rank + 1) // p
     msg = None
     ids = []
-    try:
-        for dtype, offset in (layout["src"], layout["dst"]):
-            dt = np.dtype(dtype)
+    for key in ("src", "dst"):
+        dtype, offset = layout[key]
+        dt = np.dtype(dtype)
+        if offset is None:
+            a, msg = _npz_stream(comm, path, key, dt, m)
+            C.agree(comm, msg)
+            ids.append(a)
+            continue
+        try:
             a = np.fromfile(path, dtype=dt, count=hi - lo, offset=offset + lo * dt.itemsize)
             if a.shape[0] != hi - lo:
                 raise OSError(f"read {a.shape[0]} of {hi - lo} ids at offset {offset}")
             ids.append(a.astype(np.int64, copy=False))
-    except OSError as exc:
-        msg = f"cannot read {path}: {exc}"
-    C.agree(comm, msg)
+        except OSError as exc:
+            msg = f"cannot read {path}: {exc}"
+        C.agree(comm, msg)
     src, dst = ids
 
     def fail(problem: str, bad: np.ndarray) -> str:

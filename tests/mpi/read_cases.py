@@ -120,6 +120,9 @@ def npz_files(tmp: str) -> tuple[list[str], list[str], list[str]]:
     save_npz(os.path.join(tmp, "zipped.npz"), EdgeList(src, dst, 1000, directed=True),
              compressed=True)
     paths["zipped.npz"] = os.path.join(tmp, "zipped.npz")
+    paths["zipped_small.npz"] = os.path.join(tmp, "zipped_small.npz")
+    np.savez_compressed(paths["zipped_small.npz"], src=src.astype(np.int32),
+                        dst=dst.astype(np.uint16), n=np.int64(1000))
     put("labels.npz", src=src, dst=dst, n=np.int64(1000), ids=np.arange(1000) * 3)
     put("floats.npz", src=src.astype(float), dst=dst)
     late = 2400
@@ -129,19 +132,36 @@ def npz_files(tmp: str) -> tuple[list[str], list[str], list[str]]:
     far = dst.copy()
     far[late] = 1000
     put("beyond_n.npz", src=src, dst=far, n=np.int64(1000))
-    return (["edges.npz", "no_n.npz", "tiny.npz", "empty_edges.npz"],
-            ["zipped.npz", "labels.npz", "floats.npz"], ["negative.npz", "beyond_n.npz"])
+    paths["negative_zipped.npz"] = os.path.join(tmp, "negative_zipped.npz")
+    np.savez_compressed(paths["negative_zipped.npz"], src=neg, dst=dst)
+    return (["edges.npz", "no_n.npz", "tiny.npz", "empty_edges.npz", "zipped.npz",
+             "zipped_small.npz"],
+            ["labels.npz", "floats.npz"], ["negative.npz", "beyond_n.npz", "negative_zipped.npz"])
 
 
 def check_npz(grid: ProcessGrid, tmp: str) -> int:
-    """Sliced archives give the serial reader's edges; the others go to rank 0."""
+    """Sliced archives give the serial reader's edges; the others go to rank 0.
+
+    Compressed archives are streamed by rank 0: read with the default message
+    size and with 1000-byte messages (slices over several messages), and a
+    corrupt one fails on every rank instead of hanging the receivers.
+    """
+    from spbfs.dist import read as R
+
     comm = grid.comm
     rank = comm.Get_rank()
     names = npz_files(tmp) if rank == 0 else None
     sliced, whole, bad = C.bcast_obj(comm, names)
-    for name in sliced:
+    default = R.GZ_CHUNK
+    runs = [(name, default) for name in sliced] + [("zipped.npz", 1000),
+                                                   ("zipped_small.npz", 1000)]
+    for name, chunk in runs:
         path = os.path.join(tmp, name)
-        got = read_edges(comm, path)
+        R.GZ_CHUNK = chunk
+        try:
+            got = read_edges(comm, path)
+        finally:
+            R.GZ_CHUNK = default
         assert got is not None, path
         src, dst, n, directed = got
         all_src, all_dst = C.gatherv(comm, src), C.gatherv(comm, dst)
@@ -149,6 +169,19 @@ def check_npz(grid: ProcessGrid, tmp: str) -> int:
             el = read_graph(path)
             assert (n, directed) == (el.n, bool(el.directed)), (path, n, directed)
             assert np.array_equal(all_src, el.src) and np.array_equal(all_dst, el.dst), path
+    if rank == 0:
+        with open(os.path.join(tmp, "zipped.npz"), "rb") as f:
+            raw = bytearray(f.read())
+        raw[len(raw) // 3:len(raw) // 3 + 64] = bytes(64)  # inside src.npy's deflate data
+        with open(os.path.join(tmp, "corrupt_zipped.npz"), "wb") as f:
+            f.write(raw)
+    C.wait_barrier(comm)
+    try:
+        read_edges(comm, os.path.join(tmp, "corrupt_zipped.npz"))
+    except CollectiveError as exc:
+        assert "corrupt_zipped.npz" in str(exc), str(exc)
+    else:
+        raise AssertionError("corrupt_zipped.npz: accepted")
     for name in whole:
         assert read_edges(comm, os.path.join(tmp, name)) is None, name
     for name in bad:
@@ -167,7 +200,7 @@ def check_npz(grid: ProcessGrid, tmp: str) -> int:
             assert str(exc) == want, f"{name}: {exc} vs serial {want}"
         else:
             raise AssertionError(f"{name}: accepted")
-    # The same edges, read in slices or on rank 0, make the same graph.
+    # The same edges, read in slices or streamed by rank 0, make the same graph.
     for name in ("edges.npz", "zipped.npz"):
         g = DistGraph.from_file(os.path.join(tmp, name), grid=grid)
         entries = g.global_entries()
