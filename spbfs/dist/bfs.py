@@ -46,8 +46,9 @@ processor column fuses the top-down SpMSV with the update and splits a large
 level's rows over the rank's threads, a grid with more runs the masked SpMSV
 and writes the fold's pairs by owner in the same pass; new frontier
 pieces are read off the visited bitmap in order, and a bitmap message is
-``visited ^ prev``. The first bottom-up level of a csr block scans only the
-rows with entries.
+``visited ^ prev``. The first bottom-up level of a csr block lists its
+candidates from a bitmap of the rows with entries, less the rows already done
+(a later sub-step skips the rows found before it 64 at a time).
 
 Per-level Python is kept to a few calls per phase, with buffers kept per
 graph: on a road network (a thousand levels of a few vertices) it was most of
@@ -517,15 +518,17 @@ class _Search:
         scanned = 0
         degsum = 0
         col0 = j * grid.pr
-        ne, seg_ne = self.g.nonempty, self.g.seg_nonempty
+        ne = self.g.nonempty
         for s in range(pc):
             t = (j + s) % pc
+            cand = self.cand[t * B:(t + 1) * B]
+            nc = self.ncand[t]
+            if nc < 0 and ne is not None:  # csr, first bottom-up level: list the open rows
+                nc = K.open_candidates(ne[t * bw:(t + 1) * bw], comp, t * B, cand)
             k, self.ncand[t], sc, ds, nk = K.bottomup_search(
-                tptr, tind, tjc, tdcsc, slots[t], slots[t + 1], t * B, front, comp,
-                self.cand[t * B:(t + 1) * B], self.ncand[t], s == 0, self.parents,
-                self.levels, depth, self.deg, self.visited, newbuf, nk, self.out_rows,
-                self.out_par, k, col0, d.b, B, self.nchunks,
-                None if ne is None else ne[seg_ne[t]:seg_ne[t + 1]], self.sendbuf)
+                tptr, tind, tjc, tdcsc, slots[t], slots[t + 1], t * B, front, comp, cand, nc,
+                s == 0, self.parents, self.levels, depth, self.deg, self.visited, newbuf, nk,
+                self.out_rows, self.out_par, k, col0, d.b, B, self.nchunks, self.sendbuf)
             scanned += sc
             degsum += ds
             bounds.append(k)

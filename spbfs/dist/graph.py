@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from semirings.blocks import Block, block_from_edges
+from spbfs._bitmaps import set_bits
 from spbfs.config import Config
 from spbfs.dist import comm as C
 from spbfs.dist.grid import Distribution, ProcessGrid, as_grid
@@ -115,18 +116,17 @@ class DistGraph:
         d = self.dist
         # Where each segment (piece of the row chunk) starts among tblock's column slots.
         starts = np.arange(grid.pc + 1, dtype=np.int64) * d.B64
-        # csr: the slots with entries, which the first bottom-up level scans (dcsc
-        # stores no others); seg_nonempty cuts that list by segment.
+        # csr: a bitmap of the rows with entries (one bit per row of the row chunk;
+        # dcsc stores no others). The first bottom-up level lists its candidates
+        # from it, without the rows already done (see _kernels.open_candidates).
         self.nonempty: np.ndarray | None = None
-        self.seg_nonempty: np.ndarray | None = None
         if tblock.format == "dcsc":
             self.seg_slots = np.searchsorted(tblock.jc, starts).astype(np.int64)
         else:
             self.seg_slots = starts
             tptr = tblock.ptr
-            cdt = np.int32 if grid.pc * d.B64 < 2**31 else np.int64
-            self.nonempty = np.flatnonzero(tptr[1:] != tptr[:-1]).astype(cdt)
-            self.seg_nonempty = np.searchsorted(self.nonempty, starts)
+            self.nonempty = np.zeros(grid.pc * d.bw, dtype=np.uint64)
+            set_bits(np.flatnonzero(tptr[1:] != tptr[:-1]), self.nonempty, 0)
         self._raw = self._kernel_view(block)
         self._traw = self._kernel_view(tblock)
 
@@ -379,7 +379,7 @@ class DistGraph:
 
     def index_bytes(self) -> int:
         """Bytes of this rank's bottom-up index (segment starts; csr: the rows with entries)."""
-        extra = 0 if self.nonempty is None else self.nonempty.nbytes + self.seg_nonempty.nbytes
+        extra = 0 if self.nonempty is None else self.nonempty.nbytes
         return int(self.seg_slots.nbytes + extra)
 
     def memory(self) -> dict[str, int]:
