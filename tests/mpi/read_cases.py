@@ -95,6 +95,39 @@ def bad_files() -> dict[str, tuple[str, dict]]:
     }
 
 
+def same_edges(comm, path: str, **opts) -> None:
+    """The ranks' slices, in rank order, are the serial reader's edges (same n, direction)."""
+    got = read_edges(comm, path, **opts)
+    assert got is not None, path
+    src, dst, n, directed = got
+    all_src, all_dst = C.gatherv(comm, src), C.gatherv(comm, dst)
+    if comm.Get_rank() == 0:
+        el = read_graph(path, **opts)
+        assert (n, directed) == (el.n, bool(el.directed)), (path, n, directed)
+        assert np.array_equal(all_src, el.src) and np.array_equal(all_dst, el.dst), path
+
+
+def same_error(comm, path: str, exact: bool, **opts) -> None:
+    """Every rank fails with the serial reader's line number (``exact``: its whole message)."""
+    want = None
+    if comm.Get_rank() == 0:
+        try:
+            read_graph(path, **opts)
+        except GraphFormatError as exc:
+            want = f"cannot read {path}: {exc}"
+        assert want is not None, f"{path}: the serial reader accepted it"
+    want = C.bcast_obj(comm, want)
+    try:
+        read_edges(comm, path, **opts)
+    except CollectiveError as exc:
+        msg = str(exc)
+        assert msg.startswith(f"cannot read {path}"), msg
+        assert _line_of(msg) == _line_of(want), f"{path}: {msg!r} vs serial {want!r}"
+        assert not exact or msg == want, f"{path}: {msg!r} vs serial {want!r}"
+    else:
+        raise AssertionError(f"{path}: accepted")
+
+
 def npz_files(tmp: str) -> tuple[list[str], list[str], list[str]]:
     """Archives read in slices, archives left to rank 0, malformed sliced archives."""
     from spbfs.edges import EdgeList
@@ -156,19 +189,11 @@ def check_npz(grid: ProcessGrid, tmp: str) -> int:
     runs = [(name, default) for name in sliced] + [("zipped.npz", 1000),
                                                    ("zipped_small.npz", 1000)]
     for name, chunk in runs:
-        path = os.path.join(tmp, name)
         R.GZ_CHUNK = chunk
         try:
-            got = read_edges(comm, path)
+            same_edges(comm, os.path.join(tmp, name))
         finally:
             R.GZ_CHUNK = default
-        assert got is not None, path
-        src, dst, n, directed = got
-        all_src, all_dst = C.gatherv(comm, src), C.gatherv(comm, dst)
-        if rank == 0:
-            el = read_graph(path)
-            assert (n, directed) == (el.n, bool(el.directed)), (path, n, directed)
-            assert np.array_equal(all_src, el.src) and np.array_equal(all_dst, el.dst), path
     if rank == 0:
         with open(os.path.join(tmp, "zipped.npz"), "rb") as f:
             raw = bytearray(f.read())
@@ -185,21 +210,7 @@ def check_npz(grid: ProcessGrid, tmp: str) -> int:
     for name in whole:
         assert read_edges(comm, os.path.join(tmp, name)) is None, name
     for name in bad:
-        path = os.path.join(tmp, name)
-        want = None
-        if rank == 0:
-            try:
-                read_graph(path)
-            except GraphFormatError as exc:
-                want = f"cannot read {path}: {exc}"
-        want = C.bcast_obj(comm, want)
-        assert want is not None, f"{name}: the serial reader accepted it"
-        try:
-            read_edges(comm, path)
-        except CollectiveError as exc:
-            assert str(exc) == want, f"{name}: {exc} vs serial {want}"
-        else:
-            raise AssertionError(f"{name}: accepted")
+        same_error(comm, os.path.join(tmp, name), True)
     # The same edges, read in slices or streamed by rank 0, make the same graph.
     for name in ("edges.npz", "zipped.npz"):
         g = DistGraph.from_file(os.path.join(tmp, name), grid=grid)
@@ -250,36 +261,12 @@ def check_gzip(grid: ProcessGrid, tmp: str, good: dict, bad: dict) -> int:
         for chunk in (default, 1000):
             R.GZ_CHUNK = chunk
             for name, opts in goods:
-                path = os.path.join(tmp, name)
-                got = read_edges(comm, path, **opts)
-                assert got is not None, path
-                src, dst, n, directed = got
-                all_src, all_dst = C.gatherv(comm, src), C.gatherv(comm, dst)
-                if rank == 0:
-                    el = read_graph(path, **opts)
-                    assert (n, directed) == (el.n, bool(el.directed)), (path, n, directed)
-                    assert np.array_equal(all_src, el.src), path
-                    assert np.array_equal(all_dst, el.dst), path
+                same_edges(comm, os.path.join(tmp, name), **opts)
                 checked += chunk == default
             for name, opts in bads:
-                path = os.path.join(tmp, name)
-                want = None
-                if rank == 0:
-                    try:
-                        read_graph(path, **opts)
-                    except GraphFormatError as exc:
-                        want = f"cannot read {path}: {exc}"
-                    assert want is not None, f"{name}: the serial reader accepted it"
-                want = C.bcast_obj(comm, want)
-                try:
-                    read_edges(comm, path, **opts)
-                except CollectiveError as exc:
-                    msg = str(exc)
-                    assert _line_of(msg) == _line_of(want), f"{name}: {msg!r} vs {want!r}"
-                    if "gzip" in want:
-                        assert msg == want, f"{name}: {msg!r} vs serial {want!r}"
-                else:
-                    raise AssertionError(f"{name}: accepted")
+                # A corrupt stream fails with the serial reader's exact message.
+                same_error(comm, os.path.join(tmp, name), name in ("cut.txt.gz",
+                                                                    "garbage.txt.gz"), **opts)
                 checked += chunk == default
     finally:
         R.GZ_CHUNK = default
@@ -308,34 +295,10 @@ def main() -> None:
               if k.endswith((".mtx", ".txt", ".csv")) and k != "README.md"]
     checked = 0
     for path, opts in files:
-        got = read_edges(comm, path, **opts)
-        assert got is not None, path
-        src, dst, n, directed = got
-        all_src, all_dst = C.gatherv(comm, src), C.gatherv(comm, dst)
-        if rank == 0:
-            el = read_graph(path, **opts)
-            assert n == el.n, (path, n, el.n)
-            assert directed == bool(el.directed), (path, directed, el.directed)
-            assert np.array_equal(all_src, el.src) and np.array_equal(all_dst, el.dst), path
+        same_edges(comm, path, **opts)
         checked += 1
     for name, (_, opts) in bad.items():
-        path = os.path.join(tmp, name)
-        want = None
-        if rank == 0:
-            try:
-                read_graph(path, **opts)
-            except GraphFormatError as exc:
-                want = str(exc)
-            assert want is not None, f"{name}: the serial reader accepted it"
-        want = C.bcast_obj(comm, want)
-        try:
-            read_edges(comm, path, **opts)
-        except CollectiveError as exc:
-            msg = str(exc)
-            assert msg.startswith(f"cannot read {path}"), msg
-            assert _line_of(msg) == _line_of(want), f"{name}: {msg!r} vs serial {want!r}"
-        else:
-            raise AssertionError(f"{name}: accepted")
+        same_error(comm, os.path.join(tmp, name), False, **opts)
         checked += 1
     checked += check_gzip(grid, tmp, good, bad)
     checked += check_npz(grid, tmp)
