@@ -15,10 +15,11 @@ list's count line (``n m``: a count line only when exactly ``m`` records follow
 and all ids are below ``n``), the largest id (``n``) and the id range checks.
 
 A gzip-compressed text file cannot be cut by byte offsets, so rank 0 streams
-it: one pass counts the decompressed bytes, a second cuts the stream at the
-same line-aligned targets and sends each rank its range in messages of
-:data:`GZ_CHUNK` bytes. No rank holds more than its range and one message; the
-parse and every check after it are those of an uncompressed file.
+it: it takes the decompressed size from the gzip trailer (or, where that
+cannot be trusted, from a counting pass), cuts the stream at the line starts
+an uncompressed file would be cut at and sends each rank its range in
+messages of :data:`GZ_CHUNK` bytes. No rank holds more than its range and one
+message; the parse and every check after it are those of an uncompressed file.
 
 An uncompressed ``.npz`` archive of :func:`spbfs.io.save_npz` is read the same
 way without parsing: rank 0 reads the zip directory and the ``.npy`` headers of
@@ -47,7 +48,7 @@ __all__ = ["read_edges", "read_npz_edges"]
 
 #: First prefix rank 0 reads to find the head; it grows 16x until the head fits.
 _PREFIX = 1 << 16
-#: Bytes per message when rank 0 hands out a decompressed gzip stream.
+#: Bytes per message when rank 0 hands out a decompressed stream (gzip text, compressed npz).
 GZ_CHUNK = 1 << 24
 
 
@@ -202,8 +203,8 @@ def _gz_cuts(f: Any, b0: int, targets: list[int], emit: Any) -> tuple[list[int],
 def _gz_share(comm: Any, path: str, b0: int, size: int) -> tuple[bytes, int, int, bool, str | None]:
     """This rank's line-aligned range of a gzip file's decompressed body (collective).
 
-    Rank 0 decompresses the stream once more and sends every other rank its
-    range in messages of :data:`GZ_CHUNK` bytes, the last one shorter (maybe
+    Rank 0 decompresses the stream and sends every other rank its range in
+    messages of at most :data:`GZ_CHUNK` bytes, all full but the last (maybe
     empty), so a receiver knows the end without a count. Returns (data,
     start, end, the stream ends with a newline, error message or None).
     """
