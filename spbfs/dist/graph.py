@@ -280,10 +280,10 @@ class DistGraph:
         Text formats (Matrix Market, edge lists, CSV) are cut into byte ranges at
         line starts and each rank parses one (:func:`spbfs.dist.read.read_edges`;
         a gzip file is decompressed by rank 0, which sends each rank its range),
-        so no rank holds the whole graph; an uncompressed ``.npz`` of
-        :func:`spbfs.io.save_npz` is read in slices at the arrays' offsets
-        (:func:`spbfs.dist.read.read_npz_edges`). Other archives (compressed,
-        ``scipy.sparse``, with labels) are read on rank 0 and scattered.
+        so no rank holds the whole graph; a ``.npz`` of :func:`spbfs.io.save_npz`
+        is read in slices at the arrays' offsets, or streamed by rank 0 when
+        compressed (:func:`spbfs.dist.read.read_npz_edges`). A ``scipy.sparse``
+        archive is read on rank 0 and scattered.
 
         Parameters
         ----------

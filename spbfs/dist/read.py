@@ -25,9 +25,10 @@ An uncompressed ``.npz`` archive of :func:`spbfs.io.save_npz` is read the same
 way without parsing: rank 0 reads the zip directory and the ``.npy`` headers of
 ``src`` and ``dst``, and every rank reads its slice of both arrays at their
 offsets in the file (:func:`read_npz_edges`); a compressed member is streamed
-by rank 0 like a gzip file, each rank getting its slice. ``scipy.sparse``
-matrices and archives with vertex labels (``ids``) are read on rank 0
-(:func:`read_edges` returns None and the caller falls back).
+by rank 0 like a gzip file, each rank getting its slice; vertex labels
+(``ids``) are checked for shape and left alone, as a search does not use them.
+``scipy.sparse`` matrices are read on rank 0 (:func:`read_edges` returns None
+and the caller falls back).
 """
 
 from __future__ import annotations
@@ -524,14 +525,15 @@ def _npz_layout(path: str) -> dict | None:
 
     Each is ``(dtype, offset of the data in the file)``, the offset None for a
     compressed member (rank 0 streams it, see :func:`_npz_stream`). None for
-    anything the serial reader must handle: another layout, labels (``ids``),
-    malformed arrays (it then reports the problem).
+    anything the serial reader must handle: another layout, malformed arrays or
+    labels (``ids`` not one per vertex; it then reports the problem).
     """
     arrays = {}
     with zipfile.ZipFile(path) as z:
         members = {i.filename: i for i in z.infolist()}
         if not {"src.npy", "dst.npy"} <= members.keys() or \
-                set(members) - {"src.npy", "dst.npy", "n.npy", "directed.npy", "weights.npy"}:
+                set(members) - {"src.npy", "dst.npy", "n.npy", "directed.npy", "weights.npy",
+                                "ids.npy"}:
             return None
         with open(path, "rb") as f:
             for key in ("src", "dst", "weights"):
@@ -571,6 +573,13 @@ def _npz_layout(path: str) -> dict | None:
             with z.open("directed.npy") as f:
                 value = np.lib.format.read_array(f, allow_pickle=False).item()
             directed = None if (not isinstance(value, bool) and value < 0) else bool(value)
+        if "ids.npy" in members:
+            # Vertex labels: metadata a search does not use (nor does the rank-0 path),
+            # but the serial reader requires one per vertex; it reports any other shape.
+            with z.open("ids.npy") as f:
+                shape, _ = _npy_header(f)
+            if n is None or tuple(shape) != (n,):
+                return None
     return {"m": m, "src": arrays["src"][1:3], "dst": arrays["dst"][1:3], "n": n,
             "directed": directed}
 
@@ -591,7 +600,7 @@ def read_npz_edges(comm: Any, path: str, *, directed: bool | None = None,
     -------
     (src, dst, n, directed) or None
         As :func:`read_edges`; None (on every rank) for archives this cannot
-        slice (a ``scipy.sparse`` matrix, labels, malformed arrays,
+        slice (a ``scipy.sparse`` matrix, malformed arrays or labels,
         ``one_based``), which the caller reads on rank 0 with the serial reader.
 
     Raises

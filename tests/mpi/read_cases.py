@@ -157,6 +157,7 @@ def npz_files(tmp: str) -> tuple[list[str], list[str], list[str]]:
     np.savez_compressed(paths["zipped_small.npz"], src=src.astype(np.int32),
                         dst=dst.astype(np.uint16), n=np.int64(1000))
     put("labels.npz", src=src, dst=dst, n=np.int64(1000), ids=np.arange(1000) * 3)
+    put("bad_labels.npz", src=src, dst=dst, n=np.int64(1000), ids=np.arange(999))
     put("floats.npz", src=src.astype(float), dst=dst)
     late = 2400
     neg = src.copy()
@@ -168,8 +169,9 @@ def npz_files(tmp: str) -> tuple[list[str], list[str], list[str]]:
     paths["negative_zipped.npz"] = os.path.join(tmp, "negative_zipped.npz")
     np.savez_compressed(paths["negative_zipped.npz"], src=neg, dst=dst)
     return (["edges.npz", "no_n.npz", "tiny.npz", "empty_edges.npz", "zipped.npz",
-             "zipped_small.npz"],
-            ["labels.npz", "floats.npz"], ["negative.npz", "beyond_n.npz", "negative_zipped.npz"])
+             "zipped_small.npz", "labels.npz"],
+            ["bad_labels.npz", "floats.npz"],
+            ["negative.npz", "beyond_n.npz", "negative_zipped.npz"])
 
 
 def check_npz(grid: ProcessGrid, tmp: str) -> int:
