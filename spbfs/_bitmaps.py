@@ -6,7 +6,7 @@ import numba as nb
 import numpy as np
 from numba.cpython.unsafe.numbers import trailing_zeros
 
-__all__ = ["bit_index", "ids_from_bits", "set_bits", "test_and_set"]
+__all__ = ["bit_index", "ids_and_not", "ids_from_bits", "set_bits", "test_and_set"]
 
 
 @nb.njit(cache=True, inline="always")
@@ -42,6 +42,28 @@ def ids_from_bits(bits, offset, out, k0):  # type: ignore[no-untyped-def]
     one = np.uint64(1)
     for w in range(bits.shape[0]):
         word = bits[w]
+        while word:
+            out[k] = offset + w * 64 + bit_index(word)
+            k += 1
+            word &= word - one
+    return k
+
+
+@nb.njit(cache=True, nogil=True)
+def ids_and_not(bits, mask, offset, out):  # type: ignore[no-untyped-def]
+    """``offset + position`` of every bit set in ``bits`` and clear in ``mask``,
+    increasing, into ``out`` from 0; returns the count.
+
+    O(words + found) sequential work, 64 positions per word. The grid BFS reads
+    a level's new frontier piece this way (``visited`` and not ``prev``: sorted,
+    without a scatter or a sort) and the candidates of a first bottom-up level
+    (rows with entries and not done: a later sub-step, where most rows were
+    found before it, skips them 64 at a time).
+    """
+    k = 0
+    one = np.uint64(1)
+    for w in range(bits.shape[0]):
+        word = bits[w] & ~mask[w]
         while word:
             out[k] = offset + w * 64 + bit_index(word)
             k += 1

@@ -485,13 +485,22 @@ def _split_gz(path: PathLike) -> tuple[str, bool]:
     return Path(name).suffix, gz
 
 
+#: What decompressing a corrupt gzip stream raises (zlib.error: bad deflate data).
+_GZIP_ERRORS = (OSError, EOFError, zipfile.BadZipFile, zlib.error)
+
+
+def _gzip_error(path: PathLike, exc: BaseException) -> GraphFormatError:
+    """The error for a gzip stream that does not decompress (the parallel reader's too)."""
+    return GraphFormatError(path, None, f"not a valid gzip file ({exc})")
+
+
 def _read_bytes(path: PathLike) -> bytes:
     raw = Path(path).read_bytes()
     if _split_gz(path)[1] or raw[:2] == _GZIP_MAGIC:
         try:
             raw = gzip.decompress(raw)
-        except (OSError, EOFError, zipfile.BadZipFile, zlib.error) as exc:
-            raise GraphFormatError(path, None, f"not a valid gzip file ({exc})") from None
+        except _GZIP_ERRORS as exc:
+            raise _gzip_error(path, exc) from None
     if raw.startswith(_BOM):
         raw = raw[len(_BOM):]
     return raw

@@ -346,11 +346,10 @@ def test_topdown_fold_pairs_against_numpy(nparts: int) -> None:
 
 
 @pytest.mark.parametrize("density", [0.0, 0.3, 1.0])
-def test_open_candidates_are_open_rows_with_entries(density: float) -> None:
-    """The first bottom-up level's candidates: rows with entries whose bit in
-    ``comp`` is clear, as slots (``slot0`` + row) in increasing order."""
-    from spbfs._bitmaps import set_bits
-    from spbfs.dist import _kernels as K
+def test_first_candidates_are_open_rows_with_entries(density: float) -> None:
+    """The first bottom-up level's candidates (``ids_and_not``): rows with entries
+    whose bit in ``comp`` is clear, as slots (``slot0`` + row) in increasing order."""
+    from spbfs._bitmaps import ids_and_not, set_bits
 
     rng = np.random.default_rng(int(density * 10))
     nrows = 64 * 37
@@ -361,6 +360,6 @@ def test_open_candidates_are_open_rows_with_entries(density: float) -> None:
     set_bits(np.flatnonzero(has), ne, 0)
     set_bits(np.flatnonzero(done), comp, 0)
     cand = np.full(nrows, -1, np.int32)
-    k = K.open_candidates(ne, comp, 5 * nrows, cand)
+    k = ids_and_not(ne, comp, 5 * nrows, cand)
     np.testing.assert_array_equal(cand[:k], 5 * nrows + np.flatnonzero(has & ~done))
     assert (cand[k:] == -1).all()

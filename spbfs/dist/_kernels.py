@@ -11,10 +11,10 @@ import numba as nb
 import numpy as np
 
 from semirings._intrinsics import column_range, column_share, prefetch
-from spbfs._bitmaps import bit_index, ids_from_bits, set_bits, test_and_set
+from spbfs._bitmaps import ids_and_not, ids_from_bits, set_bits, test_and_set
 from spbfs._steps_numba import close_parts, word_cuts
 
-__all__ = ["ids_from_bits", "set_bits"]  # re-exported: the driver's bitmap helpers
+__all__ = ["ids_and_not", "ids_from_bits", "set_bits"]  # re-exported for the driver
 
 _AHEAD = 16
 
@@ -296,27 +296,6 @@ def _bu_serial(ptr, ind, jc, dcsc, lo_slot, row_base, front, comp, src, cand, fi
                      pairs)
 
 
-@nb.njit(cache=True, nogil=True)
-def open_candidates(nonempty, comp, slot0, cand):
-    """The rows with entries not yet done (``nonempty & ~comp``) as slots, increasing.
-
-    The first bottom-up level of a csr segment lists its candidates this way:
-    in a later sub-step most rows are already done (found by the ranks before
-    in the rotation), and reading 64 rows per word skips them for a fraction
-    of the cost of visiting each (on 2x2 at scale 18 the second sub-step kept
-    6 k of 37 k rows with entries). Returns the count written to ``cand``.
-    """
-    k = 0
-    one = np.uint64(1)
-    for w in range(comp.shape[0]):
-        word = nonempty[w] & ~comp[w]
-        while word:
-            cand[k] = slot0 + w * 64 + bit_index(word)
-            k += 1
-            word &= word - one
-    return k
-
-
 def bottomup_search(ptr, ind, jc, dcsc, lo_slot, hi_slot, row_base, front, comp, cand, ncand,
                     own, parents, levels, depth, deg, visited, new, nk, out_rows, out_par, k0,
                     col_piece0, b, B64, nchunks, pairs):
@@ -327,7 +306,7 @@ def bottomup_search(ptr, ind, jc, dcsc, lo_slot, hi_slot, row_base, front, comp,
     ids for csr, positions in ``jc`` for dcsc). ``cand[:ncand]`` lists the
     slots that may still find a parent (sorted; ``ncand < 0``: all slots, the
     first bottom-up level of a dcsc search, whose slots all have entries; csr
-    lists them with :func:`open_candidates`); rows marked in ``comp`` and rows
+    lists them with :func:`ids_and_not`); rows marked in ``comp`` and rows
     without entries are dropped from it, rows that find no parent stay.
     In-neighbours are scanned in increasing order up to the first one whose bit
     is set in the column-chunk frontier ``front``, so the parent is the
@@ -360,24 +339,6 @@ def bottomup_search(ptr, ind, jc, dcsc, lo_slot, hi_slot, row_base, front, comp,
                step, own, parents, levels, depth, deg, out_rows, out_par, k0, col_piece0,
                b, B64, res)
     return _bu_close(out_rows, out_par, k0, cand, res, step, own, comp, visited, new, nk, pairs)
-
-
-@nb.njit(cache=True, nogil=True)
-def new_ids(visited, prev, out):
-    """Positions of the bits set in ``visited`` but not in ``prev``, increasing, into ``out``.
-
-    The new frontier piece of a level, sorted, in O(words + found) sequential
-    work (no scatter through a bitmap, no sort). Returns the count.
-    """
-    k = 0
-    one = np.uint64(1)
-    for w in range(visited.shape[0]):
-        word = visited[w] & ~prev[w]
-        while word:
-            out[k] = w * 64 + bit_index(word)
-            k += 1
-            word &= word - one
-    return k
 
 
 @nb.njit(cache=True, nogil=True)

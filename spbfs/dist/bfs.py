@@ -426,7 +426,7 @@ class _Search:
         (``prev`` holds the bitmap before the level), sequentially.
         """
         if k * 64 > self.B:
-            k = K.new_ids(self.visited, self.prev, self.newbuf)
+            k = K.ids_and_not(self.visited, self.prev, 0, self.newbuf)
             return self.newbuf[:k]
         return np.sort(self.newbuf[:k])
 
@@ -524,7 +524,7 @@ class _Search:
             cand = self.cand[t * B:(t + 1) * B]
             nc = self.ncand[t]
             if nc < 0 and ne is not None:  # csr, first bottom-up level: list the open rows
-                nc = K.open_candidates(ne[t * bw:(t + 1) * bw], comp, t * B, cand)
+                nc = K.ids_and_not(ne[t * bw:(t + 1) * bw], comp, t * B, cand)
             k, self.ncand[t], sc, ds, nk = K.bottomup_search(
                 tptr, tind, tjc, tdcsc, slots[t], slots[t + 1], t * B, front, comp, cand, nc,
                 s == 0, self.parents, self.levels, depth, self.deg, self.visited, newbuf, nk,

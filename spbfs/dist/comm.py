@@ -36,6 +36,7 @@ import numpy as np
 __all__ = [
     "CollectiveError",
     "Posted",
+    "StreamSender",
     "WaitPolicy",
     "agree",
     "allgatherv",
@@ -49,7 +50,6 @@ __all__ = [
     "mpi",
     "policy",
     "recv_bytes",
-    "send_bytes",
     "sendrecv",
     "sendrecv_any",
     "wait_barrier",
@@ -426,18 +426,52 @@ def sendrecv(comm: Any, send: np.ndarray, dest: int, recv: np.ndarray, source: i
     _policy(comm).wait([r1, r2], send.nbytes + recv.nbytes >= BULK_BYTES)
 
 
-def send_bytes(comm: Any, data: bytes, dest: int, tag: int = 0) -> None:
-    """Send ``data`` (at most ``2**31 - 1`` bytes) to ``dest``, waiting under the policy."""
-    buf = np.frombuffer(data, np.uint8)
-    _policy(comm).wait(comm.Isend(buf, dest=dest, tag=tag), buf.nbytes >= BULK_BYTES)
+class StreamSender:
+    """Hands byte streams of unknown length to ranks ``first, first + 1, ...`` in turn.
+
+    The sending side of :func:`recv_bytes`: each rank's bytes go in messages of
+    exactly ``chunk`` bytes, then one shorter (maybe empty) that closes its
+    stream, so a receiver needs no count. At most one message is buffered.
+    :meth:`put` for a later rank closes the streams before it; :meth:`close_all`
+    closes every stream left, also after an error, so no receiver waits forever.
+    """
+
+    def __init__(self, comm: Any, chunk: int, tag: int, first: int = 1) -> None:
+        self.comm, self.chunk, self.tag = comm, chunk, tag
+        self.rank = first  # the rank whose stream is open
+        self.buf = bytearray()
+
+    def _send(self, data: bytes) -> None:
+        arr = np.frombuffer(data, np.uint8)
+        _policy(self.comm).wait(self.comm.Isend(arr, dest=self.rank, tag=self.tag),
+                                arr.nbytes >= BULK_BYTES)
+
+    def put(self, rank: int, piece: bytes) -> None:
+        """Append ``piece`` to ``rank``'s stream."""
+        while self.rank < rank:
+            self.close()
+        self.buf.extend(piece)
+        while len(self.buf) >= self.chunk:
+            self._send(bytes(self.buf[:self.chunk]))
+            del self.buf[:self.chunk]
+
+    def close(self) -> None:
+        """End the open stream (its short last message) and move to the next rank."""
+        self._send(bytes(self.buf))
+        self.buf.clear()
+        self.rank += 1
+
+    def close_all(self, size: int) -> None:
+        """End every stream up to rank ``size - 1``."""
+        while self.rank < size:
+            self.close()
 
 
 def recv_bytes(comm: Any, source: int, chunk: int, tag: int = 0) -> bytes:
     """Receive messages of ``chunk`` bytes from ``source`` up to a shorter one; joined.
 
-    The sender's protocol for a stream of unknown length (see
-    :func:`spbfs.dist.read._gz_share`): full messages, then one shorter (maybe
-    empty) that ends it. The waits may sleep: the sender is decompressing.
+    The receiving side of :class:`StreamSender`. The waits may sleep: the
+    sender is decompressing.
     """
     parts = []
     buf = np.empty(chunk, np.uint8)

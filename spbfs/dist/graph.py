@@ -118,7 +118,7 @@ class DistGraph:
         starts = np.arange(grid.pc + 1, dtype=np.int64) * d.B64
         # csr: a bitmap of the rows with entries (one bit per row of the row chunk;
         # dcsc stores no others). The first bottom-up level lists its candidates
-        # from it, without the rows already done (see _kernels.open_candidates).
+        # from it, without the rows already done (see _bitmaps.ids_and_not).
         self.nonempty: np.ndarray | None = None
         if tblock.format == "dcsc":
             self.seg_slots = np.searchsorted(tblock.jc, starts).astype(np.int64)

@@ -126,7 +126,7 @@ def _gz(path: str) -> bool:
 
 def _gz_error(path: str, exc: BaseException) -> str:
     """The serial reader's message for a corrupt gzip file."""
-    return f"cannot read {path}: {sio.GraphFormatError(path, None, f'not a valid gzip file ({exc})')}"
+    return f"cannot read {path}: {sio._gzip_error(path, exc)}"
 
 
 def _gz_size(path: str) -> int:
@@ -214,37 +214,21 @@ def _gz_share(comm: Any, path: str, b0: int, size: int) -> tuple[bytes, int, int
     msg = None
     if rank == 0:
         mine: list[bytes] = []
-        out = bytearray()
-        cur = [1]  # the rank whose bytes ``out`` holds
-
-        def flush(final: bool) -> None:
-            # Full messages while they last; a short one ends a rank's range.
-            while len(out) >= GZ_CHUNK:
-                C.send_bytes(comm, bytes(out[:GZ_CHUNK]), cur[0], tag=31)
-                del out[:GZ_CHUNK]
-            if final:
-                C.send_bytes(comm, bytes(out), cur[0], tag=31)
-                out.clear()
+        out = C.StreamSender(comm, GZ_CHUNK, tag=31)
 
         def emit(r: int, piece: bytes) -> None:
             if r == 0:
                 mine.append(piece)
-                return
-            while cur[0] < r:
-                flush(True)
-                cur[0] += 1
-            out.extend(piece)
-            flush(False)
+            else:
+                out.put(r, piece)
 
         cuts, last_nl = [b0] * (p + 1), False
         try:
             with gzip.open(path, "rb") as f:
                 cuts, last_nl = _gz_cuts(f, b0, targets, emit)
-        except (OSError, EOFError, zlib.error) as exc:
+        except sio._GZIP_ERRORS as exc:
             msg = _gz_error(path, exc)
-        while cur[0] < p:  # every other rank waits for its closing message
-            flush(True)
-            cur[0] += 1
+        out.close_all(p)
         data = b"".join(mine)
         info = (cuts, last_nl, msg)
     else:
@@ -298,12 +282,11 @@ def read_edges(comm: Any, path: str, *, directed: bool | None = None,
                 size = _gz_size(path)
             head = _head(path, fmt, size, one_based, gz)
             head["size"] = size
-    except (EOFError, zlib.error) as exc:
+    except (EOFError, zlib.error, gzip.BadGzipFile) as exc:  # a corrupt gzip stream
         msg = _gz_error(path, exc)
         special = False
     except (OSError, ValueError) as exc:
-        msg = _gz_error(path, exc) if gz and isinstance(exc, gzip.BadGzipFile) \
-            else f"cannot read {path}: {exc}"
+        msg = f"cannot read {path}: {exc}"
         special = False
     C.agree(comm, msg)
     if C.allreduce(comm, np.array([int(special)]), "max")[0]:
@@ -479,9 +462,9 @@ def _npz_stream(comm: Any, path: str, key: str, dt: np.dtype, m: int
     """This rank's slice of the compressed member ``key`` (collective).
 
     Rank 0 decompresses the member once, in order, keeping its own slice and
-    sending every other rank its slice as :func:`_gz_share` does (messages of
-    :data:`GZ_CHUNK` bytes, a shorter one last), so no rank holds more than its
-    slice and one message. Returns (the slice as int64, error message or None);
+    sending every other rank its slice through a :class:`~spbfs.dist.comm.StreamSender`
+    as :func:`_gz_share` does, so no rank holds more than its slice and one
+    message. Returns (the slice as int64, error message or None);
     on an error every rank still gets its closing message, so none hangs.
     """
     rank, p = comm.Get_rank(), comm.Get_size()
@@ -492,31 +475,26 @@ def _npz_stream(comm: Any, path: str, key: str, dt: np.dtype, m: int
         return a, C.bcast_obj(comm, None)
     msg = None
     mine = np.zeros(0, np.int64)
-    cur = 1  # the rank being served
+    out = C.StreamSender(comm, GZ_CHUNK, tag=32)
     try:
         with zipfile.ZipFile(path) as z, z.open(f"{key}.npy") as f:
             _npy_header(f)
-            raw = f.read(m // p * size)  # rank 0's slice: edges [0, m / p)
-            if len(raw) != m // p * size:
-                raise EOFError(f"{key}.npy ends after {len(raw) // size} of {m} ids")
-            mine = np.frombuffer(raw, dt).astype(np.int64)
-            for cur in range(1, p):
-                nbytes = (m * (cur + 1) // p - m * cur // p) * size
-                sent = 0
-                while True:
-                    want = min(GZ_CHUNK, nbytes - sent)
-                    piece = f.read(want)
-                    if len(piece) != want:
-                        raise EOFError(f"{key}.npy ends early")
-                    C.send_bytes(comm, piece, cur, tag=32)
-                    sent += want
-                    if want < GZ_CHUNK:
-                        break
-            cur = p
+            for r in range(p):  # rank r's slice: edges [r m / p, (r + 1) m / p)
+                left = (m * (r + 1) // p - m * r // p) * size
+                while left:
+                    piece = f.read(left if r == 0 else min(GZ_CHUNK, left))
+                    if not piece:
+                        raise EOFError(f"{key}.npy ends before its {m} ids")
+                    left -= len(piece)
+                    if r == 0:
+                        if left:  # zipfile reads return what they ask for, short at the end
+                            raise EOFError(f"{key}.npy ends before its {m} ids")
+                        mine = np.frombuffer(piece, dt).astype(np.int64)
+                    else:
+                        out.put(r, piece)
     except (OSError, EOFError, ValueError, zlib.error, zipfile.BadZipFile) as exc:
         msg = f"cannot read {path}: {key}.npy: {exc}"
-        for r in range(cur, p):  # a short message ends each waiting rank's stream
-            C.send_bytes(comm, b"", r, tag=32)
+    out.close_all(p)  # also after an error: every waiting rank gets its closing message
     return mine, C.bcast_obj(comm, msg)
 
 
