@@ -1091,6 +1091,90 @@ def _is_int_token(tok: bytes) -> bool:
     return t.isdigit()
 
 
+def sparse_pointer_problem(
+    indptr: np.ndarray, indices_shape: tuple[int, ...], first: int = 0, last: bool = True
+) -> str | None:
+    """What is wrong with a ``scipy.sparse`` archive's ``indptr``, or None.
+
+    ``indptr`` may be a slice starting at entry ``first`` of the whole array
+    (``last``: it holds the final entry), so the parallel reader checks its
+    slices with the serial reader's words. The order across slice boundaries
+    is the caller's to check.
+    """
+    if indptr.ndim != 1 or not np.issubdtype(indptr.dtype, np.integer):
+        return f"'indptr' must be a 1-D integer array, got {indptr.dtype} of shape {indptr.shape}"
+    if indptr.size and first == 0 and indptr[0] != 0:
+        return f"'indptr' must start at 0, not {indptr[0]}"
+    if indptr.size > 1:
+        down = np.flatnonzero(indptr[1:] < indptr[:-1])
+        if down.size:
+            k = int(down[0]) + first
+            return (f"'indptr' must not decrease: entry {k + 1} is "
+                    f"{indptr[k + 1 - first]} < {indptr[k - first]}")
+    nnz = indices_shape[0] if len(indices_shape) == 1 else -1
+    if last and indptr.size and indptr[-1] != nnz:
+        return (f"'indptr' ends at {indptr[-1]} but 'indices' has shape {indices_shape}: "
+                f"every stored entry must belong to a row or column")
+    return None
+
+
+def _sparse_edges(
+    path: PathLike, arch: np.lib.npyio.NpzFile, raw: bytes
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, int, str]:
+    """Edges of a square ``scipy.sparse`` archive: (src, dst, weights, n, format).
+
+    coo, csr and csc are read from their arrays, so an id out of range is
+    reported by its edge (the position of the stored entry) as for any other
+    file, and a pointer that decreases or ends early is an error rather than
+    rows of uninitialized memory or dropped entries (scipy checks neither on
+    load). Other formats go through scipy.
+    """
+    def bad(problem: str) -> GraphFormatError:
+        return GraphFormatError(path, None, problem)
+
+    try:
+        kind = arch["format"]
+        kind = kind.item().decode("ascii", "replace") if kind.dtype.kind == "S" else str(kind)
+        shape = arch["shape"]
+        if kind in ("coo", "csr", "csc"):
+            first, second = ("row", "col") if kind == "coo" else ("indptr", "indices")
+            a, b, data = arch[first], arch[second], arch["data"]
+    except (ValueError, TypeError, KeyError) as exc:
+        raise bad(f"unreadable scipy.sparse matrix ({exc})") from None
+    if shape.shape != (2,) or not np.issubdtype(shape.dtype, np.integer):
+        raise bad(f"unreadable scipy.sparse matrix ('shape' is {shape!r})")
+    if shape[0] != shape[1]:
+        raise bad(f"matrix is {shape[0]}x{shape[1]}: a graph's adjacency must be square")
+    n = int(shape[0])
+    if kind not in ("coo", "csr", "csc"):
+        import scipy.sparse as sp
+
+        try:
+            coo = sp.load_npz(_stdio.BytesIO(raw)).tocoo()
+        except (ValueError, OSError, KeyError, IndexError) as exc:
+            raise bad(f"unreadable scipy.sparse matrix ({exc})") from None
+        return coo.row.astype(np.int64), coo.col.astype(np.int64), coo.data, n, kind
+    for name, arr in ((first, a), (second, b)):
+        if arr.ndim != 1 or not np.issubdtype(arr.dtype, np.integer):
+            raise bad(f"'{name}' must be a 1-D integer array, got {arr.dtype} "
+                      f"of shape {arr.shape}")
+    if kind == "coo" and a.shape != b.shape:
+        raise bad(f"'row' and 'col' must be of equal length, got {a.size} and {b.size}")
+    if data.shape != b.shape:
+        raise bad(f"'data' has shape {data.shape}, expected {b.shape}")
+    if kind == "coo":
+        return a.astype(np.int64), b.astype(np.int64), data, n, kind
+    if a.size != n + 1:
+        raise bad(f"'indptr' has {a.size} entries, expected {n + 1} for {n}x{n}")
+    problem = sparse_pointer_problem(a, b.shape)
+    if problem:
+        raise bad(problem)
+    major = np.repeat(np.arange(n, dtype=np.int64), np.diff(a))
+    minor = b.astype(np.int64)
+    src, dst = (major, minor) if kind == "csr" else (minor, major)
+    return src, dst, data, n, kind
+
+
 def read_npz(
     path: PathLike,
     *,
@@ -1106,8 +1190,10 @@ def read_npz(
       (bool, or int8 with -1 meaning unspecified) and ``ids``, as written by
       :func:`save_npz`;
     * a ``scipy.sparse.save_npz`` matrix, which must be square: its stored
-      entries (explicit zeros included) become the edges, their values the
-      weights, and ``directed`` stays None.
+      entries (explicit zeros included) become the edges in stored order,
+      their values the weights, and ``directed`` stays None. coo, csr and csc
+      are read from their arrays, so a pointer that decreases or ends early
+      and an id out of range are errors naming the array or the edge.
 
     Ids are 0-based. See :func:`read_graph` for the parameters.
     """
@@ -1163,27 +1249,11 @@ def read_npz(
             if ids is not None and not renumber and (n is None or ids.shape != (n,)):
                 raise GraphFormatError(path, None, f"'ids' has shape {ids.shape}, expected ({n},)")
             meta["layout"] = "edges"
-        elif "format" in keys and ({"indptr", "indices"} <= keys or {"row", "col"} <= keys):
-            import scipy.sparse as sp
-
-            try:
-                mat = sp.load_npz(_stdio.BytesIO(raw))
-            except (ValueError, OSError, KeyError) as exc:
-                raise GraphFormatError(
-                    path, None, f"unreadable scipy.sparse matrix ({exc})"
-                ) from None
-            if mat.shape[0] != mat.shape[1]:
-                r, c = mat.shape
-                raise GraphFormatError(
-                    path, None, f"matrix is {r}x{c}: a graph's adjacency must be square"
-                )
-            coo = mat.tocoo()
-            src = coo.row.astype(np.int64)
-            dst = coo.col.astype(np.int64)
-            weights = coo.data
-            n, ids = mat.shape[0], None
+        elif {"format", "shape", "data"} <= keys:
+            src, dst, weights, n, kind = _sparse_edges(path, arch, raw)
+            ids = None
             meta["layout"] = "scipy.sparse"
-            meta["sparse_format"] = mat.format
+            meta["sparse_format"] = kind
         else:
             raise GraphFormatError(
                 path,

@@ -137,7 +137,7 @@ def test_parallel_read_matches_serial_reader(nranks: int, data_dir: Path) -> Non
     rc, out, err, _ = launch(nranks, [str(SCRIPTS / "read_cases.py"), str(data_dir)],
                              timeout=120)
     assert rc == 0, err
-    assert "READ OK 69 files" in out, out
+    assert "READ OK 88 files" in out, out
 
 
 # --------------------------------------------------------------------------- in process

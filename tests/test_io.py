@@ -407,6 +407,47 @@ def test_npz_errors(tmp_path):
         read_graph(p, one_based=True)
 
 
+def _csr_arrays(p, indptr, indices, kind="csr", data=None, shape=(3, 3)):
+    indices = np.asarray(indices, np.int32)
+    np.savez(p, indptr=np.asarray(indptr, np.int32), indices=indices, format=np.bytes_(kind),
+             shape=np.array(shape), data=np.ones(indices.size) if data is None else data)
+
+
+def test_npz_scipy_sparse_in_file_order(tmp_path):
+    # Edges come in the stored order (csc: column by column), as the parallel reader's
+    # slices do; bsr and dia still go through scipy.
+    p = tmp_path / "c.npz"
+    _csr_arrays(p, [0, 1, 3, 3], [2, 0, 1], kind="csc")
+    el = read_graph(p)
+    assert edges(el) == [(2, 0), (0, 1), (1, 1)] and el.meta["sparse_format"] == "csc"
+    for kind in ("bsr", "dia"):
+        sp.save_npz(p, sp.eye(3, format=kind))
+        assert sorted(edges(read_graph(p))) == [(0, 0), (1, 1), (2, 2)]
+
+
+def test_npz_scipy_sparse_errors(tmp_path):
+    # scipy loads all of these without complaint (or with a message naming no file).
+    p = tmp_path / "m.npz"
+    _csr_arrays(p, [0, 2, 1, 3], [1, 2, 0])
+    raises_at(p, None, "'indptr' must not decrease: entry 2 is 1 < 2")
+    _csr_arrays(p, [0, 1, 2, 2], [1, 2, 0])
+    raises_at(p, None, r"'indptr' ends at 2 but 'indices' has shape \(3,\)")
+    _csr_arrays(p, [1, 1, 2, 3], [1, 2, 0])
+    raises_at(p, None, "'indptr' must start at 0, not 1")
+    _csr_arrays(p, [0, 1, 3], [1, 2, 0])
+    raises_at(p, None, "'indptr' has 3 entries, expected 4 for 3x3")
+    _csr_arrays(p, [0, 1, 2, 3], [1, 3, 0])
+    raises_at(p, None, "edge 1: vertex id 3 out of range for declared n=3")
+    _csr_arrays(p, [0, 1, 2, 3], [1, 2, 0], data=np.ones(2))
+    raises_at(p, None, r"'data' has shape \(2,\), expected \(3,\)")
+    np.savez(p, row=np.array([0, 1]), col=np.array([2, -1]), format=np.bytes_("coo"),
+             shape=np.array([3, 3]), data=np.ones(2))
+    raises_at(p, None, "edge 1: negative vertex id -1")
+    np.savez(p, row=np.array([0, 1]), col=np.array([2]), format=np.bytes_("coo"),
+             shape=np.array([3, 3]), data=np.ones(2))
+    raises_at(p, None, "'row' and 'col' must be of equal length")
+
+
 # --------------------------------------------------------------------------- renumbering
 
 

@@ -282,8 +282,9 @@ class DistGraph:
         a gzip file is decompressed by rank 0, which sends each rank its range),
         so no rank holds the whole graph; a ``.npz`` of :func:`spbfs.io.save_npz`
         is read in slices at the arrays' offsets, or streamed by rank 0 when
-        compressed (:func:`spbfs.dist.read.read_npz_edges`). A ``scipy.sparse``
-        archive is read on rank 0 and scattered.
+        compressed (:func:`spbfs.dist.read.read_npz_edges`), and so is a coo, csr
+        or csc ``scipy.sparse`` archive; others (bsr, dia) are read on rank 0
+        and scattered.
 
         Parameters
         ----------

@@ -27,8 +27,12 @@ way without parsing: rank 0 reads the zip directory and the ``.npy`` headers of
 offsets in the file (:func:`read_npz_edges`); a compressed member is streamed
 by rank 0 like a gzip file, each rank getting its slice; vertex labels
 (``ids``) are checked for shape and left alone, as a search does not use them.
-``scipy.sparse`` matrices are read on rank 0 (:func:`read_edges` returns None
-and the caller falls back).
+A ``scipy.sparse`` archive in coo format is read like ``src`` and ``dst``; in
+csr or csc, every rank reads an equal slice of ``indptr`` and sends its rows
+as (row, length) runs to the ranks whose slices of ``indices`` they cover
+(:func:`_expand_pointer`). Other formats (bsr, dia) and archives that do not
+look right are read on rank 0 (:func:`read_edges` returns None and the caller
+falls back to the serial reader, which says what is wrong).
 """
 
 from __future__ import annotations
@@ -498,68 +502,207 @@ def _npz_stream(comm: Any, path: str, key: str, dt: np.dtype, m: int
     return mine, C.bcast_obj(comm, msg)
 
 
-def _npz_layout(path: str) -> dict | None:
-    """Where ``src`` and ``dst`` lie in a spbfs ``.npz``, or None.
+def _member(z: zipfile.ZipFile, f: Any, info: zipfile.ZipInfo
+            ) -> tuple[tuple[int, ...], np.dtype, int | None]:
+    """(shape, dtype, offset of the data in the file) of a ``.npy`` member.
 
-    Each is ``(dtype, offset of the data in the file)``, the offset None for a
-    compressed member (rank 0 streams it, see :func:`_npz_stream`). None for
-    anything the serial reader must handle: another layout, malformed arrays or
-    labels (``ids`` not one per vertex; it then reports the problem).
+    The offset is None for a compressed member (rank 0 streams it, see
+    :func:`_npz_stream`). Raises ValueError where the data would run past the
+    member's end.
     """
-    arrays = {}
-    with zipfile.ZipFile(path) as z:
+    if info.compress_type != zipfile.ZIP_STORED:
+        with z.open(info) as g:
+            shape, dtype = _npy_header(g)
+        return shape, dtype, None
+    # The data follow the local header, whose extra field may differ from the
+    # central directory's.
+    f.seek(info.header_offset)
+    local = f.read(30)
+    if len(local) != 30 or local[:4] != b"PK\x03\x04":
+        raise ValueError(f"{info.filename}: no local header")
+    nlen, xlen = struct.unpack("<HH", local[26:30])
+    begin = info.header_offset + 30 + nlen + xlen
+    f.seek(begin)
+    shape, dtype = _npy_header(f)
+    offset = f.tell()
+    if offset + int(np.prod(shape)) * dtype.itemsize > begin + info.file_size:
+        raise ValueError(f"{info.filename}: data past the member's end")
+    return shape, dtype, offset
+
+
+def _ints(shape: tuple[int, ...], dtype: np.dtype) -> bool:
+    return len(shape) == 1 and dtype.kind in "iu"
+
+
+def _npz_layout(path: str) -> dict | None:
+    """Where the edges lie in a ``.npz`` archive, or None.
+
+    For a spbfs archive: ``src`` and ``dst``; for a ``scipy.sparse`` archive:
+    ``row`` and ``col`` (coo) or ``indices`` and ``indptr`` (csr, csc), its
+    ``kind``. Each is ``(dtype, offset of the data in the file)``, the offset
+    None for a compressed member. None for anything the serial reader must
+    handle: another layout, malformed arrays or labels (``ids`` not one per
+    vertex; it then reports the problem).
+    """
+    with zipfile.ZipFile(path) as z, open(path, "rb") as f:
         members = {i.filename: i for i in z.infolist()}
-        if not {"src.npy", "dst.npy"} <= members.keys() or \
-                set(members) - {"src.npy", "dst.npy", "n.npy", "directed.npy", "weights.npy",
-                                "ids.npy"}:
-            return None
-        with open(path, "rb") as f:
-            for key in ("src", "dst", "weights"):
-                info = members.get(f"{key}.npy")
-                if info is None:
-                    continue
-                if info.compress_type != zipfile.ZIP_STORED:
-                    with z.open(info) as g:
-                        shape, dtype = _npy_header(g)
-                    if len(shape) != 1 or dtype.hasobject:
-                        return None
-                    arrays[key] = (shape[0], dtype.str, None, dtype.kind in "iu")
-                    continue
-                # The data follow the local header, whose extra field may differ from
-                # the central directory's.
-                f.seek(info.header_offset)
-                local = f.read(30)
-                if len(local) != 30 or local[:4] != b"PK\x03\x04":
-                    return None
-                nlen, xlen = struct.unpack("<HH", local[26:30])
-                f.seek(info.header_offset + 30 + nlen + xlen)
-                shape, dtype = _npy_header(f)
-                offset = f.tell()
-                if len(shape) != 1 or dtype.hasobject or \
-                        offset + shape[0] * dtype.itemsize > info.header_offset + 30 + nlen + \
-                        xlen + info.file_size:
-                    return None
-                arrays[key] = (shape[0], dtype.str, offset, dtype.kind in "iu")
-        (m, _, _, src_int), (m2, _, _, dst_int) = arrays["src"], arrays["dst"]
-        if m != m2 or not (src_int and dst_int) or arrays.get("weights", (m,))[0] != m:
-            return None
-        n = directed = None
-        if "n.npy" in members:
-            with z.open("n.npy") as f:
-                n = int(np.lib.format.read_array(f, allow_pickle=False))
-        if "directed.npy" in members:
-            with z.open("directed.npy") as f:
-                value = np.lib.format.read_array(f, allow_pickle=False).item()
-            directed = None if (not isinstance(value, bool) and value < 0) else bool(value)
-        if "ids.npy" in members:
-            # Vertex labels: metadata a search does not use (nor does the rank-0 path),
-            # but the serial reader requires one per vertex; it reports any other shape.
-            with z.open("ids.npy") as f:
-                shape, _ = _npy_header(f)
-            if n is None or tuple(shape) != (n,):
+        names = set(members)
+        if {"src.npy", "dst.npy"} <= names:
+            if names - {"src.npy", "dst.npy", "n.npy", "directed.npy", "weights.npy", "ids.npy"}:
                 return None
-    return {"m": m, "src": arrays["src"][1:3], "dst": arrays["dst"][1:3], "n": n,
-            "directed": directed}
+            return _edges_layout(z, f, members)
+        if {"format.npy", "shape.npy", "data.npy"} <= names:
+            return _sparse_layout(z, f, members)
+    return None
+
+
+def _edges_layout(z: zipfile.ZipFile, f: Any, members: dict) -> dict | None:
+    """:func:`_npz_layout` of a :func:`spbfs.io.save_npz` archive."""
+    arrays = {key: _member(z, f, members[f"{key}.npy"])
+              for key in ("src", "dst", "weights") if f"{key}.npy" in members}
+    (src_shape, src_dt, _), (dst_shape, dst_dt, _) = arrays["src"], arrays["dst"]
+    m = src_shape[0] if src_shape else -1
+    weights = arrays.get("weights", ((m,), np.dtype(np.float64), None))
+    if not (_ints(src_shape, src_dt) and _ints(dst_shape, dst_dt)) or \
+            dst_shape != (m,) or weights[0] != (m,) or weights[1].hasobject:
+        return None
+    n = directed = None
+    if "n.npy" in members:
+        with z.open("n.npy") as g:
+            n = int(np.lib.format.read_array(g, allow_pickle=False))
+    if "directed.npy" in members:
+        with z.open("directed.npy") as g:
+            value = np.lib.format.read_array(g, allow_pickle=False).item()
+        directed = None if (not isinstance(value, bool) and value < 0) else bool(value)
+    if "ids.npy" in members:
+        # Vertex labels: metadata a search does not use (nor does the rank-0 path),
+        # but the serial reader requires one per vertex; it reports any other shape.
+        with z.open("ids.npy") as g:
+            shape, _ = _npy_header(g)
+        if n is None or tuple(shape) != (n,):
+            return None
+    return {"kind": "edges", "m": m, "src": ("src", src_dt.str, arrays["src"][2]),
+            "dst": ("dst", dst_dt.str, arrays["dst"][2]), "n": n, "directed": directed}
+
+
+def _sparse_layout(z: zipfile.ZipFile, f: Any, members: dict) -> dict | None:
+    """:func:`_npz_layout` of a square coo, csr or csc ``scipy.sparse`` archive.
+
+    Checks what scipy checks on load (shapes and lengths); anything else (bsr,
+    dia, a non-square shape) is left to the serial reader, which says what is
+    wrong. The pointer's values are checked as the slices are read.
+    """
+    with z.open("format.npy") as g:
+        kind = np.lib.format.read_array(g, allow_pickle=False)
+    with z.open("shape.npy") as g:
+        shape = np.lib.format.read_array(g, allow_pickle=False)
+    if kind.shape != () or kind.dtype.kind != "S" or shape.shape != (2,) or \
+            shape.dtype.kind not in "iu" or shape[0] != shape[1]:
+        return None
+    kind = kind.item().decode("ascii", "replace")
+    keys = {"coo": ("row", "col"), "csr": ("indptr", "indices"),
+            "csc": ("indptr", "indices")}.get(kind)
+    if keys is None or set(members) != {f"{k}.npy" for k in (*keys, "format", "shape",
+                                                             "data")} | \
+            ({"_is_array.npy"} & set(members)):
+        return None
+    n = int(shape[0])
+    arrays = {key: _member(z, f, members[f"{key}.npy"]) for key in (*keys, "data")}
+    first, second, data = (arrays[k] for k in (*keys, "data"))
+    m = second[0][0] if second[0] else -1
+    if not (_ints(*first[:2]) and _ints(*second[:2])) or data[0] != (m,) or data[1].hasobject or \
+            first[0] != ((n + 1,) if kind != "coo" else (m,)):
+        return None
+    layout = {"kind": kind, "m": m, "n": n, "directed": None}
+    for key, (_, dt, offset) in arrays.items():
+        layout[key] = (key, dt.str, offset)
+    if kind == "coo":
+        layout["src"], layout["dst"] = layout.pop("row"), layout.pop("col")
+    return layout
+
+
+def _slice(comm: Any, path: str, where: tuple[str, str, int | None], total: int
+           ) -> np.ndarray:
+    """This rank's slice ``[r total / p, (r + 1) total / p)`` of a member (collective).
+
+    ``where`` is the member's (name without ``.npy``, dtype, offset) from :func:`_npz_layout`.
+
+    Read at its offset in the file, or streamed by rank 0 for a compressed
+    member; returned as int64. Raises CollectiveError on every rank on failure.
+    """
+    rank, p = comm.Get_rank(), comm.Get_size()
+    key, dtype, offset = where
+    dt = np.dtype(dtype)
+    if offset is None:
+        a, msg = _npz_stream(comm, path, key, dt, total)
+        C.agree(comm, msg)
+        return a
+    lo, hi = total * rank // p, total * (rank + 1) // p
+    msg = None
+    a = np.zeros(0, np.int64)
+    try:
+        a = np.fromfile(path, dtype=dt, count=hi - lo, offset=offset + lo * dt.itemsize)
+        if a.shape[0] != hi - lo:
+            raise OSError(f"read {a.shape[0]} of {hi - lo} ids at offset {offset}")
+    except OSError as exc:
+        msg = f"cannot read {path}: {exc}"
+    C.agree(comm, msg)
+    return a.astype(np.int64, copy=False)
+
+
+def _expand_pointer(comm: Any, path: str, layout: dict) -> np.ndarray:
+    """The major ids (rows of csr, columns of csc) of this rank's edges (collective).
+
+    Every rank reads an equal slice of ``indptr`` and turns its nonempty rows
+    into runs (row, length), split at the edge cuts ``r m / p``; an Alltoallv
+    sends each run to the rank whose edges it covers, which expands them in
+    order. No rank holds more than its slice of the pointer and its edges'
+    runs. The pointer is checked with the serial reader's words.
+    """
+    rank, p = comm.Get_rank(), comm.Get_size()
+    n, m = layout["n"], layout["m"]
+    ptr = _slice(comm, path, layout["indptr"], n + 1)
+    first = (n + 1) * rank // p
+    last = (n + 1) * (rank + 1) // p == n + 1
+    heads = C.allgather_int(comm, int(ptr[0]) if ptr.size else 0)
+    # The entry after this slice starts the next nonempty slice.
+    sizes = np.diff((n + 1) * np.arange(p + 1, dtype=np.int64) // p)
+    later = np.flatnonzero(sizes[rank + 1:]) + rank + 1
+    after = int(heads[later[0]]) if ptr.size and later.size else None
+    problem = sio.sparse_pointer_problem(ptr, (m,), first, last)
+    if problem is None and after is not None and ptr.size and after < ptr[-1]:
+        k = first + ptr.size - 1
+        problem = f"'indptr' must not decrease: entry {k + 1} is {after} < {ptr[-1]}"
+    C.agree(comm, first_problem(comm, path, problem))
+    ends = np.append(ptr[1:], after) if after is not None else ptr[1:]
+    starts = ptr[:ends.size]
+    rows = np.flatnonzero(ends > starts)
+    cuts = m * np.arange(1, p, dtype=np.int64) // p
+    lo, hi = (int(starts[0]), int(ends[-1])) if ends.size else (0, 0)
+    # Pieces start at every nonempty run's start and at every cut inside this span.
+    inner = cuts[(cuts > lo) & (cuts < hi)]
+    at = np.union1d(starts[rows], inner)
+    length = np.diff(np.append(at, hi))
+    row = first + rows[np.searchsorted(starts[rows], at, side="right") - 1]
+    owner = np.searchsorted(cuts, at, side="right")
+    counts = np.bincount(owner, minlength=p)
+    got_rows, _ = C.alltoallv(comm, row, counts)
+    got_len, _ = C.alltoallv(comm, length, counts)
+    return np.repeat(got_rows, got_len)
+
+
+def first_problem(comm: Any, path: str, problem: str | None) -> str | None:
+    """The lowest rank's problem as every rank's message (collective).
+
+    Slices are in file order, so the lowest rank's problem is the one the
+    serial reader, reading from the start, meets first.
+    """
+    flags = C.allgather_int(comm, 1 if problem else 0)
+    if not flags.any():
+        return None
+    owner = int(np.flatnonzero(flags)[0])
+    problem = C.bcast_obj(comm, problem, root=owner)
+    return f"cannot read {path}: " + str(sio.GraphFormatError(path, None, problem))
 
 
 def read_npz_edges(comm: Any, path: str, *, directed: bool | None = None,
@@ -568,7 +711,9 @@ def read_npz_edges(comm: Any, path: str, *, directed: bool | None = None,
     """This rank's share of the edges of a ``.npz`` archive (collective).
 
     The archive is one :func:`spbfs.io.save_npz` writes (``src``, ``dst`` and
-    optionally ``n``, ``directed``, ``weights``, which a search does not use).
+    optionally ``n``, ``directed``, ``weights``, which a search does not use),
+    or a square coo, csr or csc ``scipy.sparse`` archive, whose edges are its
+    stored entries in file order.
     Rank ``r`` of ``p`` gets edges ``[r m / p, (r + 1) m / p)``: read straight
     from the file, or for a compressed archive sent by rank 0 as it
     decompresses (:func:`_npz_stream`); the range checks are those of
@@ -578,14 +723,15 @@ def read_npz_edges(comm: Any, path: str, *, directed: bool | None = None,
     -------
     (src, dst, n, directed) or None
         As :func:`read_edges`; None (on every rank) for archives this cannot
-        slice (a ``scipy.sparse`` matrix, malformed arrays or labels,
+        slice (a bsr or dia matrix, malformed arrays or labels,
         ``one_based``), which the caller reads on rank 0 with the serial reader.
 
     Raises
     ------
     CollectiveError
         On every rank, ``cannot read PATH: PATH: edge K: ...`` as the serial
-        reader says it, for an id out of range.
+        reader says it, for an id out of range, or ``... 'indptr' ...`` for a
+        pointer that does not start at 0, decreases or ends early.
     """
     rank, p = comm.Get_rank(), comm.Get_size()
     layout = None
@@ -598,26 +744,15 @@ def read_npz_edges(comm: Any, path: str, *, directed: bool | None = None,
     if layout is None:
         return None
     m = layout["m"]
-    lo, hi = m * rank // p, m * (rank + 1) // p
+    lo = m * rank // p
+    if layout["kind"] in ("csr", "csc"):
+        major = _expand_pointer(comm, path, layout)
+        minor = _slice(comm, path, layout["indices"], m)
+        src, dst = (major, minor) if layout["kind"] == "csr" else (minor, major)
+    else:
+        src = _slice(comm, path, layout["src"], m)
+        dst = _slice(comm, path, layout["dst"], m)
     msg = None
-    ids = []
-    for key in ("src", "dst"):
-        dtype, offset = layout[key]
-        dt = np.dtype(dtype)
-        if offset is None:
-            a, msg = _npz_stream(comm, path, key, dt, m)
-            C.agree(comm, msg)
-            ids.append(a)
-            continue
-        try:
-            a = np.fromfile(path, dtype=dt, count=hi - lo, offset=offset + lo * dt.itemsize)
-            if a.shape[0] != hi - lo:
-                raise OSError(f"read {a.shape[0]} of {hi - lo} ids at offset {offset}")
-            ids.append(a.astype(np.int64, copy=False))
-        except OSError as exc:
-            msg = f"cannot read {path}: {exc}"
-        C.agree(comm, msg)
-    src, dst = ids
 
     def fail(problem: str, bad: np.ndarray) -> str:
         row = int(np.flatnonzero(bad)[0])  # the lowest rank with a bad edge holds the first

@@ -128,7 +128,7 @@ def same_error(comm, path: str, exact: bool, **opts) -> None:
         raise AssertionError(f"{path}: accepted")
 
 
-def npz_files(tmp: str) -> tuple[list[str], list[str], list[str]]:
+def npz_files(tmp: str, size: int) -> tuple[list[str], list[str], list[str]]:
     """Archives read in slices, archives left to rank 0, malformed sliced archives."""
     from spbfs.edges import EdgeList
     from spbfs.io import save_npz
@@ -168,10 +168,72 @@ def npz_files(tmp: str) -> tuple[list[str], list[str], list[str]]:
     put("beyond_n.npz", src=src, dst=far, n=np.int64(1000))
     paths["negative_zipped.npz"] = os.path.join(tmp, "negative_zipped.npz")
     np.savez_compressed(paths["negative_zipped.npz"], src=neg, dst=dst)
+    sliced, whole, bad = scipy_files(tmp, size, put)
     return (["edges.npz", "no_n.npz", "tiny.npz", "empty_edges.npz", "zipped.npz",
-             "zipped_small.npz", "labels.npz"],
-            ["bad_labels.npz", "floats.npz"],
-            ["negative.npz", "beyond_n.npz", "negative_zipped.npz"])
+             "zipped_small.npz", "labels.npz", *sliced],
+            ["bad_labels.npz", "floats.npz", *whole],
+            ["negative.npz", "beyond_n.npz", "negative_zipped.npz", *bad])
+
+
+def scipy_files(tmp: str, size: int, put) -> tuple[list[str], list[str], list[str]]:
+    """scipy.sparse archives: sliced (coo, csr, csc), left to rank 0, malformed.
+
+    ``size`` ranks read them: one malformed pointer decreases exactly where
+    rank 0's slice of ``indptr`` meets rank 1's, which only the check across
+    slices can see.
+    """
+    import scipy.sparse as sp
+
+    rng = np.random.default_rng(11)
+    a = sp.random(1000, 1000, density=0.003, format="lil", random_state=rng)
+    a[7, :] = 1.0  # a hub row longer than any rank's share of the edges
+    a = a.tocsr()
+    names = []
+
+    def save(name: str, mat, compressed: bool = False) -> None:
+        sp.save_npz(os.path.join(tmp, name), mat, compressed=compressed)
+        names.append(name)
+
+    for fmt in ("csr", "csc", "coo"):
+        save(f"sp_{fmt}.npz", a.asformat(fmt))
+        save(f"sp_{fmt}_zipped.npz", a.asformat(fmt), compressed=True)
+    save("sp_csr_array.npz", sp.csr_array(a))
+    save("sp_tiny.npz", sp.csr_matrix(np.array([[0, 1], [1, 0]])))  # fewer rows than ranks
+    save("sp_empty.npz", sp.csc_matrix((5, 5)))
+    sliced, names = names, []
+    save("sp_bsr.npz", a.tobsr())
+    save("sp_dia.npz", sp.dia_matrix(np.eye(4)))
+    save("sp_rect.npz", a[:, :900].tocsr())
+    put("sp_short_ptr.npz", indices=a.indices, indptr=a.indptr[:-1], format=np.bytes_(b"csr"),
+        shape=np.array([1000, 1000]), data=a.data)
+    whole, names = [*names, "sp_short_ptr.npz"], []
+    late = a.indptr[800]
+    ind = a.indices.copy()
+    ind[late] = 1000
+    put("sp_beyond_n.npz", indices=ind, indptr=a.indptr, format=np.bytes_(b"csr"),
+        shape=np.array([1000, 1000]), data=a.data)
+    ind[late] = -3
+    np.savez_compressed(os.path.join(tmp, "sp_negative.npz"), indices=ind, indptr=a.indptr,
+                        format=np.bytes_(b"csc"), shape=np.array([1000, 1000]), data=a.data)
+    ptr = a.indptr.copy()
+    ptr[700] = ptr[702]  # decreases from entry 700 to 701, inside some rank's slice
+    put("sp_down.npz", indices=a.indices, indptr=ptr, format=np.bytes_(b"csr"),
+        shape=np.array([1000, 1000]), data=a.data)
+    edge = 1001 // size if size > 1 else 500  # rank 1's first pointer entry
+    ptr = a.indptr.copy()
+    ptr[edge - 1] = ptr[edge] + 1
+    put("sp_down_at_cut.npz", indices=a.indices, indptr=ptr, format=np.bytes_(b"csr"),
+        shape=np.array([1000, 1000]), data=a.data)
+    ptr = a.indptr.copy()
+    ptr[-1] -= 2  # scipy would drop the last two entries
+    np.savez_compressed(os.path.join(tmp, "sp_drops.npz"), indices=a.indices, indptr=ptr,
+                        format=np.bytes_(b"csr"), shape=np.array([1000, 1000]), data=a.data)
+    ptr = a.indptr.copy()
+    ptr[0] = 1
+    put("sp_start.npz", indices=a.indices, indptr=ptr, format=np.bytes_(b"csr"),
+        shape=np.array([1000, 1000]), data=a.data)
+    return sliced, whole, ["sp_beyond_n.npz", "sp_negative.npz", "sp_down.npz",
+                           "sp_down_at_cut.npz", "sp_drops.npz", "sp_start.npz"]
 
 
 def check_npz(grid: ProcessGrid, tmp: str) -> int:
@@ -185,7 +247,7 @@ def check_npz(grid: ProcessGrid, tmp: str) -> int:
 
     comm = grid.comm
     rank = comm.Get_rank()
-    names = npz_files(tmp) if rank == 0 else None
+    names = npz_files(tmp, comm.Get_size()) if rank == 0 else None
     sliced, whole, bad = C.bcast_obj(comm, names)
     default = R.GZ_CHUNK
     runs = [(name, default) for name in sliced] + [("zipped.npz", 1000),
