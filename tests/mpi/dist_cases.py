@@ -108,6 +108,11 @@ def check_grid(shape: str, cases: list[int]) -> None:
                         tag = f"{shape} {name} {fmt} {direction} {enc} source {s}"
                         assert np.array_equal(full.levels, ref.levels), f"{tag}: levels differ"
                         assert np.array_equal(full.levels, scipy_lv), f"{tag}: scipy differs"
+                        if direction == "top-down" or grid.pc == 1:
+                            # Every parent the smallest frontier neighbour, as in one process
+                            # (bottom-up on pc > 1 keeps the first found in rotation order).
+                            assert np.array_equal(full.parents, ref.parents), \
+                                f"{tag}: parents differ from one process's"
                         v = validate_bfs_tree(el, s, full.parents, full.levels,
                                               directed=directed)
                         assert v["reached"] == info["reached"] == r.reached, tag
