@@ -539,8 +539,8 @@ def _npz_layout(path: str) -> dict | None:
 
     For a spbfs archive: ``src`` and ``dst``; for a ``scipy.sparse`` archive:
     ``row`` and ``col`` (coo) or ``indices`` and ``indptr`` (csr, csc), its
-    ``kind``. Each is ``(dtype, offset of the data in the file)``, the offset
-    None for a compressed member. None for anything the serial reader must
+    ``kind``. Each is ``(member name without .npy, dtype, offset of the data
+    in the file)``, the offset None for a compressed member. None for anything the serial reader must
     handle: another layout, malformed arrays or labels (``ids`` not one per
     vertex; it then reports the problem).
     """
@@ -673,7 +673,7 @@ def _expand_pointer(comm: Any, path: str, layout: dict) -> np.ndarray:
     if problem is None and after is not None and ptr.size and after < ptr[-1]:
         k = first + ptr.size - 1
         problem = f"'indptr' must not decrease: entry {k + 1} is {after} < {ptr[-1]}"
-    C.agree(comm, first_problem(comm, path, problem))
+    C.agree(comm, _first_problem(comm, path, problem))
     ends = np.append(ptr[1:], after) if after is not None else ptr[1:]
     starts = ptr[:ends.size]
     rows = np.flatnonzero(ends > starts)
@@ -691,7 +691,7 @@ def _expand_pointer(comm: Any, path: str, layout: dict) -> np.ndarray:
     return np.repeat(got_rows, got_len)
 
 
-def first_problem(comm: Any, path: str, problem: str | None) -> str | None:
+def _first_problem(comm: Any, path: str, problem: str | None) -> str | None:
     """The lowest rank's problem as every rank's message (collective).
 
     Slices are in file order, so the lowest rank's problem is the one the
