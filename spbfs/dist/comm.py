@@ -8,9 +8,14 @@ rank it is waiting for; yielding keeps the job's throughput (measured: an
 8-byte Allreduce on 4 ranks over 2 cores took 8.5 ms busy-polling and 0.1 ms
 yielding). ``SPBFS_DIST_WAIT=busy`` restores plain polling. Transfers of
 :data:`BULK_BYTES` or more never sleep (MPI moves them one piece per poll).
-Measured on 4 ranks (2x2, scale 18) over 2 cores: the default (3 ms of
-yields, then sleeps) 12-17 ms per search; yielding without end 13-16 ms;
-sleeping early (no yields, or 0.2 ms of them) 17-22 ms.
+Measured on 4 ranks (2x2, scale 18) over 2 cores: 3 ms of yields, then
+sleeps, 12-17 ms per search; yielding without end 13-16 ms; sleeping early
+(no yields, or 0.2 ms of them) 17-22 ms. The default yields for 100 ms
+before it sleeps: with 3 ms, a level whose wait passed 3 ms put ranks to
+sleep, each message then needed a sleeping rank to wake (up to 1 ms a step),
+every later wait passed 3 ms too, and the search went on at 10-17 ms a level
+(4x1, scale 18: one search in 5 took 30-90 ms instead of 8; harmonic-mean
+TEPS 169-271 M against 514-546 M with 100 ms of yields).
 
 Counts of variable-size collectives travel as C ints, so :func:`alltoallv` and
 :func:`allgatherv` split large exchanges into rounds of at most ``max_count``
@@ -95,7 +100,9 @@ class WaitPolicy:
     spin : float
         Seconds of plain polling first.
     yield_ : float
-        Further seconds of polling with ``os.sched_yield`` between polls.
+        Further seconds of polling with ``os.sched_yield`` between polls:
+        longer than any wait inside a search, so that only long waits (a rank
+        reading a file) sleep.
     min_sleep, max_sleep : float
         Then sleep between polls, starting at ``min_sleep`` and doubling up to
         ``max_sleep``.
@@ -104,7 +111,7 @@ class WaitPolicy:
     """
 
     spin: float = 2e-6
-    yield_: float = 3e-3
+    yield_: float = 0.1
     min_sleep: float = 5e-5
     max_sleep: float = 1e-3
     busy: bool = False
