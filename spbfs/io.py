@@ -1091,7 +1091,7 @@ def _is_int_token(tok: bytes) -> bool:
     return t.isdigit()
 
 
-def sparse_pointer_problem(
+def _sparse_pointer_problem(
     indptr: np.ndarray, indices_shape: tuple[int, ...], first: int = 0, last: bool = True
 ) -> str | None:
     """What is wrong with a ``scipy.sparse`` archive's ``indptr``, or None.
@@ -1166,7 +1166,7 @@ def _sparse_edges(
         return a.astype(np.int64), b.astype(np.int64), data, n, kind
     if a.size != n + 1:
         raise bad(f"'indptr' has {a.size} entries, expected {n + 1} for {n}x{n}")
-    problem = sparse_pointer_problem(a, b.shape)
+    problem = _sparse_pointer_problem(a, b.shape)
     if problem:
         raise bad(problem)
     major = np.repeat(np.arange(n, dtype=np.int64), np.diff(a))

@@ -669,7 +669,7 @@ def _expand_pointer(comm: Any, path: str, layout: dict) -> np.ndarray:
     sizes = np.diff((n + 1) * np.arange(p + 1, dtype=np.int64) // p)
     later = np.flatnonzero(sizes[rank + 1:]) + rank + 1
     after = int(heads[later[0]]) if ptr.size and later.size else None
-    problem = sio.sparse_pointer_problem(ptr, (m,), first, last)
+    problem = sio._sparse_pointer_problem(ptr, (m,), first, last)
     if problem is None and after is not None and ptr.size and after < ptr[-1]:
         k = first + ptr.size - 1
         problem = f"'indptr' must not decrease: entry {k + 1} is {after} < {ptr[-1]}"
