@@ -12,8 +12,10 @@ Measured on 4 ranks (2x2, scale 18) over 2 cores: 3 ms of yields, then
 sleeps, 12-17 ms per search; yielding without end 13-16 ms; sleeping early
 (no yields, or 0.2 ms of them) 17-22 ms. The default yields for 100 ms
 before it sleeps: with 3 ms, a level whose wait passed 3 ms put ranks to
-sleep, each message then needed a sleeping rank to wake (up to 1 ms a step),
-every later wait passed 3 ms too, and the search went on at 10-17 ms a level
+sleep, every step that needed a sleeping rank (a collective's next round, a
+send of 8 KiB or more, which MPICH completes only once the receiver polls)
+waited for it to wake, every later wait passed 3 ms too, and the search
+went on at 10-17 ms a level
 (4x1, scale 18: one search in 5 took 30-90 ms instead of 8; harmonic-mean
 TEPS 169-271 M against 514-546 M with 100 ms of yields).
 
