@@ -673,7 +673,10 @@ def _expand_pointer(comm: Any, path: str, layout: dict) -> np.ndarray:
     if problem is None and after is not None and ptr.size and after < ptr[-1]:
         k = first + ptr.size - 1
         problem = f"'indptr' must not decrease: entry {k + 1} is {after} < {ptr[-1]}"
-    C.agree(comm, _first_problem(comm, path, problem))
+    # Slices are in file order: the lowest rank's problem, which agree() reports,
+    # is the one the serial reader meets first.
+    C.agree(comm, None if problem is None else
+            f"cannot read {path}: " + str(sio.GraphFormatError(path, None, problem)))
     ends = np.append(ptr[1:], after) if after is not None else ptr[1:]
     starts = ptr[:ends.size]
     rows = np.flatnonzero(ends > starts)
@@ -689,20 +692,6 @@ def _expand_pointer(comm: Any, path: str, layout: dict) -> np.ndarray:
     got_rows, _ = C.alltoallv(comm, row, counts)
     got_len, _ = C.alltoallv(comm, length, counts)
     return np.repeat(got_rows, got_len)
-
-
-def _first_problem(comm: Any, path: str, problem: str | None) -> str | None:
-    """The lowest rank's problem as every rank's message (collective).
-
-    Slices are in file order, so the lowest rank's problem is the one the
-    serial reader, reading from the start, meets first.
-    """
-    flags = C.allgather_int(comm, 1 if problem else 0)
-    if not flags.any():
-        return None
-    owner = int(np.flatnonzero(flags)[0])
-    problem = C.bcast_obj(comm, problem, root=owner)
-    return f"cannot read {path}: " + str(sio.GraphFormatError(path, None, problem))
 
 
 def read_npz_edges(comm: Any, path: str, *, directed: bool | None = None,
