@@ -1,6 +1,6 @@
 """The 2D-distributed BFS: TEPS per grid, time split, words sent against the model.
 
-Launches ``mpiexec -n P python -m spbfs.dist bench ... --json`` once per
+Launches ``mpiexec -n P python -m spbfs.mpi bench ... --json`` once per
 configuration and prints:
 
 1. **TEPS** — Kronecker scale 18 and 20 (edge factor 16) on grids 1×1, 1×2,
@@ -68,11 +68,11 @@ def _load() -> str:
 def run(grid: str, scale: int, *, roots: int, fmt: str = "csr", direction: str = "auto",
         validate_roots: int = 2, edgefactor: int = 16, seed: int = 1, timeout: float = 900,
         extra: list[str] | None = None) -> dict:
-    """One ``spbfs.dist bench`` launch; returns its JSON document."""
+    """One ``spbfs.mpi bench`` launch; returns its JSON document."""
     pr, pc = (int(x) for x in grid.split("x"))
     with tempfile.TemporaryDirectory() as tmp:
         js = Path(tmp) / "out.json"
-        cmd = [_mpiexec(), "-n", str(pr * pc), sys.executable, "-m", "spbfs.dist", "bench",
+        cmd = [_mpiexec(), "-n", str(pr * pc), sys.executable, "-m", "spbfs.mpi", "bench",
                "--scale", str(scale), "--edgefactor", str(edgefactor), "--roots", str(roots),
                "--seed", str(seed), "--grid", grid, "--format", fmt, "--direction", direction,
                "--validate-roots", str(validate_roots), "--json", str(js), *(extra or [])]
@@ -237,7 +237,7 @@ def main(argv: list[str] | None = None) -> int:
                                                "teps,volume,memory")
     ap.add_argument("--markdown", action="store_true")
     ap.add_argument("--bench-args", default="",
-                    help="more options for every 'spbfs.dist bench' of the TEPS table, "
+                    help="more options for every 'spbfs.mpi bench' of the TEPS table, "
                          "e.g. '--bind none'")
     args = ap.parse_args(argv)
     scales = [int(s) for s in args.scales.split(",")]
@@ -246,7 +246,7 @@ def main(argv: list[str] | None = None) -> int:
         scales, vol_scale = [14, 16], 14
     grids = args.grids.split(",")
     skip = set(filter(None, args.skip.split(",")))
-    print(f"# spbfs.dist benchmark — {os.cpu_count()} cores, load {_load()}\n")
+    print(f"# spbfs.mpi benchmark — {os.cpu_count()} cores, load {_load()}\n")
     if "teps" not in skip:
         print(teps_section(scales, grids, args.roots, args.repeat, args.markdown,
                            shlex.split(args.bench_args)), flush=True)

@@ -133,7 +133,7 @@ def fig_spmsv(out: Path) -> Path:
 
 def fig_grid(out: Path) -> Path:
     """The 2D distribution of a 24-vertex matrix and its vectors on a 2 × 3 grid."""
-    from spbfs.dist import Distribution
+    from spbfs.mpi import Distribution
 
     n, pr, pc = 24, 2, 3
     d = Distribution(n=n, pr=pr, pc=pc)

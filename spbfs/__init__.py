@@ -2,7 +2,7 @@
 
 The flagship is a direction-optimizing breadth-first search written as
 sparse-matrix × sparse-vector products over the ``min_second`` semiring, on one
-process (:func:`bfs`) or on a pr × pc MPI process grid (:mod:`spbfs.dist`).
+process (:func:`bfs`) or on a pr × pc MPI process grid (:mod:`spbfs.mpi`).
 Other semiring algorithms (multi-source BFS, SSSP, connected components,
 betweenness, PageRank, triangles) live in :mod:`spbfs.algorithms` and are
 re-exported here (imported on first use, which keeps ``import spbfs`` and every

@@ -1,7 +1,7 @@
 """The ``spbfs`` command line: ``bench``, ``bfs`` and ``info``.
 
 Under ``mpiexec -n P`` (or with ``--grid``) ``bench`` and ``bfs`` run the 2D
-distributed search of :mod:`spbfs.dist`; otherwise they run in this process.
+distributed search of :mod:`spbfs.mpi`; otherwise they run in this process.
 Errors are one line on stderr and a non-zero exit, never a traceback (set
 ``SPBFS_DEBUG=1`` to see one).
 """
@@ -32,7 +32,7 @@ def _mpi_world_size() -> int:
 
 
 def add_config_arguments(p: argparse.ArgumentParser) -> None:
-    """Options that build the :class:`~spbfs.Config` (shared with ``python -m spbfs.dist``)."""
+    """Options that build the :class:`~spbfs.Config` (shared with ``python -m spbfs.mpi``)."""
     p.add_argument("--format", choices=("csr", "dcsc"), help="local block storage")
     p.add_argument("--backend", choices=("auto", "numpy", "numba", "cupy"),
                    help="kernels (a process grid runs numba)")
@@ -50,7 +50,7 @@ def add_config_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def add_bench_arguments(p: argparse.ArgumentParser) -> None:
-    """The Graph500 benchmark's graph and roots (shared with ``python -m spbfs.dist``)."""
+    """The Graph500 benchmark's graph and roots (shared with ``python -m spbfs.mpi``)."""
     p.add_argument("--scale", type=int, default=18, help="log2 of the vertex count (default 18)")
     p.add_argument("--edgefactor", type=int, default=16, help="edges per vertex (default 16)")
     p.add_argument("--roots", type=int, default=64, help="number of BFS roots (default 64)")
@@ -59,7 +59,7 @@ def add_bench_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def add_bfs_arguments(p: argparse.ArgumentParser) -> None:
-    """One search on a graph file (shared with ``python -m spbfs.dist``)."""
+    """One search on a graph file (shared with ``python -m spbfs.mpi``)."""
     p.add_argument("graph", help="graph file (.mtx, edge list, .csv, .npz)")
     p.add_argument("--source", type=int, required=True, help="root vertex id (0-based)")
     p.add_argument("--out", help="output .npz with arrays parents and levels")
@@ -221,8 +221,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         _mpi_world_size() > 1 or getattr(args, "grid", None)
     )
     if distributed:
-        from spbfs.dist import main as dist_main
-        from spbfs.dist.comm import install_excepthook
+        from spbfs.mpi import main as dist_main
+        from spbfs.mpi.comm import install_excepthook
 
         # An error on one rank must end the job: uncaught, it reaches the hook,
         # which calls MPI_Abort (caught here, it left the other ranks waiting).

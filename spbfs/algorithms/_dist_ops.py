@@ -1,6 +1,6 @@
 """Vector movement on the 2D grid for the distributed algorithms.
 
-A :class:`~spbfs.dist.DistGraph` on a ``pr x pc`` grid stores on rank
+A :class:`~spbfs.mpi.DistGraph` on a ``pr x pc`` grid stores on rank
 ``(i, j)`` the block ``B_ij`` (rows: row chunk ``i``, columns: column chunk
 ``j``, padded local ids) and owns vector piece ``k = i * pc + j`` (global ids
 ``lo .. hi-1``, padded to ``B64`` local ids). A product ``y = B ⊕.⊗ x`` is
@@ -23,7 +23,7 @@ Dense vectors move as padded pieces (Allgatherv and Reduce_scatter_block);
 sparse ones as (id, value, ...) rows packed into int64 words (float64 values
 are carried bit for bit), with Allgatherv and Alltoallv. Every function here
 is collective over the graph's grid. The communication goes through
-:mod:`spbfs.dist.comm` (nonblocking calls completed under its wait policy).
+:mod:`spbfs.mpi.comm` (nonblocking calls completed under its wait policy).
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from spbfs.dist import comm as C
+from spbfs.mpi import comm as C
 
 __all__ = ["GridOps"]
 

@@ -2,7 +2,7 @@
 
 Each function here is the distributed twin of a one-process function of
 :mod:`spbfs.algorithms` and keeps its driver loop; only the step, one
-semiring product, becomes distributed on the :class:`~spbfs.dist.DistGraph`'s
+semiring product, becomes distributed on the :class:`~spbfs.mpi.DistGraph`'s
 ``pr x pc`` grid (:mod:`spbfs.algorithms._dist_ops`): *expand* the vector
 (transpose to the column layout, Allgatherv down the processor column),
 the local product on the rank's block ``B_ij``, *fold* the partial results
@@ -35,17 +35,17 @@ Conventions
   with the same arguments (except the per-rank edge shares of
   :func:`dist_weighted_block`).
 * Results hold this rank's *piece* (vertices ``lo .. hi-1``, the piece the
-  rank owns in :class:`~spbfs.dist.DistGraph`) plus the global scalars, the
+  rank owns in :class:`~spbfs.mpi.DistGraph`) plus the global scalars, the
   same on every rank. ``result.gather()`` (collective) returns the
   one-process result type (:class:`~spbfs.algorithms.PageRankResult`, ...)
   on rank 0 and None elsewhere, equal to what the one-process function
   returns on the whole graph (PageRank scores and betweenness to rounding:
   floating-point sums are added in another order).
-* Bad arguments raise :class:`~spbfs.dist.CollectiveError` with the
+* Bad arguments raise :class:`~spbfs.mpi.CollectiveError` with the
   one-process function's message on every rank, also when only one rank's
   input is bad (weights are checked per rank, then agreed on).
 * The local products run the semiring kernels on the blocks as
-  :class:`~spbfs.dist.DistGraph` stores them (csr or dcsc).
+  :class:`~spbfs.mpi.DistGraph` stores them (csr or dcsc).
 """
 
 from __future__ import annotations
@@ -69,11 +69,11 @@ from spbfs.algorithms.msbfs import MultiSourceBFSResult
 from spbfs.algorithms.ranking import PageRankResult, check_pagerank_args
 from spbfs.algorithms.shortest_paths import ShortestPathsResult, _check_weights
 from spbfs.algorithms.triangles import TriangleCount
-from spbfs.dist import comm as C
-from spbfs.dist.comm import CollectiveError
-from spbfs.dist.graph import DistGraph
 from spbfs.edges import check_vertex_ids
 from spbfs.graph import Graph
+from spbfs.mpi import comm as C
+from spbfs.mpi.comm import CollectiveError
+from spbfs.mpi.graph import DistGraph
 
 __all__ = [
     "DistBetweennessResult",
@@ -290,7 +290,7 @@ def _graph_view(g: DistGraph) -> Any:
 
 def _check_graph(g: Any) -> DistGraph:
     if not isinstance(g, DistGraph):
-        raise TypeError(f"g must be a spbfs.dist.DistGraph, got {type(g).__name__}")
+        raise TypeError(f"g must be a spbfs.mpi.DistGraph, got {type(g).__name__}")
     return g
 
 
@@ -495,9 +495,9 @@ class DistWeights:
 def dist_weighted_block(g: DistGraph, src: Any, dst: Any, weights: Any) -> DistWeights:
     """Weighted blocks from every rank's share of weighted edges (collective).
 
-    The :class:`~spbfs.dist.DistGraph` keeps the structure only, so weights
+    The :class:`~spbfs.mpi.DistGraph` keeps the structure only, so weights
     come as edge shares, like the edges of
-    :meth:`~spbfs.dist.DistGraph.from_edges`: rank ``r`` passes any part of
+    :meth:`~spbfs.mpi.DistGraph.from_edges`: rank ``r`` passes any part of
     the weighted edge list (the union over the ranks is the whole list).
     Each edge ``u -> v`` is routed with one Alltoallv to the owner of
     ``Bw[v, u]`` (for an undirected graph also of ``Bw[u, v]``), which builds

@@ -6,7 +6,7 @@ graph with isolated vertices, a 2-D lattice, a directed random graph, a path
 padded with isolated vertices), in both formats. Every result is gathered on
 rank 0 and compared with the one-process function of :mod:`spbfs.algorithms`
 and with scipy / networkx. Bad input must raise the same
-:class:`~spbfs.dist.CollectiveError` on every rank. Any failure raises, and the
+:class:`~spbfs.mpi.CollectiveError` on every rank. Any failure raises, and the
 installed excepthook aborts the job with a non-zero status. Prints
 ``ALL OK <cases>`` on rank 0 at the end.
 """
@@ -39,10 +39,10 @@ from spbfs.algorithms.distributed import (
     dist_triangle_count,
     dist_weighted_block,
 )
-from spbfs.dist import CollectiveError, DistGraph, ProcessGrid, install_excepthook
 from spbfs.edges import EdgeList
 from spbfs.generators import erdos_renyi, grid2d, kronecker, path
 from spbfs.io import read_graph
+from spbfs.mpi import CollectiveError, DistGraph, ProcessGrid, install_excepthook
 
 #: The project's real graphs (beside the checkout); used when present.
 DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"

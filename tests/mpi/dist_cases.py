@@ -18,20 +18,17 @@ import os
 import sys
 import tempfile
 import zipfile
-from importlib import import_module
 
 import numpy as np
 
 from spbfs import Config, Graph
 from spbfs import bfs as serial_bfs
-from spbfs.dist import CollectiveError, DistGraph, ProcessGrid, bfs, install_excepthook
-from spbfs.dist import comm as C
 from spbfs.edges import EdgeList
 from spbfs.generators import erdos_renyi, grid2d, kronecker, path
+from spbfs.mpi import CollectiveError, DistGraph, ProcessGrid, bfs, install_excepthook, npz_writer
+from spbfs.mpi import comm as C
 from spbfs.validate import reference_levels, validate_bfs_tree
 
-# The module, which the package's ``bfs`` function shadows.
-dist_bfs = import_module("spbfs.dist.bfs")
 # The cores this rank may use before any graph pins it (Config.bind).
 CORES = sorted(os.sched_getaffinity(0))
 
@@ -208,12 +205,12 @@ def check_save(grid: ProcessGrid, shape: str) -> None:
     arrays = [("parents", r.parents), ("levels", r.levels)]
     # The ZIP64 layout of files beyond 4 GiB, and writes split in pieces of 24 bytes.
     out64 = os.path.join(tmp, "res64.npz")
-    chunk = dist_bfs._WRITE_CHUNK
-    dist_bfs._WRITE_CHUNK = 24
+    chunk = npz_writer._WRITE_CHUNK
+    npz_writer._WRITE_CHUNK = 24
     try:
-        dist_bfs._save_npz(grid.comm, out64, 4, g.n, g.lo, arrays, zip64=True)
+        npz_writer.save_npz(grid.comm, out64, 4, g.n, g.lo, arrays, zip64=True)
     finally:
-        dist_bfs._WRITE_CHUNK = chunk
+        npz_writer._WRITE_CHUNK = chunk
     if grid.rank == 0:
         for path in (out, out64):
             with np.load(path) as z:

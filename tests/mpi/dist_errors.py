@@ -1,8 +1,8 @@
 """Error paths under mpiexec: ``python dist_errors.py SHAPE``.
 
-Every rank builds a :class:`~spbfs.dist.ProcessGrid` of the given shape; a
+Every rank builds a :class:`~spbfs.mpi.ProcessGrid` of the given shape; a
 shape that does not match the rank count must raise the same
-:class:`~spbfs.dist.CollectiveError` on every rank, which each rank reports as
+:class:`~spbfs.mpi.CollectiveError` on every rank, which each rank reports as
 ``rank r caught: <message>``. Exits 0 when every rank caught it.
 """
 
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import sys
 
-from spbfs.dist import CollectiveError, ProcessGrid, install_excepthook
+from spbfs.mpi import CollectiveError, ProcessGrid, install_excepthook
 
 
 def main() -> None:

@@ -1,7 +1,7 @@
 """Parallel file reading under mpiexec: every rank's slice against the serial reader.
 
 Run as ``mpiexec -n P python tests/mpi/read_cases.py DATA_DIR``. Rank 0 writes
-the synthetic files; each file is read by :func:`spbfs.dist.read.read_edges`
+the synthetic files; each file is read by :func:`spbfs.mpi.read.read_edges`
 and the slices, concatenated in rank order, must be exactly the serial
 reader's edges (same order); a malformed file must fail on every rank with
 the serial reader's line number. Gzip copies of the files are streamed by
@@ -17,10 +17,10 @@ import tempfile
 
 import numpy as np
 
-from spbfs.dist import CollectiveError, DistGraph, ProcessGrid, install_excepthook
-from spbfs.dist import comm as C
-from spbfs.dist.read import read_edges
 from spbfs.io import GraphFormatError, read_graph
+from spbfs.mpi import CollectiveError, DistGraph, ProcessGrid, install_excepthook
+from spbfs.mpi import comm as C
+from spbfs.mpi.read import read_edges
 
 
 def _lines(k: int, seed: int, weights: bool = False, sep: str = " ") -> list[str]:
@@ -243,7 +243,7 @@ def check_npz(grid: ProcessGrid, tmp: str) -> int:
     size and with 1000-byte messages (slices over several messages), and a
     corrupt one fails on every rank instead of hanging the receivers.
     """
-    from spbfs.dist import read as R
+    from spbfs.mpi import read as R
 
     comm = grid.comm
     rank = comm.Get_rank()
@@ -295,7 +295,7 @@ def check_gzip(grid: ProcessGrid, tmp: str, good: dict, bad: dict) -> int:
     """
     import gzip
 
-    from spbfs.dist import read as R
+    from spbfs.mpi import read as R
 
     comm = grid.comm
     rank = comm.Get_rank()

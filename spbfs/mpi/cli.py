@@ -1,11 +1,11 @@
-"""``python -m spbfs.dist bench|bfs``: the distributed command line.
+"""``python -m spbfs.mpi bench|bfs``: the distributed command line.
 
 ``spbfs bench`` and ``spbfs bfs`` forward here under ``mpiexec`` or with
 ``--grid``. Errors every rank sees alike (a bad option, a grid that does not
 match the rank count, an unreadable file) print one line ``Error: ...`` from
 rank 0 and exit with status 2 on every rank, without a traceback
 (``SPBFS_DEBUG=1`` shows one). Anything else raised on a single rank goes to
-the hook of :func:`~spbfs.dist.comm.install_excepthook`, which aborts the job.
+the hook of :func:`~spbfs.mpi.comm.install_excepthook`, which aborts the job.
 """
 
 from __future__ import annotations
@@ -23,8 +23,8 @@ from typing import Any, NoReturn
 import numpy as np
 
 from spbfs.cli import add_bench_arguments, add_bfs_arguments, add_config_arguments
-from spbfs.dist import comm as C
-from spbfs.dist.comm import CollectiveError
+from spbfs.mpi import comm as C
+from spbfs.mpi.comm import CollectiveError
 
 __all__ = ["main", "run_main"]
 
@@ -53,7 +53,7 @@ def _add_common(p: argparse.ArgumentParser) -> None:
 
 
 def _parser() -> argparse.ArgumentParser:
-    ap = _Parser(prog="python -m spbfs.dist",
+    ap = _Parser(prog="python -m spbfs.mpi",
                  description="2D-distributed direction-optimizing BFS (run under mpiexec).")
     sub = ap.add_subparsers(dest="command", required=True, parser_class=_Parser)
     b = sub.add_parser("bench", help="Graph500-style benchmark on a Kronecker graph")
@@ -88,7 +88,7 @@ def _config(args: argparse.Namespace) -> Any:
 
 def _pinned(grid: Any) -> str:
     """The core of every rank (``-`` where unpinned), gathered on rank 0."""
-    from spbfs.dist import comm as C
+    from spbfs.mpi import comm as C
 
     cpus = C.gatherv(grid.comm, np.array([-1 if grid.cpu is None else grid.cpu]))
     if grid.rank != 0:
@@ -136,9 +136,9 @@ def _phase_table(seconds: dict[str, float], messages: dict[str, float],
 def _cmd_bench(args: argparse.Namespace, cfg: Any, grid: Any) -> int:
     import numba
 
-    from spbfs.dist.bfs import COMM_PHASES, LOCAL_PHASES, bfs, traversed_edges
-    from spbfs.dist.graph import DistGraph
     from spbfs.graph500 import BenchmarkResult
+    from spbfs.mpi.bfs import COMM_PHASES, LOCAL_PHASES, bfs, traversed_edges
+    from spbfs.mpi.graph import DistGraph
 
     rank = grid.rank
     comm = grid.comm
@@ -247,8 +247,8 @@ def _cmd_bench(args: argparse.Namespace, cfg: Any, grid: Any) -> int:
 
 
 def _cmd_bfs(args: argparse.Namespace, cfg: Any, grid: Any) -> int:
-    from spbfs.dist.bfs import bfs
-    from spbfs.dist.graph import DistGraph
+    from spbfs.mpi.bfs import bfs
+    from spbfs.mpi.graph import DistGraph
 
     rank = grid.rank
     g = DistGraph.from_file(args.graph, directed=args.directed, one_based=args.one_based,
@@ -268,7 +268,7 @@ def _cmd_bfs(args: argparse.Namespace, cfg: Any, grid: Any) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of ``python -m spbfs.dist``; returns the exit status (collective).
+    """Entry point of ``python -m spbfs.mpi``; returns the exit status (collective).
 
     Parameters
     ----------
@@ -281,7 +281,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         0 on success, 2 for an error every rank sees alike (printed once, by
         rank 0), 1 when a search fails validation.
     """
-    from spbfs.dist.grid import ProcessGrid
+    from spbfs.mpi.grid import ProcessGrid
     from spbfs.validate import ValidationError
 
     argv = list(sys.argv[1:] if argv is None else argv)

@@ -17,8 +17,8 @@ from typing import Any
 
 import numpy as np
 
-from spbfs.dist import _kernels as K
-from spbfs.dist import comm as C
+from spbfs.mpi import _kernels as K
+from spbfs.mpi import comm as C
 from spbfs.validate import RULES, ValidationError
 
 __all__ = ["column_chunk_of_piece", "row_chunk_of_piece", "validate_distributed"]

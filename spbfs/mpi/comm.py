@@ -24,7 +24,7 @@ Counts of variable-size collectives travel as C ints, so :func:`alltoallv` and
 elements per rank pair.
 
 mpi4py is imported lazily (:func:`mpi`), so the arithmetic of
-:mod:`spbfs.dist.grid` works in a process that never initializes MPI.
+:mod:`spbfs.mpi.grid` works in a process that never initializes MPI.
 """
 
 from __future__ import annotations

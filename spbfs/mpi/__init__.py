@@ -19,7 +19,7 @@ Examples
 --------
 Run with ``mpiexec -n 4 python script.py``::
 
-    from spbfs.dist import DistGraph, bfs, install_excepthook
+    from spbfs.mpi import DistGraph, bfs, install_excepthook
 
     install_excepthook()
     g = DistGraph.kronecker(12, 16, seed=1, grid=(2, 2))
@@ -30,11 +30,11 @@ Run with ``mpiexec -n 4 python script.py``::
 
 from __future__ import annotations
 
-from spbfs.dist.bfs import DistBFSResult, bfs, traversed_edges
-from spbfs.dist.cli import main, run_main
-from spbfs.dist.comm import CollectiveError, install_excepthook
-from spbfs.dist.graph import DistGraph
-from spbfs.dist.grid import Distribution, ProcessGrid, auto_grid_shape
+from spbfs.mpi.bfs import DistBFSResult, bfs, traversed_edges
+from spbfs.mpi.cli import main, run_main
+from spbfs.mpi.comm import CollectiveError, install_excepthook
+from spbfs.mpi.graph import DistGraph
+from spbfs.mpi.grid import Distribution, ProcessGrid, auto_grid_shape
 
 # ``bfs`` is also the name of a submodule: the import above leaves the function bound here.
 __all__ = [

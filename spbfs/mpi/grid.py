@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from spbfs.dist.comm import CollectiveError, WaitPolicy, mpi
+from spbfs.mpi.comm import CollectiveError, WaitPolicy, mpi
 
 __all__ = ["Distribution", "ProcessGrid", "auto_grid_shape", "parse_grid"]
 

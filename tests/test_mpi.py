@@ -1,4 +1,4 @@
-"""Tests of the 2D-distributed BFS (:mod:`spbfs.dist`).
+"""Tests of the 2D-distributed BFS (:mod:`spbfs.mpi`).
 
 The MPI tests launch ``mpiexec -n P python ...`` in a subprocess with a
 timeout and check the exit status and output; each launch runs many cases
@@ -19,7 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from mpi_launch import launch, needs_mpi
 
-from spbfs.dist.grid import Distribution, auto_grid_shape
+from spbfs.mpi.grid import Distribution, auto_grid_shape
 
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPTS = ROOT / "tests" / "mpi"
@@ -47,10 +47,10 @@ def test_cases_match_serial_and_scipy(nranks: int, grids: list[str]) -> None:
 
 @pytest.mark.mpi
 @needs_mpi
-@pytest.mark.parametrize("entry", ["spbfs.dist", "spbfs.cli"])
+@pytest.mark.parametrize("entry", ["spbfs.mpi", "spbfs.cli"])
 def test_failing_rank_ends_the_job(entry: str) -> None:
     """An exception on rank 1 mid-search aborts all 4 ranks promptly with its message,
-    through ``python -m spbfs.dist`` and through the ``spbfs`` command alike."""
+    through ``python -m spbfs.mpi`` and through the ``spbfs`` command alike."""
     rc, _, err, secs = launch(
         4, ["-m", entry, "bench", "--scale", "10", "--roots", "2", "--no-validate",
             "--grid", "2x2"],
@@ -68,7 +68,7 @@ def test_grid_shape_mismatch_on_every_rank() -> None:
     assert rc == 0, err
     for r in range(4):
         assert f"rank {r} caught: grid 2x3 needs 6 ranks, got 4" in out, out
-    rc, out, err, _ = launch(4, ["-m", "spbfs.dist", "bench", "--grid", "2x3", "--scale", "6"],
+    rc, out, err, _ = launch(4, ["-m", "spbfs.mpi", "bench", "--grid", "2x3", "--scale", "6"],
                              timeout=60)
     assert rc == 2
     assert err.count("Error: grid 2x3 needs 6 ranks, got 4") == 1, err
@@ -81,7 +81,7 @@ def test_bench_main(tmp_path: Path) -> None:
     """Graph500-style output, validated roots, per-phase table and JSON."""
     js = tmp_path / "b.json"
     rc, out, err, _ = launch(
-        2, ["-m", "spbfs.dist", "bench", "--scale", "10", "--roots", "4", "--grid", "1x2",
+        2, ["-m", "spbfs.mpi", "bench", "--scale", "10", "--roots", "4", "--grid", "1x2",
             "--format", "dcsc", "--json", str(js)], timeout=120,
     )
     assert rc == 0, err
@@ -112,7 +112,7 @@ def test_bfs_file_writes_npz(tmp_path: Path) -> None:
     write_edgelist(path, el)
     out_npz = tmp_path / "res.npz"
     rc, out, err, _ = launch(
-        3, ["-m", "spbfs.dist", "bfs", str(path), "--source", "5", "--grid", "1x3",
+        3, ["-m", "spbfs.mpi", "bfs", str(path), "--source", "5", "--grid", "1x3",
             "--out", str(out_npz), "--validate", "--stats"], timeout=120,
     )
     assert rc == 0, err
@@ -122,7 +122,7 @@ def test_bfs_file_writes_npz(tmp_path: Path) -> None:
         assert int(z["source"]) == 5
         assert np.array_equal(z["levels"], ref.levels)
         assert z["parents"].shape == (el.n,)
-    rc, out, err, _ = launch(2, ["-m", "spbfs.dist", "bfs", str(tmp_path / "missing.txt"),
+    rc, out, err, _ = launch(2, ["-m", "spbfs.mpi", "bfs", str(tmp_path / "missing.txt"),
                                  "--source", "0"], timeout=60)
     assert rc == 2 and "Error: cannot read" in err and "Traceback" not in err
 
@@ -198,7 +198,7 @@ def test_distribution_int64_ids(n: int, pr: int, pc: int, seed: int) -> None:
 
 
 def test_crc32_combine() -> None:
-    from spbfs.dist.bfs import _crc32_combine
+    from spbfs.mpi.npz_writer import _crc32_combine
 
     rng = np.random.default_rng(1)
     a = rng.integers(0, 256, 1000, dtype=np.uint8).tobytes()
@@ -225,7 +225,7 @@ def test_bind_to_core(monkeypatch: pytest.MonkeyPatch, mode: str, local_size: in
     import os
     from types import SimpleNamespace
 
-    from spbfs.dist.grid import ProcessGrid
+    from spbfs.mpi.grid import ProcessGrid
 
     pinned: list[set[int]] = []
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(allowed), raising=False)
@@ -238,7 +238,7 @@ def test_bind_to_core(monkeypatch: pytest.MonkeyPatch, mode: str, local_size: in
 
 
 def test_wait_policy_from_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    from spbfs.dist.comm import WaitPolicy
+    from spbfs.mpi.comm import WaitPolicy
 
     monkeypatch.setenv("SPBFS_DIST_WAIT", "busy")
     assert WaitPolicy.from_env().busy
@@ -256,8 +256,8 @@ def test_topdown_own_parallel_rows_match_serial(nparts: int) -> None:
     kernel's parents (the smallest), levels, visited bits and new rows."""
     import scipy.sparse as sp
 
-    from spbfs.dist import _kernels as K
     from spbfs.generators import kronecker
+    from spbfs.mpi import _kernels as K
 
     el = kronecker(12, 16, seed=4)
     n = el.n
@@ -297,8 +297,8 @@ def test_topdown_fold_pairs_against_numpy(nparts: int) -> None:
     output; the sent bitmap then holds every row sent."""
     import scipy.sparse as sp
 
-    from spbfs.dist import _kernels as K
     from spbfs.generators import kronecker
+    from spbfs.mpi import _kernels as K
 
     el = kronecker(11, 8, seed=7)
     n = el.n

@@ -21,9 +21,9 @@ import numpy as np
 from semirings.blocks import Block, block_from_edges
 from spbfs._bitmaps import set_bits
 from spbfs.config import Config
-from spbfs.dist import comm as C
-from spbfs.dist.grid import Distribution, ProcessGrid, as_grid
 from spbfs.edges import check_vertex_ids
+from spbfs.mpi import comm as C
+from spbfs.mpi.grid import Distribution, ProcessGrid, as_grid
 
 __all__ = ["DistGraph"]
 
@@ -153,7 +153,7 @@ class DistGraph:
             Follow arcs only; otherwise every edge goes both ways.
         grid : ProcessGrid, str or tuple, optional
             The grid, or its shape; default ``config.grid`` or the rank count's
-            :func:`~spbfs.dist.grid.auto_grid_shape`.
+            :func:`~spbfs.mpi.grid.auto_grid_shape`.
         config : Config, optional
             Block format and search settings.
 
@@ -278,11 +278,11 @@ class DistGraph:
         """Read a graph file, every rank its own slice, and distribute it (collective).
 
         Text formats (Matrix Market, edge lists, CSV) are cut into byte ranges at
-        line starts and each rank parses one (:func:`spbfs.dist.read.read_edges`;
+        line starts and each rank parses one (:func:`spbfs.mpi.read.read_edges`;
         a gzip file is decompressed by rank 0, which sends each rank its range),
         so no rank holds the whole graph; a ``.npz`` of :func:`spbfs.io.save_npz`
         is read in slices at the arrays' offsets, or streamed by rank 0 when
-        compressed (:func:`spbfs.dist.read.read_npz_edges`), and so is a coo, csr
+        compressed (:func:`spbfs.mpi.read.read_npz_edges`), and so is a coo, csr
         or csc ``scipy.sparse`` archive; others (bsr, dia) are read on rank 0
         and scattered.
 
@@ -305,8 +305,8 @@ class DistGraph:
             On every rank when the file cannot be read or is malformed
             (``cannot read PATH, line K: ...``, as :func:`spbfs.io.read_graph` says).
         """
-        from spbfs.dist.read import read_edges
         from spbfs.io import read_graph
+        from spbfs.mpi.read import read_edges
 
         config = config or Config()
         g = as_grid(grid, config)

@@ -47,7 +47,7 @@ from typing import Any
 import numpy as np
 
 from spbfs import io as sio
-from spbfs.dist import comm as C
+from spbfs.mpi import comm as C
 
 __all__ = ["read_edges", "read_npz_edges"]
 
@@ -466,7 +466,7 @@ def _npz_stream(comm: Any, path: str, key: str, dt: np.dtype, m: int
     """This rank's slice of the compressed member ``key`` (collective).
 
     Rank 0 decompresses the member once, in order, keeping its own slice and
-    sending every other rank its slice through a :class:`~spbfs.dist.comm.StreamSender`
+    sending every other rank its slice through a :class:`~spbfs.mpi.comm.StreamSender`
     as :func:`_gz_share` does, so no rank holds more than its slice and one
     message. Returns (the slice as int64, error message or None);
     on an error every rank still gets its closing message, so none hangs.
@@ -540,9 +540,10 @@ def _npz_layout(path: str) -> dict | None:
     For a spbfs archive: ``src`` and ``dst``; for a ``scipy.sparse`` archive:
     ``row`` and ``col`` (coo) or ``indices`` and ``indptr`` (csr, csc), its
     ``kind``. Each is ``(member name without .npy, dtype, offset of the data
-    in the file)``, the offset None for a compressed member. None for anything the serial reader must
-    handle: another layout, malformed arrays or labels (``ids`` not one per
-    vertex; it then reports the problem).
+    in the file)``, the offset None for a compressed member. None for
+    anything the serial reader must handle: another layout, malformed
+    arrays or labels (``ids`` not one per vertex; it then reports the
+    problem).
     """
     with zipfile.ZipFile(path) as z, open(path, "rb") as f:
         members = {i.filename: i for i in z.infolist()}

@@ -1,7 +1,7 @@
 """numba kernels of the 2D BFS: local SpMSV, bottom-up segment search, bitmaps.
 
 All ids here are *local*: rows of the block are padded row-chunk ids, columns
-padded column-chunk ids (see :class:`spbfs.dist.grid.Distribution`). Blocks
+padded column-chunk ids (see :class:`spbfs.mpi.grid.Distribution`). Blocks
 come as ``(ptr, ind, jc, dcsc)`` like the one-process engine's kernels.
 """
 
