@@ -67,7 +67,7 @@ def use_engine(name: str):
     from spbfs import _steps_cuda as sc
 
     saved_env = os.environ.get("SPBFS_CUDA_KERNELS")
-    saved_cls = driver._VectorizedEngine
+    saved_cls = driver.VectorizedEngine
     try:
         if name == "cuda":
             os.environ["SPBFS_CUDA_KERNELS"] = "1"
@@ -77,12 +77,12 @@ def use_engine(name: str):
                     return sc._CudaEngine(xp, out_block, in_block, deg)
                 return saved_cls(xp, out_block, in_block, deg)
 
-            driver._VectorizedEngine = factory
+            driver.VectorizedEngine = factory
         else:
             os.environ["SPBFS_CUDA_KERNELS"] = "0"
         yield
     finally:
-        driver._VectorizedEngine = saved_cls
+        driver.VectorizedEngine = saved_cls
         if saved_env is None:
             os.environ.pop("SPBFS_CUDA_KERNELS", None)
         else:

@@ -87,6 +87,8 @@ from typing import Any
 
 import numpy as np
 
+from spbfs.search.driver import LocalEngine
+
 __all__ = ["SMALL", "kernels_available", "make_engine"]
 
 #: Frontiers of at most this many vertices are expanded with an in-kernel prefix sum.
@@ -827,14 +829,14 @@ def _workspace(out_block: Any, in_block: Any, deg: Any) -> _Workspace:
     return ws
 
 
-class _CudaEngine:
-    """BFS steps on custom CUDA kernels; interface of ``spbfs.bfs._VectorizedEngine``.
+class _CudaEngine(LocalEngine):
+    """BFS steps on custom CUDA kernels; an :class:`~spbfs.search.driver.Engine`.
 
     Parameters
     ----------
     xp : module
         Ignored (always cupy); accepted so the class can stand in for
-        ``_VectorizedEngine(xp, out_block, in_block, deg)``.
+        ``VectorizedEngine(xp, out_block, in_block, deg)``.
     out_block, in_block : Block
         Column ``u`` of ``out_block`` lists the vertices ``u`` reaches
         (top-down); column ``v`` of ``in_block`` the vertices reaching ``v``
@@ -960,12 +962,14 @@ class _CudaEngine:
             out, ofd = self.list_b, self.fdeg_b
         else:
             out, ofd = self.list_a, self.fdeg_a
+        # The kernel's test is leave_top_down with gamma = inf (the GPU engine's policy).
+        alpha, _, auto = policy.fused_switch
         self.k_out["td_fused"](
             (1,), (_FUSED_THREADS,),
             (fr.buf, np.int64(fr.k), np.int64(m_u), np.int64(depth),
              np.int64(-1 if max_depth is None else max_depth),
-             np.int64(-1 if target is None else target), np.float64(policy.alpha),
-             np.int64(policy.mode == "auto"), np.int64(FUSED_EDGES), np.int64(_FUSED_MAXLEV),
+             np.int64(-1 if target is None else target), np.float64(alpha),
+             np.int64(auto), np.int64(FUSED_EDGES), np.int64(_FUSED_MAXLEV),
              self.out_ptr, self.out_ind, self.deg, self.parents, self.levels,
              np.int64(self.want), self.stamp, self.vis, out, ofd, self.fbuf[8:], self.fbuf),
         )

@@ -19,6 +19,10 @@ import numpy as np
 from semirings._intrinsics import column_range, column_share, monotonic, prefetch
 from spbfs._bitmaps import ids_from_bits
 from spbfs._bitmaps import set_bits as _set_ids
+from spbfs.direction import leave_top_down
+
+# The driver's direction test, compiled for the fused top-down loop.
+_leave_top_down = nb.njit(cache=True, nogil=True)(leave_top_down)
 
 # Iterations ahead at which the next adjacency list is requested (see prefetch).
 _AHEAD = 16
@@ -165,8 +169,7 @@ def topdown_levels(ptr, ind, jc, dcsc, frontier, parents, levels, want_levels, d
     vertices each) would otherwise pay the interpreter once per level. The loop
     stops when the frontier empties, ``max_depth`` (if >= 0) is reached,
     ``target`` (if >= 0) is reached, the stats buffers are full, or - when
-    ``switch`` - the test of :class:`spbfs.direction.DirectionPolicy` says
-    bottom-up (``m_f * alpha > m_u`` and ``m_f * gamma >= n``). ``m_f``, the degree sum
+    ``switch`` - :func:`spbfs.direction.leave_top_down` says bottom-up. ``m_f``, the degree sum
     of ``frontier``, is the edge count that decides a parallel step.
 
     Returns (frontier, levels done, depth, m_u, m_f, reason) with reason
@@ -180,7 +183,7 @@ def topdown_levels(ptr, ind, jc, dcsc, frontier, parents, levels, want_levels, d
             break
         if target >= 0 and parents[target] != -1:
             break
-        if nlev > 0 and switch and m_f * alpha > m_u and m_f * gamma >= parents.shape[0]:
+        if nlev > 0 and switch and _leave_top_down(m_f, m_u, parents.shape[0], alpha, gamma):
             reason = 1
             break
         if nlev == st_f.shape[0]:

@@ -25,10 +25,19 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["BOTTOM_UP", "TOP_DOWN", "DirectionPolicy"]
+__all__ = ["BOTTOM_UP", "TOP_DOWN", "DirectionPolicy", "leave_top_down"]
 
 TOP_DOWN = 0
 BOTTOM_UP = 1
+
+
+def leave_top_down(m_f: float, m_u: float, n: float, alpha: float, gamma: float) -> bool:
+    """Beamer's test with the first-sweep guard: whether to go bottom-up after a top-down level.
+
+    A plain function of numbers, so that the compiled top-down loops
+    (``numba.njit(leave_top_down)``) run this very test instead of a copy.
+    """
+    return m_f * alpha > m_u and m_f * gamma >= n
 
 
 @dataclass(frozen=True)
@@ -51,6 +60,15 @@ class DirectionPolicy:
     beta: float = 24.0
     gamma: float = 32.0
 
+    @property
+    def fused_switch(self) -> tuple[float, float, bool]:
+        """``(alpha, gamma, auto)`` for a compiled loop of top-down levels.
+
+        The loop applies :func:`leave_top_down` with these thresholds, and only
+        when ``auto`` (a forced direction never switches).
+        """
+        return self.alpha, self.gamma, self.mode == "auto"
+
     def choose(self, current: int, n_f: int, m_f: int, m_u: int, n: int, growing: bool) -> int:
         """Direction for the next level.
 
@@ -72,8 +90,7 @@ class DirectionPolicy:
         if self.mode == "bottom-up":
             return BOTTOM_UP
         if current == TOP_DOWN:
-            go = m_f * self.alpha > m_u and m_f * self.gamma >= n
-            return BOTTOM_UP if go else TOP_DOWN
+            return BOTTOM_UP if leave_top_down(m_f, m_u, n, self.alpha, self.gamma) else TOP_DOWN
         if growing or n_f * self.beta > n:
             return BOTTOM_UP
         return TOP_DOWN

@@ -306,7 +306,7 @@ def test_parallel_topdown_step_lists_every_new_vertex(nparts: int) -> None:
     """The parts' lists are closed up into one (read when the new frontier is
     sorted, not read off the bitmap), and ``sorted_new`` leaves the bitmap clear."""
     from spbfs import _steps_numba as nbk
-    from spbfs.bfs import _raw
+    from spbfs.search.numba_engine import _raw
 
     g = spbfs.Graph.from_edgelist(gen.kronecker(12, 16, seed=5))
     ptr, ind, jc, dcsc = _raw(g.out_block)

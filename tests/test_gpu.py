@@ -43,14 +43,14 @@ def engine(request, monkeypatch):
         monkeypatch.setenv("SPBFS_CUDA_KERNELS", "1")
         # Whether or not the driver already dispatches to the kernels, this makes it
         # (for cupy only: the numpy backend runs the same class on numpy arrays).
-        vectorized = driver._VectorizedEngine
+        vectorized = driver.VectorizedEngine
 
         def factory(xp, out_block, in_block, deg):
             if xp.__name__ == "cupy":
                 return sc._CudaEngine(xp, out_block, in_block, deg)
             return vectorized(xp, out_block, in_block, deg)
 
-        monkeypatch.setattr(driver, "_VectorizedEngine", factory)
+        monkeypatch.setattr(driver, "VectorizedEngine", factory)
     else:
         monkeypatch.setenv("SPBFS_CUDA_KERNELS", "0")
     before = sc._CudaEngine.searches

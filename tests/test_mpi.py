@@ -52,9 +52,9 @@ def test_failing_rank_ends_the_job(entry: str) -> None:
     """An exception on rank 1 mid-search aborts all 4 ranks promptly with its message,
     through ``python -m spbfs.mpi`` and through the ``spbfs`` command alike."""
     rc, _, err, secs = launch(
-        4, ["-m", entry, "bench", "--scale", "10", "--roots", "2", "--no-validate",
-            "--grid", "2x2"],
-        env={"SPBFS_DIST_INJECT_FAILURE": "1:2"}, timeout=60,
+        4, [str(SCRIPTS / "failing_rank.py"), "1", "2", entry, "bench", "--scale", "10",
+            "--roots", "2", "--no-validate", "--grid", "2x2"],
+        timeout=60,
     )
     assert rc != 0
     assert "rank 1: Error: injected failure on rank 1 at level 2" in err, err

@@ -66,12 +66,14 @@ import numba
 import numpy as np
 
 from spbfs.config import Config
-from spbfs.direction import BOTTOM_UP, TOP_DOWN, DirectionPolicy
+from spbfs.direction import BOTTOM_UP, DirectionPolicy
 from spbfs.mpi import _kernels as K
 from spbfs.mpi import comm as C
 from spbfs.mpi.graph import DistGraph
 from spbfs.mpi.npz_writer import save_npz
-from spbfs.result import BFSResult, LevelLog, LevelStats, direction_string
+from spbfs.result import BFSResult, LevelStats, direction_string
+from spbfs.search.checks import check_max_depth, check_vertex
+from spbfs.search.driver import SearchRun, run_levels
 
 __all__ = ["COMM_PHASES", "LOCAL_PHASES", "DistBFSResult", "bfs", "traversed_edges"]
 
@@ -249,10 +251,24 @@ class _Counters:
         return counts, ns
 
 
-class _Search:
+class GridEngine:
+    """The grid's :class:`~spbfs.search.driver.Engine`: one rank's part of a search.
+
+    Frontiers are this rank's piece as sorted local ids; counts come back
+    from the steps as this rank's and :meth:`reduce` sums them (the level's
+    one Allreduce, which also completes the frontier exchange a step posted).
+    """
+
+    #: No compiled run of levels: every level synchronizes the grid.
+    topdown_levels = None
+
     def __init__(self, g: DistGraph, cfg: Config, encoding: str,
-                 out: tuple[np.ndarray, np.ndarray] | None = None) -> None:
+                 out: tuple[np.ndarray, np.ndarray] | None = None,
+                 max_depth: int | None = None) -> None:
         self.g = g
+        self.n = g.n
+        self.total_degree = g.total_degree
+        self.max_depth = max_depth
         grid = g.grid
         self.grid = grid
         self.d = g.dist
@@ -324,7 +340,8 @@ class _Search:
         self.pending: tuple | None = None  # a posted frontier exchange (post_frontier)
         self.nthreads = numba.get_num_threads()
         self.nchunks = 4 * self.nthreads if self.nthreads > 1 else 1
-        self.m_f = 0  # degree sum of the current frontier, all ranks (set by the driver)
+        self.m_f = 0  # degree sum of the current frontier, all ranks (set by reduce)
+        self.stepped = False  # a level ran since the last reduce
 
     def next_buffer(self) -> np.ndarray:
         """The buffer the next frontier goes to (two alternate: the old one is still read)."""
@@ -338,8 +355,74 @@ class _Search:
         self.cnt.seconds[phase] += t - t0
         return t
 
-    def allreduce4(self, a: int, b: int, c: int, d: int) -> list[int]:
+    def finish(self, run: SearchRun, source: int, cfg: Config, seconds: float) -> DistBFSResult:
+        """The result on this rank: its pieces, and the counters summed over the grid."""
+        grid = self.grid
+        if not self.cnt.levels:  # no level ran: the initial Allreduce gets a record of its own
+            self.cnt.close_level()
+        counts, ns = self.cnt.as_arrays()  # (levels, phases, 2), (phases,)
+        flat = C.allreduce(grid.comm, np.concatenate([counts.reshape(-1), ns]))
+        ns = flat[counts.size:]
+        counts = flat[:counts.size].reshape(counts.shape)
+        msgs = {ph: counts[:, k, 0].copy() for k, ph in enumerate(COMM_PHASES)}
+        words = {ph: counts[:, k, 1].copy() for k, ph in enumerate(COMM_PHASES)}
+        stats = run.log.stats({"messages": msgs, "words": words})
+        phase_seconds = {ph: float(ns[k]) / 1e9 / grid.size for ph, k in _PH.items()}
+        g = self.g
+        return DistBFSResult(source=source, parents=self.parents, levels=self.levels, lo=g.lo,
+                             hi=g.hi, n=g.n, stats=stats, seconds=seconds, stopped=run.stopped,
+                             phase_seconds=phase_seconds, config=cfg,
+                             grid_shape=(grid.pr, grid.pc), _comm=grid.comm)
+
+    # -- the driver's protocol -------------------------------------------------------
+    def start(self, source: int) -> tuple[np.ndarray, int]:
+        """Mark ``source`` on its owner; post the first frontier exchange."""
+        frontier = np.zeros(0, dtype=np.int64)
+        deg_source = 0
+        lo, hi = self.g.lo, self.g.hi
+        if lo <= source < hi:
+            ls = source - lo
+            self.parents[ls] = source
+            self.levels[ls] = 0
+            K.set_bits(np.array([ls], np.int64), self.visited, 0)
+            frontier = np.array([ls], dtype=np.int64)
+            deg_source = int(self.deg[ls])
+        if self.max_depth is None or self.max_depth > 0:
+            self.post_frontier(frontier)
+        return frontier, deg_source
+
+    def reached(self, v: int) -> bool:
+        """Whether ``v`` is this rank's and has a parent."""
+        lo = self.g.lo
+        return lo <= v < self.g.hi and self.parents[v - lo] != -1
+
+    def topdown(self, frontier: np.ndarray, depth: int) -> tuple[np.ndarray, int, int, int]:
+        """One top-down level; posts the next frontier's exchange."""
+        new, scanned, degsum = self._topdown(frontier, depth)
+        self.stepped = True
+        if self.max_depth is None or depth < self.max_depth:
+            self.post_frontier(new)  # completed with the level's Allreduce
+        return new, new.shape[0], scanned, degsum
+
+    def bottomup(self, frontier: np.ndarray, depth: int) -> tuple[np.ndarray, int, int, int]:
+        """One bottom-up level; posts the next frontier's exchange."""
+        new, scanned, degsum = self._bottomup(frontier, depth)
+        self.stepped = True
+        if self.max_depth is None or depth < self.max_depth:
+            self.post_frontier(new)
+        return new, new.shape[0], scanned, degsum
+
+    def reduce(self, count: int, degsum: int, scanned: int, hit: int) -> list[int]:
         """The level-end Allreduce; also completes a posted frontier exchange."""
+        red = self.allreduce4(count, degsum, scanned, hit)
+        if self.stepped:  # the start's Allreduce is counted with level 1
+            self.cnt.close_level()
+            self.stepped = False
+        self.m_f = red[1]  # the next frontier's edges: a large top-down level runs in parallel
+        return red
+
+    def allreduce4(self, a: int, b: int, c: int, d: int) -> list[int]:
+        """Sum four counts over the grid; also completes a posted frontier exchange."""
         t0 = self.clock()
         red = self.red
         red[0] = a
@@ -429,7 +512,7 @@ class _Search:
         return np.sort(self.newbuf[:k])
 
     # -- one top-down level --------------------------------------------------------------
-    def topdown(self, frontier: np.ndarray, depth: int) -> tuple[np.ndarray, int, int]:
+    def _topdown(self, frontier: np.ndarray, depth: int) -> tuple[np.ndarray, int, int]:
         """One level; returns (next frontier piece, edges scanned, its degree sum)."""
         grid, d, B = self.grid, self.d, self.B
         parts = self.column_frontier(frontier, _EXPAND)
@@ -486,7 +569,7 @@ class _Search:
         return new, scanned, degsum
 
     # -- one bottom-up level ---------------------------------------------------------
-    def bottomup(self, frontier: np.ndarray, depth: int) -> tuple[np.ndarray, int, int]:
+    def _bottomup(self, frontier: np.ndarray, depth: int) -> tuple[np.ndarray, int, int]:
         """One level; returns (next frontier piece, edges scanned, its degree sum)."""
         grid, d, B, bw = self.grid, self.d, self.B, self.bw
         parts = self.column_frontier(frontier, _GATHER)
@@ -564,15 +647,6 @@ class _Search:
         return new, scanned, degsum
 
 
-def _check_vertex(v: Any, n: int, name: str) -> int:
-    if isinstance(v, bool) or not isinstance(v, int | np.integer):
-        raise C.CollectiveError(f"{name} must be an integer vertex id, got {type(v).__name__}")
-    v = int(v)
-    if not 0 <= v < n:
-        raise C.CollectiveError(f"{name}={v} is out of range for a graph with {n} vertices")
-    return v
-
-
 def _check_out(out: Any, size: int) -> None:
     if not isinstance(out, tuple | list) or len(out) != 2:
         raise ValueError("out must be a pair of arrays (parents, levels)")
@@ -583,18 +657,6 @@ def _check_out(out: Any, size: int) -> None:
                    else type(a).__name__)
             raise ValueError(f"out {name} must be a writeable C-contiguous int64 array of "
                              f"shape ({size},) (this rank's piece), got {got}")
-
-
-def _injection(rank: int) -> int | None:
-    raw = os.environ.get("SPBFS_DIST_INJECT_FAILURE", "").strip()
-    if not raw:
-        return None
-    try:
-        r, lev = (int(x) for x in raw.split(":"))
-    except ValueError:
-        raise ValueError(f"SPBFS_DIST_INJECT_FAILURE must be 'rank:level', got {raw!r}") \
-            from None
-    return lev if r == rank else None
 
 
 def bfs(graph: DistGraph, source: int, *, direction: str | None = None,
@@ -646,91 +708,21 @@ def bfs(graph: DistGraph, source: int, *, direction: str | None = None,
                                   ("frontier_encoding", frontier_encoding)) if v is not None}
         if over:
             cfg = cfg.replace(**over)
-    except ValueError as exc:
+        n = graph.n
+        source = check_vertex(source, n, "source")
+        if target is not None:
+            target = check_vertex(target, n, "target")
+        max_depth = check_max_depth(max_depth)
+    except (TypeError, ValueError) as exc:
+        # Every rank has the same arguments, so every rank raises the same error.
         raise C.CollectiveError(str(exc)) from None
-    n = graph.n
-    source = _check_vertex(source, n, "source")
-    if target is not None:
-        target = _check_vertex(target, n, "target")
-    if max_depth is not None:
-        if isinstance(max_depth, bool) or not isinstance(max_depth, int | np.integer) \
-                or max_depth < 0:
-            raise C.CollectiveError(f"max_depth must be an integer >= 0, got {max_depth!r}")
     if out is not None:
         _check_out(out, graph.hi - graph.lo)
-    grid = graph.grid
-    inject = _injection(grid.rank)
     policy = DirectionPolicy(cfg.direction, cfg.alpha, cfg.beta)
     t_start = time.perf_counter()
-    S = _Search(graph, cfg, cfg.frontier_encoding, out)
-    lo, hi = graph.lo, graph.hi
-    frontier = np.zeros(0, dtype=np.int64)
-    deg_source = 0
-    hit = 0
-    if lo <= source < hi:
-        ls = source - lo
-        S.parents[ls] = source
-        S.levels[ls] = 0
-        K.set_bits(np.array([ls], np.int64), S.visited, 0)
-        frontier = np.array([ls], dtype=np.int64)
-        deg_source = int(S.deg[ls])
-    if target is not None and lo <= target < hi and S.parents[target - lo] != -1:
-        hit = 1
-    if max_depth is None or max_depth > 0:
-        S.post_frontier(frontier)
-    # Counted with level 1: the owner's source degree (and target) for every rank.
-    first = S.allreduce4(deg_source, hit, 0, 0)
-    deg_source, hit = int(first[0]), int(first[1])
-    m_u = graph.total_degree - deg_source
-    n_f, m_f = 1, deg_source
-    current = policy.choose(TOP_DOWN, n_f, m_f, m_u, n, True)
-    log = LevelLog()
-    depth = 0
-    stopped = "exhausted"
-    clock = time.perf_counter
-    while n_f:
-        if max_depth is not None and depth >= max_depth:
-            stopped = "max_depth"
-            break
-        if hit:
-            stopped = "target"
-            break
-        depth += 1
-        if inject is not None and depth == inject:
-            raise RuntimeError(f"injected failure on rank {grid.rank} at level {depth}")
-        t0 = clock()
-        step = S.topdown if current == TOP_DOWN else S.bottomup
-        S.m_f = m_f
-        frontier, scanned, degsum = step(frontier, depth)
-        mine_hit = int(target is not None and lo <= target < hi
-                       and S.parents[target - lo] != -1)
-        if max_depth is None or depth < max_depth:
-            S.post_frontier(frontier)  # the next level's, completed with the Allreduce
-        count, degsum, scanned, hit = S.allreduce4(frontier.shape[0], degsum, scanned,
-                                                   mine_hit)
-        S.cnt.close_level()
-        log.add(n_f, count, scanned, current, clock() - t0)
-        m_u -= degsum
-        growing = count > n_f
-        n_f, m_f = count, degsum
-        current = policy.choose(current, n_f, m_f, m_u, n, growing)
-    if stopped == "exhausted" and hit:
-        stopped = "target"
-    if not S.cnt.levels:  # no level ran: the initial Allreduce gets a record of its own
-        S.cnt.close_level()
-    seconds = time.perf_counter() - t_start
-    counts, ns = S.cnt.as_arrays()  # (levels, phases, 2), (phases,)
-    flat = C.allreduce(grid.comm, np.concatenate([counts.reshape(-1), ns]))
-    ns = flat[counts.size:]
-    counts = flat[:counts.size].reshape(counts.shape)
-    msgs = {ph: counts[:, k, 0].copy() for k, ph in enumerate(COMM_PHASES)}
-    words = {ph: counts[:, k, 1].copy() for k, ph in enumerate(COMM_PHASES)}
-    stats = log.stats({"messages": msgs, "words": words})
-    phase_seconds = {ph: float(ns[k]) / 1e9 / grid.size for ph, k in _PH.items()}
-    return DistBFSResult(source=source, parents=S.parents, levels=S.levels, lo=lo, hi=hi, n=n,
-                         stats=stats, seconds=seconds, stopped=stopped,
-                         phase_seconds=phase_seconds, config=cfg,
-                         grid_shape=(grid.pr, grid.pc), _comm=grid.comm)
+    engine = GridEngine(graph, cfg, cfg.frontier_encoding, out, max_depth)
+    run = run_levels(engine, policy, source, max_depth, target)
+    return engine.finish(run, source, cfg, time.perf_counter() - t_start)
 
 
 # --------------------------------------------------------------------------- edge counts

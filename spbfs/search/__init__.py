@@ -1,0 +1,14 @@
+"""The one breadth-first search: its level loop, its argument checks and its engines.
+
+:mod:`~spbfs.search.driver` holds the loop every engine runs under and the
+:class:`~spbfs.search.driver.Engine` protocol; :mod:`~spbfs.search.checks`
+the argument checks all searches share. The one-process engines live beside
+them (:mod:`~spbfs.search.numba_engine`, :mod:`~spbfs.search.vectorized_engine`;
+the CUDA engine in :mod:`spbfs._steps_cuda`); the grid engine is
+:class:`spbfs.mpi.bfs.GridEngine`.
+"""
+
+from spbfs.search.checks import check_max_depth, check_vertex
+from spbfs.search.driver import Engine, LocalEngine, SearchRun, run_levels
+
+__all__ = ["Engine", "LocalEngine", "SearchRun", "check_max_depth", "check_vertex", "run_levels"]

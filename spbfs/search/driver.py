@@ -1,0 +1,173 @@
+"""The level loop of every breadth-first search, and what an engine provides to it.
+
+One process (numba or numpy), a GPU (cupy) and a pr x pc MPI grid run the same
+loop: the argument checks, the direction chosen each level by one
+:class:`~spbfs.direction.DirectionPolicy`, the ``max_depth`` and ``target``
+stops and the per-level record are written once, here. An *engine* does the
+levels: it owns the frontier, the parents and levels, and the kernels.
+
+Counts the direction policy needs (the new frontier's size and degree sum, the
+edges scanned, whether the target was reached) are this process's own after a
+step; :meth:`Engine.reduce` makes them global. It is the identity on one
+process and one Allreduce on a grid, which is also where a grid completes the
+frontier exchange it posted at the end of the step.
+
+Per-level Python is a handful of calls: a road network runs a thousand levels
+of a few dozen vertices, and an engine may run a whole stretch of small
+top-down levels in compiled code (:meth:`Engine.topdown_levels`).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from spbfs.direction import TOP_DOWN, DirectionPolicy
+from spbfs.result import LevelLog
+
+__all__ = ["Engine", "LocalEngine", "SearchRun", "run_levels"]
+
+#: A step's result: (next frontier, its size, edges scanned, its degree sum).
+Step = tuple[Any, int, int, int]
+
+
+class Engine(Protocol):
+    """What :func:`run_levels` needs of an engine.
+
+    Frontiers are the engine's own business (sorted ids, bitmaps, device
+    lists): the driver only hands back what the previous step returned.
+    """
+
+    #: Vertices in the whole graph.
+    n: int
+    #: Degree sum (in the search direction) of the whole graph.
+    total_degree: int
+    #: Optional run of consecutive top-down levels in compiled code (see
+    #: :meth:`spbfs.search.numba_engine.NumbaEngine.topdown_levels`), or None.
+    topdown_levels: Any
+
+    def start(self, source: int) -> tuple[Any, int]:
+        """Mark ``source`` visited at level 0; return (first frontier, its degree here).
+
+        The degree is 0 on a process that does not hold ``source``.
+        """
+
+    def topdown(self, frontier: Any, depth: int) -> Step:
+        """One top-down level (push: SpMSV over the out-block)."""
+
+    def bottomup(self, frontier: Any, depth: int) -> Step:
+        """One bottom-up level (pull: masked SpMV over the in-block)."""
+
+    def reached(self, v: int) -> bool:
+        """Whether ``v`` has a parent on this process (False where another holds ``v``)."""
+
+    def reduce(self, count: int, degsum: int, scanned: int, hit: int) -> tuple[int, ...]:
+        """The level's counts summed over the processes (the identity on one)."""
+
+
+class LocalEngine:
+    """The part of :class:`Engine` every one-process engine shares.
+
+    Subclasses set ``xp``, ``n``, ``deg``, ``total_degree`` and bind the
+    result arrays (``parents``, ``levels``, ``want``) before :meth:`start`.
+    """
+
+    xp: Any
+    n: int
+    deg: Any
+    total_degree: int
+    parents: Any
+    levels: Any
+    want: bool
+    topdown_levels: Any = None
+
+    def start(self, source: int) -> tuple[Any, int]:
+        """Mark ``source``; return it as a one-vertex frontier and its degree."""
+        self.parents[source] = source
+        self.levels[source if self.want else 0] = 0
+        return self.xp.asarray([source], dtype="int64"), int(self.deg[source])
+
+    def reached(self, v: int) -> bool:
+        """Whether ``v`` has a parent."""
+        return int(self.parents[v]) != -1
+
+    @staticmethod
+    def reduce(count: int, degsum: int, scanned: int, hit: int) -> tuple[int, int, int, int]:
+        """One process: the counts are already global."""
+        return count, degsum, scanned, hit
+
+
+@dataclass
+class SearchRun:
+    """What the level loop hands back to the engine's caller.
+
+    Attributes
+    ----------
+    log : LevelLog
+        Per-level frontier, discovered, edges, direction and seconds (global counts).
+    depth : int
+        Levels run.
+    stopped : str
+        ``"exhausted"``, ``"max_depth"`` or ``"target"``.
+    frontier : Any
+        The engine's last frontier (empty unless a stop cut the search short).
+    """
+
+    log: LevelLog
+    depth: int
+    stopped: str
+    frontier: Any
+
+
+def run_levels(engine: Engine, policy: DirectionPolicy, source: int,
+               max_depth: int | None = None, target: int | None = None) -> SearchRun:
+    """Run a direction-optimizing search from ``source`` on ``engine``.
+
+    Arguments are checked by the caller (:mod:`spbfs.search.checks`); on a
+    grid every process calls this with the same arguments.
+    """
+    frontier, deg_source = engine.start(source)
+    hit = int(target is not None and engine.reached(target))
+    n_f, m_f, _, hit = engine.reduce(int(frontier.shape[0]), deg_source, 0, hit)
+    n = engine.n
+    m_u = engine.total_degree - m_f
+    current = policy.choose(TOP_DOWN, n_f, m_f, m_u, n, True)
+    log = LevelLog()
+    depth = 0
+    stopped = "exhausted"
+    clock = time.perf_counter
+    step = (engine.topdown, engine.bottomup)
+    reduce = engine.reduce
+    fused = engine.topdown_levels
+    while n_f:
+        if max_depth is not None and depth >= max_depth:
+            stopped = "max_depth"
+            break
+        if hit:
+            stopped = "target"
+            break
+        if current == TOP_DOWN and fused is not None:
+            frontier, run, depth, m_u, m_f, switch = fused(
+                frontier, depth, m_u, m_f, policy, max_depth, target
+            )
+            log.extend(run, TOP_DOWN)
+            growing = len(run[0]) > 0 and run[1][-1] > run[0][-1]
+            n_f = int(frontier.shape[0])
+            hit = int(target is not None and engine.reached(target))
+            if switch:
+                current = policy.choose(current, n_f, m_f, m_u, n, growing)
+            continue
+        depth += 1
+        t0 = clock()
+        frontier, count, scanned, degsum = step[current](frontier, depth)
+        hit = int(target is not None and engine.reached(target))
+        count, degsum, scanned, hit = reduce(count, degsum, scanned, hit)
+        log.add(n_f, count, scanned, current, clock() - t0)
+        m_u -= degsum
+        growing = count > n_f
+        n_f, m_f = count, degsum
+        current = policy.choose(current, n_f, m_f, m_u, n, growing)
+    if stopped == "exhausted" and hit:
+        stopped = "target"
+    return SearchRun(log, depth, stopped, frontier)
