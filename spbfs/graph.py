@@ -24,6 +24,7 @@ from semirings.backend import Backend, get_backend
 from semirings.blocks import Block, block_from_edges, block_from_scipy
 from spbfs.config import Config
 from spbfs.edges import EdgeList, check_vertex_ids
+from spbfs.search.checks import check_vertex
 
 __all__ = ["Graph", "as_graph"]
 
@@ -281,12 +282,7 @@ class Graph:
 
     def check_vertex(self, v: Any, name: str = "source") -> int:
         """Return ``v`` as an int after checking it is a vertex id of this graph."""
-        if isinstance(v, bool) or not isinstance(v, int | np.integer):
-            raise TypeError(f"{name} must be an integer vertex id, got {type(v).__name__}")
-        v = int(v)
-        if not 0 <= v < self.n:
-            raise ValueError(f"{name}={v} is out of range for a graph with {self.n} vertices")
-        return v
+        return check_vertex(v, self.n, name)
 
     def vertex_id(self, label: Any) -> int:
         """Vertex id of an original label (renumbered inputs), or the id itself."""

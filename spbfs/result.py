@@ -7,6 +7,8 @@ from typing import Any
 
 import numpy as np
 
+from spbfs.search.checks import check_vertex
+
 __all__ = ["BFSResult", "LevelStats", "direction_string"]
 
 DIRECTION_NAMES = ("top-down", "bottom-up")
@@ -186,11 +188,7 @@ class BFSResult:
         """
         if self.parents is None:
             raise ValueError("path needs parents: run bfs with output='both' or 'parents'")
-        if isinstance(target, bool) or not isinstance(target, int | np.integer):
-            raise TypeError(f"target must be an integer vertex id, got {type(target).__name__}")
-        target = int(target)
-        if not 0 <= target < self.n:
-            raise ValueError(f"target={target} is out of range for {self.n} vertices")
+        target = check_vertex(target, self.n, "target")
         if self.parents[target] < 0:
             raise ValueError(f"target={target} was not reached from source {self.source}")
         out = [target]

@@ -14,7 +14,6 @@ the parent of the source is the source itself.
 
 from __future__ import annotations
 
-import operator
 from typing import Any
 
 import numba
@@ -23,6 +22,7 @@ import scipy.sparse as sp
 from scipy.sparse import csgraph
 
 from spbfs.edges import EdgeList
+from spbfs.search.checks import check_vertex
 
 __all__ = [
     "RULES",
@@ -117,17 +117,6 @@ def _as_vertex_array(a: Any, n: int, name: str) -> np.ndarray:
             raise ValueError(f"{name} holds values beyond int64")
         a = a.astype(np.int64)
     return a
-
-
-def _as_source(source: Any, n: int) -> int:
-    try:
-        s = operator.index(source)
-    except TypeError:
-        raise TypeError(f"source must be an integer vertex id, got {type(source).__name__}") \
-            from None
-    if not 0 <= s < n:
-        raise ValueError(f"source {s} is out of range for n={n}")
-    return s
 
 
 def _resolve_directed(edges: EdgeList, directed: bool | None) -> bool:
@@ -294,7 +283,7 @@ def validate_bfs_tree(edges: EdgeList, source: int, parents: np.ndarray,
     """
     directed = _resolve_directed(edges, directed)
     n = edges.n
-    source = _as_source(source, n)
+    source = check_vertex(source, n)
     parents = _as_vertex_array(parents, n, "parents")
 
     depth = tree_levels(parents, source)
@@ -470,7 +459,7 @@ def reference_levels(src: np.ndarray, dst: np.ndarray, n: int, source: int, *,
     if n >= 2**31:
         raise ValueError(f"reference_levels needs n < 2**31 (scipy csgraph limit), got n={n}")
     el = EdgeList(src, dst, n)  # reuses the id checks
-    source = _as_source(source, n)
+    source = check_vertex(source, n)
     indptr, indices = _csr_structure(el.src, el.dst, n, not directed)
     if indptr[-1] < 2**31:
         # scipy keeps 32-bit indices when both arrays are 32-bit; mixing makes it copy.
@@ -518,7 +507,7 @@ def check_levels(edges: EdgeList, source: int, levels: np.ndarray, *,
         ``vertex: got X, expected Y``.
     """
     directed = _resolve_directed(edges, directed)
-    source = _as_source(source, edges.n)
+    source = check_vertex(source, edges.n)
     levels = _as_vertex_array(levels, edges.n, "levels")
     expected = reference_levels(edges.src, edges.dst, edges.n, source, directed=directed)
     wrong = np.flatnonzero(levels != expected)

@@ -28,6 +28,7 @@ from semirings.semiring import any_pair, min_second
 from spbfs.algorithms._common import check_sources, prepare
 from spbfs.algorithms._ops import SparseColumns, msbfs_bits, spgemm
 from spbfs.config import Config
+from spbfs.search.checks import check_max_depth
 
 __all__ = ["MultiSourceBFSResult", "multi_source_bfs"]
 
@@ -121,11 +122,7 @@ def multi_source_bfs(
     """
     if output not in _OUTPUTS:
         raise ValueError(f"output must be one of {', '.join(_OUTPUTS)}; got {output!r}")
-    if max_depth is not None:
-        if isinstance(max_depth, bool) or not isinstance(max_depth, int | np.integer):
-            raise TypeError(f"max_depth must be an integer, got {type(max_depth).__name__}")
-        if max_depth < 0:
-            raise ValueError(f"max_depth must be >= 0, got {max_depth}")
+    max_depth = check_max_depth(max_depth)
     g = prepare(graph, config, directed, allow_empty=False)
     src = check_sources(g, sources)
     uniq, back = np.unique(src, return_inverse=True)

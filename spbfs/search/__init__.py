@@ -6,9 +6,7 @@ the argument checks all searches share. The one-process engines live beside
 them (:mod:`~spbfs.search.numba_engine`, :mod:`~spbfs.search.vectorized_engine`;
 the CUDA engine in :mod:`spbfs._steps_cuda`); the grid engine is
 :class:`spbfs.mpi.bfs.GridEngine`.
+
+Nothing is imported here: the checks are used by modules the driver itself
+imports (results, graphs), and importing the package must not import them back.
 """
-
-from spbfs.search.checks import check_max_depth, check_vertex
-from spbfs.search.driver import Engine, LocalEngine, SearchRun, run_levels
-
-__all__ = ["Engine", "LocalEngine", "SearchRun", "check_max_depth", "check_vertex", "run_levels"]
