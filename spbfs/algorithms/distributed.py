@@ -3,7 +3,7 @@
 Each function here is the distributed twin of a one-process function of
 :mod:`spbfs.algorithms` and keeps its driver loop; only the step, one
 semiring product, becomes distributed on the :class:`~spbfs.mpi.DistGraph`'s
-``pr x pc`` grid (:mod:`spbfs.algorithms._dist_ops`): *expand* the vector
+``pr x pc`` grid (:mod:`spbfs.mpi.spmsv`): *expand* the vector
 (transpose to the column layout, Allgatherv down the processor column),
 the local product on the rank's block ``B_ij``, *fold* the partial results
 along the processor row to the owners of their rows, and reduce them there
@@ -57,11 +57,9 @@ from typing import Any
 import numpy as np
 
 from semirings.blocks import Block, block_from_edges
-from semirings.kernels import spmsv, spmv
+from semirings.kernels import spmv
 from semirings.semiring import any_pair, min_plus, min_second, plus_times
-from semirings.vector import SparseVector
 from spbfs.algorithms._common import check_positive_int, check_sources
-from spbfs.algorithms._dist_ops import GridOps
 from spbfs.algorithms._ops import SparseColumns, spgemm
 from spbfs.algorithms.betweenness import _rescale
 from spbfs.algorithms.components import ComponentsResult
@@ -74,6 +72,7 @@ from spbfs.graph import Graph
 from spbfs.mpi import comm as C
 from spbfs.mpi.comm import CollectiveError
 from spbfs.mpi.graph import DistGraph
+from spbfs.mpi.spmsv import GridOps, product_sparse
 
 __all__ = [
     "DistBetweennessResult",
@@ -393,20 +392,6 @@ def dist_pagerank(
 # --------------------------------------------------------------------------- components
 
 
-def _product_sparse(ops: GridOps, block: Block, ids: np.ndarray, vals: np.ndarray,
-                    semiring: Any, *, transpose: bool) -> tuple[np.ndarray, np.ndarray]:
-    """One distributed SpMSV; returns the unreduced ``(piece ids, values)`` sent here."""
-    # Every rank packs the same dtypes (an empty local result may come back in another).
-    dt = vals.dtype
-    cols, (xv,) = ops.expand_sparse(ids, [vals], transpose=transpose)
-    y = spmsv(block, SparseVector(cols, xv, block.shape[1], check=False), semiring,
-              check=False)
-    r, (yv,) = ops.fold_sparse(np.asarray(y.indices, dtype=np.int64),
-                               [np.asarray(y.values).astype(dt, copy=False)],
-                               transpose=transpose)
-    return r, yv
-
-
 def dist_connected_components(g: DistGraph) -> DistComponentsResult:
     """Connected components by distributed min-label propagation (collective).
 
@@ -442,7 +427,7 @@ def dist_connected_components(g: DistGraph) -> DistComponentsResult:
         cand = label.copy()
         vals = label[ids]
         for block, transpose in products:
-            r, v = _product_sparse(ops, block, ids, vals, min_second, transpose=transpose)
+            r, v = product_sparse(ops, block, ids, vals, min_second, transpose=transpose)
             np.minimum.at(cand, r, v.astype(np.int64, copy=False))
         rounds += 1
         changed = cand < label
@@ -632,7 +617,7 @@ def dist_sssp(
     rounds = 0
     active = 1
     while active and (max_rounds is None or rounds < max_rounds):
-        r, v = _product_sparse(ops, block, ids, dist[ids], min_plus, transpose=False)
+        r, v = product_sparse(ops, block, ids, dist[ids], min_plus, transpose=False)
         rounds += 1
         cand = np.full(ops.size, np.inf)
         np.minimum.at(cand, r, v.astype(np.float64, copy=False))

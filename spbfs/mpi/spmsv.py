@@ -1,4 +1,4 @@
-"""Vector movement on the 2D grid for the distributed algorithms.
+"""The grid's SpMSV in phases: vector movement on the 2D grid and the distributed product.
 
 A :class:`~spbfs.mpi.DistGraph` on a ``pr x pc`` grid stores on rank
 ``(i, j)`` the block ``B_ij`` (rows: row chunk ``i``, columns: column chunk
@@ -32,9 +32,12 @@ from typing import Any
 
 import numpy as np
 
+from semirings.blocks import Block
+from semirings.kernels import spmsv
+from semirings.vector import SparseVector
 from spbfs.mpi import comm as C
 
-__all__ = ["GridOps"]
+__all__ = ["GridOps", "product_sparse"]
 
 _TAG_COUNT = 41
 _TAG_DATA = 42
@@ -258,3 +261,23 @@ class GridOps:
         asked, rcounts = C.alltoallv(grid.comm, uniq, counts)  # uniq is sorted by owner
         reply, _ = C.alltoallv(grid.comm, piece[asked - self.lo], rcounts)
         return reply[back]
+
+
+def product_sparse(ops: GridOps, block: Block, ids: np.ndarray, vals: np.ndarray,
+                    semiring: Any, *, transpose: bool) -> tuple[np.ndarray, np.ndarray]:
+    """One distributed SpMSV ``y = B ⊕.⊗ x``: expand, local multiply, fold.
+
+    ``ids`` and ``vals`` are this rank's piece of the sparse ``x`` (piece-local
+    ids); ``transpose`` multiplies by ``Bᵀ`` (``block`` is then ``tblock``).
+    Returns the unreduced ``(piece ids, values)`` sent to this rank: an id
+    may repeat, the caller merges with the semiring's addition.
+    """
+    # Every rank packs the same dtypes (an empty local result may come back in another).
+    dt = vals.dtype
+    cols, (xv,) = ops.expand_sparse(ids, [vals], transpose=transpose)
+    y = spmsv(block, SparseVector(cols, xv, block.shape[1], check=False), semiring,
+              check=False)
+    r, (yv,) = ops.fold_sparse(np.asarray(y.indices, dtype=np.int64),
+                               [np.asarray(y.values).astype(dt, copy=False)],
+                               transpose=transpose)
+    return r, yv
