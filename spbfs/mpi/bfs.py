@@ -71,6 +71,19 @@ from spbfs.mpi import _kernels as K
 from spbfs.mpi import comm as C
 from spbfs.mpi.graph import DistGraph
 from spbfs.mpi.npz_writer import save_npz
+from spbfs.mpi.spmsv import (
+    COMM_PHASES,
+    EXPAND,
+    GATHER,
+    LOCAL_BU,
+    LOCAL_PHASES,
+    LOCAL_TD,
+    PHASE_INDEX,
+    UPDATE,
+    FrontierPhases,
+    PhaseCounters,
+    merge_pairs,
+)
 from spbfs.result import BFSResult, LevelStats, direction_string
 from spbfs.search.checks import check_max_depth, check_vertex
 from spbfs.search.driver import SearchRun, run_levels
@@ -81,17 +94,6 @@ __all__ = ["COMM_PHASES", "LOCAL_PHASES", "DistBFSResult", "bfs", "traversed_edg
 # over the rank's threads (one grid column only; see _kernels.topdown_own).
 _PAR_TOPDOWN = 1 << 15
 
-#: Communication phases, in the order of a level.
-COMM_PHASES = ("transpose", "expand", "fold", "frontier_gather", "rotate", "parent_updates",
-               "allreduce")
-#: Local computation phases.
-LOCAL_PHASES = ("local_topdown", "local_bottomup", "update")
-_PH = {name: k for k, name in enumerate(COMM_PHASES + LOCAL_PHASES)}
-_NCOMM = len(COMM_PHASES)
-_NPH = len(_PH)
-(_TRANSPOSE, _EXPAND, _FOLD, _GATHER, _ROTATE, _UPDATES, _ALLREDUCE, _LOCAL_TD, _LOCAL_BU,
- _UPDATE) = range(_NPH)
-_ONES = np.uint64(0xFFFFFFFFFFFFFFFF)
 
 
 # --------------------------------------------------------------------------- result
@@ -222,35 +224,6 @@ class DistBFSResult:
 # --------------------------------------------------------------------------- the search
 
 
-class _Counters:
-    """Messages, words (per level and phase) and seconds (per phase) of one rank.
-
-    Plain Python lists: a level adds a dozen numbers, and numpy's per-item
-    overhead showed in the thousand levels of a road network.
-    """
-
-    __slots__ = ("cur", "levels", "seconds")
-
-    def __init__(self) -> None:
-        self.levels: list[list[int]] = []
-        self.cur = [0] * (2 * _NCOMM)
-        self.seconds = [0.0] * _NPH
-
-    def add(self, phase: int, messages: int, words: int) -> None:
-        self.cur[2 * phase] += messages
-        self.cur[2 * phase + 1] += words
-
-    def close_level(self) -> None:
-        self.levels.append(self.cur)
-        self.cur = [0] * (2 * _NCOMM)
-
-    def as_arrays(self) -> tuple[np.ndarray, np.ndarray]:
-        """(levels, phases, 2) message and word counts; nanoseconds per phase."""
-        counts = np.array(self.levels, dtype=np.int64).reshape(len(self.levels), _NCOMM, 2)
-        ns = np.array([int(x * 1e9) for x in self.seconds], dtype=np.int64)
-        return counts, ns
-
-
 class GridEngine:
     """The grid's :class:`~spbfs.search.driver.Engine`: one rank's part of a search.
 
@@ -275,9 +248,9 @@ class GridEngine:
         self.B = self.d.B64
         self.bw = self.d.bw
         self.size = g.hi - g.lo
-        self.enc = encoding
-        self.cnt = _Counters()
-        self.clock = time.perf_counter
+        self.cnt = cnt = PhaseCounters()
+        self.clock = cnt.clock
+        self.tick = cnt.tick
         self.p = grid.size
         bufs = getattr(g, "_search_buffers", None)
         if bufs is None:
@@ -303,18 +276,7 @@ class GridEngine:
         (self.out_rows, self.out_par, self.newbufs, self.sent, self.cand, self.gather_bufs,
          self.pair_bufs, self.sendbuf, self.front, self.comp_a,
          self.comp_b, self.msgbufs) = bufs
-        self.msgflip = 0
-        self.red = np.zeros(4, np.int64)  # the level-end Allreduce, in place
         self.counts = np.zeros(grid.pc, np.int64)  # fold pairs per row rank
-        self.left = grid.i * grid.pc + (grid.j - 1) % grid.pc  # rotation partners
-        self.right = grid.i * grid.pc + (grid.j + 1) % grid.pc
-        rank, pr, pc = grid.rank, grid.pr, grid.pc
-        # The frontier exchange's partners never change (see post_frontier).
-        jt = rank // pr
-        self.col_srcs = [grid.j * pr + i2 for i2 in range(pr)]
-        self.col_dests = [i2 * pc + jt for i2 in range(pr) if i2 * pc + jt != rank]
-        self.col_recvs = {src: self.gather_bufs[i2] for i2, src in enumerate(self.col_srcs)
-                          if src != rank}
         self.newbuf = self.newbufs[0]
         self.flip = 0
         # Candidates of the bottom-up search per segment (-1: not listed yet).
@@ -337,7 +299,8 @@ class GridEngine:
         # level copies it first), so ``visited ^ prev`` is that piece as a bitmap;
         # the source's level starts from here.
         self.prev = self.visited.copy()
-        self.pending: tuple | None = None  # a posted frontier exchange (post_frontier)
+        self.phases = FrontierPhases(grid, self.B, self.bw, encoding, self.visited, self.prev,
+                                     self.gather_bufs, self.pair_bufs, self.msgbufs, cnt)
         self.nthreads = numba.get_num_threads()
         self.nchunks = 4 * self.nthreads if self.nthreads > 1 else 1
         self.m_f = 0  # degree sum of the current frontier, all ranks (set by reduce)
@@ -348,12 +311,6 @@ class GridEngine:
         self.flip ^= 1
         self.newbuf = self.newbufs[self.flip]
         return self.newbuf
-
-    # -- timing / counting helpers ---------------------------------------------------
-    def tick(self, phase: int, t0: float) -> float:
-        t = self.clock()
-        self.cnt.seconds[phase] += t - t0
-        return t
 
     def finish(self, run: SearchRun, source: int, cfg: Config, seconds: float) -> DistBFSResult:
         """The result on this rank: its pieces, and the counters summed over the grid."""
@@ -367,7 +324,7 @@ class GridEngine:
         msgs = {ph: counts[:, k, 0].copy() for k, ph in enumerate(COMM_PHASES)}
         words = {ph: counts[:, k, 1].copy() for k, ph in enumerate(COMM_PHASES)}
         stats = run.log.stats({"messages": msgs, "words": words})
-        phase_seconds = {ph: float(ns[k]) / 1e9 / grid.size for ph, k in _PH.items()}
+        phase_seconds = {ph: float(ns[k]) / 1e9 / grid.size for ph, k in PHASE_INDEX.items()}
         g = self.g
         return DistBFSResult(source=source, parents=self.parents, levels=self.levels, lo=g.lo,
                              hi=g.hi, n=g.n, stats=stats, seconds=seconds, stopped=run.stopped,
@@ -388,7 +345,7 @@ class GridEngine:
             frontier = np.array([ls], dtype=np.int64)
             deg_source = int(self.deg[ls])
         if self.max_depth is None or self.max_depth > 0:
-            self.post_frontier(frontier)
+            self.phases.post_expand(frontier)
         return frontier, deg_source
 
     def reached(self, v: int) -> bool:
@@ -401,7 +358,7 @@ class GridEngine:
         new, scanned, degsum = self._topdown(frontier, depth)
         self.stepped = True
         if self.max_depth is None or depth < self.max_depth:
-            self.post_frontier(new)  # completed with the level's Allreduce
+            self.phases.post_expand(new)  # completed with the level's Allreduce
         return new, new.shape[0], scanned, degsum
 
     def bottomup(self, frontier: np.ndarray, depth: int) -> tuple[np.ndarray, int, int, int]:
@@ -409,97 +366,19 @@ class GridEngine:
         new, scanned, degsum = self._bottomup(frontier, depth)
         self.stepped = True
         if self.max_depth is None or depth < self.max_depth:
-            self.post_frontier(new)
+            self.phases.post_expand(new)
         return new, new.shape[0], scanned, degsum
 
     def reduce(self, count: int, degsum: int, scanned: int, hit: int) -> list[int]:
         """The level-end Allreduce; also completes a posted frontier exchange."""
-        red = self.allreduce4(count, degsum, scanned, hit)
+        red = self.phases.allreduce4(count, degsum, scanned, hit)
         if self.stepped:  # the start's Allreduce is counted with level 1
             self.cnt.close_level()
             self.stepped = False
         self.m_f = red[1]  # the next frontier's edges: a large top-down level runs in parallel
         return red
 
-    def allreduce4(self, a: int, b: int, c: int, d: int) -> list[int]:
-        """Sum four counts over the grid; also completes a posted frontier exchange."""
-        t0 = self.clock()
-        red = self.red
-        red[0] = a
-        red[1] = b
-        red[2] = c
-        red[3] = d
-        C.allreduce(self.grid.comm, red, also=None if self.pending is None else self.pending[3],
-                    inplace=True)
-        if self.p > 1:
-            self.cnt.add(_ALLREDUCE, self.p - 1, 4 * (self.p - 1))
-        self.tick(_ALLREDUCE, t0)
-        return red.tolist()
-
-    # -- frontier encoding ---------------------------------------------------------------
-    def encode(self, ids: np.ndarray) -> tuple[np.ndarray, bool]:
-        """The frontier piece as a message: sorted local ids, or a bitmap of bw words.
-
-        ``ids`` is always the piece the latest level (or the source) marked in
-        ``visited``, so its bitmap is ``visited ^ prev`` (one pass, no scatter).
-        """
-        if self.enc == "bitmap" or (self.enc == "auto" and ids.shape[0] >= self.bw):
-            self.msgflip ^= 1
-            bits = self.msgbufs[self.msgflip]
-            np.bitwise_xor(self.visited, self.prev, out=bits)
-            return bits.view(np.int64), True
-        return ids.astype(np.int64, copy=False), False
-
-    def decoded_as_bitmap(self, msg: np.ndarray) -> bool:
-        """How a received message reads: the mode says, or (auto) its length."""
-        return self.enc == "bitmap" or (self.enc == "auto" and msg.shape[0] == self.bw)
-
-    def post_frontier(self, frontier: np.ndarray) -> None:
-        """Start moving the frontier piece to the ranks of its column chunk (see below).
-
-        The driver posts it with the level-end Allreduce (the messages do not
-        depend on the direction the Allreduce decides), so a level waits once
-        for its slowest partner where it waited twice.
-        """
-        if self.grid.pr == 1:
-            return
-        t0 = self.clock()
-        msg, _ = self.encode(frontier)
-        sends = {d: msg for d in self.col_dests}
-        self.pending = (frontier, msg, self.col_srcs,
-                        C.Posted(self.grid.comm, sends, self.col_recvs, tag=11))
-        self.tick(_TRANSPOSE, t0)
-
-    def column_frontier(self, frontier: np.ndarray, phase: int) -> list[tuple[np.ndarray, bool]]:
-        """The frontier pieces of this rank's column chunk: *transpose* and *expand* in one step.
-
-        Counted as Algorithms 3/4 describe them: the owner sends its piece to
-        the rank holding it in the column layout (*transpose*, one message), which
-        passes it on down the processor column (``phase``, ``pr - 1`` messages).
-        Sent in one step: the owner sends the piece straight to every rank of
-        that processor column (the same words; never more messages).
-        """
-        grid = self.grid
-        pr, rank = grid.pr, grid.rank
-        if pr == 1:  # the owner holds its piece in the column layout: nothing moves
-            return [(frontier, False)]
-        if self.pending is None or self.pending[0] is not frontier:
-            self.post_frontier(frontier)
-        t0 = self.clock()
-        _, msg, srcs, posted = self.pending
-        self.pending = None
-        got = posted.result()
-        if grid.transpose_dest != rank:
-            self.cnt.add(_TRANSPOSE, 1 if msg.shape[0] else 0, msg.shape[0])
-        parts = [(frontier, False) if src == rank else
-                 (got[src], self.decoded_as_bitmap(got[src])) for src in srcs]
-        # The piece this rank holds in the column layout (slot i), as it passes it on.
-        words = msg.shape[0] if grid.transpose_dest == rank else parts[grid.i][0].shape[0]
-        if words:
-            self.cnt.add(phase, pr - 1, (pr - 1) * words)
-        self.tick(phase, t0)
-        return parts
-
+    # -- merge and order ----------------------------------------------------------------
     def sort_new(self, k: int) -> np.ndarray:
         """The new frontier piece ``newbuf[:k]`` sorted.
 
@@ -515,7 +394,7 @@ class GridEngine:
     def _topdown(self, frontier: np.ndarray, depth: int) -> tuple[np.ndarray, int, int]:
         """One level; returns (next frontier piece, edges scanned, its degree sum)."""
         grid, d, B = self.grid, self.d, self.B
-        parts = self.column_frontier(frontier, _EXPAND)
+        parts = self.phases.expand(frontier, EXPAND)
         t0 = self.clock()
         # The column chunk's frontier as sorted local column ids.
         if len(parts) == 1 and not parts[0][1]:
@@ -544,35 +423,30 @@ class GridEngine:
             k, scanned, degsum = K.topdown_own(ptr, ind, jc, dcsc, cols, self.visited,
                                                self.parents, self.levels, depth, self.deg,
                                                j * grid.pr, d.b, B, newbuf, nparts)
-            t0 = self.tick(_LOCAL_TD, t0)
+            t0 = self.tick(LOCAL_TD, t0)
             new = self.sort_new(k)
-            self.tick(_UPDATE, t0)
+            self.tick(UPDATE, t0)
             return new, scanned, degsum
         counts = self.counts
         nc, scanned, msgs = K.topdown_fold(ptr, ind, jc, dcsc, cols, self.sent, self.visited, j,
                                            self.bw, grid.pc, counts, self.sendbuf, j * grid.pr,
                                            d.b, B)
-        t0 = self.tick(_LOCAL_TD, t0)
+        self.tick(LOCAL_TD, t0)
         cl = counts.tolist()
-        self.cnt.add(_FOLD, msgs, 2 * (nc - cl[j]))
         sends = [self.sendbuf[2 * t * B:2 * (t * B + c)] for t, c in enumerate(cl)]
-        recv = C.exchange(grid.row_comm, sends, self.pair_bufs, tag=14)
-        t0 = self.tick(_FOLD, t0)
-        k = degsum = 0
-        for part in recv:
-            if part.shape[0]:
-                k, ds = K.apply_pairs(part, self.parents, self.levels, depth, self.visited,
-                                      newbuf, k, self.deg)
-                degsum += ds
+        recv = self.phases.fold(sends, msgs, 2 * (nc - cl[j]))
+        t0 = self.clock()
+        k, degsum = merge_pairs(recv, -1, self.parents, self.levels, depth, self.visited,
+                                newbuf, 0, self.deg)
         new = self.sort_new(k)
-        self.tick(_UPDATE, t0)
+        self.tick(UPDATE, t0)
         return new, scanned, degsum
 
     # -- one bottom-up level ---------------------------------------------------------
     def _bottomup(self, frontier: np.ndarray, depth: int) -> tuple[np.ndarray, int, int]:
         """One level; returns (next frontier piece, edges scanned, its degree sum)."""
         grid, d, B, bw = self.grid, self.d, self.B, self.bw
-        parts = self.column_frontier(frontier, _GATHER)
+        parts = self.phases.expand(frontier, GATHER)
         t0 = self.clock()
         front = self.front
         for i2, (m, bits) in enumerate(parts):
@@ -615,14 +489,13 @@ class GridEngine:
             bounds.append(k)
             segs.append(t)
             if s < pc - 1:
-                t0 = self.tick(_LOCAL_BU, t0)
+                self.tick(LOCAL_BU, t0)
                 # Pass the segment's completed bitmap on: the left neighbour takes it over.
                 nxt = self.comp_b if comp is self.comp_a else self.comp_a
-                self.cnt.add(_ROTATE, 1, bw)
-                C.sendrecv(grid.comm, comp, self.left, nxt, self.right, tag=13)
+                self.phases.rotate(comp, nxt)
                 comp = nxt
-                t0 = self.tick(_ROTATE, t0)
-        t0 = self.tick(_LOCAL_BU, t0)
+                t0 = self.clock()
+        t0 = self.tick(LOCAL_BU, t0)
         # Own finds (sub-step 0) are in already; the others go to their owners.
         if pc > 1:
             # The finds for segment t (sub-step s) are pairs bounds[s] .. bounds[s+1] of sendbuf.
@@ -631,19 +504,16 @@ class GridEngine:
             for s in range(1, pc):
                 sends[segs[s]] = self.sendbuf[2 * bounds[s]:2 * bounds[s + 1]]
                 msgs += bounds[s + 1] > bounds[s]
-            self.cnt.add(_UPDATES, msgs, 2 * k)
-            recv = C.exchange(grid.row_comm, sends, self.pair_bufs, tag=15)
-            t0 = self.tick(_UPDATES, t0)
+            recv = self.phases.parent_updates(sends, msgs, 2 * k)
+            t0 = self.clock()
             own = nk
-            for t, part in enumerate(recv):
-                if t != j and part.shape[0]:
-                    nk, ds = K.apply_pairs(part, self.parents, self.levels, depth,
-                                           self.visited, newbuf, nk, self.deg)
-                    degsum += ds
+            nk, ds = merge_pairs(recv, j, self.parents, self.levels, depth, self.visited,
+                                 newbuf, nk, self.deg)
+            degsum += ds
             new = self.sort_new(nk) if nk > own else newbuf[:nk]
         else:
             new = newbuf[:nk]  # found in increasing order
-        self.tick(_UPDATE, t0)
+        self.tick(UPDATE, t0)
         return new, scanned, degsum
 
 

@@ -28,6 +28,7 @@ is collective over the graph's grid. The communication goes through
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import numpy as np
@@ -35,9 +36,11 @@ import numpy as np
 from semirings.blocks import Block
 from semirings.kernels import spmsv
 from semirings.vector import SparseVector
+from spbfs.mpi import _kernels as K
 from spbfs.mpi import comm as C
 
-__all__ = ["GridOps", "product_sparse"]
+__all__ = ["COMM_PHASES", "LOCAL_PHASES", "FrontierPhases", "GridOps", "PhaseCounters",
+           "merge_pairs", "product_sparse"]
 
 _TAG_COUNT = 41
 _TAG_DATA = 42
@@ -281,3 +284,245 @@ def product_sparse(ops: GridOps, block: Block, ids: np.ndarray, vals: np.ndarray
                                [np.asarray(y.values).astype(dt, copy=False)],
                                transpose=transpose)
     return r, yv
+
+
+# --------------------------------------------------------------------------- the BFS's phases
+
+#: Communication phases of a BFS level, in their order.
+COMM_PHASES = ("transpose", "expand", "fold", "frontier_gather", "rotate", "parent_updates",
+               "allreduce")
+#: Local computation phases of a BFS level.
+LOCAL_PHASES = ("local_topdown", "local_bottomup", "update")
+PHASE_INDEX = {name: k for k, name in enumerate(COMM_PHASES + LOCAL_PHASES)}
+_NCOMM = len(COMM_PHASES)
+_NPH = len(PHASE_INDEX)
+(TRANSPOSE, EXPAND, FOLD, GATHER, ROTATE, UPDATES, ALLREDUCE, LOCAL_TD, LOCAL_BU,
+ UPDATE) = range(_NPH)
+
+
+class PhaseCounters:
+    """Messages, words (per level and phase) and seconds (per phase) of one rank.
+
+    Plain Python lists: a level adds a dozen numbers, and numpy's per-item
+    overhead showed in the thousand levels of a road network.
+    """
+
+    __slots__ = ("clock", "cur", "levels", "seconds")
+
+    def __init__(self) -> None:
+        self.levels: list[list[int]] = []
+        self.cur = [0] * (2 * _NCOMM)
+        self.seconds = [0.0] * _NPH
+        self.clock = time.perf_counter
+
+    def add(self, phase: int, messages: int, words: int) -> None:
+        """Count messages and 64-bit words sent in ``phase`` (this level)."""
+        self.cur[2 * phase] += messages
+        self.cur[2 * phase + 1] += words
+
+    def tick(self, phase: int, t0: float) -> float:
+        """Charge the time since ``t0`` to ``phase``; return the time now."""
+        t = self.clock()
+        self.seconds[phase] += t - t0
+        return t
+
+    def close_level(self) -> None:
+        """Start the next level's counts."""
+        self.levels.append(self.cur)
+        self.cur = [0] * (2 * _NCOMM)
+
+    def as_arrays(self) -> tuple[np.ndarray, np.ndarray]:
+        """(levels, phases, 2) message and word counts; nanoseconds per phase."""
+        counts = np.array(self.levels, dtype=np.int64).reshape(len(self.levels), _NCOMM, 2)
+        ns = np.array([int(x * 1e9) for x in self.seconds], dtype=np.int64)
+        return counts, ns
+
+
+class FrontierPhases:
+    """The phases of the BFS's SpMSV on the grid, for one search on one rank.
+
+    Algorithms 3 and 4 of Buluç and Madduri (SC 2011): *transpose* the
+    frontier piece to the rank holding it in the column layout, *expand* it
+    down the processor column (top-down) or *gather* it as a bitmap
+    (bottom-up), the local multiply (the engine's kernels), *fold* the
+    ``(child, parent)`` pairs along the processor row, *merge* them into the
+    owner's piece (:func:`merge_pairs`); bottom-up, *rotate* a segment's
+    ``completed`` bitmap along the row between sub-steps and send the
+    *parent updates* found for other pieces. Every phase counts its messages
+    and 64-bit words (messages to oneself are not communication) and its time.
+
+    Frontier messages are sorted id lists or bitmaps, per message the smaller
+    (``encoding="auto"``, Bisson, Bernaschi and Mastrostefano, Section 5), or
+    forced. The transpose and the column exchange run as one step: the owner
+    sends its piece straight to the ranks of its column chunk (the same words,
+    never more messages), posted with the level-end Allreduce so that a level
+    waits once for its slowest partner.
+
+    Parameters
+    ----------
+    grid : ProcessGrid
+        The process grid.
+    B, bw : int
+        Padded piece length (ids) and its bitmap length (64-bit words).
+    encoding : {"auto", "list", "bitmap"}
+        Frontier message encoding.
+    visited, prev : numpy.ndarray
+        The engine's bitmaps of its piece: visited now, and before the newest
+        frontier was marked (so ``visited ^ prev`` is that frontier's bitmap).
+    gather_bufs, pair_bufs, msgbufs : list of numpy.ndarray
+        Receive buffers for frontier pieces (one per processor-column rank) and
+        pairs (one per processor-row rank); two send bitmaps used in turn.
+    cnt : PhaseCounters
+        Where the phases count.
+    """
+
+    def __init__(self, grid: Any, B: int, bw: int, encoding: str, visited: np.ndarray,
+                 prev: np.ndarray, gather_bufs: list[np.ndarray], pair_bufs: list[np.ndarray],
+                 msgbufs: tuple[np.ndarray, np.ndarray], cnt: PhaseCounters) -> None:
+        self.grid = grid
+        self.B = B
+        self.bw = bw
+        self.enc = encoding
+        self.visited = visited
+        self.prev = prev
+        self.pair_bufs = pair_bufs
+        self.msgbufs = msgbufs
+        self.msgflip = 0
+        self.cnt = cnt
+        self.p = grid.size
+        self.red = np.zeros(4, np.int64)  # the level-end Allreduce, in place
+        rank, pr, pc = grid.rank, grid.pr, grid.pc
+        self.left = grid.i * pc + (grid.j - 1) % pc  # rotation partners
+        self.right = grid.i * pc + (grid.j + 1) % pc
+        # The frontier exchange's partners never change (see post_expand).
+        jt = rank // pr
+        self.col_srcs = [grid.j * pr + i2 for i2 in range(pr)]
+        self.col_dests = [i2 * pc + jt for i2 in range(pr) if i2 * pc + jt != rank]
+        self.col_recvs = {src: gather_bufs[i2] for i2, src in enumerate(self.col_srcs)
+                          if src != rank}
+        self.pending: tuple | None = None  # a posted frontier exchange (post_expand)
+
+    # -- frontier encoding ---------------------------------------------------------------
+    def encode(self, ids: np.ndarray) -> tuple[np.ndarray, bool]:
+        """The frontier piece as a message: sorted local ids, or a bitmap of bw words.
+
+        ``ids`` is always the piece the latest level (or the source) marked in
+        ``visited``, so its bitmap is ``visited ^ prev`` (one pass, no scatter).
+        """
+        if self.enc == "bitmap" or (self.enc == "auto" and ids.shape[0] >= self.bw):
+            self.msgflip ^= 1
+            bits = self.msgbufs[self.msgflip]
+            np.bitwise_xor(self.visited, self.prev, out=bits)
+            return bits.view(np.int64), True
+        return ids.astype(np.int64, copy=False), False
+
+    def decoded_as_bitmap(self, msg: np.ndarray) -> bool:
+        """How a received message reads: the mode says, or (auto) its length."""
+        return self.enc == "bitmap" or (self.enc == "auto" and msg.shape[0] == self.bw)
+
+    # -- transpose and expand ------------------------------------------------------------
+    def post_expand(self, frontier: np.ndarray) -> None:
+        """Start moving the frontier piece to the ranks of its column chunk.
+
+        The messages do not depend on the direction the level-end Allreduce
+        decides, so they travel with it (:meth:`allreduce4` completes them).
+        """
+        if self.grid.pr == 1:
+            return
+        t0 = self.cnt.clock()
+        msg, _ = self.encode(frontier)
+        sends = {d: msg for d in self.col_dests}
+        self.pending = (frontier, msg, self.col_srcs,
+                        C.Posted(self.grid.comm, sends, self.col_recvs, tag=11))
+        self.cnt.tick(TRANSPOSE, t0)
+
+    def expand(self, frontier: np.ndarray, phase: int) -> list[tuple[np.ndarray, bool]]:
+        """The frontier pieces of this rank's column chunk: *transpose* and ``phase``.
+
+        ``phase`` is :data:`EXPAND` (top-down) or :data:`GATHER` (bottom-up).
+        Counted as Algorithms 3/4 describe them: the owner sends its piece to
+        the rank holding it in the column layout (*transpose*, one message), which
+        passes it on down the processor column (``phase``, ``pr - 1`` messages).
+        Returns ``(message, is_bitmap)`` per piece of the chunk, in order.
+        """
+        grid = self.grid
+        pr, rank = grid.pr, grid.rank
+        if pr == 1:  # the owner holds its piece in the column layout: nothing moves
+            return [(frontier, False)]
+        if self.pending is None or self.pending[0] is not frontier:
+            self.post_expand(frontier)
+        cnt = self.cnt
+        t0 = cnt.clock()
+        _, msg, srcs, posted = self.pending
+        self.pending = None
+        got = posted.result()
+        if grid.transpose_dest != rank:
+            cnt.add(TRANSPOSE, 1 if msg.shape[0] else 0, msg.shape[0])
+        parts = [(frontier, False) if src == rank else
+                 (got[src], self.decoded_as_bitmap(got[src])) for src in srcs]
+        # The piece this rank holds in the column layout (slot i), as it passes it on.
+        words = msg.shape[0] if grid.transpose_dest == rank else parts[grid.i][0].shape[0]
+        if words:
+            cnt.add(phase, pr - 1, (pr - 1) * words)
+        cnt.tick(phase, t0)
+        return parts
+
+    # -- along the processor row ---------------------------------------------------------
+    def fold(self, sends: list[np.ndarray | None], messages: int,
+             words: int) -> list[np.ndarray]:
+        """*Fold*: the pairs ``sends[t]`` to processor-row rank ``t``; returns those received."""
+        t0 = self.cnt.clock()
+        self.cnt.add(FOLD, messages, words)
+        recv = C.exchange(self.grid.row_comm, sends, self.pair_bufs, tag=14)
+        self.cnt.tick(FOLD, t0)
+        return recv
+
+    def parent_updates(self, sends: list[np.ndarray | None], messages: int,
+                       words: int) -> list[np.ndarray]:
+        """Bottom-up finds for other pieces of the row chunk to their owners."""
+        t0 = self.cnt.clock()
+        self.cnt.add(UPDATES, messages, words)
+        recv = C.exchange(self.grid.row_comm, sends, self.pair_bufs, tag=15)
+        self.cnt.tick(UPDATES, t0)
+        return recv
+
+    def rotate(self, comp: np.ndarray, into: np.ndarray) -> None:
+        """Pass a segment's ``completed`` bitmap to the left; take the right one's ``into``."""
+        t0 = self.cnt.clock()
+        self.cnt.add(ROTATE, 1, self.bw)
+        C.sendrecv(self.grid.comm, comp, self.left, into, self.right, tag=13)
+        self.cnt.tick(ROTATE, t0)
+
+    # -- over the grid -------------------------------------------------------------------
+    def allreduce4(self, a: int, b: int, c: int, d: int) -> list[int]:
+        """Sum four counts over the grid; also completes a posted frontier exchange."""
+        t0 = self.cnt.clock()
+        red = self.red
+        red[0] = a
+        red[1] = b
+        red[2] = c
+        red[3] = d
+        C.allreduce(self.grid.comm, red, also=None if self.pending is None else self.pending[3],
+                    inplace=True)
+        if self.p > 1:
+            self.cnt.add(ALLREDUCE, self.p - 1, 4 * (self.p - 1))
+        self.cnt.tick(ALLREDUCE, t0)
+        return red.tolist()
+
+
+def merge_pairs(recv: list[np.ndarray], skip: int, parents: np.ndarray, levels: np.ndarray,
+                depth: int, visited: np.ndarray, new: np.ndarray, k: int,
+                deg: np.ndarray) -> tuple[int, int]:
+    """*Merge*: apply received ``(child, parent)`` pairs to this rank's piece.
+
+    A child not yet visited takes the pair's parent and level ``depth`` and is
+    listed in ``new`` from ``k`` on. ``recv[skip]`` (this rank's own, already
+    applied) is passed over. Returns (new length, degree sum of the children
+    taken).
+    """
+    degsum = 0
+    for t, part in enumerate(recv):
+        if t != skip and part.shape[0]:
+            k, ds = K.apply_pairs(part, parents, levels, depth, visited, new, k, deg)
+            degsum += ds
+    return k, degsum
