@@ -1,58 +1,39 @@
-"""Direction-optimizing BFS on the 2D grid (Algorithms 3 and 4 of seed 003).
+"""Direction-optimizing BFS on the 2D grid: the grid engine and its result.
 
-Every rank owns a piece of the parents, levels and frontier (vertices
-``lo .. hi-1``) and one block ``B_ij``. A level runs in one direction on every
-rank, chosen from globally Allreduce'd counts with the one-process heuristics
-(:class:`spbfs.direction.DirectionPolicy`).
+Algorithms 3 and 4 of Buluç, Beamer, Madduri, Asanović and Patterson,
+*Distributed-Memory Breadth-First Search on Massive Graphs* (2017). Every rank
+owns a piece of the parents, levels and frontier (vertices ``lo .. hi-1``)
+and one block ``B_ij``. The level loop is the one every engine runs under
+(:func:`spbfs.search.driver.run_levels`): a level runs in one direction on
+every rank, chosen from counts summed by the level's one Allreduce
+(:meth:`GridEngine.reduce`). The communication of a level goes through the
+named phases of :mod:`spbfs.mpi.spmsv` (transpose, expand or gather, fold,
+rotate, parent updates, merge); this module holds the local work between them.
 
 Top-down (Algorithm 3)
-    *transpose* the frontier piece to the rank holding it in the column
-    layout, *expand* it with an Allgatherv down the processor column, run the
-    local SpMSV over ``min_second`` (numba), and *fold* the candidate
-    ``(child, parent)`` pairs to their owners with an Alltoallv along the
-    processor row. An "already sent" bitmap over the row chunk makes every
-    rank send each child at most once per search, with its smallest parent;
-    the pairs go to each owner in the order found (it writes them at random
-    either way, and collecting them by row cost a scatter, a gather and a
-    bitmap scan: half the local top-down time).
+    The column chunk's frontier comes from *expand*; the local SpMSV over
+    ``min_second`` writes the candidate ``(child, parent)`` pairs by owner in
+    the same pass, and *fold* sends them along the row. An "already sent"
+    bitmap over the row chunk makes every rank send each child at most once
+    per search, with its smallest parent; the pairs go to each owner in the
+    order found, since it writes them at random either way. A grid with one
+    processor column owns its whole row chunk: the SpMSV and the update are
+    one pass there, a large level split over the rank's threads.
 
 Bottom-up (Algorithm 4)
-    *transpose* and *gather* the frontier down the column (as a bitmap), then
-    ``pc`` sub-steps: the rank searches parents for the not yet completed rows
-    of one segment (a piece of its row chunk), starting with its own, and
-    passes the segment's ``completed`` bitmap on along the row (*rotate*,
-    ``pc - 1`` times per level); pairs found for other ranks' pieces go to
-    their owners at the end (*parent updates*).
+    The frontier bitmap of the column chunk comes from *gather*; then ``pc``
+    sub-steps search parents for the rows of one segment not yet completed,
+    starting with the rank's own, and *rotate* the segment's ``completed``
+    bitmap along the row; pairs found for other ranks' pieces go to their
+    owners at the end (*parent updates*). Per segment the rank keeps the
+    candidate rows that may still find a parent (listed by the first
+    bottom-up level, then only the survivors are scanned), in parallel chunks
+    with software prefetch, as the one-process numba engine does.
 
-Frontier messages are sorted id lists or bitmaps, per message the smaller
-(``frontier_encoding="auto"``, seed 000 Section 5), or forced. Every phase
-counts its messages and 64-bit words per level; messages to oneself are not
-communication and are not counted.
-
-Synchronization (what oversubscribed ranks pay for): the transpose and the
-column gather run as one step, the owner sending its piece straight to the
-ranks of its column chunk (counted as the two phases of the algorithm, with
-the same words), posted together with the previous level's Allreduce; fold
-and parent updates are one round of point-to-point messages whose lengths
-the receivers read from the messages (no counts collective). A top-down level
-waits twice (fold, Allreduce), a bottom-up level ``pc + 1`` times.
-
-Local work follows the one-process numba engine: the bottom-up search keeps,
-per segment, the candidate rows that may still find a parent (listed by the
-first bottom-up level, then only the survivors are scanned) and runs them in
-parallel chunks with software prefetch; finds in the own piece are written
-in the kernel, finds for other pieces as ready-to-send pairs; a grid with one
-processor column fuses the top-down SpMSV with the update and splits a large
-level's rows over the rank's threads, a grid with more runs the masked SpMSV
-and writes the fold's pairs by owner in the same pass; new frontier
-pieces are read off the visited bitmap in order, and a bitmap message is
-``visited ^ prev``. The first bottom-up level of a csr block lists its
-candidates from a bitmap of the rows with entries, less the rows already done
-(a later sub-step skips the rows found before it 64 at a time).
-
-Per-level Python is kept to a few calls per phase, with buffers kept per
-graph: on a road network (a thousand levels of a few vertices) it was most of
-a level's time, and ranks sharing a core pay for each other's.
+New frontier pieces are read off the visited bitmap in order, and a bitmap
+message is ``visited ^ prev``. Buffers are kept per graph and per-level
+Python is a few calls per phase: a road network has a thousand levels of a
+few vertices, and ranks sharing a core pay for each other's overhead.
 """
 
 from __future__ import annotations

@@ -1,29 +1,34 @@
-"""The grid's SpMSV in phases: vector movement on the 2D grid and the distributed product.
+"""The grid's SpMSV in named phases: every vector that moves on the 2D grid moves here.
 
 A :class:`~spbfs.mpi.DistGraph` on a ``pr x pc`` grid stores on rank
 ``(i, j)`` the block ``B_ij`` (rows: row chunk ``i``, columns: column chunk
 ``j``, padded local ids) and owns vector piece ``k = i * pc + j`` (global ids
 ``lo .. hi-1``, padded to ``B64`` local ids). A product ``y = B ⊕.⊗ x`` is
 
-1. *expand*: the piece goes to the rank holding it in the column layout
-   (``transpose_dest``), then an Allgatherv down the processor column
-   assembles column chunk ``j`` of ``x``;
-2. the local product on ``B_ij``, which gives partial results for row chunk
-   ``i``;
-3. *fold*: the partial results go along the processor row to their owners
-   (row chunk ``i`` is exactly the pieces of the processor row), where they
-   are reduced with the semiring's addition.
+1. *transpose*: the piece goes to the rank holding it in the column layout
+   (``transpose_dest``);
+2. *expand*: an Allgatherv down the processor column assembles column chunk
+   ``j`` of ``x``;
+3. the *local multiply* on ``B_ij``, which gives partial results for row chunk ``i``;
+4. *fold*: the partial results go along the processor row to their owners
+   (row chunk ``i`` is exactly the pieces of the processor row);
+5. *merge*: the owner reduces what it received with the semiring's addition.
 
 The transposed product ``y = Bᵀ ⊕.⊗ x`` (in-edges of a directed graph) runs
 on ``tblock`` (``B_ij`` transposed): expand along the processor *row* (no
 transpose), local product, fold down the processor *column* into the column
 layout and transpose back to the owners.
 
-Dense vectors move as padded pieces (Allgatherv and Reduce_scatter_block);
-sparse ones as (id, value, ...) rows packed into int64 words (float64 values
-are carried bit for bit), with Allgatherv and Alltoallv. Every function here
-is collective over the graph's grid. The communication goes through
-:mod:`spbfs.mpi.comm` (nonblocking calls completed under its wait policy).
+Two users, one module. :class:`GridOps` and :func:`product_sparse` serve the
+distributed algorithms: dense vectors move as padded pieces (Allgatherv and
+Reduce_scatter_block), sparse ones as (id, value, ...) rows packed into
+int64 words (float64 values carried bit for bit), with Allgatherv and
+Alltoallv. :class:`FrontierPhases` serves the BFS, whose frontier and pairs
+are its own encodings (id lists or bitmaps, ``(child, parent)`` pairs) and
+whose bottom-up sub-steps *rotate* a bitmap along the row. Exchange strategies
+plug in at these methods. Every function here is collective over the graph's
+grid; the communication goes through :mod:`spbfs.mpi.comm` (nonblocking calls
+completed under its wait policy).
 """
 
 from __future__ import annotations
@@ -341,7 +346,7 @@ class PhaseCounters:
 class FrontierPhases:
     """The phases of the BFS's SpMSV on the grid, for one search on one rank.
 
-    Algorithms 3 and 4 of Buluç and Madduri (SC 2011): *transpose* the
+    Algorithms 3 and 4 of Buluç et al. (see :mod:`spbfs.mpi.bfs`): *transpose* the
     frontier piece to the rank holding it in the column layout, *expand* it
     down the processor column (top-down) or *gather* it as a bitmap
     (bottom-up), the local multiply (the engine's kernels), *fold* the
