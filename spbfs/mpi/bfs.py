@@ -55,12 +55,14 @@ from spbfs.mpi.npz_writer import save_npz
 from spbfs.mpi.spmsv import (
     COMM_PHASES,
     EXPAND,
+    FOLD,
     GATHER,
     LOCAL_BU,
     LOCAL_PHASES,
     LOCAL_TD,
     PHASE_INDEX,
     UPDATE,
+    UPDATES,
     FrontierPhases,
     PhaseCounters,
     merge_pairs,
@@ -415,7 +417,7 @@ class GridEngine:
         self.tick(LOCAL_TD, t0)
         cl = counts.tolist()
         sends = [self.sendbuf[2 * t * B:2 * (t * B + c)] for t, c in enumerate(cl)]
-        recv = self.phases.fold(sends, msgs, 2 * (nc - cl[j]))
+        recv = self.phases.along_row(FOLD, sends, msgs, 2 * (nc - cl[j]))
         t0 = self.clock()
         k, degsum = merge_pairs(recv, -1, self.parents, self.levels, depth, self.visited,
                                 newbuf, 0, self.deg)
@@ -485,7 +487,7 @@ class GridEngine:
             for s in range(1, pc):
                 sends[segs[s]] = self.sendbuf[2 * bounds[s]:2 * bounds[s + 1]]
                 msgs += bounds[s + 1] > bounds[s]
-            recv = self.phases.parent_updates(sends, msgs, 2 * k)
+            recv = self.phases.along_row(UPDATES, sends, msgs, 2 * k)
             t0 = self.clock()
             own = nk
             nk, ds = merge_pairs(recv, j, self.parents, self.levels, depth, self.visited,

@@ -473,22 +473,18 @@ class FrontierPhases:
         return parts
 
     # -- along the processor row ---------------------------------------------------------
-    def fold(self, sends: list[np.ndarray | None], messages: int,
-             words: int) -> list[np.ndarray]:
-        """*Fold*: the pairs ``sends[t]`` to processor-row rank ``t``; returns those received."""
-        t0 = self.cnt.clock()
-        self.cnt.add(FOLD, messages, words)
-        recv = C.exchange(self.grid.row_comm, sends, self.pair_bufs, tag=14)
-        self.cnt.tick(FOLD, t0)
-        return recv
+    def along_row(self, phase: int, sends: list[np.ndarray | None], messages: int,
+                  words: int) -> list[np.ndarray]:
+        """Pairs ``sends[t]`` to processor-row rank ``t``; returns those received.
 
-    def parent_updates(self, sends: list[np.ndarray | None], messages: int,
-                       words: int) -> list[np.ndarray]:
-        """Bottom-up finds for other pieces of the row chunk to their owners."""
+        ``phase`` is :data:`FOLD` (top-down) or :data:`UPDATES` (the bottom-up
+        finds for other pieces of the row chunk); ``messages`` and ``words``
+        are what this rank sends to others.
+        """
         t0 = self.cnt.clock()
-        self.cnt.add(UPDATES, messages, words)
-        recv = C.exchange(self.grid.row_comm, sends, self.pair_bufs, tag=15)
-        self.cnt.tick(UPDATES, t0)
+        self.cnt.add(phase, messages, words)
+        recv = C.exchange(self.grid.row_comm, sends, self.pair_bufs, tag=14 + (phase == UPDATES))
+        self.cnt.tick(phase, t0)
         return recv
 
     def rotate(self, comp: np.ndarray, into: np.ndarray) -> None:
