@@ -5,7 +5,7 @@ the comments and CSV header before the first record) from a prefix, never the
 whole file. The body is then cut into ``p`` byte ranges, each moved forward
 to the next line start, so every line belongs to exactly one rank; each rank
 reads only its range and parses it with the serial reader's scanner
-(:func:`spbfs.io._scan`). Line numbers for error messages come from an
+(:func:`spbfs.io.scanner.scan`). Line numbers for error messages come from an
 exclusive prefix sum of the ranges' line counts, so a malformed line is
 reported exactly as :func:`spbfs.io.read_graph` reports it.
 
@@ -46,7 +46,32 @@ from typing import Any
 
 import numpy as np
 
-from spbfs import io as sio
+from spbfs.io import MAX_VERTEX_BITS, GraphFormatError
+from spbfs.io._common import (
+    BOM,
+    GZIP_ERRORS,
+    GZIP_MAGIC,
+    gzip_error,
+    lines_before,
+    record_shape,
+    resolve_format,
+    split_gz,
+)
+from spbfs.io._ids import too_many
+from spbfs.io._mtx import MTX_ONE_BASED, mtx_head
+from spbfs.io._npz import sparse_pointer_problem
+from spbfs.io._table import table_head
+from spbfs.io.scanner import (
+    I64_MAX,
+    I64_MIN,
+    INF,
+    INFINITY,
+    NAN,
+    compact,
+    raise_scan_error,
+    row_line,
+    scan,
+)
 from spbfs.mpi import comm as C
 
 __all__ = ["read_edges", "read_npz_edges"]
@@ -81,7 +106,7 @@ def _head(path: str, fmt: str, size: int, one_based: bool | None, gz: bool = Fal
     ``gz``: the file is gzip-compressed and ``size`` is its decompressed size.
     """
     if fmt == "mtx" and one_based is False:
-        raise ValueError(sio._MTX_ONE_BASED)
+        raise ValueError(MTX_ONE_BASED)
     k = _PREFIX
     with (gzip.open(path, "rb") if gz else open(path, "rb")) as f:
         while True:
@@ -89,48 +114,48 @@ def _head(path: str, fmt: str, size: int, one_based: bool | None, gz: bool = Fal
             pre = f.read(k)
             # A gzip size may be an estimate (see _gz_size): a short read is the end.
             whole = len(pre) < k if gz else len(pre) >= size
-            bom = len(sio._BOM) if pre.startswith(sio._BOM) else 0
+            bom = len(BOM) if pre.startswith(BOM) else 0
             # Only whole lines: a cut size line would parse as a different one.
             data = pre[bom:] if whole else pre[bom:pre.rfind(b"\n") + 1]
             try:
                 if fmt == "mtx":
-                    field, symmetry, rows, nnz, body, size_line = sio._mtx_head(path, data)
+                    field, symmetry, rows, nnz, body, size_line = mtx_head(path, data)
                     ncols = 2 if field == "pattern" else 3
                     return {"b0": bom + body, "line0": size_line + 1, "mincols": ncols,
                             "maxcols": ncols, "comma": False, "comments": b"%",
                             "first_free": False, "id_lo": 1, "id_hi": rows, "shift": 1,
                             "n": rows, "nnz": nnz, "size_line": size_line,
                             "integer": field == "integer", "directed": symmetry == "general"}
-                start, _ = sio._table_head(path, data, fmt)
-            except sio.GraphFormatError:
+                start, _ = table_head(path, data, fmt)
+            except GraphFormatError:
                 if whole:
                     raise
                 k *= 16
                 continue
             comma = fmt == "csv"
-            return {"b0": bom + start, "line0": sio._lines_before(data, start), "mincols": 2,
+            return {"b0": bom + start, "line0": lines_before(data, start), "mincols": 2,
                     "maxcols": 3, "comma": comma, "comments": b"#" if comma else b"#%",
-                    "first_free": not comma, "id_lo": sio._I64_MIN, "id_hi": sio._I64_MAX,
+                    "first_free": not comma, "id_lo": I64_MIN, "id_hi": I64_MAX,
                     "shift": 0, "n": None, "nnz": -1, "integer": False, "directed": None}
 
 
 def _at_record(path: str, buf: np.ndarray, line0: int, c1: int, c2: int, row: int,
                problem: str) -> str:
     """The error message for record ``row`` of this rank's slice (its line in the file)."""
-    line = int(sio._row_line(buf, 0, line0, c1, c2, row))
-    return f"cannot read {path}: {sio.GraphFormatError(path, line, problem)}"
+    line = int(row_line(buf, 0, line0, c1, c2, row))
+    return f"cannot read {path}: {GraphFormatError(path, line, problem)}"
 
 
 def _gz(path: str) -> bool:
-    if sio._split_gz(path)[1]:
+    if split_gz(path)[1]:
         return True
     with open(path, "rb") as f:
-        return f.read(2) == sio._GZIP_MAGIC
+        return f.read(2) == GZIP_MAGIC
 
 
 def _gz_error(path: str, exc: BaseException) -> str:
     """The serial reader's message for a corrupt gzip file."""
-    return f"cannot read {path}: {sio._gzip_error(path, exc)}"
+    return f"cannot read {path}: {gzip_error(path, exc)}"
 
 
 def _gz_size(path: str) -> int:
@@ -230,7 +255,7 @@ def _gz_share(comm: Any, path: str, b0: int, size: int) -> tuple[bytes, int, int
         try:
             with gzip.open(path, "rb") as f:
                 cuts, last_nl = _gz_cuts(f, b0, targets, emit)
-        except sio._GZIP_ERRORS as exc:
+        except GZIP_ERRORS as exc:
             msg = _gz_error(path, exc)
         out.close_all(p)
         data = b"".join(mine)
@@ -277,7 +302,7 @@ def read_edges(comm: Any, path: str, *, directed: bool | None = None,
     head: dict | None = None
     gz = False
     try:
-        fmt = sio._resolve_format(path, None)
+        fmt = resolve_format(path, None)
         size = os.path.getsize(path)
         special = fmt == "npz"
         gz = not special and _gz(path)
@@ -327,10 +352,10 @@ def read_edges(comm: Any, path: str, *, directed: bool | None = None,
     buf = np.frombuffer(data, np.uint8)
     c1, c2 = (head["comments"] * 2)[:2]
     first = start == b0 and end > start
-    res = sio._scan(buf, 0, line0, head["mincols"], head["maxcols"], head["comma"], c1, c2,
-                    head["first_free"] and first, -1, head["id_lo"], head["id_hi"],
-                    head["shift"], sio._INF, sio._INFINITY, sio._NAN)
-    what = sio._record_shape(fmt, head["mincols"])
+    res = scan(buf, 0, line0, head["mincols"], head["maxcols"], head["comma"], c1, c2,
+               head["first_free"] and first, -1, head["id_lo"], head["id_hi"],
+               head["shift"], INF, INFINITY, NAN)
+    what = record_shape(fmt, head["mincols"])
     nrows = int(res[0])
 
     def fail(problem: str, row: int) -> str:
@@ -339,13 +364,13 @@ def read_edges(comm: Any, path: str, *, directed: bool | None = None,
     try:
         if res[10]:
             rng = f"1..{head['n']}" if head["nnz"] >= 0 else ""
-            sio._raise_scan_error(path, data, res, what, rng)
+            raise_scan_error(path, data, res, what, rng)
         if head["integer"] and head["maxcols"] == 3 and not res[8]:
-            raise sio.GraphFormatError(path, int(res[9]), "expected an integer value")
-    except sio.GraphFormatError as exc:
+            raise GraphFormatError(path, int(res[9]), "expected an integer value")
+    except GraphFormatError as exc:
         msg = f"cannot read {path}: {exc}"
     C.agree(comm, msg)
-    src, dst = sio._compact(res[1], nrows), sio._compact(res[2], nrows)
+    src, dst = compact(res[1], nrows), compact(res[2], nrows)
     ncols_first, ncols = int(res[5]), int(res[6])
 
     # Whole-file facts, per rank: [records, fields per record (after a first one), holds
@@ -356,8 +381,8 @@ def read_edges(comm: Any, path: str, *, directed: bool | None = None,
     has_rest = nrows > skip
     mine = [nrows, ncols, skip, ncols_first,
             int(src[0]) if skip else 0, int(dst[0]) if skip else 0,
-            min(int(src[rest].min()), int(dst[rest].min())) if has_rest else sio._I64_MAX,
-            max(int(src[rest].max()), int(dst[rest].max())) if has_rest else sio._I64_MIN]
+            min(int(src[rest].min()), int(dst[rest].min())) if has_rest else I64_MAX,
+            max(int(src[rest].max()), int(dst[rest].max())) if has_rest else I64_MIN]
     table = C.allgatherv(comm, np.array(mine, dtype=np.int64),
                          np.full(p, len(mine), dtype=np.int64)).reshape(p, len(mine))
     total = int(table[:, 0].sum())
@@ -376,7 +401,7 @@ def read_edges(comm: Any, path: str, *, directed: bool | None = None,
                 with open(path, "rb") as f:
                     f.seek(size - 1)
                     last += f.read(1) != b"\n"
-            msg = f"cannot read {path}: " + str(sio.GraphFormatError(
+            msg = f"cannot read {path}: " + str(GraphFormatError(
                 path, max(1, last), f"file ends after {total} entries but the size line "
                                     f"(line {head['size_line']}) declares {nnz}: truncated file?"))
         elif row0 <= nnz < row0 + nrows:
@@ -392,7 +417,7 @@ def read_edges(comm: Any, path: str, *, directed: bool | None = None,
                               and int(table[:, 6].min()) >= first_id):
                 drop, n_decl = True, a
         if n_decl is not None and n_decl < 0:
-            msg = f"cannot read {path}: " + str(sio.GraphFormatError(
+            msg = f"cannot read {path}: " + str(GraphFormatError(
                 path, head["line0"], f"negative vertex count {n_decl}"))
     C.agree(comm, msg)
     # Every record has the fields of the first (a count line excepted).
@@ -439,8 +464,8 @@ def _finish_ids(comm: Any, path: str, src: np.ndarray, dst: np.ndarray, buf: np.
     C.agree(comm, msg)
     n = int(n_decl) if n_decl is not None else int(
         C.allreduce(comm, np.array([top], dtype=np.int64), "max")[0]) + 1
-    if n > 2**sio.MAX_VERTEX_BITS:
-        msg = f"cannot read {path}: {sio.GraphFormatError(path, None, sio._too_many(n))}"
+    if n > 2**MAX_VERTEX_BITS:
+        msg = f"cannot read {path}: {GraphFormatError(path, None, too_many(n))}"
     elif n < 1:
         msg = f"cannot read {path}: the graph has no vertices"
     C.agree(comm, msg)
@@ -670,14 +695,14 @@ def _expand_pointer(comm: Any, path: str, layout: dict) -> np.ndarray:
     sizes = np.diff((n + 1) * np.arange(p + 1, dtype=np.int64) // p)
     later = np.flatnonzero(sizes[rank + 1:]) + rank + 1
     after = int(heads[later[0]]) if ptr.size and later.size else None
-    problem = sio._sparse_pointer_problem(ptr, (m,), first, last)
+    problem = sparse_pointer_problem(ptr, (m,), first, last)
     if problem is None and after is not None and ptr.size and after < ptr[-1]:
         k = first + ptr.size - 1
         problem = f"'indptr' must not decrease: entry {k + 1} is {after} < {ptr[-1]}"
     # Slices are in file order: the lowest rank's problem, which agree() reports,
     # is the one the serial reader meets first.
     C.agree(comm, None if problem is None else
-            f"cannot read {path}: " + str(sio.GraphFormatError(path, None, problem)))
+            f"cannot read {path}: " + str(GraphFormatError(path, None, problem)))
     ends = np.append(ptr[1:], after) if after is not None else ptr[1:]
     starts = ptr[:ends.size]
     rows = np.flatnonzero(ends > starts)
@@ -746,12 +771,12 @@ def read_npz_edges(comm: Any, path: str, *, directed: bool | None = None,
 
     def fail(problem: str, bad: np.ndarray) -> str:
         row = int(np.flatnonzero(bad)[0])  # the lowest rank with a bad edge holds the first
-        return f"cannot read {path}: " + str(sio.GraphFormatError(
+        return f"cannot read {path}: " + str(GraphFormatError(
             path, None, f"edge {lo + row}: {problem}"))
 
     has = src.shape[0] > 0
-    bounds = np.array([min(int(src.min()), int(dst.min())) if has else sio._I64_MAX,
-                       -max(int(src.max()), int(dst.max())) if has else sio._I64_MAX])
+    bounds = np.array([min(int(src.min()), int(dst.min())) if has else I64_MAX,
+                       -max(int(src.max()), int(dst.max())) if has else I64_MAX])
     low, top = (int(x) for x in C.allreduce(comm, bounds, "min"))
     top = -top if m else -1
     n = layout["n"]
@@ -766,16 +791,16 @@ def read_npz_edges(comm: Any, path: str, *, directed: bool | None = None,
             msg = fail(f"vertex id {max(src[row], dst[row])} out of range for declared n={n}",
                        bad)
     C.agree(comm, msg)
-    big = 2**sio.MAX_VERTEX_BITS
+    big = 2**MAX_VERTEX_BITS
     if n is None:
         n = top + 1
         if n > big:
             bad = (src >= big) | (dst >= big)
             if bad.any():
-                msg = fail(sio._too_many(n), bad)
+                msg = fail(too_many(n), bad)
     elif n > big:
-        msg = f"cannot read {path}: " + str(sio.GraphFormatError(
-            path, None, f"declared size: {sio._too_many(n)}"))
+        msg = f"cannot read {path}: " + str(GraphFormatError(
+            path, None, f"declared size: {too_many(n)}"))
     C.agree(comm, msg)
     if n < 1:
         C.agree(comm, f"cannot read {path}: the graph has no vertices")
