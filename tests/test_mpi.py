@@ -198,7 +198,7 @@ def test_distribution_int64_ids(n: int, pr: int, pc: int, seed: int) -> None:
 
 
 def test_crc32_combine() -> None:
-    from spbfs.mpi.npz_writer import _crc32_combine
+    from spbfs.io.parallel_npz import _crc32_combine
 
     rng = np.random.default_rng(1)
     a = rng.integers(0, 256, 1000, dtype=np.uint8).tobytes()

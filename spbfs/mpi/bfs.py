@@ -48,10 +48,10 @@ import numpy as np
 
 from spbfs.config import Config
 from spbfs.direction import BOTTOM_UP, DirectionPolicy
+from spbfs.io.parallel_npz import save_npz
 from spbfs.mpi import _kernels as K
 from spbfs.mpi import comm as C
 from spbfs.mpi.graph import DistGraph
-from spbfs.mpi.npz_writer import save_npz
 from spbfs.mpi.spmsv import (
     COMM_PHASES,
     EXPAND,

@@ -25,7 +25,8 @@ from spbfs import Config, Graph
 from spbfs import bfs as serial_bfs
 from spbfs.edges import EdgeList
 from spbfs.generators import erdos_renyi, grid2d, kronecker, path
-from spbfs.mpi import CollectiveError, DistGraph, ProcessGrid, bfs, install_excepthook, npz_writer
+from spbfs.io import parallel_npz
+from spbfs.mpi import CollectiveError, DistGraph, ProcessGrid, bfs, install_excepthook
 from spbfs.mpi import comm as C
 from spbfs.validate import reference_levels, validate_bfs_tree
 
@@ -215,12 +216,12 @@ def check_save(grid: ProcessGrid, shape: str) -> None:
     arrays = [("parents", r.parents), ("levels", r.levels)]
     # The ZIP64 layout of files beyond 4 GiB, and writes split in pieces of 24 bytes.
     out64 = os.path.join(tmp, "res64.npz")
-    chunk = npz_writer._WRITE_CHUNK
-    npz_writer._WRITE_CHUNK = 24
+    chunk = parallel_npz._WRITE_CHUNK
+    parallel_npz._WRITE_CHUNK = 24
     try:
-        npz_writer.save_npz(grid.comm, out64, 4, g.n, g.lo, arrays, zip64=True)
+        parallel_npz.save_npz(grid.comm, out64, 4, g.n, g.lo, arrays, zip64=True)
     finally:
-        npz_writer._WRITE_CHUNK = chunk
+        parallel_npz._WRITE_CHUNK = chunk
     if grid.rank == 0:
         for path in (out, out64):
             with np.load(path) as z:

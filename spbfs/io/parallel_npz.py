@@ -3,6 +3,10 @@
 Rank 0 lays out an uncompressed zip (ZIP64 when it reaches 4 GiB) and writes
 its headers and central directory; each rank checksums its own pieces, and
 rank 0 combines the CRCs without seeing the data.
+
+:mod:`spbfs.io` does not import this module, and this module imports
+:mod:`spbfs.mpi` only when :func:`save_npz` runs, so reading and writing files
+on one process never needs MPI. Its user is :meth:`spbfs.mpi.DistBFSResult.save`.
 """
 
 from __future__ import annotations
@@ -13,8 +17,6 @@ import zlib
 from typing import Any
 
 import numpy as np
-
-from spbfs.mpi import comm as C
 
 __all__ = ["save_npz"]
 
@@ -109,9 +111,32 @@ def save_npz(comm: Any, path: str, source: int, n: int, lo: int,
               arrays: list[tuple[str, np.ndarray]], zip64: bool | None = None) -> None:
     """Parallel ``np.savez``: rank 0 writes the zip structure, every rank its pieces.
 
-    ``zip64`` (default: when the file reaches 4 GiB) writes the ZIP64 records
-    ``zipfile`` and ``numpy.load`` read for large archives.
+    Collective: every rank of ``comm`` calls it with its own piece of each array.
+    The archive holds ``source`` (a scalar) and one int64 array of length
+    ``n`` per entry of ``arrays``.
+
+    Parameters
+    ----------
+    comm : mpi4py.MPI.Comm
+        The ranks that write together.
+    path : str
+        Destination, on a file system every rank sees (overwritten).
+    source : int
+        Stored as the scalar ``source``.
+    n : int
+        Length of every array in the archive.
+    lo : int
+        Where this rank's pieces start in the arrays.
+    arrays : list of (str, numpy.ndarray)
+        Name and this rank's piece of each array, in the same order on every rank.
+    zip64 : bool, optional
+        Write the ZIP64 records ``zipfile`` and ``numpy.load`` read for large
+        archives (default: when the file reaches 4 GiB).
     """
+    # spbfs.mpi imports this module (its bfs), so a top-level import of it
+    # would be circular whenever this module is imported first.
+    from spbfs.mpi import comm as C
+
     rank = comm.Get_rank()
     hdr = _npy_header(n)
     src_bytes = io.BytesIO()
