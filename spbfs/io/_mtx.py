@@ -13,6 +13,7 @@ from typing import NoReturn
 import numpy as np
 
 from spbfs.edges import EdgeList
+from spbfs.io import scanner
 from spbfs.io._common import (
     GraphFormatError,
     PathLike,
@@ -24,15 +25,6 @@ from spbfs.io._common import (
     show,
 )
 from spbfs.io._ids import finish
-from spbfs.io.scanner import (
-    INF,
-    INFINITY,
-    NAN,
-    convert_weights,
-    fail_at_row,
-    raise_scan_error,
-    scan,
-)
 
 __all__ = ["MTX_ONE_BASED", "mtx_head", "read_mtx"]
 
@@ -150,7 +142,7 @@ def read_mtx(
     line0 = size_line + 1
     # The range check and the 1-based shift happen inside the scan; renumbering
     # keeps the labels as written, so no shift then.
-    res = scan(
+    res = scanner.scan(
         buf,
         body,
         line0,
@@ -164,13 +156,13 @@ def read_mtx(
         1,
         rows,
         0 if renumber else 1,
-        INF,
-        INFINITY,
-        NAN,
+        scanner.INF,
+        scanner.INFINITY,
+        scanner.NAN,
     )
     what = record_shape("mtx", ncols)
     if res[10]:
-        raise_scan_error(path, data, res, what, f"1..{rows}")
+        scanner.raise_scan_error(path, data, res, what, f"1..{rows}")
     nrows = int(res[0])
     if nrows < nnz:
         raise GraphFormatError(
@@ -183,11 +175,11 @@ def read_mtx(
     dst = res[2][:nrows]
 
     def locate(row: int, problem: str) -> NoReturn:
-        fail_at_row(path, buf, body, line0, b"%", row, problem)
+        scanner.fail_at_row(path, buf, body, line0, b"%", row, problem)
 
     weights = None
     if ncols == 3:
-        weights = convert_weights(path, buf, res, nrows, 0, field == "integer")
+        weights = scanner.convert_weights(path, buf, res, nrows, 0, field == "integer")
     meta = {"path": os.fspath(path), "format": "mtx", "field": field, "symmetry": symmetry}
     if directed is None:
         directed = symmetry == "general"

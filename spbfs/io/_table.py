@@ -13,6 +13,7 @@ from typing import NoReturn
 import numpy as np
 
 from spbfs.edges import EdgeList
+from spbfs.io import scanner
 from spbfs.io._common import (
     GraphFormatError,
     PathLike,
@@ -24,19 +25,6 @@ from spbfs.io._common import (
     show,
 )
 from spbfs.io._ids import finish
-from spbfs.io.scanner import (
-    I64_MAX,
-    I64_MIN,
-    INF,
-    INFINITY,
-    NAN,
-    compact,
-    convert_weights,
-    fail_at_row,
-    raise_scan_error,
-    row_line,
-    scan,
-)
 
 __all__ = ["read_csv", "read_edgelist", "table_head"]
 
@@ -154,7 +142,7 @@ def _read_table(
     line0 = lines_before(data, start)
     buf = np.frombuffer(data, np.uint8)
     c1, c2 = (comments + comments)[:2]
-    res = scan(
+    res = scanner.scan(
         buf,
         start,
         line0,
@@ -165,16 +153,16 @@ def _read_table(
         c2,
         not comma,
         -1,
-        I64_MIN,
-        I64_MAX,
+        scanner.I64_MIN,
+        scanner.I64_MAX,
         0,
-        INF,
-        INFINITY,
-        NAN,
+        scanner.INF,
+        scanner.INFINITY,
+        scanner.NAN,
     )
     what = record_shape(fmt)
     if res[10]:
-        raise_scan_error(path, data, res, what)
+        scanner.raise_scan_error(path, data, res, what)
     nrows, src, dst = int(res[0]), res[1], res[2]
     ncols_first, ncols = int(res[5]), int(res[6])
 
@@ -198,7 +186,7 @@ def _read_table(
                 meta["count_line"] = (a, b)
         if lo == 0 and ncols and ncols != ncols_first:
             # The first record was an edge after all, so it must look like the rest.
-            line1 = row_line(buf, start, line0, c1, c2, 1)
+            line1 = scanner.row_line(buf, start, line0, c1, c2, 1)
             raise GraphFormatError(
                 path,
                 int(line1),
@@ -211,12 +199,12 @@ def _read_table(
         ncols = 2
     weights = None
     if ncols == 3:
-        weights = convert_weights(path, buf, res, nrows, lo, None)
-    src = compact(src, nrows)[lo:]
-    dst = compact(dst, nrows)[lo:]
+        weights = scanner.convert_weights(path, buf, res, nrows, lo, None)
+    src = scanner.compact(src, nrows)[lo:]
+    dst = scanner.compact(dst, nrows)[lo:]
 
     def locate(row: int, problem: str) -> NoReturn:
-        fail_at_row(path, buf, start, line0, comments, row + lo, problem)
+        scanner.fail_at_row(path, buf, start, line0, comments, row + lo, problem)
 
     if one_based and not do_renumber:
         if src.size and min(int(src.min()), int(dst.min())) < 1:

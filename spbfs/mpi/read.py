@@ -46,7 +46,7 @@ from typing import Any
 
 import numpy as np
 
-from spbfs.io import MAX_VERTEX_BITS, GraphFormatError
+from spbfs.io import MAX_VERTEX_BITS, GraphFormatError, scanner
 from spbfs.io._common import (
     BOM,
     GZIP_ERRORS,
@@ -61,17 +61,6 @@ from spbfs.io._ids import too_many
 from spbfs.io._mtx import MTX_ONE_BASED, mtx_head
 from spbfs.io._npz import sparse_pointer_problem
 from spbfs.io._table import table_head
-from spbfs.io.scanner import (
-    I64_MAX,
-    I64_MIN,
-    INF,
-    INFINITY,
-    NAN,
-    compact,
-    raise_scan_error,
-    row_line,
-    scan,
-)
 from spbfs.mpi import comm as C
 
 __all__ = ["read_edges", "read_npz_edges"]
@@ -135,14 +124,14 @@ def _head(path: str, fmt: str, size: int, one_based: bool | None, gz: bool = Fal
             comma = fmt == "csv"
             return {"b0": bom + start, "line0": lines_before(data, start), "mincols": 2,
                     "maxcols": 3, "comma": comma, "comments": b"#" if comma else b"#%",
-                    "first_free": not comma, "id_lo": I64_MIN, "id_hi": I64_MAX,
+                    "first_free": not comma, "id_lo": scanner.I64_MIN, "id_hi": scanner.I64_MAX,
                     "shift": 0, "n": None, "nnz": -1, "integer": False, "directed": None}
 
 
 def _at_record(path: str, buf: np.ndarray, line0: int, c1: int, c2: int, row: int,
                problem: str) -> str:
     """The error message for record ``row`` of this rank's slice (its line in the file)."""
-    line = int(row_line(buf, 0, line0, c1, c2, row))
+    line = int(scanner.row_line(buf, 0, line0, c1, c2, row))
     return f"cannot read {path}: {GraphFormatError(path, line, problem)}"
 
 
@@ -352,9 +341,9 @@ def read_edges(comm: Any, path: str, *, directed: bool | None = None,
     buf = np.frombuffer(data, np.uint8)
     c1, c2 = (head["comments"] * 2)[:2]
     first = start == b0 and end > start
-    res = scan(buf, 0, line0, head["mincols"], head["maxcols"], head["comma"], c1, c2,
-               head["first_free"] and first, -1, head["id_lo"], head["id_hi"],
-               head["shift"], INF, INFINITY, NAN)
+    res = scanner.scan(buf, 0, line0, head["mincols"], head["maxcols"], head["comma"], c1, c2,
+                       head["first_free"] and first, -1, head["id_lo"], head["id_hi"],
+                       head["shift"], scanner.INF, scanner.INFINITY, scanner.NAN)
     what = record_shape(fmt, head["mincols"])
     nrows = int(res[0])
 
@@ -364,13 +353,13 @@ def read_edges(comm: Any, path: str, *, directed: bool | None = None,
     try:
         if res[10]:
             rng = f"1..{head['n']}" if head["nnz"] >= 0 else ""
-            raise_scan_error(path, data, res, what, rng)
+            scanner.raise_scan_error(path, data, res, what, rng)
         if head["integer"] and head["maxcols"] == 3 and not res[8]:
             raise GraphFormatError(path, int(res[9]), "expected an integer value")
     except GraphFormatError as exc:
         msg = f"cannot read {path}: {exc}"
     C.agree(comm, msg)
-    src, dst = compact(res[1], nrows), compact(res[2], nrows)
+    src, dst = scanner.compact(res[1], nrows), scanner.compact(res[2], nrows)
     ncols_first, ncols = int(res[5]), int(res[6])
 
     # Whole-file facts, per rank: [records, fields per record (after a first one), holds
@@ -381,8 +370,8 @@ def read_edges(comm: Any, path: str, *, directed: bool | None = None,
     has_rest = nrows > skip
     mine = [nrows, ncols, skip, ncols_first,
             int(src[0]) if skip else 0, int(dst[0]) if skip else 0,
-            min(int(src[rest].min()), int(dst[rest].min())) if has_rest else I64_MAX,
-            max(int(src[rest].max()), int(dst[rest].max())) if has_rest else I64_MIN]
+            min(int(src[rest].min()), int(dst[rest].min())) if has_rest else scanner.I64_MAX,
+            max(int(src[rest].max()), int(dst[rest].max())) if has_rest else scanner.I64_MIN]
     table = C.allgatherv(comm, np.array(mine, dtype=np.int64),
                          np.full(p, len(mine), dtype=np.int64)).reshape(p, len(mine))
     total = int(table[:, 0].sum())
@@ -775,8 +764,8 @@ def read_npz_edges(comm: Any, path: str, *, directed: bool | None = None,
             path, None, f"edge {lo + row}: {problem}"))
 
     has = src.shape[0] > 0
-    bounds = np.array([min(int(src.min()), int(dst.min())) if has else I64_MAX,
-                       -max(int(src.max()), int(dst.max())) if has else I64_MAX])
+    bounds = np.array([min(int(src.min()), int(dst.min())) if has else scanner.I64_MAX,
+                       -max(int(src.max()), int(dst.max())) if has else scanner.I64_MAX])
     low, top = (int(x) for x in C.allreduce(comm, bounds, "min"))
     top = -top if m else -1
     n = layout["n"]
