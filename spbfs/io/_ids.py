@@ -109,6 +109,7 @@ def finish(
     Returns
     -------
     EdgeList
+        0-based edges on ``n`` vertices (the ids' count when renumbered).
 
     Raises
     ------
