@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import functools
+import os
 import random
+import subprocess
+import sys
+from pathlib import Path
 
 import networkx as nx
 import numpy as np
@@ -372,6 +376,18 @@ def test_source_errors_name_the_argument() -> None:
         multi_source_bfs(g, [0], max_depth=-2)
     with pytest.raises(ValueError, match="graph is empty"):
         multi_source_bfs(spbfs.Graph.from_edges([], [], n=0), [0])
+
+
+def test_importing_the_algorithms_does_not_start_mpi() -> None:
+    """The grid twins sit in the same modules, yet MPI waits for a process grid."""
+    root = Path(__file__).resolve().parents[1]
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(root), env.get("PYTHONPATH")]))
+    code = ("import sys, spbfs.algorithms, spbfs.algorithms.distributed; "
+            "print('mpi4py' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         env=env, check=True, timeout=120)
+    assert out.stdout.strip() == "False", out.stdout + out.stderr
 
 
 def test_accepts_other_graph_inputs() -> None:

@@ -18,10 +18,12 @@ Keeping the step a single product call (:func:`semirings.spmsv`,
 deliberate: a distributed version on the 2D process grid replaces that one
 call by its distributed counterpart (gather the vector along the grid
 column, local product, reduce along the row with the semiring's MPI
-operator) and keeps the driver loop as it is. Those versions live in
-:mod:`spbfs.algorithms.distributed` (``dist_pagerank``, ``dist_sssp``, ...);
-they are not imported here, so that the one-process functions never pull in
-MPI.
+operator) and keeps the driver loop as it is. Each such version sits next to
+its twin and calls the same argument checks (``dist_pagerank`` in
+:mod:`~spbfs.algorithms.ranking`, ...); import them from
+:mod:`spbfs.algorithms.distributed` (``dist_pagerank``, ``dist_sssp``, ...).
+Importing this package loads the :mod:`spbfs.mpi` modules but not mpi4py:
+MPI starts only when a process grid is made.
 
 Results are small dataclasses (or, for betweenness, one array) of numpy
 arrays on the host, whatever the backend. Weighted shortest paths build a

@@ -1,4 +1,9 @@
-"""Argument checks and graph views shared by the algorithms."""
+"""Argument checks and graph views shared by the algorithms (one process and grid).
+
+The checks take plain values (a vertex count, not a graph), so that a
+one-process function and its grid twin call the same one; vertex ids and
+depth limits come from :mod:`spbfs.search.checks`.
+"""
 
 from __future__ import annotations
 
@@ -11,6 +16,7 @@ import numpy as np
 from semirings.blocks import Block, block_from_edges
 from spbfs.config import Config
 from spbfs.graph import Graph, as_graph
+from spbfs.search.checks import check_vertex
 
 __all__ = [
     "check_positive_int",
@@ -42,8 +48,11 @@ def prepare(
     return g
 
 
-def check_sources(g: Graph, sources: Any, name: str = "sources") -> np.ndarray:
-    """``sources`` as a 1-D int64 array of vertex ids of ``g`` (an int is one source).
+def check_sources(n: int, sources: Any, name: str = "sources") -> np.ndarray:
+    """``sources`` as a 1-D int64 array of vertex ids of an ``n``-vertex graph.
+
+    An int is one source. Takes the vertex count rather than a graph, so that
+    a one-process function and its grid twin run the same check.
 
     Raises
     ------
@@ -55,7 +64,7 @@ def check_sources(g: Graph, sources: Any, name: str = "sources") -> np.ndarray:
     if isinstance(sources, bool):
         raise TypeError(f"{name} must hold integer vertex ids, got bool")
     if isinstance(sources, int | np.integer):
-        return np.array([g.check_vertex(sources, name)], dtype=np.int64)
+        return np.array([check_vertex(sources, n, name)], dtype=np.int64)
     arr = np.asarray(sources)
     if arr.ndim != 1:
         raise ValueError(f"{name} must be an integer or a 1-D array of ids, got shape {arr.shape}")
@@ -64,11 +73,11 @@ def check_sources(g: Graph, sources: Any, name: str = "sources") -> np.ndarray:
     if not np.issubdtype(arr.dtype, np.integer) or arr.dtype == np.bool_:
         raise TypeError(f"{name} must hold integer vertex ids, got dtype {arr.dtype}")
     arr = arr.astype(np.int64)
-    bad = np.flatnonzero((arr < 0) | (arr >= g.n))
+    bad = np.flatnonzero((arr < 0) | (arr >= n))
     if bad.size:
         k = int(bad[0])
         raise ValueError(
-            f"{name}[{k}]={int(arr[k])} is out of range for a graph with {g.n} vertices"
+            f"{name}[{k}]={int(arr[k])} is out of range for a graph with {n} vertices"
         )
     return arr
 

@@ -10,21 +10,38 @@ SpGEMM ``P = Bᵀ +.× W`` masked to level ``d - 1`` gives
 ``δ[v] += σ[v] * P[v]`` (``Bᵀ`` follows the edges backwards). Betweenness
 is the sum of ``δ`` over the sources, without each source's own entry.
 Scaling follows ``networkx.betweenness_centrality`` (``endpoints=False``).
+
+:func:`dist_betweenness_centrality` runs the same sweeps on the 2D process
+grid (conventions: :mod:`spbfs.algorithms.distributed`), one distributed
+SpGEMM per level. Both sides pick their sources with
+:func:`check_betweenness_sources` (and draw a sample with
+:func:`_draw_sources`, on rank 0 for the grid) and scale with
+:func:`_rescale`.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from semirings.semiring import plus_times
 from spbfs.algorithms._common import check_positive_int, check_sources, prepare
+from spbfs.algorithms._grid import Pieces, check_graph, collective, spgemm_step
 from spbfs.algorithms._ops import SparseColumns, spgemm
 from spbfs.config import Config
 from spbfs.graph import Graph
+from spbfs.mpi import comm as C
+from spbfs.mpi.graph import DistGraph
+from spbfs.mpi.spmsv import GridOps
 
-__all__ = ["betweenness_centrality"]
+__all__ = [
+    "DistBetweennessResult",
+    "betweenness_centrality",
+    "check_betweenness_sources",
+    "dist_betweenness_centrality",
+]
 
 
 def betweenness_centrality(
@@ -95,25 +112,56 @@ def betweenness_centrality(
     n = g.n
     if n == 0:
         return np.zeros(0)
-    if k is not None and sources is not None:
-        raise ValueError("give k (sample size) or sources, not both")
-    if sources is not None:
-        src = check_sources(g, sources)
-        if np.unique(src).shape[0] != src.shape[0]:
-            raise ValueError("sources must be distinct vertex ids")
-    elif k is not None:
-        k = check_positive_int(k, "k")
-        if k > n:
-            raise ValueError(f"k={k} exceeds the number of vertices ({n})")
-        src = np.random.default_rng(seed).choice(n, size=k, replace=False).astype(np.int64)
-    else:
-        src = np.arange(n, dtype=np.int64)
+    src, sample = check_betweenness_sources(n, k, sources)
+    if src is None:
+        src = _draw_sources(n, sample, seed)
     xp = g.backend.xp
     bc = xp.zeros(n, dtype=np.float64)
     for lo in range(0, src.shape[0], batch_size):
         bc += _batch(g, xp.asarray(src[lo : lo + batch_size]))
     bc = g.backend.to_host(bc)
     return _rescale(bc, src, n, normalized=normalized, directed=g.directed)
+
+
+def check_betweenness_sources(
+    n: int, k: Any, sources: Any
+) -> tuple[np.ndarray, None] | tuple[None, int]:
+    """The sources of a betweenness run over ``n`` vertices, or the size of the sample to draw.
+
+    Shared by :func:`betweenness_centrality` and :func:`dist_betweenness_centrality`.
+
+    Returns
+    -------
+    (numpy.ndarray, None) or (None, int)
+        The int64 sources (``sources``, or every vertex when neither ``k`` nor
+        ``sources`` is given); or, to sample, ``k`` checked.
+
+    Raises
+    ------
+    ValueError
+        For both ``k`` and ``sources``, ``k`` outside ``1 .. n``, repeated or
+        out-of-range sources.
+    TypeError
+        For a non-integer ``k`` or source id.
+    """
+    if k is not None and sources is not None:
+        raise ValueError("give k (sample size) or sources, not both")
+    if sources is not None:
+        src = check_sources(n, sources)
+        if np.unique(src).shape[0] != src.shape[0]:
+            raise ValueError("sources must be distinct vertex ids")
+        return src, None
+    if k is not None:
+        k = check_positive_int(k, "k")
+        if k > n:
+            raise ValueError(f"k={k} exceeds the number of vertices ({n})")
+        return None, k
+    return np.arange(n, dtype=np.int64), None
+
+
+def _draw_sources(n: int, k: int, seed: int | np.random.Generator | None) -> np.ndarray:
+    """``k`` distinct vertices drawn uniformly: the same for the same ``seed`` on any grid."""
+    return np.random.default_rng(seed).choice(n, size=k, replace=False).astype(np.int64)
 
 
 def _rescale(
@@ -184,4 +232,137 @@ def _batch(g: Graph, src: Any) -> Any:
         pcol = p.column_ids(xp)
         delta[pcol, p.ind] += sigma[pcol, p.ind] * p.val
     delta[rows, src] = 0.0
+    return delta.sum(axis=0)
+
+
+# --------------------------------------------------------------------------- on the grid
+
+
+@dataclass
+class DistBetweennessResult(Pieces):
+    """What :func:`dist_betweenness_centrality` returns on every rank.
+
+    Attributes
+    ----------
+    values : numpy.ndarray
+        float64 centrality of this rank's vertices.
+    sources : numpy.ndarray
+        The sources used (sampled or given), the same on every rank.
+    lo, hi, n : int
+        The piece and the vertex count.
+    """
+
+    values: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    sources: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
+
+    def gather(self, root: int = 0) -> np.ndarray | None:
+        """The whole centrality array on ``root`` (collective), as the one-process function."""
+        out = self._gather(self.values, root)
+        return out if self._comm.Get_rank() == root else None
+
+
+def dist_betweenness_centrality(
+    g: DistGraph, *, k: int | None = None, sources: Any = None, normalized: bool = True,
+    seed: int | np.random.Generator | None = None, batch_size: int = 64,
+) -> DistBetweennessResult:
+    """Betweenness centrality, exact or from sampled sources, distributed (collective).
+
+    Brandes' algorithm on batches of sources as
+    :func:`~spbfs.algorithms.betweenness_centrality`: the forward sweep is a
+    multi-source BFS counting shortest paths, one distributed SpGEMM over
+    ``plus_times`` per level (sums reduced at the vertex owners); the
+    backward sweep is one distributed SpGEMM with ``Bᵀ`` per level, deepest
+    first. The sample is drawn on rank 0 and broadcast, so it is the one
+    the one-process function draws with the same ``seed``.
+
+    Parameters
+    ----------
+    g : DistGraph
+        The distributed graph (unweighted).
+    k : int, optional
+        Sample this many distinct sources (with ``seed``); None (and no
+        ``sources``) is exact: every vertex is a source.
+    sources : array_like of int, optional
+        Distinct sources to use instead of a sample.
+    normalized : bool
+        Scale as :func:`~spbfs.algorithms.betweenness_centrality` does.
+    seed : int or numpy.random.Generator, optional
+        Seed of the sample (used on rank 0).
+    batch_size : int
+        Sources per batch; memory is ``O(batch_size * n / p)`` per rank.
+
+    Returns
+    -------
+    DistBetweennessResult
+        This rank's centralities; ``gather()`` gives the one-process array
+        (to rounding).
+
+    Raises
+    ------
+    CollectiveError
+        On every rank for ``k`` outside ``1 .. n``, both ``k`` and
+        ``sources``, repeated or out-of-range sources, or a non-positive
+        ``batch_size``.
+    """
+    g = check_graph(g)
+    n = g.n
+    bs = collective(check_positive_int, batch_size, "batch_size")
+    src, sample = collective(check_betweenness_sources, n, k, sources)
+    if src is None:
+        # seed=None (or a Generator in another state) would draw differently on each rank.
+        drawn = _draw_sources(n, sample, seed) if g.grid.rank == 0 else None
+        src = C.bcast_obj(g.grid.comm, drawn)
+    ops = GridOps(g)
+    bc = np.zeros(ops.size)
+    for lo in range(0, src.shape[0], bs):
+        bc += _dist_batch(g, ops, src[lo:lo + bs])
+    bc = _rescale(bc, src, g.n, normalized=normalized, directed=g.directed, lo=g.lo)
+    return DistBetweennessResult(lo=g.lo, hi=g.hi, n=n, _comm=g.grid.comm, values=bc,
+                                 sources=src)
+
+
+def _sum_by_key(r: np.ndarray, s: np.ndarray, v: np.ndarray,
+                size: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Sum the values of equal ``(s, r)`` entries; returns them sorted by ``(s, r)``."""
+    key = s * size + r
+    uk, inv = np.unique(key, return_inverse=True)
+    sums = np.bincount(inv, weights=v, minlength=uk.shape[0]).astype(np.float64, copy=False)
+    return uk % size if size else uk, uk // size if size else uk, sums
+
+
+def _dist_batch(g: DistGraph, ops: GridOps, src: np.ndarray) -> np.ndarray:
+    """This rank's piece of the sum over ``src`` of Brandes' dependencies."""
+    lo, size = g.lo, ops.size
+    k = int(src.shape[0])
+    level = np.full((k, size), -1, dtype=np.int64)
+    sigma = np.zeros((k, size))
+    mine = np.flatnonzero((src >= lo) & (src < g.hi))
+    ids = (src[mine] - lo).astype(np.int64)
+    sidx = mine.astype(np.int64)
+    level[sidx, ids] = 0
+    sigma[sidx, ids] = 1.0
+    fronts = [(ids, sidx, np.ones(ids.shape[0]))]
+    # Forward: path counts, one plus_times SpGEMM per level, sums reduced at the owners.
+    while True:
+        f_ids, f_s, f_v = fronts[-1]
+        r, s, v = spgemm_step(ops, g.block, f_ids, f_s, f_v, k, plus_times, transpose=False)
+        fresh = level[s, r] < 0
+        r, s, v = _sum_by_key(r[fresh], s[fresh], v[fresh].astype(np.float64), size)
+        if not int(ops.allsum_int(r.shape[0])[0]):
+            break
+        level[s, r] = len(fronts)
+        sigma[s, r] = v
+        fronts.append((r, s, v))
+    # Backward: dependencies, deepest level first, over B transposed.
+    delta = np.zeros((k, size))
+    transpose = g.directed
+    block = g.tblock if transpose else g.block
+    for d in range(len(fronts) - 1, 0, -1):
+        f_ids, f_s, f_v = fronts[d]
+        w = (1.0 + delta[f_s, f_ids]) / f_v
+        r, s, p = spgemm_step(ops, block, f_ids, f_s, w, k, plus_times, transpose=transpose)
+        keep = level[s, r] == d - 1
+        r, s, p = _sum_by_key(r[keep], s[keep], p[keep].astype(np.float64), size)
+        delta[s, r] += sigma[s, r] * p
+    delta[sidx, ids] = 0.0
     return delta.sum(axis=0)

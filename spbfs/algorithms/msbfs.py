@@ -15,22 +15,38 @@ direction-optimizing BFS does.
 Every search is independent: two sources in the same component each get
 their own complete result row, and a source listed twice gets two equal
 rows.
+
+:func:`dist_multi_source_bfs` is the same search on the 2D process grid
+(conventions: :mod:`spbfs.algorithms.distributed`): each level one
+distributed SpGEMM over ``min_second`` (or ``any_pair``) of the frontier
+entries ``(vertex, search)``. Both sides check ``output`` and ``max_depth``
+with :func:`check_msbfs_args` and the sources with
+:func:`~spbfs.algorithms._common.check_sources`.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from semirings.semiring import any_pair, min_second
 from spbfs.algorithms._common import check_sources, prepare
+from spbfs.algorithms._grid import Pieces, check_graph, collective, first_by_key, spgemm_step
 from spbfs.algorithms._ops import SparseColumns, msbfs_bits, spgemm
 from spbfs.config import Config
+from spbfs.mpi.graph import DistGraph
+from spbfs.mpi.spmsv import GridOps
 from spbfs.search.checks import check_max_depth
 
-__all__ = ["MultiSourceBFSResult", "multi_source_bfs"]
+__all__ = [
+    "DistMultiSourceBFSResult",
+    "MultiSourceBFSResult",
+    "check_msbfs_args",
+    "dist_multi_source_bfs",
+    "multi_source_bfs",
+]
 
 _OUTPUTS = ("both", "parents", "levels")
 
@@ -61,6 +77,23 @@ class MultiSourceBFSResult:
 
     def __len__(self) -> int:
         return int(self.sources.shape[0])
+
+
+def check_msbfs_args(output: Any, max_depth: Any) -> int | None:
+    """Check ``output`` and ``max_depth`` of a multi-source BFS; return ``max_depth``.
+
+    Shared by :func:`multi_source_bfs` and :func:`dist_multi_source_bfs`.
+
+    Raises
+    ------
+    ValueError
+        For an unknown ``output`` or a negative ``max_depth``.
+    TypeError
+        For a ``max_depth`` that is neither None nor an integer.
+    """
+    if output not in _OUTPUTS:
+        raise ValueError(f"output must be one of {', '.join(_OUTPUTS)}; got {output!r}")
+    return check_max_depth(max_depth)
 
 
 def multi_source_bfs(
@@ -120,11 +153,9 @@ def multi_source_bfs(
     >>> r.parents[1].tolist()
     [1, 2, 3, 3]
     """
-    if output not in _OUTPUTS:
-        raise ValueError(f"output must be one of {', '.join(_OUTPUTS)}; got {output!r}")
-    max_depth = check_max_depth(max_depth)
+    max_depth = check_msbfs_args(output, max_depth)
     g = prepare(graph, config, directed, allow_empty=False)
-    src = check_sources(g, sources)
+    src = check_sources(g.n, sources)
     uniq, back = np.unique(src, return_inverse=True)
     block, other = (g.in_block, g.out_block) if reverse else (g.out_block, g.in_block)
     xp = g.backend.xp
@@ -172,4 +203,122 @@ def multi_source_bfs(
         parents=to_host(parents)[back] if want_parents else None,
         levels=to_host(levels)[back] if output in ("both", "levels") else None,
         depth=depth,
+    )
+
+
+# --------------------------------------------------------------------------- on the grid
+
+
+@dataclass
+class DistMultiSourceBFSResult(Pieces):
+    """What :func:`dist_multi_source_bfs` returns on every rank.
+
+    Attributes
+    ----------
+    sources : numpy.ndarray
+        The sources as given (int64, duplicates kept).
+    parents, levels : numpy.ndarray or None
+        ``(len(sources), hi - lo)`` int64: the columns of this rank's vertices
+        (``-1`` where unreached); None when not asked for.
+    depth : int
+        Levels expanded.
+    lo, hi, n : int
+        The piece and the vertex count.
+    """
+
+    sources: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
+    parents: np.ndarray | None = None
+    levels: np.ndarray | None = None
+    depth: int = 0
+
+    def __len__(self) -> int:
+        return int(self.sources.shape[0])
+
+    def gather(self, root: int = 0) -> MultiSourceBFSResult | None:
+        """The whole :class:`~spbfs.algorithms.MultiSourceBFSResult` on ``root`` (collective)."""
+        return self._assemble(root, MultiSourceBFSResult,
+                              {"parents": self.parents, "levels": self.levels}, rows=True,
+                              sources=self.sources, depth=self.depth)
+
+
+def dist_multi_source_bfs(
+    g: DistGraph, sources: Any, *, output: str = "both", max_depth: int | None = None,
+    reverse: bool = False,
+) -> DistMultiSourceBFSResult:
+    """Breadth-first search from several sources at once, distributed (collective).
+
+    The frontiers of the ``k`` distinct sources are the columns of a sparse
+    ``n x k`` matrix; a level is one distributed SpGEMM over ``min_second``
+    (values: the frontier vertex ids, so each vertex gets its smallest
+    parent, as :func:`spbfs.bfs` picks) or ``any_pair`` for levels only. The
+    frontier entries ``(vertex, search)`` are expanded down the processor
+    columns, multiplied by the local block, and the candidates folded along
+    the row to the vertex owners, which keep the unvisited ones.
+
+    Parameters
+    ----------
+    g : DistGraph
+        The distributed graph.
+    sources : int or array_like of int
+        Source vertices (the same on every rank); result row ``i`` belongs to
+        ``sources[i]``.
+    output : {"both", "parents", "levels"}
+        Which arrays to compute.
+    max_depth : int, optional
+        Stop after this many levels.
+    reverse : bool
+        Follow in-edges instead of out-edges (directed graphs): products with
+        ``Bᵀ``.
+
+    Returns
+    -------
+    DistMultiSourceBFSResult
+        This rank's columns of ``parents`` and ``levels``; ``gather()`` gives
+        the :class:`~spbfs.algorithms.MultiSourceBFSResult` of
+        :func:`~spbfs.algorithms.multi_source_bfs`.
+
+    Raises
+    ------
+    CollectiveError
+        On every rank for no sources, a source out of range or not an
+        integer, an unknown ``output`` or a negative ``max_depth``.
+    """
+    g = check_graph(g)
+    limit = collective(check_msbfs_args, output, max_depth)
+    src = collective(check_sources, g.n, sources)
+    uniq, back = np.unique(src, return_inverse=True)
+    k = int(uniq.shape[0])
+    ops = GridOps(g)
+    lo, size = g.lo, ops.size
+    want_parents = output in ("both", "parents")
+    transpose = bool(reverse and g.directed)
+    block = g.tblock if transpose else g.block
+    semiring = min_second if want_parents else any_pair
+    levels = np.full((k, size), -1, dtype=np.int64)
+    parents = np.full((k, size) if want_parents else (0, size), -1, dtype=np.int64)
+    mine = np.flatnonzero((uniq >= lo) & (uniq < g.hi))
+    ids = (uniq[mine] - lo).astype(np.int64)
+    sidx = mine.astype(np.int64)
+    levels[sidx, ids] = 0
+    if want_parents:
+        parents[sidx, ids] = uniq[mine]
+    depth = 0
+    while limit is None or depth < limit:
+        vals = ids + lo if want_parents else None
+        r, s, v = spgemm_step(ops, block, ids, sidx, vals, k, semiring, transpose=transpose)
+        fresh = levels[s, r] < 0
+        r, s = r[fresh], s[fresh]
+        v = None if v is None else v[fresh].astype(np.int64, copy=False)
+        pick = first_by_key(s * size + r, v)  # one entry per (search, vertex): min parent
+        ids, sidx = r[pick], s[pick]
+        if not int(ops.allsum_int(ids.shape[0])[0]):
+            break
+        depth += 1
+        levels[sidx, ids] = depth
+        if want_parents:
+            parents[sidx, ids] = v[pick]
+    return DistMultiSourceBFSResult(
+        lo=lo, hi=g.hi, n=g.n, _comm=g.grid.comm, sources=src,
+        parents=parents[back] if want_parents else None,
+        levels=levels[back] if output in ("both", "levels") else None, depth=depth,
     )

@@ -8,11 +8,16 @@ then ``x' = alpha * (y + s / n) + (1 - alpha) / n`` where ``s`` is the rank
 held by the dangling vertices (no out-edges), spread evenly over all
 vertices, as networkx does. Convergence is networkx's test: the L1 change
 falls below ``n * tol``.
+
+:func:`dist_pagerank` is the same loop on the 2D process grid (conventions:
+:mod:`spbfs.algorithms.distributed`): the product becomes a distributed
+dense SpMV, the dangling rank and the L1 change come from one Allreduce. Both
+check their arguments with :func:`check_pagerank_args`.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -20,9 +25,13 @@ import numpy as np
 from semirings.kernels import spmv
 from semirings.semiring import plus_times
 from spbfs.algorithms._common import check_positive_int, prepare
+from spbfs.algorithms._grid import Pieces, check_graph, collective
 from spbfs.config import Config
+from spbfs.mpi.graph import DistGraph
+from spbfs.mpi.spmsv import GridOps
 
-__all__ = ["PageRankResult", "pagerank"]
+__all__ = ["DistPageRankResult", "PageRankResult", "check_pagerank_args", "dist_pagerank",
+           "pagerank"]
 
 
 @dataclass
@@ -137,3 +146,96 @@ def check_pagerank_args(alpha: Any, tol: Any, max_iter: Any) -> int:
     if not float(tol) > 0:
         raise ValueError(f"tol must be > 0, got {tol}")
     return check_positive_int(max_iter, "max_iter")
+
+
+# --------------------------------------------------------------------------- on the grid
+
+
+@dataclass
+class DistPageRankResult(Pieces):
+    """What :func:`dist_pagerank` returns on every rank.
+
+    Attributes
+    ----------
+    scores : numpy.ndarray
+        float64 PageRank of this rank's vertices ``lo .. hi-1``.
+    iterations : int
+        Power iterations performed.
+    converged : bool
+        Whether the L1 change fell below ``n * tol``.
+    lo, hi, n : int
+        The piece and the vertex count.
+    """
+
+    scores: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    iterations: int = 0
+    converged: bool = False
+
+    def gather(self, root: int = 0) -> PageRankResult | None:
+        """The whole :class:`~spbfs.algorithms.PageRankResult` on ``root`` (collective)."""
+        return self._assemble(root, PageRankResult, {"scores": self.scores},
+                              iterations=self.iterations, converged=self.converged)
+
+
+def dist_pagerank(
+    g: DistGraph, *, alpha: float = 0.85, tol: float = 1e-6, max_iter: int = 100
+) -> DistPageRankResult:
+    """PageRank by distributed power iteration (collective).
+
+    Each iteration is one distributed SpMV over ``plus_times``: the scaled
+    scores ``x / d_out`` are expanded down the processor columns
+    (Allgatherv), multiplied by the local block, and the partial sums are
+    reduced along the processor row onto their owners
+    (Reduce_scatter_block). The rank held by dangling vertices and the L1
+    change come from one Allreduce per iteration.
+
+    Parameters
+    ----------
+    g : DistGraph
+        The distributed graph; an undirected edge is two arcs.
+    alpha : float
+        Damping factor, in ``[0, 1]``.
+    tol : float
+        Convergence tolerance (L1 change ``< n * tol``), > 0.
+    max_iter : int
+        Iteration limit, >= 1.
+
+    Returns
+    -------
+    DistPageRankResult
+        This rank's scores; ``gather()`` gives the
+        :class:`~spbfs.algorithms.PageRankResult` of
+        :func:`~spbfs.algorithms.pagerank` (to rounding).
+
+    Raises
+    ------
+    CollectiveError
+        On every rank for ``alpha`` outside ``[0, 1]`` or a non-positive
+        ``tol`` or ``max_iter``.
+    """
+    g = check_graph(g)
+    iters = collective(check_pagerank_args, alpha, tol, max_iter)
+    ops = GridOps(g)
+    n, a = g.n, float(alpha)
+    deg = g.piece_degrees().astype(np.float64)
+    dangling = deg == 0
+    inv = np.where(dangling, 0.0, 1.0 / np.where(dangling, 1.0, deg))
+    x = np.full(ops.size, 1.0 / n)
+    rows = g.block.shape[0]
+    lost = float(ops.allsum(x[dangling].sum())[0])
+    converged = False
+    it = 0
+    for it in range(1, iters + 1):  # noqa: B007 - the count is reported
+        xe = ops.expand_dense(x * inv, 0.0)
+        share = spmv(g.block, xe, plus_times, check=False)
+        part = np.zeros(rows)
+        part[share.indices] = share.values
+        y = ops.fold_dense(part, "sum")
+        new = a * (y + lost / n) + (1.0 - a) / n
+        err, lost = (float(v) for v in ops.allsum(np.abs(new - x).sum(), new[dangling].sum()))
+        x = new
+        if err < n * float(tol):
+            converged = True
+            break
+    return DistPageRankResult(lo=g.lo, hi=g.hi, n=n, _comm=g.grid.comm, scores=x,
+                              iterations=it, converged=converged)

@@ -21,11 +21,18 @@ entries of ``y`` that improve ``d``. With non-negative weights the loop ends
 after at most ``n - 1`` rounds. Delta-stepping was not added: on the
 low-diameter graphs measured here the frontier iteration runs few rounds
 and each is one whole-frontier kernel call.
+
+:func:`dist_sssp` is the same loop on the 2D process grid (conventions:
+:mod:`spbfs.algorithms.distributed`), each round a distributed sparse SpMSV
+over ``min_plus`` on the weighted blocks :func:`dist_weighted_block` builds
+from every rank's share of the weighted edges. Both sides check the source
+and ``max_rounds`` with :func:`check_sssp_args` and the weights with
+:func:`_check_weights`.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -35,11 +42,27 @@ from semirings.blocks import Block, block_from_edges
 from semirings.kernels import spmsv
 from semirings.semiring import min_plus
 from semirings.vector import SparseVector
-from spbfs.algorithms._common import prepare
+from spbfs.algorithms._common import check_positive_int, prepare
+from spbfs.algorithms._grid import Pieces, check_graph, collective, first_by_key, route_rows
 from spbfs.config import Config
+from spbfs.edges import check_vertex_ids
 from spbfs.graph import Graph
+from spbfs.mpi import comm as C
+from spbfs.mpi.comm import CollectiveError
+from spbfs.mpi.graph import DistGraph
+from spbfs.mpi.spmsv import GridOps, product_sparse
+from spbfs.search.checks import check_vertex
 
-__all__ = ["ShortestPathsResult", "sssp", "weighted_block"]
+__all__ = [
+    "DistShortestPathsResult",
+    "DistWeights",
+    "ShortestPathsResult",
+    "check_sssp_args",
+    "dist_sssp",
+    "dist_weighted_block",
+    "sssp",
+    "weighted_block",
+]
 
 
 @dataclass
@@ -88,6 +111,27 @@ def _edge_weights(graph: Any, g: Graph, weights: Any) -> tuple[Any, Any, Any] | 
         csr.sum_duplicates()
     rows = np.repeat(np.arange(csr.shape[0], dtype=np.int64), np.diff(csr.indptr))
     return rows, csr.indices.astype(np.int64), csr.data.astype(np.float64)
+
+
+def check_sssp_args(n: int, source: Any, max_rounds: Any) -> tuple[int, int | None]:
+    """Check the source and the round limit of :func:`sssp` and :func:`dist_sssp`.
+
+    Returns
+    -------
+    (int, int or None)
+        ``source`` and ``max_rounds`` as ints (None: no limit).
+
+    Raises
+    ------
+    TypeError
+        For a non-integer source or ``max_rounds``.
+    ValueError
+        For a source outside ``0 .. n-1`` or a negative ``max_rounds``.
+    """
+    source = check_vertex(source, n, "source")
+    if max_rounds is not None:
+        max_rounds = check_positive_int(max_rounds, "max_rounds", minimum=0)
+    return source, max_rounds
 
 
 def _check_weights(src: np.ndarray, dst: np.ndarray, w: np.ndarray) -> None:
@@ -212,12 +256,7 @@ def sssp(
     [0.0, 1.0, 2.0]
     """
     g = prepare(graph, config, directed, allow_empty=False)
-    source = g.check_vertex(source, "source")
-    if max_rounds is not None:
-        if isinstance(max_rounds, bool) or not isinstance(max_rounds, int | np.integer):
-            raise TypeError(f"max_rounds must be an integer, got {type(max_rounds).__name__}")
-        if max_rounds < 0:
-            raise ValueError(f"max_rounds must be >= 0, got {max_rounds}")
+    source, max_rounds = check_sssp_args(g.n, source, max_rounds)
     if isinstance(weights, Block):
         if weights.shape != (g.n, g.n) or weights.data is None:
             raise ValueError(
@@ -250,3 +289,198 @@ def sssp(
         dist[idx] = cand
         frontier = SparseVector(idx, cand, n, check=False)
     return ShortestPathsResult(source=source, distances=g.backend.to_host(dist), rounds=rounds)
+
+
+# --------------------------------------------------------------------------- on the grid
+
+
+@dataclass
+class DistShortestPathsResult(Pieces):
+    """What :func:`dist_sssp` returns on every rank.
+
+    Attributes
+    ----------
+    source : int
+        The source vertex.
+    distances : numpy.ndarray
+        float64 distances of this rank's vertices, ``inf`` where unreachable.
+    rounds : int
+        Relaxation rounds (distributed products) performed.
+    lo, hi, n : int
+        The piece and the vertex count.
+    """
+
+    source: int = 0
+    distances: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    rounds: int = 0
+
+    def gather(self, root: int = 0) -> ShortestPathsResult | None:
+        """The whole :class:`~spbfs.algorithms.ShortestPathsResult` on ``root`` (collective)."""
+        return self._assemble(root, ShortestPathsResult, {"distances": self.distances},
+                              source=self.source, rounds=self.rounds)
+
+
+class DistWeights:
+    """A weighted distributed block for :func:`dist_sssp` (build with :func:`dist_weighted_block`).
+
+    Attributes
+    ----------
+    block : Block
+        This rank's ``Bw_ij`` (``Bw[v, u]`` = weight of ``u -> v``), in the
+        graph's format and local ids, float64 values.
+    graph : DistGraph
+        The graph it was built for (grid, distribution, direction).
+    """
+
+    def __init__(self, graph: DistGraph, block: Block) -> None:
+        self.graph = graph
+        self.block = block
+
+    def __repr__(self) -> str:
+        return f"DistWeights(rank {self.graph.grid.rank}: {self.block.nnz} weighted entries)"
+
+
+def dist_weighted_block(g: DistGraph, src: Any, dst: Any, weights: Any) -> DistWeights:
+    """Weighted blocks from every rank's share of weighted edges (collective).
+
+    The :class:`~spbfs.mpi.DistGraph` keeps the structure only, so weights
+    come as edge shares, like the edges of
+    :meth:`~spbfs.mpi.DistGraph.from_edges`: rank ``r`` passes any part of
+    the weighted edge list (the union over the ranks is the whole list).
+    Each edge ``u -> v`` is routed with one Alltoallv to the owner of
+    ``Bw[v, u]`` (for an undirected graph also of ``Bw[u, v]``), which builds
+    its weighted block in the graph's format. As in
+    :func:`~spbfs.algorithms.weighted_block` (edge-list weights): self-loops
+    are dropped and an edge given more than once keeps its smallest weight.
+    The weighted edges *are* the graph of :func:`dist_sssp`; the structure of
+    ``g`` is not consulted.
+
+    Parameters
+    ----------
+    g : DistGraph
+        Supplies the grid, the vertex count, the direction and the format.
+    src, dst : array_like of int
+        This rank's edges ``src[k] -> dst[k]``.
+    weights : array_like of float
+        Their weights, non-negative and not NaN.
+
+    Returns
+    -------
+    DistWeights
+        Pass it as ``dist_sssp(g, s, weights=...)``, for any number of sources.
+
+    Raises
+    ------
+    CollectiveError
+        On every rank when any rank's ids are out of range, its arrays differ
+        in length, or a weight is negative or NaN (the lowest such rank's
+        message, naming the edge, as :func:`~spbfs.algorithms.sssp` says it).
+    """
+    g = check_graph(g)
+    grid, d = g.grid, g.dist
+    msg = None
+    try:
+        s = check_vertex_ids(np.asarray(src).reshape(-1), g.n, "src")
+        t = check_vertex_ids(np.asarray(dst).reshape(-1), g.n, "dst")
+        w = np.asarray(weights, dtype=np.float64).reshape(-1)
+        if not (s.shape == t.shape == w.shape):
+            raise ValueError(f"src, dst and weights differ in length ({s.size}, {t.size}, "
+                             f"{w.size})")
+        _check_weights(s, t, w)
+    except (TypeError, ValueError) as exc:
+        msg = str(exc)
+        s = t = np.zeros(0, np.int64)
+        w = np.zeros(0, np.float64)
+    C.agree(grid.comm, msg)
+    s, t = s.astype(np.int64), t.astype(np.int64)
+    if not g.directed:
+        s, t, w = np.concatenate([s, t]), np.concatenate([t, s]), np.concatenate([w, w])
+    keep = s != t
+    s, t, w = s[keep], t[keep], w[keep]
+    # The weights travel bit for bit in the int64 rows.
+    t, s, bits = route_rows(grid.comm, d.block_owner(t, s), [t, s, w.view(np.int64)])
+    rows = d.local_rows(t, grid.i)
+    cols = d.local_cols(s, grid.j)
+    wv = bits.view(np.float64)
+    shape = g.block.shape
+    if rows.size:
+        pick = first_by_key(cols * shape[0] + rows, wv)  # smallest weight per entry
+        rows, cols, wv = rows[pick], cols[pick], wv[pick]
+    block = block_from_edges(g.config.format, rows, cols, shape, values=wv,
+                             index_dtype=g.config.index_dtype, dedup=False)
+    return DistWeights(g, block)
+
+
+def dist_sssp(
+    g: DistGraph, source: int, *, weights: DistWeights | tuple[Any, Any, Any] | None = None,
+    max_rounds: int | None = None,
+) -> DistShortestPathsResult:
+    """Shortest-path distances from ``source`` by distributed Bellman-Ford (collective).
+
+    Each round is one distributed SpMSV over ``min_plus`` with the vertices
+    whose distance improved in the previous round (a sparse vector of
+    distances): expand down the processor columns, local product on the
+    weighted block, fold along the processor row, keep what improves. The
+    rounds and distances are those of :func:`~spbfs.algorithms.sssp` on the
+    same weighted edges.
+
+    Parameters
+    ----------
+    g : DistGraph
+        The distributed graph.
+    source : int
+        Source vertex id.
+    weights : DistWeights or (src, dst, w), optional
+        The weighted edges: a :class:`DistWeights` from
+        :func:`dist_weighted_block` (reuse it for many sources), or this
+        rank's share ``(src, dst, w)`` of them, passed to
+        :func:`dist_weighted_block`. None: every edge of ``g`` weighs 1 (the
+        distances are BFS levels).
+    max_rounds : int, optional
+        Stop after this many rounds (distances are then upper bounds).
+
+    Returns
+    -------
+    DistShortestPathsResult
+        This rank's distances; ``gather()`` gives the
+        :class:`~spbfs.algorithms.ShortestPathsResult`.
+
+    Raises
+    ------
+    CollectiveError
+        On every rank for a source out of range, a bad ``max_rounds``, or
+        bad weights (see :func:`dist_weighted_block`).
+    """
+    g = check_graph(g)
+    source, max_rounds = collective(check_sssp_args, g.n, source, max_rounds)
+    if weights is None:
+        block = g.block
+    elif isinstance(weights, DistWeights):
+        if weights.graph is not g:
+            raise CollectiveError("weights: a DistWeights must be built for this graph")
+        block = weights.block
+    elif isinstance(weights, tuple) and len(weights) == 3:
+        block = dist_weighted_block(g, *weights).block
+    else:
+        raise CollectiveError(f"weights must be a DistWeights or a (src, dst, w) tuple, got "
+                              f"{type(weights).__name__}")
+    ops = GridOps(g)
+    lo = g.lo
+    dist = np.full(ops.size, np.inf)
+    ids = np.zeros(0, dtype=np.int64)
+    if lo <= source < g.hi:
+        dist[source - lo] = 0.0
+        ids = np.array([source - lo], dtype=np.int64)
+    rounds = 0
+    active = 1
+    while active and (max_rounds is None or rounds < max_rounds):
+        r, v = product_sparse(ops, block, ids, dist[ids], min_plus, transpose=False)
+        rounds += 1
+        cand = np.full(ops.size, np.inf)
+        np.minimum.at(cand, r, v.astype(np.float64, copy=False))
+        better = cand < dist
+        dist[better] = cand[better]
+        ids = np.flatnonzero(better).astype(np.int64)
+        active = int(ops.allsum_int(ids.shape[0])[0])
+    return DistShortestPathsResult(lo=lo, hi=g.hi, n=g.n, _comm=g.grid.comm, source=source,
+                                   distances=dist, rounds=rounds)

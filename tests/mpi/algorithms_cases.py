@@ -234,6 +234,15 @@ def check_bad_input(grid: ProcessGrid) -> None:
     expect(dist_multi_source_bfs, "output must be one of", g, [1], output="tree")
     expect(dist_pagerank, "alpha must lie in [0, 1]", g, alpha=2.0)
     expect(dist_betweenness_centrality, "exceeds the number of vertices", g, k=11)
+    # The checks each one-process twin runs, with its messages.
+    expect(dist_pagerank, "g must be a spbfs.mpi.DistGraph", "not a graph")
+    expect(dist_pagerank, "max_iter must be >= 1", g, max_iter=0)
+    expect(dist_sssp, "max_rounds must be an integer", g, 0, max_rounds=1.5)
+    expect(dist_sssp, "source must be an integer vertex id", g, True)
+    expect(dist_multi_source_bfs, "max_depth must be >= 0", g, [1], max_depth=-1)
+    expect(dist_betweenness_centrality, "not both", g, k=2, sources=[1])
+    expect(dist_betweenness_centrality, "sources must be distinct", g, sources=[1, 1])
+    expect(dist_betweenness_centrality, "batch_size must be >= 1", g, batch_size=0)
     # A negative weight on the last rank only: the same error everywhere.
     w = np.ones(el.src.shape[0])
     if grid.rank == grid.size - 1:
