@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 
 import numpy as np
 import pytest
+from mpi_launch import launch, needs_mpi
 
 from spbfs.cli import main
 
@@ -49,3 +51,27 @@ def test_errors_are_one_line(args, message, data_dir):
     assert message in p.stderr
     assert "Traceback" not in p.stderr
     assert len(p.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.mpi
+@needs_mpi
+def test_grid_flag_runs_the_grid_commands(tmp_path):
+    """``spbfs bench --grid`` takes the grid path, options of that path included."""
+    js = tmp_path / "b.json"
+    rc, out, err, _ = launch(1, ["-m", "spbfs", "bench", "--grid", "1x1", "--scale", "6",
+                                 "--roots", "2", "--frontier-encoding", "list",
+                                 "--json", str(js)], timeout=120)
+    assert rc == 0, err
+    assert "per-search phase split" in out
+    doc = json.loads(js.read_text())
+    assert doc["header"]["grid"] == "1x1" and doc["header"]["frontier_encoding"] == "list"
+
+
+@pytest.mark.mpi
+@needs_mpi
+def test_grid_usage_error_is_one_line_from_rank_0():
+    rc, _, err, _ = launch(2, ["-m", "spbfs.mpi", "bench", "--frontier-encoding", "nope"],
+                           timeout=120)
+    assert rc == 2
+    assert err.count("Error: argument --frontier-encoding: invalid choice: 'nope'") == 1, err
+    assert "Traceback" not in err

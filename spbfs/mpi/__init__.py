@@ -30,8 +30,9 @@ Run with ``mpiexec -n 4 python script.py``::
 
 from __future__ import annotations
 
+from spbfs.cli import grid_main as main
+from spbfs.cli import run_grid_main as run_main
 from spbfs.mpi.bfs import DistBFSResult, bfs, traversed_edges
-from spbfs.mpi.cli import main, run_main
 from spbfs.mpi.comm import CollectiveError, install_excepthook
 from spbfs.mpi.graph import DistGraph
 from spbfs.mpi.grid import Distribution, ProcessGrid, auto_grid_shape
