@@ -16,7 +16,7 @@ Two entry points share the commands and their options:
     Anything else raised on a single rank goes to the hook of
     :func:`~spbfs.mpi.comm.install_excepthook`, which aborts the job.
 
-``SPBFS_DEBUG=1`` shows tracebacks. :mod:`spbfs.mpi`
+The ``debug`` setting (``SPBFS_DEBUG=1``) shows tracebacks. :mod:`spbfs.mpi`
 is imported only on the grid path, so the one-process commands never load MPI.
 """
 
@@ -519,13 +519,15 @@ def grid_main(argv: Sequence[str] | None = None) -> int:
         except _UsageError as exc:
             raise CollectiveError(str(exc)) from None
         cfg = _grid_config(args)
-        grid = ProcessGrid(cfg.grid)
+        # One-line errors unless debugging, also for those the abort hook reports.
+        C.install_excepthook(show_traceback=cfg.debug)
+        grid = ProcessGrid(cfg.grid, config=cfg)
         return commands[args.command](args, cfg, grid)
     except SystemExit as exc:  # --help
         return int(exc.code or 0)
     except (CollectiveError, ValidationError) as exc:
         if rank == 0:
-            if os.environ.get("SPBFS_DEBUG"):
+            if cfg is not None and cfg.debug:
                 traceback.print_exc()
             sys.stderr.write(f"Error: {exc}\n")
             sys.stderr.flush()
@@ -546,8 +548,9 @@ def _on_grid(argv: Sequence[str] | None) -> int:
     from spbfs.mpi.comm import install_excepthook
 
     # An error on one rank must end the job: uncaught, it reaches the hook, which
-    # calls MPI_Abort (caught and returned, it left the other ranks waiting).
-    install_excepthook()
+    # calls MPI_Abort (caught and returned, it left the other ranks waiting). Installed
+    # before the options are read, so that a failure there is one line too.
+    install_excepthook(show_traceback=False)
     return int(grid_main(argv))
 
 
@@ -586,7 +589,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("spbfs: interrupted", file=sys.stderr)
         return 130
     except Exception as exc:
-        if os.environ.get("SPBFS_DEBUG"):
+        if cfg is not None and cfg.debug:
             raise
         print(f"spbfs: error: {exc}", file=sys.stderr)
         return 1

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 
@@ -51,6 +52,32 @@ def test_errors_are_one_line(args, message, data_dir):
     assert message in p.stderr
     assert "Traceback" not in p.stderr
     assert len(p.stderr.strip().splitlines()) == 1
+
+
+def _spbfs(args: list[str], **env: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "spbfs", *args], capture_output=True,
+                          text=True, timeout=120, env={**os.environ, **env})
+
+
+def test_unknown_environment_variable_is_a_one_line_error():
+    p = _spbfs(["bench", "--scale", "6", "--roots", "1"], SPBFS_FORAMT="dcsc")
+    assert p.returncode == 1
+    assert p.stderr.startswith("spbfs: error: unknown spbfs environment variable SPBFS_FORAMT "
+                               "(did you mean SPBFS_FORMAT?); valid ones: "), p.stderr
+    assert len(p.stderr.strip().splitlines()) == 1
+
+
+def test_bad_environment_value_is_a_one_line_error():
+    p = _spbfs(["bench", "--scale", "6", "--roots", "1"], SPBFS_DEBUG="maybe")
+    assert p.returncode == 1
+    assert "environment SPBFS_DEBUG must be one of '1', 'true'" in p.stderr
+    assert len(p.stderr.strip().splitlines()) == 1
+
+
+def test_debug_setting_shows_the_traceback():
+    p = _spbfs(["bench", "--scale", "0"], SPBFS_DEBUG="1")
+    assert p.returncode == 1
+    assert "Traceback" in p.stderr and "scale" in p.stderr
 
 
 @pytest.mark.mpi
