@@ -1,8 +1,9 @@
-"""Settings reach the process grid: the wait policy comes with a grid.
+"""Settings reach the process grid: the wait policy and the abort hook come with a grid.
 
 One launch of 2 ranks runs :data:`SCRIPT`, which checks, on every rank, that a
 grid's communicators carry the policy of the config it was built with (and
-other communicators the default), and that a search runs under it.
+other communicators the default), that a search runs under it, and that
+creating a grid installed the abort hook.
 """
 
 from __future__ import annotations
@@ -13,6 +14,8 @@ import pytest
 from mpi_launch import launch, needs_mpi
 
 SCRIPT = '''\
+import sys
+
 from mpi4py import MPI
 
 from spbfs import Config, load_config
@@ -20,7 +23,9 @@ from spbfs.mpi import DistGraph, ProcessGrid, bfs
 from spbfs.mpi import comm as C
 from spbfs.mpi.comm import WaitPolicy
 
+assert sys.excepthook is sys.__excepthook__  # nothing installed before a grid exists
 g = ProcessGrid(config=Config(wait="busy"))
+assert type(sys.excepthook).__name__ == "_AbortHook", sys.excepthook
 assert g.wait.busy
 for comm in (g.comm, g.row_comm, g.col_comm):
     assert C.policy(comm) is g.wait, comm
@@ -41,7 +46,7 @@ print(f"rank {g.rank} SETTINGS OK", flush=True)
 
 @pytest.mark.mpi
 @needs_mpi
-def test_grid_carries_its_wait_policy(tmp_path: Path) -> None:
+def test_grid_carries_its_wait_policy_and_the_hook(tmp_path: Path) -> None:
     script = tmp_path / "settings.py"
     script.write_text(SCRIPT, encoding="utf-8")
     rc, out, err, _ = launch(2, [str(script)], timeout=120, env={"SPBFS_WAIT": "busy"})

@@ -719,8 +719,9 @@ class _AbortHook:
 def install_excepthook(*, show_traceback: bool | None = None) -> None:
     """Make an uncaught exception on any rank end the whole job promptly.
 
-    Calling it again replaces nothing (no second hook is chained). The hook
-    prints the traceback (unless switched off) and
+    Creating a :class:`~spbfs.mpi.grid.ProcessGrid` calls this, so a script
+    never needs to; calling it again replaces nothing (no second hook is
+    chained). The hook prints the traceback (unless switched off) and
     ``rank R: Error: <message>`` to stderr, then calls ``MPI_Abort`` on
     ``COMM_WORLD``, so the other ranks, possibly waiting in a collective, are
     killed instead of hanging and the job exits with a non-zero status. In a

@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from spbfs.config import Config
-from spbfs.mpi.comm import CollectiveError, WaitPolicy, mpi, set_policy
+from spbfs.mpi.comm import CollectiveError, WaitPolicy, install_excepthook, mpi, set_policy
 
 __all__ = ["Distribution", "ProcessGrid", "auto_grid_shape", "parse_grid"]
 
@@ -245,6 +245,12 @@ class ProcessGrid:
     wait : WaitPolicy
         How this rank waits for communication on the grid's communicators.
 
+    Notes
+    -----
+    Creating a grid installs :func:`~spbfs.mpi.comm.install_excepthook`: from
+    then on an exception that no code catches, on any rank, aborts the whole
+    job instead of leaving the other ranks waiting in a collective.
+
     Raises
     ------
     CollectiveError
@@ -255,6 +261,9 @@ class ProcessGrid:
     def __init__(self, shape: str | tuple[int, int] | None = None, comm: Any = None, *,
                  config: Config | None = None) -> None:
         MPI = mpi()
+        # Before anything can fail on one rank only: uncaught, such an error would
+        # leave the other ranks waiting in their next collective forever.
+        install_excepthook()
         base = MPI.COMM_WORLD if comm is None else comm
         size = base.Get_size()
         if shape is None:
