@@ -79,15 +79,17 @@ from __future__ import annotations
 
 import functools
 import math
-import os
 import time
 import warnings
 import weakref
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from spbfs.search.driver import LocalEngine
+
+if TYPE_CHECKING:
+    from spbfs.config import Config
 
 __all__ = ["SMALL", "kernels_available", "make_engine"]
 
@@ -843,12 +845,16 @@ class _CudaEngine(LocalEngine):
         (bottom-up). csr or dcsc, on any backend (moved to the GPU).
     deg : array
         Degree of every vertex in the traversal direction.
+    config : Config, optional
+        ``cuda_fused=False`` runs one top-down level per launch; default
+        :func:`spbfs.load_config` ``()``.
     """
 
     #: Number of searches bound so far (lets tests check which engine ran).
     searches = 0
 
-    def __init__(self, xp: Any, out_block: Any, in_block: Any, deg: Any) -> None:
+    def __init__(self, xp: Any, out_block: Any, in_block: Any, deg: Any,
+                 config: Config | None = None) -> None:
         import cupy
 
         self.xp = cupy
@@ -859,7 +865,7 @@ class _CudaEngine(LocalEngine):
                      "in_ind", "vid", "k_out", "k_in", "td_grid_cap", "bu_grid", "stamp", "vis",
                      "map_a", "map_b", "list_a", "list_b", "fdeg_a", "fdeg_b", "ctr", "fbuf"):
             setattr(self, name, getattr(ws, name))
-        if _off("SPBFS_CUDA_FUSED"):
+        if not _config(config).cuda_fused:
             self.topdown_levels = None  # the driver then runs one level per call
 
     # -- state -------------------------------------------------------------------
@@ -1030,20 +1036,37 @@ class _CudaEngine(LocalEngine):
         return _Frontier("list", self.list_a, self.fdeg_a, front.k, front.m)
 
 
-def _off(var: str) -> bool:
-    return os.environ.get(var, "1").strip().lower() in ("0", "false", "no", "off")
+def _config(config: Config | None) -> Config:
+    # Stopgap for callers that hand no config (the driver in spbfs/bfs.py does not
+    # yet): the environment's settings, read where all of them are read.
+    if config is not None:
+        return config
+    from spbfs.config import load_config
+
+    return load_config()
 
 
-def make_engine(xp: Any, out_block: Any, in_block: Any, deg: Any) -> _CudaEngine | None:
+def make_engine(xp: Any, out_block: Any, in_block: Any, deg: Any,
+                config: Config | None = None) -> _CudaEngine | None:
     """A :class:`_CudaEngine`, or None when disabled or the kernels do not compile.
 
-    ``SPBFS_CUDA_KERNELS=0`` in the environment disables the kernels (the
-    caller then uses the vectorized cupy steps).
+    Parameters
+    ----------
+    xp : module
+        cupy.
+    out_block, in_block, deg
+        As for :class:`_CudaEngine`.
+    config : Config, optional
+        The search's config: ``cuda_kernels=False`` disables the kernels (the
+        caller then uses the vectorized cupy steps), ``cuda_fused=False``
+        runs one level per launch. Default: :func:`spbfs.load_config` ``()``,
+        i.e. ``SPBFS_CUDA_KERNELS`` and ``SPBFS_CUDA_FUSED``.
     """
-    if _off("SPBFS_CUDA_KERNELS"):
+    config = _config(config)
+    if not config.cuda_kernels:
         return None
     try:
-        return _CudaEngine(xp, out_block, in_block, deg)
+        return _CudaEngine(xp, out_block, in_block, deg, config)
     except Exception as exc:  # compile or driver trouble: fall back, say why
         # The warnings registry shows it once per call site, not once per search.
         warnings.warn(

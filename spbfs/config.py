@@ -4,6 +4,14 @@ Sources, lowest to highest precedence: defaults, a TOML file, environment
 variables (``SPBFS_FORMAT=dcsc``), keyword arguments. A wrong value is an error
 that lists the valid ones.
 
+This module is the one place that reads spbfs's ``SPBFS_*`` environment
+variables (:func:`load_config`): every field has its ``SPBFS_<FIELD>``
+variable, ``SPBFS_CONFIG`` names a TOML file, and any other ``SPBFS_*``
+variable is an error naming the valid ones (a misspelt ``SPBFS_FORAMT`` would
+otherwise be ignored without a word). Code that needs a setting takes it from
+the :class:`Config` it is handed, or from the object that carries one (a
+graph, a process grid).
+
 Examples
 --------
 >>> from spbfs import Config
@@ -18,14 +26,16 @@ ValueError: config 'format' must be one of 'csr', 'dcsc'; got 'coo'
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import os
 import tomllib
+import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
-__all__ = ["Config", "load_config"]
+__all__ = ["Config", "load_config", "wait_seconds"]
 
 _CHOICES: dict[str, tuple[str, ...]] = {
     "format": ("csr", "dcsc"),
@@ -36,6 +46,19 @@ _CHOICES: dict[str, tuple[str, ...]] = {
     "output": ("both", "parents", "levels"),
     "bind": ("auto", "none", "core"),
 }
+_BOOLS = ("debug", "cuda_kernels", "cuda_fused")
+# Spellings of a boolean in the environment (TOML and keywords take real booleans).
+_BOOL_WORDS = {"1": True, "true": True, "yes": True, "on": True,
+               "0": False, "false": False, "no": False, "off": False}
+_WAIT_SYNTAX = ("'auto', 'busy' or 'spin:yield:min_sleep:max_sleep' "
+                "(seconds >= 0, min_sleep <= max_sleep)")
+#: Old names of environment variables, still read (with a DeprecationWarning).
+_ENV_ALIASES = {"SPBFS_DIST_WAIT": "wait"}
+# ``SPBFS_*`` variables that are no config field and still no mistake. SPBFS_DATA
+# is the test suite's data folder (tests/test_gpu.py); SPBFS_DIST_INJECT_FAILURE
+# is the failure injector of spbfs.mpi.bfs, which is on its way out: drop its
+# entry together with it.
+_ENV_OTHERS = ("SPBFS_CONFIG", "SPBFS_DATA", "SPBFS_DIST_INJECT_FAILURE")
 
 
 @dataclass(frozen=True)
@@ -84,6 +107,21 @@ class Config:
         each rank runs one thread (oversubscribed: a waiting rank then always
         yields to the rank sharing its core; searches 1.3-1.5x faster on 4 ranks
         over 2 cores); ``none`` leaves placement to the launcher and the OS.
+    wait : str
+        How an MPI rank waits for a message (:class:`spbfs.mpi.comm.WaitPolicy`):
+        ``auto`` polls, then yields its core for 100 ms, then sleeps between
+        polls; ``busy`` polls without end; ``"spin:yield:min_sleep:max_sleep"``
+        sets those seconds (e.g. ``"2e-6:0.1:5e-5:1e-3"``, the ``auto`` values).
+        Environment: ``SPBFS_WAIT`` (``SPBFS_DIST_WAIT``, its old name, is
+        still read).
+    debug : bool
+        The command line shows tracebacks instead of one-line errors.
+    cuda_kernels : bool
+        The GPU search runs the hand-written CUDA kernels where they compile;
+        False runs the vectorized cupy steps.
+    cuda_fused : bool
+        The CUDA kernels run a run of top-down levels in one launch; False
+        launches one level at a time.
     """
 
     format: str = "csr"
@@ -97,25 +135,14 @@ class Config:
     output: str = "both"
     threads: int | None = None
     bind: str = "auto"
+    wait: str = "auto"
+    debug: bool = False
+    cuda_kernels: bool = True
+    cuda_fused: bool = True
 
     def __post_init__(self) -> None:
-        for name, choices in _CHOICES.items():
-            value = getattr(self, name)
-            if value not in choices:
-                valid = ", ".join(repr(c) for c in choices)
-                raise ValueError(f"config {name!r} must be one of {valid}; got {value!r}")
-        for name in ("alpha", "beta"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int | float) or not value > 0:
-                raise ValueError(f"config {name!r} must be a positive number; got {value!r}")
-            object.__setattr__(self, name, float(value))
-        if self.grid is not None:
-            grid = _parse_grid(self.grid)
-            object.__setattr__(self, "grid", grid)
-        if self.threads is not None and (
-            isinstance(self.threads, bool) or not isinstance(self.threads, int) or self.threads < 1
-        ):
-            raise ValueError(f"config 'threads' must be a positive integer; got {self.threads!r}")
+        for f in fields(self):
+            object.__setattr__(self, f.name, _check(f.name, getattr(self, f.name)))
 
     def replace(self, **changes: Any) -> Config:
         """Return a copy with some fields changed (validated again)."""
@@ -145,6 +172,71 @@ class Config:
         return cls(**dict(data))
 
 
+def _check(name: str, value: Any) -> Any:
+    """``value`` of field ``name``, normalized; a ValueError listing the valid ones if bad."""
+    if name in _CHOICES:
+        choices = _CHOICES[name]
+        if value not in choices:
+            valid = ", ".join(repr(c) for c in choices)
+            raise ValueError(f"config {name!r} must be one of {valid}; got {value!r}")
+        return value
+    if name in ("alpha", "beta"):
+        if isinstance(value, bool) or not isinstance(value, int | float) or not value > 0:
+            raise ValueError(f"config {name!r} must be a positive number; got {value!r}")
+        return float(value)
+    if name == "grid":
+        return None if value is None else _parse_grid(value)
+    if name == "threads":
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int)
+                                  or value < 1):
+            raise ValueError(f"config 'threads' must be a positive integer; got {value!r}")
+        return value
+    if name == "wait":
+        return _check_wait(value)
+    if name in _BOOLS:
+        if not isinstance(value, bool):
+            raise ValueError(f"config {name!r} must be true or false; got {value!r}")
+        return value
+    raise AssertionError(f"config field {name!r} has no check")  # a field added without one
+
+
+def _check_wait(value: Any) -> str:
+    """A ``wait`` setting (see :class:`Config`), stripped."""
+    text = value.strip() if isinstance(value, str) else None
+    if text in ("auto", "busy"):
+        return text
+    parts = text.split(":") if text is not None else []
+    try:
+        if len(parts) != 4:
+            raise ValueError
+        spin, yld, lo, hi = (float(p) for p in parts)
+        # "not >= 0" also refuses NaN.
+        if not all(v >= 0 for v in (spin, yld, lo, hi)) or lo > hi:
+            raise ValueError
+    except ValueError:
+        raise ValueError(f"config 'wait' must be {_WAIT_SYNTAX}; got {value!r}") from None
+    return text
+
+
+def wait_seconds(wait: str) -> tuple[float, float, float, float] | None:
+    """The four seconds of a checked ``wait`` setting; None for ``auto`` and ``busy``.
+
+    Parameters
+    ----------
+    wait : str
+        :attr:`Config.wait`.
+
+    Returns
+    -------
+    tuple of float or None
+        ``(spin, yield, min_sleep, max_sleep)``.
+    """
+    if wait in ("auto", "busy"):
+        return None
+    spin, yld, lo, hi = (float(p) for p in _check_wait(wait).split(":"))
+    return spin, yld, lo, hi
+
+
 def _parse_grid(value: Any) -> tuple[int, int]:
     if isinstance(value, str):
         parts = value.lower().replace("×", "x").split("x")
@@ -163,25 +255,75 @@ def _parse_grid(value: Any) -> tuple[int, int]:
     return pr, pc
 
 
+def _env_variables() -> dict[str, str]:
+    """The ``SPBFS_<FIELD>`` environment variable of every :class:`Config` field.
+
+    Returns
+    -------
+    dict
+        Variable name to field name, e.g. ``{"SPBFS_FORMAT": "format", ...}``.
+    """
+    return {"SPBFS_" + f.name.upper(): f.name for f in fields(Config)}
+
+
+def _check_env_names(environ: Mapping[str, str], known: Mapping[str, str]) -> None:
+    """Refuse ``SPBFS_*`` variables that spbfs does not read (a misspelling, most likely)."""
+    valid = sorted([*known, "SPBFS_CONFIG"])
+    unknown = sorted(k for k in environ if k.startswith("SPBFS_") and k not in known
+                     and k not in _ENV_ALIASES and k not in _ENV_OTHERS)
+    if not unknown:
+        return
+    names = []
+    for k in unknown:
+        # Compared without the prefix every name shares, which would make all look alike.
+        near = difflib.get_close_matches(k[6:], [v[6:] for v in valid], n=1, cutoff=0.7)
+        names.append(f"{k} (did you mean SPBFS_{near[0]}?)" if near else k)
+    what = "variable" if len(unknown) == 1 else "variables"
+    raise ValueError(f"unknown spbfs environment {what} {', '.join(names)}; "
+                     f"valid ones: {', '.join(valid)}")
+
+
+def _env_value(key: str, name: str, raw: str) -> Any:
+    """The field value an environment variable's text stands for (checked)."""
+    if name in ("alpha", "beta"):
+        try:
+            value: Any = float(raw)
+        except ValueError:
+            raise ValueError(f"environment {key} must be a number; got {raw!r}") from None
+    elif name == "threads":
+        try:
+            value = int(raw)
+        except ValueError:
+            raise ValueError(f"environment {key} must be an integer; got {raw!r}") from None
+    elif name in _BOOLS:
+        if raw.lower() not in _BOOL_WORDS:
+            valid = ", ".join(repr(w) for w in _BOOL_WORDS)
+            raise ValueError(f"environment {key} must be one of {valid}; got {raw!r}")
+        value = _BOOL_WORDS[raw.lower()]
+    else:
+        value = raw
+    try:
+        return _check(name, value)
+    except ValueError as exc:
+        # Name the variable: the config key alone does not say where the value came from.
+        raise ValueError(f"environment {key}: {exc}") from None
+
+
 def _from_env(environ: Mapping[str, str]) -> dict[str, Any]:
+    known = _env_variables()
+    _check_env_names(environ, known)
     out: dict[str, Any] = {}
-    for f in fields(Config):
-        key = "SPBFS_" + f.name.upper()
-        if key not in environ:
-            continue
-        raw = environ[key].strip()
-        if f.name in ("alpha", "beta"):
-            try:
-                out[f.name] = float(raw)
-            except ValueError:
-                raise ValueError(f"environment {key} must be a number; got {raw!r}") from None
-        elif f.name == "threads":
-            try:
-                out[f.name] = int(raw)
-            except ValueError:
-                raise ValueError(f"environment {key} must be an integer; got {raw!r}") from None
-        else:
-            out[f.name] = raw
+    for old, name in _ENV_ALIASES.items():
+        raw = environ.get(old, "").strip()
+        # An empty value meant "the default" under the old name; the new name wins.
+        if raw and "SPBFS_" + name.upper() not in environ:
+            new = "SPBFS_" + name.upper()
+            warnings.warn(f"{old} is deprecated; set {new} instead", DeprecationWarning,
+                          stacklevel=3)
+            out[name] = _env_value(old, name, raw)
+    for key, name in known.items():
+        if key in environ:
+            out[name] = _env_value(key, name, environ[key].strip())
     return out
 
 
@@ -202,6 +344,19 @@ def load_config(
     **overrides
         Highest-precedence values; ``None`` values are ignored so CLI options
         that were not given do not mask the file or the environment.
+
+    Returns
+    -------
+    Config
+
+    Raises
+    ------
+    ValueError
+        For a bad value (naming its variable when it comes from the
+        environment), an unknown key in the file, or an ``SPBFS_*``
+        variable that is no setting (listing the valid ones).
+    OSError
+        When the TOML file cannot be read.
     """
     env = os.environ if environ is None else environ
     data: dict[str, Any] = {}

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import json
+import os
 import subprocess
 import sys
 
 import numpy as np
 import pytest
+from mpi_launch import launch, needs_mpi
 
 from spbfs.cli import main
 
@@ -49,3 +52,53 @@ def test_errors_are_one_line(args, message, data_dir):
     assert message in p.stderr
     assert "Traceback" not in p.stderr
     assert len(p.stderr.strip().splitlines()) == 1
+
+
+def _spbfs(args: list[str], **env: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "spbfs", *args], capture_output=True,
+                          text=True, timeout=120, env={**os.environ, **env})
+
+
+def test_unknown_environment_variable_is_a_one_line_error():
+    p = _spbfs(["bench", "--scale", "6", "--roots", "1"], SPBFS_FORAMT="dcsc")
+    assert p.returncode == 1
+    assert p.stderr.startswith("spbfs: error: unknown spbfs environment variable SPBFS_FORAMT "
+                               "(did you mean SPBFS_FORMAT?); valid ones: "), p.stderr
+    assert len(p.stderr.strip().splitlines()) == 1
+
+
+def test_bad_environment_value_is_a_one_line_error():
+    p = _spbfs(["bench", "--scale", "6", "--roots", "1"], SPBFS_DEBUG="maybe")
+    assert p.returncode == 1
+    assert "environment SPBFS_DEBUG must be one of '1', 'true'" in p.stderr
+    assert len(p.stderr.strip().splitlines()) == 1
+
+
+def test_debug_setting_shows_the_traceback():
+    p = _spbfs(["bench", "--scale", "0"], SPBFS_DEBUG="1")
+    assert p.returncode == 1
+    assert "Traceback" in p.stderr and "scale" in p.stderr
+
+
+@pytest.mark.mpi
+@needs_mpi
+def test_grid_flag_runs_the_grid_commands(tmp_path):
+    """``spbfs bench --grid`` takes the grid path, options of that path included."""
+    js = tmp_path / "b.json"
+    rc, out, err, _ = launch(1, ["-m", "spbfs", "bench", "--grid", "1x1", "--scale", "6",
+                                 "--roots", "2", "--frontier-encoding", "list",
+                                 "--json", str(js)], timeout=120)
+    assert rc == 0, err
+    assert "per-search phase split" in out
+    doc = json.loads(js.read_text())
+    assert doc["header"]["grid"] == "1x1" and doc["header"]["frontier_encoding"] == "list"
+
+
+@pytest.mark.mpi
+@needs_mpi
+def test_grid_usage_error_is_one_line_from_rank_0():
+    rc, _, err, _ = launch(2, ["-m", "spbfs.mpi", "bench", "--frontier-encoding", "nope"],
+                           timeout=120)
+    assert rc == 2
+    assert err.count("Error: argument --frontier-encoding: invalid choice: 'nope'") == 1, err
+    assert "Traceback" not in err

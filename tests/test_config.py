@@ -74,3 +74,119 @@ def test_format_swapped_by_config_alone():
     assert (ra.parents == rb.parents).all()
     c = a.with_config(Config(format="dcsc"))
     assert c.out_block.format == "dcsc" and (spbfs.bfs(c, 3).parents == ra.parents).all()
+
+
+# --------------------------------------------------------------------------- every SPBFS_* setting
+
+# Each key, a value other than its default as the environment spells it, as TOML
+# writes it, and the value the Config holds.
+NEW_KEYS = [
+    ("wait", "SPBFS_WAIT", "busy", '"busy"', "busy"),
+    ("wait", "SPBFS_WAIT", "1e-5:1e-3:2e-5:1e-3", '"1e-5:1e-3:2e-5:1e-3"', "1e-5:1e-3:2e-5:1e-3"),
+    ("debug", "SPBFS_DEBUG", "1", "true", True),
+    ("cuda_kernels", "SPBFS_CUDA_KERNELS", "off", "false", False),
+    ("cuda_fused", "SPBFS_CUDA_FUSED", "No", "false", False),
+]
+
+
+@pytest.mark.parametrize(("key", "var", "env", "toml", "value"), NEW_KEYS)
+def test_new_keys_from_env_toml_and_keywords(tmp_path, key, var, env, toml, value):
+    assert getattr(Config(), key) != value
+    assert getattr(load_config(environ={var: env}), key) == value
+    f = tmp_path / "c.toml"
+    f.write_text(f"[spbfs]\n{key} = {toml}\n")
+    assert getattr(load_config(f, environ={}), key) == value
+    assert getattr(Config.from_toml(f), key) == value
+    assert getattr(load_config(environ={}, **{key: value}), key) == value
+    assert getattr(Config(**{key: value}), key) == value
+    # Precedence as for the other keys: keyword over environment over file.
+    default = getattr(Config(), key)
+    assert getattr(load_config(f, environ={var: env}, **{key: default}), key) == default
+
+
+@pytest.mark.parametrize(
+    ("kw", "match"),
+    [
+        ({"wait": "fast"}, r"config 'wait' must be 'auto', 'busy' or "
+                           r"'spin:yield:min_sleep:max_sleep' .*; got 'fast'"),
+        ({"wait": "1:2:3"}, r"'wait' must be .*got '1:2:3'"),
+        ({"wait": "0:0:1e-3:1e-4"}, r"min_sleep <= max_sleep"),
+        ({"wait": "0:-1:0:0"}, r"seconds >= 0"),
+        ({"wait": 3}, r"'wait' must be"),
+        ({"debug": "yes"}, r"config 'debug' must be true or false; got 'yes'"),
+        ({"cuda_kernels": 0}, r"config 'cuda_kernels' must be true or false; got 0"),
+        ({"cuda_fused": None}, r"config 'cuda_fused' must be true or false; got None"),
+    ],
+)
+def test_new_keys_bad_values(kw, match):
+    with pytest.raises(ValueError, match=match):
+        Config(**kw)
+
+
+@pytest.mark.parametrize(
+    ("env", "match"),
+    [
+        ({"SPBFS_WAIT": "fast"}, r"environment SPBFS_WAIT: config 'wait' must be 'auto', 'busy'"),
+        ({"SPBFS_WAIT": ""}, r"environment SPBFS_WAIT: config 'wait' must be .*got ''"),
+        ({"SPBFS_DEBUG": "maybe"}, r"environment SPBFS_DEBUG must be one of '1', 'true', 'yes', "
+                                   r"'on', '0', 'false', 'no', 'off'; got 'maybe'"),
+        ({"SPBFS_CUDA_KERNELS": "2"}, r"environment SPBFS_CUDA_KERNELS must be one of .*got '2'"),
+        ({"SPBFS_FORMAT": "coo"}, r"environment SPBFS_FORMAT: config 'format' must be one of"),
+    ],
+)
+def test_bad_env_values_name_the_variable(env, match):
+    with pytest.raises(ValueError, match=match):
+        load_config(environ=env)
+
+
+def test_unknown_spbfs_variable_is_an_error():
+    with pytest.raises(ValueError) as err:
+        load_config(environ={"SPBFS_FORAMT": "dcsc"})
+    msg = str(err.value)
+    assert msg.startswith("unknown spbfs environment variable SPBFS_FORAMT "
+                          "(did you mean SPBFS_FORMAT?); valid ones: SPBFS_ALPHA, ")
+    for var in ("SPBFS_FORMAT", "SPBFS_WAIT", "SPBFS_DEBUG", "SPBFS_CUDA_KERNELS",
+                "SPBFS_CUDA_FUSED", "SPBFS_CONFIG"):
+        assert var in msg
+    with pytest.raises(ValueError, match=r"variables SPBFS_NOPE, SPBFS_ZZZ; valid ones"):
+        load_config(environ={"SPBFS_ZZZ": "1", "SPBFS_NOPE": "1", "SPBFS_FORMAT": "dcsc"})
+    # Only the prefix counts; the TOML path and other programs' variables are fine.
+    assert load_config(environ={"SPBFSFORMAT": "x", "XSPBFS_A": "1"}) == Config()
+    # Checked when the environment is read, not when a Config is built from keywords.
+    assert Config(format="dcsc").format == "dcsc"
+
+
+def test_config_path_variable(tmp_path):
+    f = tmp_path / "c.toml"
+    f.write_text('wait = "busy"\n')
+    assert load_config(environ={"SPBFS_CONFIG": str(f)}).wait == "busy"
+
+
+def test_old_wait_variable_still_read():
+    with pytest.warns(DeprecationWarning, match="SPBFS_DIST_WAIT is deprecated; set SPBFS_WAIT"):
+        assert load_config(environ={"SPBFS_DIST_WAIT": "busy"}).wait == "busy"
+    with pytest.warns(DeprecationWarning), \
+            pytest.raises(ValueError, match=r"environment SPBFS_DIST_WAIT: config 'wait'"):
+        load_config(environ={"SPBFS_DIST_WAIT": "fast"})
+    # The new name wins; an empty old one meant "the default", as it did.
+    env = {"SPBFS_DIST_WAIT": "busy", "SPBFS_WAIT": "auto"}
+    assert load_config(environ=env).wait == "auto"
+    assert load_config(environ={"SPBFS_DIST_WAIT": " "}).wait == "auto"
+
+
+def test_wait_policy_comes_from_the_config():
+    from spbfs.mpi.comm import WaitPolicy
+
+    assert WaitPolicy.from_config(Config()) == WaitPolicy()
+    assert WaitPolicy.from_config(Config(wait="busy")).busy
+    p = WaitPolicy.from_config(Config(wait="1e-5:1e-3:2e-5:1e-3"))
+    assert (p.spin, p.yield_, p.min_sleep, p.max_sleep, p.busy) == (1e-5, 1e-3, 2e-5, 1e-3,
+                                                                     False)
+    assert WaitPolicy.from_env({"SPBFS_WAIT": "busy"}).busy
+
+
+def test_cuda_switches_come_from_the_config():
+    import spbfs._steps_cuda as sc
+
+    # Disabled kernels are never built (so this needs no GPU).
+    assert sc.make_engine(None, None, None, None, Config(cuda_kernels=False)) is None

@@ -13,15 +13,16 @@ one-process heuristics.
 
 Every function and constructor here is *collective*: all ranks of the grid
 call it with the same arguments. Importing this package does not initialize
-MPI (mpi4py is imported on first use); constructing a :class:`ProcessGrid` does.
+MPI (mpi4py is imported on first use); constructing a :class:`ProcessGrid` does,
+and installs :func:`install_excepthook`, so that an exception on one rank
+ends the whole job instead of leaving the others waiting.
 
 Examples
 --------
 Run with ``mpiexec -n 4 python script.py``::
 
-    from spbfs.mpi import DistGraph, bfs, install_excepthook
+    from spbfs.mpi import DistGraph, bfs
 
-    install_excepthook()
     g = DistGraph.kronecker(12, 16, seed=1, grid=(2, 2))
     r = bfs(g, int(g.sample_roots(1)[0]))
     info = r.validate(g)
@@ -30,8 +31,9 @@ Run with ``mpiexec -n 4 python script.py``::
 
 from __future__ import annotations
 
+from spbfs.cli import grid_main as main
+from spbfs.cli import run_grid_main as run_main
 from spbfs.mpi.bfs import DistBFSResult, bfs, traversed_edges
-from spbfs.mpi.cli import main, run_main
 from spbfs.mpi.comm import CollectiveError, install_excepthook
 from spbfs.mpi.graph import DistGraph
 from spbfs.mpi.grid import Distribution, ProcessGrid, auto_grid_shape

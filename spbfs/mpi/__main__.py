@@ -1,6 +1,6 @@
-"""``python -m spbfs.mpi bench|bfs`` (run under ``mpiexec``)."""
+"""``python -m spbfs.mpi bench|bfs`` (run under ``mpiexec``): the grid side of :mod:`spbfs.cli`."""
 
-from spbfs.mpi.cli import run_main
+from spbfs.cli import run_grid_main
 
 if __name__ == "__main__":
-    run_main()
+    run_grid_main()

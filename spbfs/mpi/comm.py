@@ -6,7 +6,8 @@ exponential backoff. MPICH's blocking calls busy-poll, and when several ranks
 share fewer cores (4 ranks on 2 cores) a spinning rank steals the core of the
 rank it is waiting for; yielding keeps the job's throughput (measured: an
 8-byte Allreduce on 4 ranks over 2 cores took 8.5 ms busy-polling and 0.1 ms
-yielding). ``SPBFS_DIST_WAIT=busy`` restores plain polling. Transfers of
+yielding). The ``wait`` setting of :class:`spbfs.Config` (``SPBFS_WAIT=busy``)
+restores plain polling. Transfers of
 :data:`BULK_BYTES` or more never sleep (MPI moves them one piece per poll).
 Measured on 4 ranks (2x2, scale 18) over 2 cores: 3 ms of yields, then
 sleeps, 12-17 ms per search; yielding without end 13-16 ms; sleeping early
@@ -23,6 +24,11 @@ Counts of variable-size collectives travel as C ints, so :func:`alltoallv` and
 :func:`allgatherv` split large exchanges into rounds of at most ``max_count``
 elements per rank pair.
 
+The policy is the grid's: :class:`~spbfs.mpi.grid.ProcessGrid` builds it
+from its config and attaches it to its communicators (an MPI attribute), and
+every collective here reads it from the communicator it is given
+(:func:`policy`), so no setting lives in this module.
+
 mpi4py is imported lazily (:func:`mpi`), so the arithmetic of
 :mod:`spbfs.mpi.grid` works in a process that never initializes MPI.
 """
@@ -36,9 +42,12 @@ import time
 import traceback
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from spbfs.config import Config
 
 __all__ = [
     "CollectiveError",
@@ -59,6 +68,7 @@ __all__ = [
     "recv_bytes",
     "sendrecv",
     "sendrecv_any",
+    "set_policy",
     "wait_barrier",
 ]
 
@@ -109,7 +119,7 @@ class WaitPolicy:
         Then sleep between polls, starting at ``min_sleep`` and doubling up to
         ``max_sleep``.
     busy : bool
-        Poll without ever yielding or sleeping (``SPBFS_DIST_WAIT=busy``).
+        Poll without ever yielding or sleeping (``wait = "busy"``).
     """
 
     spin: float = 2e-6
@@ -119,33 +129,51 @@ class WaitPolicy:
     busy: bool = False
 
     @classmethod
+    def from_config(cls, config: Config) -> WaitPolicy:
+        """The policy of a config's ``wait`` setting.
+
+        Parameters
+        ----------
+        config : Config
+            Its ``wait``: ``auto`` (the defaults above), ``busy``, or
+            ``spin:yield:min_sleep:max_sleep`` in seconds.
+
+        Returns
+        -------
+        WaitPolicy
+        """
+        from spbfs.config import wait_seconds
+
+        if config.wait == "busy":
+            return cls(busy=True)
+        seconds = wait_seconds(config.wait)
+        return cls() if seconds is None else cls(*seconds)
+
+    @classmethod
     def from_env(cls, environ: Any = None) -> WaitPolicy:
-        """The policy from ``SPBFS_DIST_WAIT``: ``busy`` or ``spin:yield:min_sleep:max_sleep``.
+        """The policy of the environment's configuration (``SPBFS_WAIT``).
+
+        Shorthand for ``WaitPolicy.from_config(load_config(environ=environ))``;
+        ``SPBFS_DIST_WAIT``, the variable's old name, is still read.
+
+        Parameters
+        ----------
+        environ : mapping, optional
+            Defaults to ``os.environ``.
+
+        Returns
+        -------
+        WaitPolicy
 
         Raises
         ------
         ValueError
-            For any other value (the message names ``SPBFS_DIST_WAIT``).
+            For a malformed value (the message names the variable), or any
+            other bad ``SPBFS_*`` setting (see :func:`spbfs.load_config`).
         """
-        env = os.environ if environ is None else environ
-        raw = env.get("SPBFS_DIST_WAIT", "").strip()
-        if not raw:
-            return cls()
-        if raw == "busy":
-            return cls(busy=True)
-        parts = raw.split(":")
-        try:
-            if len(parts) != 4:
-                raise ValueError
-            vals = [float(x) for x in parts]
-            if any(not v >= 0 for v in vals) or vals[2] > vals[3]:
-                raise ValueError
-        except ValueError:
-            raise ValueError(
-                f"SPBFS_DIST_WAIT must be 'busy' or 'spin:yield:min_sleep:max_sleep' (seconds, "
-                f"min_sleep <= max_sleep), got {raw!r}"
-            ) from None
-        return cls(*vals)
+        from spbfs.config import load_config
+
+        return cls.from_config(load_config(environ=environ))
 
     def wait(self, req: Any, bulk: bool = False, statuses: list[Any] | None = None) -> None:
         """Complete one request, or a list of requests (with ``statuses`` filled in).
@@ -203,24 +231,55 @@ class WaitPolicy:
             delay = min(2 * delay, self.max_sleep)
 
 
-_POLICY: list[WaitPolicy] = []
+_DEFAULT_POLICY = WaitPolicy()
+# The MPI attribute key under which a grid's communicators carry its policy.
+_KEYVAL: list[int] = []
 
 
-def policy() -> WaitPolicy:
-    """The process's wait policy (read from ``SPBFS_DIST_WAIT`` once)."""
-    if not _POLICY:
-        _POLICY.append(WaitPolicy.from_env())
-    return _POLICY[0]
+def _keyval() -> int:
+    if not _KEYVAL:
+        _KEYVAL.append(mpi().Comm.Create_keyval())
+    return _KEYVAL[0]
 
 
-def _policy(comm: Any) -> WaitPolicy:
-    return policy()
+def set_policy(comm: Any, wait: WaitPolicy) -> None:
+    """Make ``wait`` the policy of every wait on ``comm`` (what a grid does for its own).
+
+    Parameters
+    ----------
+    comm : mpi4py.MPI.Comm
+        The communicator; the policy is stored with it as an MPI attribute, so
+        it goes when the communicator is freed.
+    wait : WaitPolicy
+        The policy.
+    """
+    comm.Set_attr(_keyval(), wait)
+
+
+def policy(comm: Any = None) -> WaitPolicy:
+    """The wait policy of ``comm``: its grid's (see :func:`set_policy`), else the default.
+
+    Parameters
+    ----------
+    comm : mpi4py.MPI.Comm, optional
+        The communicator the request being waited for belongs to; without one
+        (or for a communicator no grid made) the default :class:`WaitPolicy`.
+
+    Returns
+    -------
+    WaitPolicy
+    """
+    if comm is None:
+        return _DEFAULT_POLICY
+    wait = comm.Get_attr(_keyval())
+    return _DEFAULT_POLICY if wait is None else wait
+
 
 
 def wait_barrier(comm: Any) -> None:
     """A barrier that waits under the policy."""
     if comm.Get_size() > 1:
-        policy().wait(comm.Ibarrier())
+        policy(comm).wait(comm.Ibarrier())
 
 
 # --------------------------------------------------------------------------- collectives
@@ -264,7 +323,7 @@ def allreduce(comm: Any, data: Any, op: str = "sum", *, also: Posted | None = No
     if also is not None:
         also.wait([req])
     else:
-        _policy(comm).wait(req)
+        policy(comm).wait(req)
     return arr
 
 
@@ -293,7 +352,7 @@ def gatherv(comm: Any, data: Any, root: int = 0) -> np.ndarray | None:
             req = comm.Igatherv(send, [buf, (c.tolist(), displ.tolist())], root=root)
         else:
             req = comm.Igatherv(send, None, root=root)
-        _policy(comm).wait(req, int(c.sum()) * arr.itemsize >= BULK_BYTES)
+        policy(comm).wait(req, int(c.sum()) * arr.itemsize >= BULK_BYTES)
         if rank == root:
             pos = 0
             for k in range(size):
@@ -310,7 +369,7 @@ def allgather_int(comm: Any, value: int) -> np.ndarray:
     send = np.array([value], dtype=np.int64)
     recv = np.empty(size, dtype=np.int64)
     req = comm.Iallgather(send, recv)
-    _policy(comm).wait(req)
+    policy(comm).wait(req)
     return recv
 
 
@@ -344,7 +403,7 @@ def alltoallv(comm: Any, data: Any, counts: Any, *,
         raise ValueError(f"counts must have {size} entries summing to len(data)")
     if size == 1:
         return data.copy(), counts.copy()
-    pol = _policy(comm)
+    pol = policy(comm)
     step = int(max_count) if max_count is not None else max(1, _INT_MAX // size)
     if step < 1:
         raise ValueError(f"max_count must be positive, got {max_count}")
@@ -407,7 +466,7 @@ def allgatherv(comm: Any, data: Any, sizes: Any, *, max_count: int | None = None
     displ = np.concatenate([[0], np.cumsum(sizes)[:-1]])
     step = int(max_count) if max_count is not None else max(1, _INT_MAX // size)
     rounds = -(-int(sizes.max(initial=0)) // step)
-    pol = _policy(comm)
+    pol = policy(comm)
     bulk = out.nbytes >= BULK_BYTES
     if rounds <= 1 and int(sizes.sum()) <= _INT_MAX:
         pol.wait(comm.Iallgatherv(data, [out, (sizes.tolist(), displ.tolist())]), bulk)
@@ -432,7 +491,7 @@ def sendrecv(comm: Any, send: np.ndarray, dest: int, recv: np.ndarray, source: i
         return
     r1 = comm.Irecv(recv, source=source, tag=tag)
     r2 = comm.Isend(send, dest=dest, tag=tag)
-    _policy(comm).wait([r1, r2], send.nbytes + recv.nbytes >= BULK_BYTES)
+    policy(comm).wait([r1, r2], send.nbytes + recv.nbytes >= BULK_BYTES)
 
 
 class StreamSender:
@@ -452,7 +511,7 @@ class StreamSender:
 
     def _send(self, data: bytes) -> None:
         arr = np.frombuffer(data, np.uint8)
-        _policy(self.comm).wait(self.comm.Isend(arr, dest=self.rank, tag=self.tag),
+        policy(self.comm).wait(self.comm.Isend(arr, dest=self.rank, tag=self.tag),
                                 arr.nbytes >= BULK_BYTES)
 
     def put(self, rank: int, piece: bytes) -> None:
@@ -487,7 +546,7 @@ def recv_bytes(comm: Any, source: int, chunk: int, tag: int = 0) -> bytes:
     byte = mpi().BYTE
     while True:
         statuses = [mpi().Status()]
-        policy().wait([comm.Irecv(buf, source=source, tag=tag)], False, statuses)
+        policy(comm).wait([comm.Irecv(buf, source=source, tag=tag)], False, statuses)
         k = statuses[0].Get_count(byte)
         parts.append(buf[:k].tobytes())
         if k < chunk:
@@ -502,7 +561,7 @@ def sendrecv_any(comm: Any, send: np.ndarray, dest: int, source: int, maxlen: in
     buf = np.empty(max(int(maxlen), 1), dtype=send.dtype)
     reqs = [comm.Irecv(buf, source=source, tag=tag), comm.Isend(send, dest=dest, tag=tag)]
     statuses = [mpi().Status(), mpi().Status()]
-    policy().wait(reqs, send.nbytes >= BULK_BYTES, statuses)
+    policy(comm).wait(reqs, send.nbytes >= BULK_BYTES, statuses)
     return buf[:statuses[0].Get_count(mpi().BYTE) // send.dtype.itemsize]
 
 
@@ -521,7 +580,7 @@ class Posted:
     was most of a level's time.
     """
 
-    __slots__ = ("bufs", "bulk", "done", "order", "requests", "statuses")
+    __slots__ = ("bufs", "bulk", "done", "order", "policy", "requests", "statuses")
 
     def __init__(self, comm: Any, sends: dict[int, np.ndarray], recvs: dict[int, np.ndarray],
                  tag: int = 0) -> None:
@@ -531,6 +590,7 @@ class Posted:
         self.order = sorted(recvs, key=lambda r: (r - rank) % size) if len(recvs) > 1 \
             else list(recvs)
         self.bufs = recvs
+        self.policy = policy(comm)
         irecv = comm.Irecv
         self.requests = [irecv(recvs[src], source=src, tag=tag) for src in self.order]
         nbytes = 0
@@ -548,11 +608,11 @@ class Posted:
         """Complete the messages (and the requests ``extra``) under the wait policy."""
         if self.done:
             if extra:
-                policy().wait(extra, bulk)
+                self.policy.wait(extra, bulk)
             return
         reqs = self.requests if not extra else extra + self.requests
         statuses = [mpi().Status() for _ in reqs]
-        policy().wait(reqs, bulk or self.bulk, statuses)
+        self.policy.wait(reqs, bulk or self.bulk, statuses)
         self.statuses = statuses[len(extra):] if extra else statuses
         self.done = True
 
@@ -605,7 +665,7 @@ def bcast_obj(comm: Any, obj: Any, root: int = 0) -> Any:
     rank = comm.Get_rank()
     payload = pickle.dumps(obj) if rank == root else b""
     n = np.array([len(payload)], dtype=np.int64)
-    pol = _policy(comm)
+    pol = policy(comm)
     pol.wait(comm.Ibcast(n, root=root))
     buf = np.frombuffer(payload, dtype=np.uint8).copy() if rank == root \
         else np.empty(int(n[0]), dtype=np.uint8)
@@ -631,31 +691,54 @@ def agree(comm: Any, message: str | None,
 # --------------------------------------------------------------------------- failure
 
 
-def install_excepthook() -> None:
-    """Make an uncaught exception on any rank end the whole job promptly.
+class _AbortHook:
+    """``sys.excepthook`` that ends the whole MPI job (see :func:`install_excepthook`)."""
 
-    The hook prints ``rank R: Error: <message>`` (with the traceback when
-    ``SPBFS_DEBUG`` is set) to stderr and calls ``MPI_Abort`` on
-    ``COMM_WORLD``, so the other ranks, possibly waiting in a collective, are
-    killed instead of hanging and the job exits with a non-zero status.
-    """
-    previous = sys.excepthook
+    def __init__(self, previous: Callable[..., Any]) -> None:
+        self.previous = previous
+        self.show_traceback = True
 
-    def hook(exc_type: type[BaseException], exc: BaseException, tb: Any) -> None:
-        if issubclass(exc_type, KeyboardInterrupt | SystemExit):
-            previous(exc_type, exc, tb)
+    def __call__(self, exc_type: type[BaseException], exc: BaseException, tb: Any) -> None:
+        # Only a job whose MPI is up has ranks to free; never initialize MPI here.
+        MPI = sys.modules.get("mpi4py.MPI")
+        live = MPI is not None and MPI.Is_initialized() and not MPI.Is_finalized()
+        if issubclass(exc_type, KeyboardInterrupt) or not live:
+            self.previous(exc_type, exc, tb)
             return
-        try:
-            MPI = mpi()
-            rank = MPI.COMM_WORLD.Get_rank() if MPI.Is_initialized() else 0
-        except Exception:  # pragma: no cover - no MPI at all
-            MPI, rank = None, 0
-        if os.environ.get("SPBFS_DEBUG"):
+        world = MPI.COMM_WORLD
+        if self.show_traceback:
             traceback.print_exception(exc_type, exc, tb, file=sys.stderr)
-        sys.stderr.write(f"rank {rank}: Error: {exc}\n")
+        sys.stderr.write(f"rank {world.Get_rank()}: Error: {exc}\n")
         sys.stderr.flush()
         sys.stdout.flush()
-        if MPI is not None and MPI.Is_initialized() and not MPI.Is_finalized():
-            MPI.COMM_WORLD.Abort(1)
+        # A lone rank has nobody waiting on it: Python's own exit (status 1) is enough.
+        if world.Get_size() > 1:
+            world.Abort(1)
 
-    sys.excepthook = hook
+
+def install_excepthook(*, show_traceback: bool | None = None) -> None:
+    """Make an uncaught exception on any rank end the whole job promptly.
+
+    Creating a :class:`~spbfs.mpi.grid.ProcessGrid` calls this, so a script
+    never needs to; calling it again replaces nothing (no second hook is
+    chained). The hook prints the traceback (unless switched off) and
+    ``rank R: Error: <message>`` to stderr, then calls ``MPI_Abort`` on
+    ``COMM_WORLD``, so the other ranks, possibly waiting in a collective, are
+    killed instead of hanging and the job exits with a non-zero status. In a
+    process whose MPI is not initialized, or on a job of one rank, it leaves
+    the exit to Python. Launching with ``python -m mpi4py script.py`` gives
+    the same guarantee without spbfs.
+
+    Parameters
+    ----------
+    show_traceback : bool, optional
+        Print the traceback before the one-line message. None keeps the
+        installed hook's choice (True for a new one); the command line passes
+        False unless its ``debug`` setting is on.
+    """
+    hook = sys.excepthook
+    if not isinstance(hook, _AbortHook):
+        hook = _AbortHook(sys.excepthook)
+        sys.excepthook = hook
+    if show_traceback is not None:
+        hook.show_traceback = bool(show_traceback)

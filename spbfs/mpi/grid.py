@@ -25,7 +25,8 @@ from typing import Any
 
 import numpy as np
 
-from spbfs.mpi.comm import CollectiveError, WaitPolicy, mpi
+from spbfs.config import Config
+from spbfs.mpi.comm import CollectiveError, WaitPolicy, install_excepthook, mpi, set_policy
 
 __all__ = ["Distribution", "ProcessGrid", "auto_grid_shape", "parse_grid"]
 
@@ -219,6 +220,9 @@ class ProcessGrid:
         ``"RxC"`` or ``(R, C)``; default :func:`auto_grid_shape` of the rank count.
     comm : mpi4py.MPI.Comm, optional
         Defaults to ``MPI.COMM_WORLD``; the grid works on a duplicate.
+    config : Config, optional
+        Where the grid's :attr:`wait` policy comes from (its ``wait``);
+        default :class:`~spbfs.Config` ``()``.
 
     Attributes
     ----------
@@ -239,7 +243,13 @@ class ProcessGrid:
     cpu : int or None
         The core :meth:`bind_to_core` pinned this rank to.
     wait : WaitPolicy
-        How this rank waits for communication.
+        How this rank waits for communication on the grid's communicators.
+
+    Notes
+    -----
+    Creating a grid installs :func:`~spbfs.mpi.comm.install_excepthook`: from
+    then on an exception that no code catches, on any rank, aborts the whole
+    job instead of leaving the other ranks waiting in a collective.
 
     Raises
     ------
@@ -248,8 +258,12 @@ class ProcessGrid:
         the rank count (``grid 2x3 needs 6 ranks, got 4``).
     """
 
-    def __init__(self, shape: str | tuple[int, int] | None = None, comm: Any = None) -> None:
+    def __init__(self, shape: str | tuple[int, int] | None = None, comm: Any = None, *,
+                 config: Config | None = None) -> None:
         MPI = mpi()
+        # Before anything can fail on one rank only: uncaught, such an error would
+        # leave the other ranks waiting in their next collective forever.
+        install_excepthook()
         base = MPI.COMM_WORLD if comm is None else comm
         size = base.Get_size()
         if shape is None:
@@ -276,7 +290,9 @@ class ProcessGrid:
         self.local_rank = shared.Get_rank()
         shared.Free()
         self.cpu: int | None = None  # the core this rank is pinned to (bind_to_core)
-        self.wait = WaitPolicy.from_env()
+        self.wait = WaitPolicy.from_config(Config() if config is None else config)
+        for c in (self.comm, self.row_comm, self.col_comm):
+            set_policy(c, self.wait)
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -327,4 +343,4 @@ def as_grid(grid: Any, config: Any = None) -> ProcessGrid:
         return grid
     if grid is None and config is not None and getattr(config, "grid", None) is not None:
         grid = config.grid
-    return ProcessGrid(grid)
+    return ProcessGrid(grid, config=config)

@@ -1,0 +1,95 @@
+"""A failing rank never hangs a user's own script.
+
+A plain script (no ``install_excepthook`` call, no ``python -m mpi4py``) builds a
+:class:`~spbfs.mpi.DistGraph`, then raises on rank 1 while the other ranks wait
+for it in a barrier. Creating the grid installed the abort hook, so the job
+must end with a non-zero status and rank 1's message; without the hook rank 0
+waits for ever and :func:`mpi_launch.launch` fails the test at its timeout.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from mpi_launch import ROOT, launch, needs_mpi
+
+TIMEOUT_S = 60
+
+SCRIPT = '''\
+from spbfs.mpi import DistGraph
+from spbfs.mpi import comm as C
+
+g = DistGraph.kronecker(6, 8, seed=1)
+if g.grid.rank == 1:
+    raise RuntimeError("user error on rank 1")
+C.wait_barrier(g.grid.comm)  # every other rank waits here for rank 1
+print(f"rank {g.grid.rank} passed the barrier", flush=True)
+'''
+
+
+@pytest.mark.mpi
+@needs_mpi
+@pytest.mark.parametrize("nranks", [2, 4])
+def test_failing_rank_aborts_a_plain_script(nranks: int, tmp_path: Path) -> None:
+    script = tmp_path / "user_script.py"
+    script.write_text(SCRIPT, encoding="utf-8")
+    # launch() kills the job and fails the test if it is still running at TIMEOUT_S.
+    rc, out, err, _ = launch(nranks, [str(script)], timeout=TIMEOUT_S)
+    assert rc != 0, f"stdout:\n{out}\nstderr:\n{err}"
+    assert "rank 1: Error: user error on rank 1" in err, err
+    # A script's user wants to know where it failed: the traceback comes first.
+    assert "Traceback" in err and 'raise RuntimeError("user error on rank 1")' in err, err
+    assert "passed the barrier" not in out, out
+
+
+@pytest.mark.mpi
+@needs_mpi
+def test_lone_rank_exits_without_abort(tmp_path: Path) -> None:
+    """One rank has nobody waiting on it: Python's usual exit, status 1, no MPI_Abort."""
+    script = tmp_path / "user_script.py"
+    script.write_text(SCRIPT.replace("g.grid.rank == 1", "g.grid.rank == 0"), encoding="utf-8")
+    rc, out, err, _ = launch(1, [str(script)], timeout=TIMEOUT_S)
+    assert rc == 1, f"stdout:\n{out}\nstderr:\n{err}"
+    assert "rank 0: Error: user error on rank 1" in err and "Traceback" in err, err
+    assert "MPI_Abort" not in err, err
+
+
+CHECKS = '''\
+import sys
+
+import spbfs.mpi
+from spbfs.mpi import install_excepthook
+
+# Importing spbfs.mpi neither starts MPI nor touches the hook.
+assert "mpi4py.MPI" not in sys.modules, "import spbfs.mpi initialized MPI"
+assert sys.excepthook is sys.__excepthook__, sys.excepthook
+
+seen = []
+sys.excepthook = lambda *exc: seen.append(exc[1])
+install_excepthook()
+hook = sys.excepthook
+install_excepthook(show_traceback=False)
+assert sys.excepthook is hook, "a second call installed a second hook"
+assert not hook.show_traceback
+install_excepthook()
+assert hook.show_traceback is False, "a call without the flag changed it"
+
+# Without MPI the hook hands the exception on (and does not start MPI to find a rank).
+err = ValueError("no MPI here")
+hook(ValueError, err, None)
+assert seen == [err], seen
+assert "mpi4py.MPI" not in sys.modules
+print("CHECKS OK")
+'''
+
+
+def test_install_excepthook_is_idempotent_and_lazy() -> None:
+    p = subprocess.run([sys.executable, "-c", CHECKS], capture_output=True, text=True,
+                       cwd=ROOT, timeout=120,
+                       env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert p.returncode == 0, p.stderr
+    assert "CHECKS OK" in p.stdout
