@@ -54,11 +54,9 @@ _WAIT_SYNTAX = ("'auto', 'busy' or 'spin:yield:min_sleep:max_sleep' "
                 "(seconds >= 0, min_sleep <= max_sleep)")
 #: Old names of environment variables, still read (with a DeprecationWarning).
 _ENV_ALIASES = {"SPBFS_DIST_WAIT": "wait"}
-# ``SPBFS_*`` variables that are no config field and still no mistake. SPBFS_DATA
-# is the test suite's data folder (tests/test_gpu.py); SPBFS_DIST_INJECT_FAILURE
-# is the failure injector of spbfs.mpi.bfs, which is on its way out: drop its
-# entry together with it.
-_ENV_OTHERS = ("SPBFS_CONFIG", "SPBFS_DATA", "SPBFS_DIST_INJECT_FAILURE")
+# ``SPBFS_*`` variables that are no config field and still no mistake: the TOML
+# file's path, and the test suite's data folder (tests/test_gpu.py).
+_ENV_OTHERS = ("SPBFS_CONFIG", "SPBFS_DATA")
 
 
 @dataclass(frozen=True)

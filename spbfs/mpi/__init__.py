@@ -31,8 +31,6 @@ Run with ``mpiexec -n 4 python script.py``::
 
 from __future__ import annotations
 
-from spbfs.cli import grid_main as main
-from spbfs.cli import run_grid_main as run_main
 from spbfs.mpi.bfs import DistBFSResult, bfs, traversed_edges
 from spbfs.mpi.comm import CollectiveError, install_excepthook
 from spbfs.mpi.graph import DistGraph
@@ -48,7 +46,5 @@ __all__ = [
     "auto_grid_shape",
     "bfs",
     "install_excepthook",
-    "main",
-    "run_main",
     "traversed_edges",
 ]
