@@ -9,7 +9,7 @@ configuration and prints:
    the Graph500 reference MPI code's numbers measured on this machine for
    comparison.
 2. **Communication volume** — 64-bit words sent by a top-down-only and a
-   bottom-up-only search, against seed 003 Section 6:
+   bottom-up-only search, against Section 6 of Buluç et al. (2017):
    ``w_t ≈ 4m + n·pr`` (top-down) and ``w_b ≈ n(s_b(pr+pc+1)/64 + 2)``
    (bottom-up, ``s_b`` bottom-up levels).
 3. **Memory** — aggregate block bytes per format and grid (csr grows like
@@ -163,7 +163,7 @@ def teps_section(scales: list[int], grids: list[str], roots: int, repeat: int,
 
 
 def volume_section(scale: int, grids: list[str], markdown: bool) -> str:
-    """Words per phase against the terms of the seed 003 Section 6 model."""
+    """Words per phase against the terms of the model of Buluç et al. (2017), Section 6."""
     rows = []
     for grid in grids:
         pr, pc = (int(x) for x in grid.split("x"))
@@ -192,7 +192,7 @@ def volume_section(scale: int, grids: list[str], markdown: bool) -> str:
                          f"{total_w / 1e3:.1f}", f"{total_m / total_w:.2f}"])
     return "\n".join([
         f"## Words sent per search (thousands of 64-bit words, all ranks), Kronecker scale "
-        f"{scale}, against seed 003 Section 6 (w_t = 4m + n·pr, "
+        f"{scale}, against Buluç et al. Section 6 (w_t = 4m + n·pr, "
         f"w_b = n(s_b(pr+pc+1)/64 + 2))",
         "",
         _table(rows, ["grid", "direction", "phase", "measured", "model", "ratio"], markdown),

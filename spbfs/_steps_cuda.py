@@ -11,8 +11,9 @@ Top-down (``td_small`` / ``td_large``)
     Edge-parallel expansion of a frontier *list*: each frontier vertex's
     adjacency is a range of an edge space laid out by an inclusive prefix sum
     of the frontier degrees; every thread takes edges of that space and finds
-    its owner by binary search (seed 001: load balancing by prefix sum and
-    binary search, so a hub of 10^5 edges is spread over the whole GPU). For
+    its owner by binary search (load balancing by prefix sum and binary
+    search, as in the CS121 lecture *CUDA 6: Breadth-First Search*, so a hub
+    of 10^5 edges is spread over the whole GPU). For
     frontiers of at most ``SMALL`` vertices every block computes the prefix
     sum itself in shared memory (no extra launch: this is the road-network
     case); larger ones take ``cupy.cumsum`` of the degrees the previous level

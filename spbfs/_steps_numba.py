@@ -127,10 +127,9 @@ def close_parts(out, cuts, parts):
 
 
 # Reading the new frontier off the bitmap costs a pass over the words its ids
-# span; sorting costs k log k. Below this many words per id the pass wins
-# (numba's sort took 18 ms for 235 k ids on Kronecker 20, the pass tens of
-# microseconds; on a road network, levels of ~90 ids measured 9 us sorted
-# and 6.5 us read off the bitmap).
+# span; sorting costs k log k. Below this many words per id the pass wins, on
+# a Kronecker graph's big levels by orders of magnitude and still on a road
+# network's levels of ninety ids (benchmarks page, "Sorted new frontiers").
 _WORDS_PER_ID = 64
 
 

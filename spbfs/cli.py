@@ -224,8 +224,8 @@ def _cmd_bench(args: argparse.Namespace, cfg: Config) -> int:
     }
     # Untimed: a few levels in each direction, so that numba loads every kernel
     # signature before the timed loop (its own warm-up is one auto search, after
-    # which a later search still loaded a bottom-up kernel: 7-9 ms inside its
-    # timing). Three levels suffice and keep a forced direction cheap on big graphs.
+    # which a later search still loaded a bottom-up kernel inside its timing).
+    # Three levels suffice and keep a forced direction cheap on big graphs.
     if len(roots):
         for direction in ("top-down", "bottom-up"):
             bfs(graph, int(roots[0]), direction=direction, max_depth=3)
@@ -369,11 +369,10 @@ def _grid_bench(args: argparse.Namespace, cfg: Config, grid: Any) -> int:
     nval = 0 if args.no_validate else (roots.size if args.validate_roots is None
                                        else max(0, min(args.validate_roots, roots.size)))
     # Warm-up, untimed: first touch, and numba loading each kernel on its first
-    # call with a type signature (about 8 ms per kernel and rank). A few levels
+    # call with a type signature (milliseconds per kernel and rank). A few levels
     # of both directions and both frontier encodings besides, so that no load
     # falls inside a timed search: with one warm-up search, a later root whose
-    # top-down level received a bitmap piece loaded ids_from_bits (2x2, scale
-    # 10: 12.9 ms against 2.5 for the other searches).
+    # top-down level received a bitmap piece loaded ids_from_bits in its timing.
     # Each result is validated or counted before the next search, so the searches
     # share one pair of output arrays (as Graph500's reference does).
     out = (np.empty(g.hi - g.lo, np.int64), np.empty(g.hi - g.lo, np.int64))

@@ -69,7 +69,7 @@ class Config:
         Local block storage. ``csr`` keeps a pointer per local vertex
         (fastest access, O(n·pc + m) aggregate memory on a grid); ``dcsc``
         keeps pointers only for non-empty columns (O(m) aggregate memory,
-        seed 003 Section 5.1).
+        Buluç et al. 2017, Section 5.1).
     backend : {"auto", "numpy", "numba", "cupy"}
         Kernel backend; ``auto`` = cupy when a GPU is usable, else numba.
     index_dtype : {"auto", "int32", "int64"}
@@ -90,7 +90,8 @@ class Config:
     frontier_encoding : {"auto", "list", "bitmap"}
         How frontier messages travel on a grid: ``auto`` picks, per message,
         the smaller of a sorted id list (64 bits per id) and a bitmap
-        (1 bit per vertex of the range), as seed 000 Section 5.
+        (1 bit per vertex of the range), as Bisson, Bernaschi and Mastrostefano
+        do (Kepler 2D BFS, Section 5).
     grid : tuple of int or None
         Process grid ``(pr, pc)``; None chooses one from the number of ranks.
     output : {"both", "parents", "levels"}
@@ -103,8 +104,7 @@ class Config:
         one of the cores it may use (round robin by its rank on the machine);
         ``auto`` does so only when a machine's ranks outnumber those cores and
         each rank runs one thread (oversubscribed: a waiting rank then always
-        yields to the rank sharing its core; searches 1.3-1.5x faster on 4 ranks
-        over 2 cores); ``none`` leaves placement to the launcher and the OS.
+        yields to the rank sharing its core); ``none`` leaves placement to the launcher and the OS.
     wait : str
         How an MPI rank waits for a message (:class:`spbfs.mpi.comm.WaitPolicy`):
         ``auto`` polls, then yields its core for 100 ms, then sleeps between

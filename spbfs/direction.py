@@ -13,7 +13,7 @@ One guard is added: the first bottom-up sweep reads every vertex once
 (later sweeps only the survivors), a cost the edge counts do not see. At
 the tail of a road-network search, where ``m_u`` has shrunk to a few
 hundred edges, Beamer's test fires on a frontier of twenty vertices and the
-switch cost 0.7 ms where the remaining top-down levels cost 6 us each. So
+switch costs a hundred times what each remaining top-down level does. So
 the search goes bottom-up only when also ``m_f >= n / gamma`` (gamma = 32;
 a Kronecker graph switches at ``m_f`` in the millions, n/32 = 32 k at scale 20).
 

@@ -264,7 +264,7 @@ def spmv(
     mask, mode = _mask(mask, complement, block.shape[0], be.xp, check)
     if method == "auto":
         # Pull needs the transpose: worth building for the masked (bottom-up) shape,
-        # and free once cached (it is then ~10x faster on 16 threads).
+        # and free once cached (then it is the faster method on many threads).
         method = "pull" if (mode or block.has_transpose) else "push"
     return _impl(be.name).spmv(
         block, x, present, semiring, mask, mode, row_offset, col_offset, method

@@ -355,7 +355,7 @@ _EMPTY_BOOL = np.zeros(0, dtype=np.bool_)
 
 
 class _Workspace(threading.local):
-    """Per-thread sparse accumulator kept between calls (seed 003: one SPA per process).
+    """Per-thread sparse accumulator kept between calls (one SPA per process, as Buluç et al. 2017).
 
     A fresh n-sized accumulator costs its page faults on every call, which
     dominates small frontiers; this one is reused and returned clean by the

@@ -10,7 +10,7 @@ Every step is a whole-array operation on ``xp = block.backend.xp``:
 Step 4 has two methods, chosen by size (measured with numpy on int64 ``min``,
 2**16 to 2**22 rows and 10**3 to 10**7 terms): a dense sparse accumulator
 (``ufunc.at`` into an identity-filled array of ``nrows``, then the occupied
-rows; seed 003 Section 5.2) costs O(terms + nrows), and a sort of the terms by
+rows; Buluç et al. 2017, Section 5.2) costs O(terms + nrows), and a sort of the terms by
 row followed by ``ufunc.reduceat`` costs O(terms log terms). The sort wins
 when the terms are fewer than about ``nrows / 32`` (a small frontier in a large
 block), the accumulator everywhere else. Early exit at a terminal value is

@@ -2,7 +2,7 @@
 
 The graph's pre-transposed adjacency ``B`` and the vectors are spread over a
 ``pr x pc`` process grid as in Buluç, Beamer, Madduri, Asanović and Patterson,
-*Distributed-Memory Breadth-First Search on Massive Graphs* (seed 003):
+*Distributed-Memory Breadth-First Search on Massive Graphs* (2017):
 rank ``(i, j)`` holds block ``B[row chunk i, column chunk j]`` and vector
 piece ``i * pc + j``. Top-down levels are Algorithm 3 (transpose, expand down
 the processor column, local SpMSV over ``min_second``, fold along the row);

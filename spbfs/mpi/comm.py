@@ -4,21 +4,16 @@ Every collective here is started nonblocking and completed by polling under a
 :class:`WaitPolicy`: spin briefly, then ``sched_yield``, then sleep with
 exponential backoff. MPICH's blocking calls busy-poll, and when several ranks
 share fewer cores (4 ranks on 2 cores) a spinning rank steals the core of the
-rank it is waiting for; yielding keeps the job's throughput (measured: an
-8-byte Allreduce on 4 ranks over 2 cores took 8.5 ms busy-polling and 0.1 ms
-yielding). The ``wait`` setting of :class:`spbfs.Config` (``SPBFS_WAIT=busy``)
-restores plain polling. Transfers of
-:data:`BULK_BYTES` or more never sleep (MPI moves them one piece per poll).
-Measured on 4 ranks (2x2, scale 18) over 2 cores: 3 ms of yields, then
-sleeps, 12-17 ms per search; yielding without end 13-16 ms; sleeping early
-(no yields, or 0.2 ms of them) 17-22 ms. The default yields for 100 ms
-before it sleeps: with 3 ms, a level whose wait passed 3 ms put ranks to
-sleep, every step that needed a sleeping rank (a collective's next round, a
-send of 8 KiB or more, which MPICH completes only once the receiver polls)
-waited for it to wake, every later wait passed 3 ms too, and the search
-went on at 10-17 ms a level
-(4x1, scale 18: one search in 5 took 30-90 ms instead of 8; harmonic-mean
-TEPS 169-271 M against 514-546 M with 100 ms of yields).
+rank it is waiting for; yielding keeps the job's throughput. The ``wait``
+setting of :class:`spbfs.Config` (``SPBFS_WAIT=busy``) restores plain
+polling. Transfers of :data:`BULK_BYTES` or more never sleep (MPI moves them
+one piece per poll). The default yields for 100 ms before it sleeps, longer
+than any level's wait: a rank put to sleep mid-search makes every step that
+needs it (a collective's next round, a send of 8 KiB or more, which MPICH
+completes only once the receiver polls) wait for it to wake, so every later
+wait grows too and the search never gets back to yielding. The measurements
+behind these choices are on the benchmarks page ("Waits on oversubscribed
+cores").
 
 Counts of variable-size collectives travel as C ints, so :func:`alltoallv` and
 :func:`allgatherv` split large exchanges into rounds of at most ``max_count``
