@@ -7,6 +7,22 @@ Other semiring algorithms (multi-source BFS, SSSP, connected components,
 betweenness, PageRank, triangles) live in :mod:`spbfs.algorithms` and are
 re-exported here (imported on first use, which keeps ``import spbfs`` and every
 MPI rank's start-up quick).
+
+The packages, from the top of the stack down (docs: Concepts, Architecture):
+
+:mod:`spbfs.cli`
+    The ``spbfs`` command, one process or a grid under ``mpiexec``.
+:mod:`spbfs.algorithms`
+    Semiring algorithms beyond BFS, each grid twin beside its original.
+:mod:`spbfs.search`
+    The one BFS level loop, its argument checks and the one-process engines.
+:mod:`spbfs.mpi`
+    The process grid, the distributed graph, the grid engine and the grid's
+    SpMSV phases.
+:mod:`spbfs.io`
+    Graph files: one private module per format, the shared text scanner.
+:mod:`semirings`
+    The algebra, sparse vectors, CSR/DCSC blocks and the generic kernels.
 """
 
 from typing import Any
