@@ -1,7 +1,8 @@
 """The Graph500 validation of a distributed search, run distributed.
 
 Each block owner keeps the input tuples routed to it (``u -> v`` lives with
-``B[v, u]``: ``v`` in its row chunk, ``u`` in its column chunk). Validation
+``B[v, u]``: ``v`` in its row chunk, ``u`` in its column chunk), as counts on
+its block's entries, and checks them in pieces (:meth:`DistGraph.iter_tuples`). Validation
 gathers levels and parents over the rank's row chunk (Allgatherv along the
 processor row) and column chunk (transpose + Allgatherv down the column),
 checks rules 3 and 4 on every tuple, counts the tuples inside the component,
@@ -121,17 +122,25 @@ def validate_distributed(graph: Any, result: Any) -> dict[str, Any]:
     unreached = np.int64(2**62)
     row_key = np.where(row_lev >= 0, row_lev, unreached)
     col_key = np.where(col_lev >= 0, col_lev, unreached)
-    rows, cols = graph._tuples
     row_conf = np.zeros(row_key.shape[0], dtype=np.bool_)
     col_conf = np.zeros(col_key.shape[0], dtype=np.bool_)
-    bad_first, nbad, comp = K.check_tuples(
-        rows, cols, graph.directed, row_key, col_key, row_par, col_par, g.i * g.pc,
-        g.j * g.pr, d.b, d.B64, unreached, row_conf, col_conf)
+    # The tuples come rebuilt from the block in pieces, so that checking needs no
+    # copy of them all (see DistGraph.iter_tuples).
+    first: tuple[int, int] | None = None
+    nbad = comp = 0
+    for rows, cols in graph.iter_tuples():
+        bad_at, bad_n, comp_n = K.check_tuples(
+            rows, cols, graph.directed, row_key, col_key, row_par, col_par, g.i * g.pc,
+            g.j * g.pr, d.b, d.B64, unreached, row_conf, col_conf)
+        nbad += int(bad_n)
+        comp += int(comp_n)
+        if first is None and bad_at >= 0:
+            first = (int(rows[bad_at]), int(cols[bad_at]))
     msg = None
-    if bad_first >= 0:
-        v = int(d.global_rows(int(rows[bad_first]), g.i))
-        u = int(d.global_cols(int(cols[bad_first]), g.j))
-        lu, lv = int(col_lev[cols[bad_first]]), int(row_lev[rows[bad_first]])
+    if first is not None:
+        v = int(d.global_rows(first[0], g.i))
+        u = int(d.global_cols(first[1], g.j))
+        lu, lv = int(col_lev[first[1]]), int(row_lev[first[0]])
         kind = "arc" if graph.directed else "edge"
         if (lu < 0) != (lv < 0):
             msg = _fail(4, f"input {kind} ({u} -> {v}) joins levels {lu} and {lv} "

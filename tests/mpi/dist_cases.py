@@ -81,6 +81,7 @@ def check_grid(shape: str, cases: list[int]) -> None:
                 rows, cols = got
                 assert np.array_equal(rows, want_rows) and np.array_equal(cols, want_cols), (
                     f"{shape} {name} {fmt}: distributed blocks differ from the serial graph")
+            check_storage(g, el, directed, f"{shape} {name} {fmt}")
             degs = C.gatherv(grid.comm, g.piece_degrees())
             if rank == 0:
                 want = np.asarray(serial.out_degree)
@@ -127,6 +128,29 @@ def check_grid(shape: str, cases: list[int]) -> None:
     grid.free()
 
 
+def check_storage(g: DistGraph, el: EdgeList, directed: bool, tag: str) -> None:
+    """Kept tuples are this rank's input tuples; the transpose is shared where B_ij is symmetric."""
+    d, grid = g.dist, g.grid
+    rows, cols = g._tuples
+    assert rows.dtype == cols.dtype == d.local_dtype(), tag
+    gv = d.global_rows(rows.astype(np.int64), grid.i)
+    gu = d.global_cols(cols.astype(np.int64), grid.j)
+    own = d.block_owner(el.dst, el.src) == grid.rank
+    want = np.sort(el.dst[own] * el.n + el.src[own])
+    assert np.array_equal(np.sort(gv * el.n + gu), want), f"{tag}: kept tuples differ"
+    assert g.local_tuples == want.size, tag
+    pieces = list(g.iter_tuples(7))
+    if pieces:
+        assert np.array_equal(np.concatenate([r for r, _ in pieces]), rows), tag
+        assert np.array_equal(np.concatenate([c for _, c in pieces]), cols), tag
+    reached = np.arange(grid.pr * d.B64) % 3 - 1  # some columns "reached" (>= 0)
+    assert g.reached_tuples(reached) == np.count_nonzero(reached[cols] >= 0), tag
+    symmetric = not directed and grid.pr == grid.pc and grid.i == grid.j
+    assert (g.tblock is g.block) == symmetric, tag
+    t = g.block.to_scipy().T.tocsr()
+    assert (g.tblock.to_scipy() != t).nnz == 0, f"{tag}: tblock is not the transpose"
+
+
 def check_binding(grid: ProcessGrid) -> None:
     """bind="auto": ranks outnumbering the machine's cores are pinned round robin."""
     if grid.local_size > len(CORES):
@@ -167,7 +191,9 @@ def check_kronecker_grid_independence(grid: ProcessGrid, shape: str) -> None:
     if grid.rank == 0:
         print(f"roots {shape}: {roots.tolist()}", flush=True)
     mem = g.memory()
-    assert mem["block"] > 0 and mem["tblock"] > 0
+    # One rank's block is symmetric: its transpose is itself and counts no bytes.
+    assert mem["block"] > 0 and (mem["tblock"] > 0) == (grid.size > 1), mem
+    assert mem["tuples"] > 0, mem
 
 
 def check_counters(grid: ProcessGrid, shape: str) -> None:
