@@ -14,6 +14,7 @@ import pytest
 
 from semirings.blocks import block_from_edges
 from spbfs.mpi import _construct as K
+from spbfs.mpi import _kernels as DK
 from spbfs.mpi.grid import Distribution
 
 
@@ -167,3 +168,43 @@ def test_tuple_counts_widen_past_255() -> None:
     ptr, ind = K.build_columns(rec, [], 0, 0, d.b, d.B64, d.B64, d.B64)
     counts, loops = K.tuple_counts(rec, 0, 0, d.b, d.B64, ptr, ind)
     assert loops == 0 and counts.dtype == np.uint16 and counts.tolist() == [300]
+
+
+@pytest.mark.parametrize("directed", [False, True])
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_check_entries_equals_checking_the_rebuilt_tuples(directed: bool, seed: int) -> None:
+    d = Distribution(400, 2, 2)
+    i, j = 1, 0
+    row0, col0 = i * d.pc, j * d.pr
+    tup = _records(d, i, j, 300, seed)
+    tup = np.concatenate([tup, tup[:100]])
+    nrows, ncols = d.pc * d.B64, d.pr * d.B64
+    ptr, ind = K.build_columns(tup, [], row0, col0, d.b, d.B64, nrows, ncols)
+    counts, _ = K.tuple_counts(tup, row0, col0, d.b, d.B64, ptr, ind)
+    rows = np.empty(int(counts.sum()), np.int32)
+    cols = np.empty_like(rows)
+    K.expand_tuples(ptr, ind, ind[:0], False, counts, 0, 0, rows, cols)
+    rng = np.random.default_rng(seed)
+    unreached = np.int64(2**62)
+    # Levels mostly one apart along tuples, some far apart (bad) and some unreached.
+    row_key = np.where(rng.random(nrows) < 0.2, unreached, rng.integers(0, 3 + 2 * seed, nrows))
+    col_key = np.where(rng.random(ncols) < 0.2, unreached, rng.integers(0, 3, ncols))
+    row_par = d.global_cols(rng.integers(0, ncols, nrows), j)
+    col_par = d.global_rows(rng.integers(0, nrows, ncols), i)
+    want_rc, want_cc = np.zeros(nrows, bool), np.zeros(ncols, bool)
+    got_rc, got_cc = np.zeros(nrows, bool), np.zeros(ncols, bool)
+    # Make some tree edges real, so that confirmations happen.
+    row_par[rows[:50]] = d.global_cols(cols[:50].astype(np.int64), j)
+    bad_at, nbad, comp = DK.check_tuples(rows, cols, directed, row_key, col_key, row_par,
+                                         col_par, row0, col0, d.b, d.B64, unreached, want_rc,
+                                         want_cc)
+    br, bc, nbad2, comp2 = K.check_entries(ptr, ind, ind[:0], False, counts, directed, row_key,
+                                           col_key, row_par, col_par, row0, col0, d.b, d.B64,
+                                           unreached, got_rc, got_cc)
+    assert (nbad2, comp2) == (nbad, comp)
+    assert np.array_equal(got_rc, want_rc) and np.array_equal(got_cc, want_cc)
+    assert want_rc.any()
+    if bad_at >= 0:
+        assert (br, bc) == (rows[bad_at], cols[bad_at])
+    else:
+        assert (br, bc) == (-1, -1)

@@ -27,6 +27,7 @@ from semirings.blocks import choose_index_dtype
 
 __all__ = [
     "build_columns",
+    "check_entries",
     "count_global",
     "count_mirrors",
     "expand_tuples",
@@ -307,3 +308,55 @@ def reached_tuples(ptr, jc, dcsc, counts, loop_cols, col_levels):  # type: ignor
         if col_levels[loop_cols[x]] >= 0:
             tot += 1
     return tot
+
+
+@nb.njit(cache=True)
+def check_entries(  # type: ignore[no-untyped-def]
+    ptr, ind, jc, dcsc, counts, directed, row_key, col_key, row_par, col_par, row_glob0,
+    col_glob0, b, B64, unreached, row_conf, col_conf,
+):
+    """:func:`spbfs.mpi._kernels.check_tuples` over the tuples the entry counts stand for.
+
+    Entry ``x`` (row ``v``, column ``u``) stands for ``counts[x]`` copies of the
+    tuple ``u -> v``: each copy is bad, or in the component, exactly when the
+    entry is, and confirming a tree edge twice changes nothing, so one visit
+    per entry with a non-zero count gives the same results as checking the
+    rebuilt tuples one by one, without rebuilding them.
+
+    Returns (first bad tuple's row, its column, or -1, -1; bad tuples;
+    component tuples).
+    """
+    bad_row = -1
+    bad_col = -1
+    nbad = 0
+    comp = 0
+    for s in range(ptr.shape[0] - 1):
+        u = np.int64(jc[s]) if dcsc else np.int64(s)
+        ku = col_key[u]
+        for x in range(ptr[s], ptr[s + 1]):
+            m = np.int64(counts[x])
+            if m == 0:
+                continue
+            v = np.int64(ind[x])
+            kv = row_key[v]
+            d = kv - ku
+            if directed:
+                bad = d > 1
+            else:
+                bad = d > 1 or d < -1
+            if bad:
+                if bad_row < 0:
+                    bad_row = v
+                    bad_col = u
+                nbad += m
+            if ku != unreached:
+                comp += m
+            if d == 1:
+                gu = (col_glob0 + u // B64) * b + u % B64
+                if row_par[v] == gu:
+                    row_conf[v] = True
+            elif d == -1 and not directed:
+                gv = (row_glob0 + v // B64) * b + v % B64
+                if col_par[u] == gv:
+                    col_conf[u] = True
+    return bad_row, bad_col, nbad, comp

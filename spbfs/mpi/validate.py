@@ -2,7 +2,7 @@
 
 Each block owner keeps the input tuples routed to it (``u -> v`` lives with
 ``B[v, u]``: ``v`` in its row chunk, ``u`` in its column chunk), as counts on
-its block's entries, and checks them in pieces (:meth:`DistGraph.iter_tuples`). Validation
+its block's entries plus the self-loops, and checks them there. Validation
 gathers levels and parents over the rank's row chunk (Allgatherv along the
 processor row) and column chunk (transpose + Allgatherv down the column),
 checks rules 3 and 4 on every tuple, counts the tuples inside the component,
@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from spbfs.mpi import _construct as B
 from spbfs.mpi import _kernels as K
 from spbfs.mpi import comm as C
 from spbfs.validate import RULES, ValidationError
@@ -124,18 +125,23 @@ def validate_distributed(graph: Any, result: Any) -> dict[str, Any]:
     col_key = np.where(col_lev >= 0, col_lev, unreached)
     row_conf = np.zeros(row_key.shape[0], dtype=np.bool_)
     col_conf = np.zeros(col_key.shape[0], dtype=np.bool_)
-    # The tuples come rebuilt from the block in pieces, so that checking needs no
-    # copy of them all (see DistGraph.iter_tuples).
-    first: tuple[int, int] | None = None
-    nbad = comp = 0
-    for rows, cols in graph.iter_tuples():
-        bad_at, bad_n, comp_n = K.check_tuples(
-            rows, cols, graph.directed, row_key, col_key, row_par, col_par, g.i * g.pc,
-            g.j * g.pr, d.b, d.B64, unreached, row_conf, col_conf)
-        nbad += int(bad_n)
-        comp += int(comp_n)
-        if first is None and bad_at >= 0:
-            first = (int(rows[bad_at]), int(cols[bad_at]))
+    # The tuples are checked where they are kept: as counts on the block's entries
+    # (one visit per entry stands for all its copies), then the self-loops.
+    blk = graph.block
+    dcsc = blk.format == "dcsc"
+    row0, col0 = g.i * g.pc, g.j * g.pr
+    bad_row, bad_col, nbad, comp = B.check_entries(
+        blk.ptr, blk.ind, blk.jc if dcsc else blk.ind[:0], dcsc, graph._tuple_counts,
+        graph.directed, row_key, col_key, row_par, col_par, row0, col0, d.b, d.B64, unreached,
+        row_conf, col_conf)
+    first = None if bad_row < 0 else (int(bad_row), int(bad_col))
+    lrows, lcols = graph._loops
+    bad_at, bad_n, comp_n = K.check_tuples(
+        lrows, lcols, graph.directed, row_key, col_key, row_par, col_par, row0, col0, d.b,
+        d.B64, unreached, row_conf, col_conf)
+    nbad, comp = int(nbad) + int(bad_n), int(comp) + int(comp_n)
+    if first is None and bad_at >= 0:
+        first = (int(lrows[bad_at]), int(lcols[bad_at]))
     msg = None
     if first is not None:
         v = int(d.global_rows(first[0], g.i))

@@ -15,6 +15,7 @@ with a non-zero status. Prints ``ALL OK <cases>`` on rank 0 at the end.
 from __future__ import annotations
 
 import os
+import re
 import sys
 import tempfile
 import zipfile
@@ -27,7 +28,7 @@ from spbfs.edges import EdgeList
 from spbfs.generators import erdos_renyi, grid2d, kronecker, path
 from spbfs.mpi import CollectiveError, DistGraph, ProcessGrid, bfs, install_excepthook, npz_writer
 from spbfs.mpi import comm as C
-from spbfs.validate import reference_levels, validate_bfs_tree
+from spbfs.validate import ValidationError, reference_levels, validate_bfs_tree
 
 # The cores this rank may use before any graph pins it (Config.bind).
 CORES = sorted(os.sched_getaffinity(0))
@@ -121,6 +122,7 @@ def check_grid(shape: str, cases: list[int]) -> None:
         # Graph-level extras on the last (dcsc) graph.
         check_limits(g, el, serial, directed, shape, name)
     check_kronecker_grid_independence(grid, shape)
+    check_validation_errors(grid, shape)
     check_counters(grid, shape)
     check_save(grid, shape)
     check_chunked_alltoallv(grid)
@@ -194,6 +196,39 @@ def check_kronecker_grid_independence(grid: ProcessGrid, shape: str) -> None:
     # One rank's block is symmetric: its transpose is itself and counts no bytes.
     assert mem["block"] > 0 and (mem["tblock"] > 0) == (grid.size > 1), mem
     assert mem["tuples"] > 0, mem
+
+
+def check_validation_errors(grid: ProcessGrid, shape: str) -> None:
+    """A level moved away (rule 3) or a reached vertex dropped (rule 4) fails on every rank.
+
+    The tuples are checked as counts on the block entries: the number of bad
+    tuples reported must be the input's, duplicates included.
+    """
+    el = kronecker(9, 8, seed=5)
+    for fmt in ("csr", "dcsc"):
+        g = DistGraph.kronecker(9, 8, seed=5, grid=grid, config=Config(format=fmt))
+        s = int(g.sample_roots(1, seed=0)[0])
+        full = bfs(g, s).gather()
+        v = int(np.flatnonzero(full.levels == 2)[0]) if grid.rank == 0 else None
+        v = C.bcast_obj(grid.comm, v)
+        for kind, rule in (("far", 3), ("unreached", 4)):
+            r = bfs(g, s)
+            if r.lo <= v < r.hi:
+                if kind == "far":
+                    r.levels[v - r.lo] += 5
+                else:
+                    r.levels[v - r.lo] = r.parents[v - r.lo] = -1
+            try:
+                r.validate(g)
+            except ValidationError as exc:
+                text = str(exc)
+            else:  # pragma: no cover - the test fails here
+                raise AssertionError(f"{shape} {fmt} {kind}: corrupted result accepted")
+            assert text.startswith(f"rule {rule} "), text
+            if grid.size == 1 and grid.rank == 0:
+                # Every input tuple touching v joins it to a reached vertex (or is a loop).
+                touch = ((el.src == v) | (el.dst == v)) & (el.src != el.dst)
+                assert re.search(rf"[ (]{int(touch.sum())} such tuples on rank 0\)$", text), text
 
 
 def check_counters(grid: ProcessGrid, shape: str) -> None:
