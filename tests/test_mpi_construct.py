@@ -127,20 +127,22 @@ def test_block_and_tuple_counts_rebuild_the_tuples(n: int, pr: int, pc: int, i: 
     gc = d.global_cols(tup[1::2].astype(np.int64), j)
     loop = gr == gc
     nrows, ncols = pc * d.B64, pr * d.B64
-    mir_box = [mir.copy()]
-    ptr, ind = K.build_columns(tup, mir_box, row0, col0, d.b, d.B64, nrows, ncols)
-    assert mir_box == []  # emptied: the caller's reference is gone
+    tup_box, mir_box = [tup.copy()], [mir.copy()]
+    ptr, ind, counts, (lr, lc) = K.build_columns(tup_box, mir_box, row0, col0, d.b, d.B64,
+                                                 nrows, ncols)
+    assert tup_box == [] and mir_box == []  # emptied: the caller's references are gone
     # The block: the distinct non-loop tuple entries and mirrors, sorted by (col, row).
     er = np.concatenate([tup[0::2][~loop], mir[0::2]]).astype(np.int64)
     ec = np.concatenate([tup[1::2][~loop], mir[1::2]]).astype(np.int64)
     key = np.unique(ec * nrows + er)
     assert np.array_equal(np.repeat(np.arange(ncols), np.diff(ptr)), key // nrows)
     assert np.array_equal(ind, key % nrows)
-    counts, nloops = K.tuple_counts(tup, row0, col0, d.b, d.B64, ptr, ind)
-    assert counts.dtype == np.uint8 and nloops == int(loop.sum())
-    lr = np.empty(nloops, np.int32)
-    lc = np.empty(nloops, np.int32)
-    K.loop_tuples(tup, row0, col0, d.b, d.B64, lr, lc)
+    assert counts.dtype == np.uint8 and lr.size == int(loop.sum())
+    # Every entry counts the non-loop tuples on it.
+    tk = (tup[1::2][~loop].astype(np.int64) * nrows + tup[0::2][~loop])
+    want_counts = np.searchsorted(np.sort(tk), key, side="right") - \
+        np.searchsorted(np.sort(tk), key, side="left")
+    assert np.array_equal(counts, want_counts)
     rows = np.empty(int(counts.sum()), np.int32)
     cols = np.empty_like(rows)
     k, s, e = K.expand_tuples(ptr, ind, ind[:0], False, counts, 0, 0, rows, cols)
@@ -165,9 +167,10 @@ def test_block_and_tuple_counts_rebuild_the_tuples(n: int, pr: int, pc: int, i: 
 def test_tuple_counts_widen_past_255() -> None:
     d = Distribution(64, 1, 1)
     rec = np.tile(np.array([3, 5], np.int32), 300)
-    ptr, ind = K.build_columns(rec, [], 0, 0, d.b, d.B64, d.B64, d.B64)
-    counts, loops = K.tuple_counts(rec, 0, 0, d.b, d.B64, ptr, ind)
-    assert loops == 0 and counts.dtype == np.uint16 and counts.tolist() == [300]
+    mirrors = np.tile(np.array([3, 5, 4, 5], np.int32), 7)
+    ptr, ind, counts, loops = K.build_columns([rec], [mirrors], 0, 0, d.b, d.B64, d.B64, d.B64)
+    assert loops[0].size == 0 and counts.dtype == np.uint16
+    assert ind.tolist() == [3, 4] and counts.tolist() == [300, 0] and ptr[5:7].tolist() == [0, 2]
 
 
 @pytest.mark.parametrize("directed", [False, True])
@@ -179,8 +182,7 @@ def test_check_entries_equals_checking_the_rebuilt_tuples(directed: bool, seed: 
     tup = _records(d, i, j, 300, seed)
     tup = np.concatenate([tup, tup[:100]])
     nrows, ncols = d.pc * d.B64, d.pr * d.B64
-    ptr, ind = K.build_columns(tup, [], row0, col0, d.b, d.B64, nrows, ncols)
-    counts, _ = K.tuple_counts(tup, row0, col0, d.b, d.B64, ptr, ind)
+    ptr, ind, counts, _ = K.build_columns([tup], [], row0, col0, d.b, d.B64, nrows, ncols)
     rows = np.empty(int(counts.sum()), np.int32)
     cols = np.empty_like(rows)
     K.expand_tuples(ptr, ind, ind[:0], False, counts, 0, 0, rows, cols)

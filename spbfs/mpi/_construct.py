@@ -33,9 +33,7 @@ __all__ = [
     "expand_tuples",
     "fill_global",
     "fill_mirrors",
-    "loop_tuples",
     "reached_tuples",
-    "tuple_counts",
 ]
 
 
@@ -109,71 +107,125 @@ def fill_mirrors(rec, row0, col0, b, B64, pr, pc, pos, out):  # type: ignore[no-
 # -- the block ---------------------------------------------------------------------------------
 @nb.njit(cache=True)
 def _count_columns(tup, mir, row0, col0, b, B64, ptr):  # type: ignore[no-untyped-def]
+    """Entries per column into ``ptr[1:]``, then offsets; returns the self-loop records."""
+    loops = 0
     for k in range(tup.shape[0] // 2):
         c = tup[2 * k + 1]
-        if _global(tup[2 * k], row0, b, B64) != _global(c, col0, b, B64):
+        if _global(tup[2 * k], row0, b, B64) == _global(c, col0, b, B64):
+            loops += 1
+        else:
             ptr[c + 1] += 1
     for k in range(mir.shape[0] // 2):
         ptr[mir[2 * k + 1] + 1] += 1
     for c in range(ptr.shape[0] - 1):
         ptr[c + 1] += ptr[c]
+    return loops
 
 
 @nb.njit(cache=True)
-def _scatter_rows(tup, mir, row0, col0, b, B64, ptr, ind):  # type: ignore[no-untyped-def]
-    pos = ptr[:-1].copy()
+def _scatter_rows(  # type: ignore[no-untyped-def]
+    tup, mir, row0, col0, b, B64, ptr, ind, mid, lrows, lcols
+):
+    """Rows into their columns: a column's tuples first, up to ``mid[c]``, then its mirrors.
+
+    The self-loop records go to ``lrows``/``lcols`` instead.
+    """
+    ncols = ptr.shape[0] - 1
+    for c in range(ncols):
+        mid[c] = ptr[c]
+    nl = 0
     for k in range(tup.shape[0] // 2):
         r = tup[2 * k]
         c = tup[2 * k + 1]
-        if _global(r, row0, b, B64) != _global(c, col0, b, B64):
-            ind[pos[c]] = r
-            pos[c] += 1
+        if _global(r, row0, b, B64) == _global(c, col0, b, B64):
+            lrows[nl] = r
+            lcols[nl] = c
+            nl += 1
+        else:
+            ind[mid[c]] = r
+            mid[c] += 1
+    pos = mid.copy()
     for k in range(mir.shape[0] // 2):
         c = mir[2 * k + 1]
         ind[pos[c]] = mir[2 * k]
         pos[c] += 1
 
 
-@nb.njit(cache=True, parallel=True)
-def _sort_dedup(ptr, ind, newlen):  # type: ignore[no-untyped-def]
-    for c in nb.prange(ptr.shape[0] - 1):
-        lo, hi = ptr[c], ptr[c + 1]
-        if hi - lo > 1:
-            ind[lo:hi].sort()
-            w = lo
-            for x in range(lo + 1, hi):
-                if ind[x] != ind[w]:
-                    w += 1
-                    ind[w] = ind[x]
-            newlen[c] = w + 1 - lo
+@nb.njit(cache=True, inline="always")
+def _merge_column(ind, lo, mid, hi, out, o, counts, cap):  # type: ignore[no-untyped-def]
+    """Merge the sorted runs ``ind[lo:mid]`` (tuples) and ``ind[mid:hi]`` (mirrors), deduplicated.
+
+    Writes the distinct rows to ``out`` from ``o`` and, for each, how many
+    tuples it stands for (at most ``cap``) to ``counts``, unless ``out`` is
+    empty (then it only counts). Returns (distinct rows, whether a count
+    passed ``cap``).
+    """
+    write = out.shape[0] > 0
+    a = lo
+    m = mid
+    k = 0
+    over = False
+    while a < mid or m < hi:
+        if m >= hi or (a < mid and ind[a] <= ind[m]):
+            r = ind[a]
         else:
-            newlen[c] = hi - lo
+            r = ind[m]
+        n = 0
+        while a < mid and ind[a] == r:
+            a += 1
+            n += 1
+        while m < hi and ind[m] == r:
+            m += 1
+        if write:
+            out[o + k] = r
+            if n > cap:
+                over = True
+                n = cap
+            counts[o + k] = n
+        k += 1
+    return k, over
 
 
 @nb.njit(cache=True, parallel=True)
-def _compact(ptr, ind, newptr, out):  # type: ignore[no-untyped-def]
+def _sort_runs(ptr, mid, ind, newlen):  # type: ignore[no-untyped-def]
+    empty = ind[:0]
+    nocounts = np.zeros(0, np.uint8)
     for c in nb.prange(ptr.shape[0] - 1):
-        src = ptr[c]
-        dst = newptr[c]
-        for x in range(newptr[c + 1] - dst):
-            out[dst + x] = ind[src + x]
+        lo, m, hi = ptr[c], mid[c], ptr[c + 1]
+        if m - lo > 1:
+            ind[lo:m].sort()
+        if hi - m > 1:
+            ind[m:hi].sort()
+        k, _ = _merge_column(ind, lo, m, hi, empty, 0, nocounts, 0)
+        newlen[c] = k
 
 
-def build_columns(tup: np.ndarray, mir: list[np.ndarray], row0: int, col0: int, b: int,
-                  B64: int, nrows: int, ncols: int,
-                  index_dtype: str | np.dtype | type = "auto") -> tuple[np.ndarray, np.ndarray]:
-    """Column pointers and sorted, deduplicated rows of the entries of the records.
+@nb.njit(cache=True, parallel=True)
+def _merge_runs(ptr, mid, ind, newptr, out, counts, cap, over):  # type: ignore[no-untyped-def]
+    for c in nb.prange(ptr.shape[0] - 1):
+        _, past = _merge_column(ind, ptr[c], mid[c], ptr[c + 1], out, newptr[c], counts, cap)
+        over[c] = past
 
-    The entries are the tuple records ``tup`` but their self-loops, and the
-    mirror records ``mir[0]`` (which never hold a loop). ``mir`` is a
-    one-element list (or empty) that is emptied once the mirrors are copied
-    in, so that the caller's reference does not keep them alive through the
-    sort.
+
+def build_columns(tup: list[np.ndarray], mir: list[np.ndarray], row0: int, col0: int, b: int,
+                  B64: int, nrows: int, ncols: int, index_dtype: str | np.dtype | type = "auto",
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray, tuple[np.ndarray, np.ndarray]]:
+    """The block of the records: column pointers, rows, tuple counts, self-loops.
+
+    The entries are the tuple records but their self-loops, and the mirror
+    records (which never hold a loop). ``tup`` and ``mir`` are lists of (at
+    most) one array each, emptied once the records are scattered into the
+    columns, so that the caller's references do not keep them alive through
+    the sort.
+
+    Each column is scattered as two runs, its tuples then its mirrors, each
+    sorted in place; merging the runs deduplicates the rows and counts how
+    many tuples every row stands for, with no search and no wider copy.
 
     Parameters
     ----------
-    tup, mir
-        The records (see above).
+    tup, mir : list of numpy.ndarray
+        The tuple and mirror records (interleaved local row, local column).
     row0, col0, b, B64 : int
         The chunks' first pieces and the distribution's piece sizes.
     nrows, ncols : int
@@ -188,82 +240,42 @@ def build_columns(tup: np.ndarray, mir: list[np.ndarray], row0: int, col0: int, 
         ``ncols + 1`` int64 offsets.
     ind : numpy.ndarray
         Rows, of the chosen index dtype, increasing within every column.
+    counts : numpy.ndarray
+        Input tuples on every entry (0: a mirror only), uint8 unless a count
+        passes 255, then the smallest unsigned type that holds them.
+    loops : tuple of numpy.ndarray
+        Local rows and columns of the self-loop tuples (the records' dtype).
 
     Raises
     ------
     OverflowError
         When int32 is requested but does not fit.
     """
-    none = np.zeros(0, dtype=tup.dtype)
-    m = mir[0] if mir else none
+    t = tup.pop() if tup else np.zeros(0, np.int32)
+    m = mir.pop() if mir else np.zeros(0, dtype=t.dtype)
     ptr = np.zeros(ncols + 1, dtype=np.int64)
-    _count_columns(tup, m, row0, col0, b, B64, ptr)
+    nloops = _count_columns(t, m, row0, col0, b, B64, ptr)
     dtype = choose_index_dtype(nrows, ncols, int(ptr[-1]), index_dtype)
     ind = np.empty(int(ptr[-1]), dtype=dtype)
-    _scatter_rows(tup, m, row0, col0, b, B64, ptr, ind)
-    del m
-    mir.clear()
-    newlen = np.empty(ncols, dtype=np.int64)
-    _sort_dedup(ptr, ind, newlen)
-    if int(newlen.sum()) == ind.shape[0]:
-        return ptr, ind
+    mid = np.empty(ncols, dtype=np.int64)
+    loops = (np.empty(nloops, dtype=t.dtype), np.empty(nloops, dtype=t.dtype))
+    _scatter_rows(t, m, row0, col0, b, B64, ptr, ind, mid, *loops)
+    del t, m
     newptr = np.zeros(ncols + 1, dtype=np.int64)
-    np.cumsum(newlen, out=newptr[1:])
-    del newlen
-    out = np.empty(int(newptr[-1]), dtype=dtype)
-    _compact(ptr, ind, newptr, out)
-    return newptr, out
-
-
-@nb.njit(cache=True)
-def _tuple_counts(tup, row0, col0, b, B64, ptr, ind, counts, cap):  # type: ignore[no-untyped-def]
-    loops = 0
-    for k in range(tup.shape[0] // 2):
-        r = tup[2 * k]
-        c = tup[2 * k + 1]
-        if _global(r, row0, b, B64) == _global(c, col0, b, B64):
-            loops += 1
-            continue
-        lo = ptr[c]
-        e = lo + np.searchsorted(ind[lo:ptr[c + 1]], r)
-        if counts[e] == cap:
-            return -1
-        counts[e] += 1
-    return loops
-
-
-def tuple_counts(tup: np.ndarray, row0: int, col0: int, b: int, B64: int, ptr: np.ndarray,
-                 ind: np.ndarray) -> tuple[np.ndarray, int]:
-    """How many tuple records fall on every entry of the block ``(ptr, ind)``; the loop count.
-
-    ``ptr`` has one offset per column (the full pointer array, before any
-    compression of empty columns). The counts are uint8 unless a count
-    passes 255 (heavily repeated input edges), then the smallest unsigned
-    type that holds them.
-    """
-    counts = np.zeros(ind.shape[0], dtype=np.uint8)
-    loops = _tuple_counts(tup, row0, col0, b, B64, ptr, ind, counts, np.uint8(255))
-    if loops < 0:
-        wide = np.zeros(ind.shape[0], dtype=np.int64)
-        loops = _tuple_counts(tup, row0, col0, b, B64, ptr, ind, wide, np.int64(2**62))
+    _sort_runs(ptr, mid, ind, newptr[1:])
+    np.cumsum(newptr[1:], out=newptr[1:])
+    nnz = int(newptr[-1])
+    out = np.empty(nnz, dtype=dtype)
+    counts = np.empty(nnz, dtype=np.uint8)
+    over = np.zeros(ncols, dtype=np.bool_)
+    _merge_runs(ptr, mid, ind, newptr, out, counts, 255, over)
+    if over.any():  # an input edge repeated more than 255 times: count again, wider
+        wide = np.empty(nnz, dtype=np.int64)
+        _merge_runs(ptr, mid, ind, newptr, out, wide, 2**62, over)
         top = int(wide.max(initial=0))
         dt = np.uint16 if top <= 0xFFFF else np.uint32 if top <= 0xFFFFFFFF else np.uint64
         counts = wide.astype(dt)
-    return counts, int(loops)
-
-
-@nb.njit(cache=True)
-def loop_tuples(tup, row0, col0, b, B64, rows, cols):  # type: ignore[no-untyped-def]
-    """Copy the self-loop records' rows and columns to ``rows``/``cols`` (sized to fit)."""
-    k = 0
-    for x in range(tup.shape[0] // 2):
-        r = tup[2 * x]
-        c = tup[2 * x + 1]
-        if _global(r, row0, b, B64) == _global(c, col0, b, B64):
-            rows[k] = r
-            cols[k] = c
-            k += 1
-    return k
+    return newptr, out, counts, loops
 
 
 # -- the tuples back from the block ------------------------------------------------------------

@@ -252,24 +252,21 @@ class DistGraph:
         del src, dst
         box.append(send)
         del send
-        tup = _exchange(g, box, counts)
+        tup = [_exchange(g, box, counts)]
         mirrors: list[np.ndarray] = []
         if not directed:
             # The owner of B[v, u] sends the mirror entry B[u, v] on (not for self-loops).
             counts[:] = 0
-            K.count_mirrors(tup, row0, col0, b, B64, pr, pc, counts)
+            K.count_mirrors(tup[0], row0, col0, b, B64, pr, pc, counts)
             send = np.empty(2 * int(counts.sum()), dtype=ldt)
-            K.fill_mirrors(tup, row0, col0, b, B64, pr, pc, _starts(counts), send)
+            K.fill_mirrors(tup[0], row0, col0, b, B64, pr, pc, _starts(counts), send)
             box.append(send)
             del send
             mirrors.append(_exchange(g, box, counts))
         shape = (pc * B64, pr * B64)
-        ptr, ind = K.build_columns(tup, mirrors, row0, col0, b, B64, shape[0], shape[1],
-                                   config.index_dtype)
-        tcounts, nloops = K.tuple_counts(tup, row0, col0, b, B64, ptr, ind)
-        loops = (np.empty(nloops, dtype=ldt), np.empty(nloops, dtype=ldt))
-        K.loop_tuples(tup, row0, col0, b, B64, *loops)
-        del tup
+        # The records are freed inside, once scattered into the columns.
+        ptr, ind, tcounts, loops = K.build_columns(tup, mirrors, row0, col0, b, B64, shape[0],
+                                                   shape[1], config.index_dtype)
         # Out-degrees: column counts of B_ij summed down the processor column, each rank
         # keeping the piece it holds in the column layout, sent back to its owner.
         colcount = np.diff(ptr)
