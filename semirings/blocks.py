@@ -32,6 +32,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import numba as nb
 import numpy as np
 
 from semirings._build import build_compressed
@@ -224,6 +225,13 @@ class Block:
 
     def transpose(self) -> Block:
         """Block of ``B.T`` in the same format (cached): row access of ``B``."""
+        # A hypersparse dcsc block keeps the generic path: no array of its row count.
+        if self._transpose is None and self.backend.xp is np and (
+            self.format == "csr" or self.shape[0] <= 4 * self.nnz + 1024
+        ):
+            t = _transpose_host(self)
+            t._transpose = self
+            self._transpose = t
         if self._transpose is None:
             to_host = self.backend.to_host
             t = block_from_edges(
@@ -325,6 +333,56 @@ class DCSCBlock(Block):
 _CLASSES: dict[str, type[Block]] = {"csr": CSRBlock, "dcsc": DCSCBlock}
 
 
+@nb.njit(cache=True)
+def _transpose_fill(  # type: ignore[no-untyped-def]
+    ptr, ind, jc, dcsc, data, has_values, tptr, tind, tdata
+):
+    # Columns are read in increasing order, so every row's list comes out sorted.
+    for r in range(ind.shape[0]):
+        tptr[np.int64(ind[r]) + 1] += 1
+    for r in range(tptr.shape[0] - 1):
+        tptr[r + 1] += tptr[r]
+    pos = tptr[:-1].copy()
+    for s in range(ptr.shape[0] - 1):
+        c = np.int64(jc[s]) if dcsc else np.int64(s)
+        for e in range(ptr[s], ptr[s + 1]):
+            r = np.int64(ind[e])
+            p = pos[r]
+            tind[p] = c
+            if has_values:
+                tdata[p] = data[e]
+            pos[r] = p + 1
+
+
+def _transpose_host(block: Block) -> Block:
+    """``B.T`` of a host block by one counting pass over its entries.
+
+    Why not :func:`block_from_edges` of the entries: that makes int64 copies of
+    both coordinates (16 bytes per entry) and sorts every row again, where
+    scanning the columns in order already leaves each row sorted. The entry
+    order, repeated entries included, is the same.
+    """
+    nrows, ncols = block.shape
+    dt = block.index_dtype
+    jc = block.ind[:0] if block.jc is None else block.jc
+    has_values = block.data is not None
+    data = block.data if has_values else np.empty(0)
+    full = np.zeros(nrows + 1, dtype=np.int64)
+    tind = np.empty(block.nnz, dtype=dt)
+    tdata = np.empty(block.nnz, dtype=block.data.dtype) if has_values else np.empty(0)
+    _transpose_fill(block.ptr, block.ind, jc, block.format == "dcsc", data, has_values, full,
+                    tind, tdata)
+    values = tdata if has_values else None
+    if block.format == "csr":
+        return CSRBlock((ncols, nrows), full.astype(dt), tind, values, None, block.backend)
+    lengths = np.diff(full)
+    del full
+    tjc = np.flatnonzero(lengths)
+    tptr = np.zeros(tjc.size + 1, dtype=dt)
+    np.cumsum(lengths[tjc], out=tptr[1:])
+    return DCSCBlock((ncols, nrows), tptr, tind, values, tjc.astype(dt), block.backend)
+
+
 def _check_format(fmt: str) -> type[Block]:
     try:
         return _CLASSES[fmt]
@@ -338,7 +396,8 @@ def _check_ids(a: Any, bound: int, name: str) -> np.ndarray:
         raise ValueError(f"{name} must be 1-D, got shape {a.shape}")
     if a.size and not np.issubdtype(a.dtype, np.integer):
         raise TypeError(f"{name} must be an integer array, got dtype {a.dtype}")
-    a = a.astype(np.int64, copy=False)
+    if a.dtype != np.int32:  # int32 ids stay: numba compiles for them, no 8-byte copy
+        a = a.astype(np.int64, copy=False)
     if a.size:
         lo, hi = int(a.min()), int(a.max())
         if lo < 0:

@@ -594,6 +594,5 @@ def traversed_edges(graph: DistGraph, result: DistBFSResult) -> int:
     lv = np.full(graph.dist.B64, -1, dtype=np.int64)
     lv[:result.levels.shape[0]] = result.levels
     col = column_chunk_of_piece(graph, lv)
-    cols = graph._tuples[1]
-    local = int(np.count_nonzero(col[cols] >= 0))
+    local = graph.reached_tuples(col)
     return int(C.allreduce(graph.grid.comm, np.array([local]))[0])

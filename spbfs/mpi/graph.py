@@ -2,26 +2,32 @@
 
 Construction is collective. Every rank passes its share of the input edges
 (any share: the union is the graph); each input tuple ``u -> v`` is routed
-with an Alltoallv to the owner of its entry ``B[v, u]`` (and, undirected, of
-the mirror ``B[u, v]``), where the rank builds its block ``B_ij`` over padded
-local ids in the configured format, and the transposed block for the
-bottom-up step's row access. The routed tuples themselves (self-loops and
-duplicates included) stay on the block owner for the distributed Graph500
-validation and edge counts.
+with an Alltoallv to the owner of its entry ``B[v, u]``, as a pair of local
+ids of that rank's block; undirected, the owner then routes the mirror entry
+``B[u, v]`` on. Each rank builds its block ``B_ij`` over padded local ids in
+the configured format, and the transposed block for the bottom-up step's row
+access, except where ``B_ij`` is symmetric (an undirected graph's diagonal
+blocks of a square grid, the whole matrix on one rank): there the two are one
+object. The routed tuples themselves (self-loops and duplicates included)
+stay on the block owner for the distributed Graph500 validation and edge
+counts, kept as a count per block entry plus the self-loops
+(:mod:`spbfs.mpi._construct`), and rebuilt on demand.
 """
 
 from __future__ import annotations
 
 import os
 import time
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
 
-from semirings.blocks import Block, block_from_edges
+from semirings.blocks import Block, CSRBlock, DCSCBlock
 from spbfs._bitmaps import set_bits
 from spbfs.config import Config
 from spbfs.edges import check_vertex_ids
+from spbfs.mpi import _construct as K
 from spbfs.mpi import comm as C
 from spbfs.mpi.grid import Distribution, ProcessGrid, as_grid
 
@@ -51,18 +57,36 @@ def _place(grid: ProcessGrid, config: Config) -> None:
     numba.set_num_threads(threads)
 
 
-def _route(grid: ProcessGrid, owner: np.ndarray, cols: list[np.ndarray]) -> list[np.ndarray]:
-    """Send row ``x`` of the arrays ``cols`` to rank ``owner[x]``; return what arrived."""
-    p = grid.size
-    order = np.argsort(owner, kind="stable")
-    counts = np.bincount(owner, minlength=p).astype(np.int64)
-    width = len(cols)
-    buf = np.empty((owner.shape[0], width), dtype=np.int64)
-    for c, a in enumerate(cols):
-        buf[:, c] = a[order]
-    recv, _rcounts = C.alltoallv(grid.comm, buf.reshape(-1), counts * width)
-    recv = recv.reshape(-1, width)
-    return [np.ascontiguousarray(recv[:, c]) for c in range(width)]
+def _exchange(grid: ProcessGrid, box: list[np.ndarray], counts: np.ndarray) -> np.ndarray:
+    """Alltoallv of the records in ``box[0]`` (``counts[r]`` pairs for rank ``r``); what arrived.
+
+    ``box`` is emptied before the receive buffer exists where the send buffer
+    is no longer needed (one rank: the records stay where they are).
+    """
+    send = box.pop()
+    if grid.size == 1:
+        return send
+    recv, _ = C.alltoallv(grid.comm, send, 2 * counts)
+    return recv
+
+
+def _starts(counts: np.ndarray) -> np.ndarray:
+    """First pair of every destination's group in a buffer grouped by destination."""
+    pos = np.zeros(counts.shape[0], dtype=np.int64)
+    np.cumsum(counts[:-1], out=pos[1:])
+    return pos
+
+
+def _as_block(fmt: str, shape: tuple[int, int], ptr: np.ndarray, ind: np.ndarray) -> Block:
+    """A csr or dcsc block from full column pointers (int64) and rows."""
+    dt = ind.dtype
+    if fmt == "csr":
+        return CSRBlock(shape, ptr.astype(dt), ind)
+    lengths = np.diff(ptr)
+    jc = np.flatnonzero(lengths)
+    cp = np.zeros(jc.size + 1, dtype=dt)
+    np.cumsum(lengths[jc], out=cp[1:])
+    return DCSCBlock(shape, cp, ind, None, jc.astype(dt))
 
 
 class DistGraph:
@@ -85,11 +109,16 @@ class DistGraph:
     block : Block
         This rank's ``B_ij`` (``pc * B64`` rows by ``pr * B64`` columns, local ids).
     tblock : Block
-        ``B_ij`` transposed, in the same format (row access for bottom-up).
+        ``B_ij`` transposed, in the same format (row access for bottom-up);
+        ``block`` itself where ``B_ij`` is symmetric (undirected graph, square
+        grid, ``i == j``).
     lo, hi : int
         Global ids ``[lo, hi)`` of this rank's vector piece.
     input_edges : int
         Input edge tuples over all ranks (duplicates and self-loops included).
+    local_tuples : int
+        Input tuples kept on this rank (those of its block's entries and its
+        self-loops; see :attr:`_tuples`).
     construction_time : float
         Seconds the collective construction took (the slowest rank).
     generation_time : float
@@ -97,8 +126,9 @@ class DistGraph:
     """
 
     def __init__(self, grid: ProcessGrid, n: int, directed: bool, config: Config,
-                 block: Block, tblock: Block, tuples: tuple[np.ndarray, np.ndarray],
-                 deg: np.ndarray, input_edges: int) -> None:
+                 block: Block, tblock: Block, tuple_counts: np.ndarray,
+                 loops: tuple[np.ndarray, np.ndarray], deg: np.ndarray,
+                 input_edges: int) -> None:
         self.grid = grid
         self.n = int(n)
         self.directed = bool(directed)
@@ -106,7 +136,11 @@ class DistGraph:
         self.dist = Distribution(n, grid.pr, grid.pc)
         self.block = block
         self.tblock = tblock
-        self._tuples = tuples
+        # The input tuples on this rank: how many fell on each entry of ``block``
+        # (aligned with block.ind), and the self-loops as (local rows, local cols).
+        self._tuple_counts = tuple_counts
+        self._loops = loops
+        self.local_tuples = int(tuple_counts.sum(dtype=np.int64)) + int(loops[0].shape[0])
         self._deg = deg
         self.lo, self.hi = self.dist.piece_range(grid.rank)
         self.input_edges = int(input_edges)
@@ -167,7 +201,16 @@ class DistGraph:
             On every rank when any rank's ids are out of range or not integers.
         """
         config = config or Config()
-        g = as_grid(grid, config)
+        return cls._from_box(as_grid(grid, config), [src, dst], n, directed, config)
+
+    @classmethod
+    def _from_box(cls, g: ProcessGrid, box: list[Any], n: Any, directed: bool,
+                  config: Config) -> DistGraph:
+        """:meth:`from_edges` of the arrays ``box = [src, dst]``, which it empties.
+
+        Taking the arrays out of the list lets the build free an edge list that
+        nobody else holds (a generated or read one) once it is routed.
+        """
         t0 = time.perf_counter()
         _place(g, config)
         msg = None
@@ -175,56 +218,70 @@ class DistGraph:
             n = int(n)
             if n < 1:
                 raise ValueError(f"n must be positive, got {n}")
-            src = check_vertex_ids(np.asarray(src).reshape(-1), n, "src")
-            dst = check_vertex_ids(np.asarray(dst).reshape(-1), n, "dst")
+            src = check_vertex_ids(np.asarray(box[0]).reshape(-1), n, "src")
+            dst = check_vertex_ids(np.asarray(box[1]).reshape(-1), n, "dst")
             if src.shape != dst.shape:
                 raise ValueError(f"src and dst differ in length ({src.size} vs {dst.size})")
         except (TypeError, ValueError) as exc:
             msg = f"rank {g.rank}: {exc}"
+        box.clear()
         C.agree(g.comm, msg)
-        self = cls._build(g, src, dst, n, bool(directed), config)
+        box += [src, dst]
+        del src, dst
+        self = cls._build(g, box, n, bool(directed), config)
         C.wait_barrier(g.comm)
         self.construction_time = float(
             C.allreduce(g.comm, np.array([time.perf_counter() - t0]), "max")[0])
         return self
 
     @classmethod
-    def _build(cls, g: ProcessGrid, src: np.ndarray, dst: np.ndarray, n: int, directed: bool,
+    def _build(cls, g: ProcessGrid, box: list[np.ndarray], n: int, directed: bool,
                config: Config) -> DistGraph:
         d = Distribution(n, g.pr, g.pc)
+        src, dst = box
+        box.clear()
         input_edges = int(C.allreduce(g.comm, np.array([src.shape[0]]))[0])
-        # Every input tuple goes to the owner of B[dst, src]; it is kept there for validation.
-        tdst, tsrc = _route(g, d.block_owner(dst, src), [dst, src])
         ldt = d.local_dtype()
-        rows = d.local_rows(tdst, g.i)
-        cols = d.local_cols(tsrc, g.j)
-        tuples = (rows.astype(ldt), cols.astype(ldt))
-        keep = tdst != tsrc
-        erows, ecols = rows[keep], cols[keep]
-        del tdst, tsrc
+        b, B64, pr, pc = d.b, d.B64, g.pr, g.pc
+        row0, col0 = g.i * pc, g.j * pr
+        # Every input tuple u -> v goes to the owner of B[v, u], as local ids there.
+        counts = np.zeros(g.size, dtype=np.int64)
+        K.count_global(dst, src, b, B64, pr, pc, counts)
+        send = np.empty(2 * src.shape[0], dtype=ldt)
+        K.fill_global(dst, src, b, B64, pr, pc, _starts(counts), send)
+        del src, dst
+        box.append(send)
+        del send
+        tup = [_exchange(g, box, counts)]
+        mirrors: list[np.ndarray] = []
         if not directed:
-            loops = src == dst
-            ms, md = src[~loops], dst[~loops]
-            # The mirror entry B[src, dst] of every undirected tuple.
-            mrow, mcol = _route(g, d.block_owner(ms, md), [ms, md])
-            erows = np.concatenate([erows, d.local_rows(mrow, g.i)])
-            ecols = np.concatenate([ecols, d.local_cols(mcol, g.j)])
-            del mrow, mcol
-        shape = (g.pc * d.B64, g.pr * d.B64)
-        block = block_from_edges(config.format, erows, ecols, shape,
-                                 index_dtype=config.index_dtype, dedup=True)
-        del erows, ecols
-        tblock = block.transpose()
+            # The owner of B[v, u] sends the mirror entry B[u, v] on (not for self-loops).
+            counts[:] = 0
+            K.count_mirrors(tup[0], row0, col0, b, B64, pr, pc, counts)
+            send = np.empty(2 * int(counts.sum()), dtype=ldt)
+            K.fill_mirrors(tup[0], row0, col0, b, B64, pr, pc, _starts(counts), send)
+            box.append(send)
+            del send
+            mirrors.append(_exchange(g, box, counts))
+        shape = (pc * B64, pr * B64)
+        # The records are freed inside, once scattered into the columns.
+        ptr, ind, tcounts, loops = K.build_columns(tup, mirrors, row0, col0, b, B64, shape[0],
+                                                   shape[1], config.index_dtype)
         # Out-degrees: column counts of B_ij summed down the processor column, each rank
         # keeping the piece it holds in the column layout, sent back to its owner.
-        colcount = np.zeros(shape[1], dtype=np.int64)
-        if block.format == "csr":
-            colcount[:] = np.diff(block.ptr)
+        colcount = np.diff(ptr)
+        block = _as_block(config.format, shape, ptr, ind)
+        del ptr, ind
+        if not directed and pr == pc and g.i == g.j:
+            # B_ii of a symmetric B on a square grid is symmetric: its transpose is itself.
+            tblock = block
+            block._transpose = block
         else:
-            colcount[np.asarray(block.jc, dtype=np.int64)] = np.diff(block.ptr)
+            tblock = block.transpose()
         deg = _reduce_scatter_columns(g, d, colcount)
         lo, hi = d.piece_range(g.rank)
-        return cls(g, n, directed, config, block, tblock, tuples, deg[:hi - lo], input_edges)
+        return cls(g, n, directed, config, block, tblock, tcounts, loops, deg[:hi - lo],
+                   input_edges)
 
     @classmethod
     def kronecker(cls, scale: int, edgefactor: int = 16, *, seed: int = 0,
@@ -266,7 +323,9 @@ class DistGraph:
         C.agree(g.comm, msg)
         C.wait_barrier(g.comm)
         t_gen = time.perf_counter() - t0
-        self = cls.from_edges(src, dst, 1 << int(scale), directed=False, grid=g, config=config)
+        box = [src, dst]
+        del src, dst  # the build frees the generated edges once they are routed
+        self = cls._from_box(g, box, 1 << int(scale), False, config)
         self.generation_time = float(C.allreduce(g.comm, np.array([t_gen]), "max")[0])
         return self
 
@@ -313,9 +372,10 @@ class DistGraph:
         got = read_edges(g.comm, os.fspath(path), directed=directed, one_based=one_based)
         if got is not None:
             src, dst, n, is_dir = got
-            if reverse and is_dir:
-                src, dst = dst, src
-            return cls.from_edges(src, dst, n, directed=is_dir, grid=g, config=config)
+            del got
+            box = [dst, src] if reverse and is_dir else [src, dst]
+            del src, dst  # the build frees the edges read once they are routed
+            return cls._from_box(g, box, n, is_dir, config)
         msg = None
         src = dst = np.zeros(0, np.int64)
         info: tuple[int, bool] = (0, False)
@@ -331,11 +391,68 @@ class DistGraph:
                 msg = f"cannot read {path}: {exc}"
         C.agree(g.comm, msg)
         n, is_dir = C.bcast_obj(g.comm, info)
-        if reverse and is_dir:
-            src, dst = dst, src
-        return cls.from_edges(src, dst, n, directed=is_dir, grid=g, config=config)
+        box = [dst, src] if reverse and is_dir else [src, dst]
+        del src, dst
+        return cls._from_box(g, box, n, is_dir, config)
 
     # -- queries ---------------------------------------------------------------------
+    @property
+    def _tuples(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(rows, cols)``: local ids of every input tuple on this rank (a new copy).
+
+        Tuple ``u -> v`` is ``B[v, u]``: ``v`` a local row, ``u`` a local
+        column; duplicates and self-loops included, ordered by column then row
+        (the self-loops last). Rebuilt from the block and the counts on every
+        access: :meth:`iter_tuples` gives them in bounded pieces and
+        :meth:`reached_tuples` counts without them.
+        """
+        blk, (lr, lc) = self.block, self._loops
+        rows = np.empty(self.local_tuples, dtype=self.dist.local_dtype())
+        cols = np.empty_like(rows)
+        dcsc = blk.format == "dcsc"
+        k, _, _ = K.expand_tuples(blk.ptr, blk.ind, blk.jc if dcsc else blk.ind[:0], dcsc,
+                                  self._tuple_counts, 0, 0, rows, cols)
+        rows[k:] = lr
+        cols[k:] = lc
+        return rows, cols
+
+    def iter_tuples(self, chunk: int = 1 << 20) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+        """This rank's input tuples as ``(rows, cols)`` pieces of about ``chunk`` tuples.
+
+        The same tuples, in the same order, as :attr:`_tuples`; each piece is
+        a fresh pair of arrays of the local id dtype.
+        """
+        blk, counts = self.block, self._tuple_counts
+        dt = self.dist.local_dtype()
+        dcsc = blk.format == "dcsc"
+        jc = blk.jc if dcsc else blk.ind[:0]
+        # Every entry's copies go to one piece: a piece holds the largest count.
+        cap = max(int(chunk), int(counts.max(initial=0)), 1)
+        nslots = blk.ptr.shape[0] - 1
+        s = e = 0
+        while s < nslots:
+            rows = np.empty(cap, dtype=dt)
+            cols = np.empty(cap, dtype=dt)
+            k, s, e = K.expand_tuples(blk.ptr, blk.ind, jc, dcsc, counts, s, e, rows, cols)
+            if k:
+                yield rows[:k], cols[:k]
+        if self._loops[0].shape[0]:
+            yield self._loops[0].copy(), self._loops[1].copy()
+
+    def reached_tuples(self, col_levels: np.ndarray) -> int:
+        """Input tuples on this rank whose column ``u`` has ``col_levels[u] >= 0``.
+
+        ``col_levels`` is indexed by local column ids (the column chunk, see
+        :func:`spbfs.mpi.validate.column_chunk_of_piece`). Equal to
+        ``np.count_nonzero(col_levels[self._tuples[1]] >= 0)``, without
+        rebuilding the tuples.
+        """
+        blk = self.block
+        dcsc = blk.format == "dcsc"
+        jc = blk.jc if dcsc else blk.ind[:0]
+        return int(K.reached_tuples(blk.ptr, jc, dcsc, self._tuple_counts, self._loops[1],
+                                    col_levels))
+
     def piece_degrees(self) -> np.ndarray:
         """Out-degree (duplicates and self-loops removed) of this rank's vertices ``lo .. hi-1``."""
         return self._deg
@@ -383,11 +500,22 @@ class DistGraph:
         extra = 0 if self.nonempty is None else self.nonempty.nbytes
         return int(self.seg_slots.nbytes + extra)
 
+    def tuple_bytes(self) -> int:
+        """Bytes of this rank's input tuples (entry counts and self-loops)."""
+        return int(self._tuple_counts.nbytes + self._loops[0].nbytes + self._loops[1].nbytes)
+
     def memory(self) -> dict[str, int]:
-        """Bytes over all ranks (collective): ``block`` (B), ``tblock`` (B^T), ``index``."""
-        local = np.array([self.block.nbytes, self.tblock.nbytes, self.index_bytes()])
+        """Bytes over all ranks (collective) by part: ``block``, ``tblock``, ``index``, ``tuples``.
+
+        ``block`` is B, ``tblock`` B^T (the bottom-up rows), ``index`` the bottom-up
+        index (:meth:`index_bytes`), ``tuples`` the input tuples (:meth:`tuple_bytes`). A
+        ``tblock`` that is the block itself (symmetric ``B_ij``) counts 0.
+        """
+        tb = 0 if self.tblock is self.block else self.tblock.nbytes
+        local = np.array([self.block.nbytes, tb, self.index_bytes(), self.tuple_bytes()])
         tot = C.allreduce(self.grid.comm, local)
-        return {"block": int(tot[0]), "tblock": int(tot[1]), "index": int(tot[2])}
+        return {"block": int(tot[0]), "tblock": int(tot[1]), "index": int(tot[2]),
+                "tuples": int(tot[3])}
 
     def __repr__(self) -> str:
         kind = "directed" if self.directed else "undirected"

@@ -1,7 +1,8 @@
 """The Graph500 validation of a distributed search, run distributed.
 
 Each block owner keeps the input tuples routed to it (``u -> v`` lives with
-``B[v, u]``: ``v`` in its row chunk, ``u`` in its column chunk). Validation
+``B[v, u]``: ``v`` in its row chunk, ``u`` in its column chunk), as counts on
+its block's entries plus the self-loops, and checks them there. Validation
 gathers levels and parents over the rank's row chunk (Allgatherv along the
 processor row) and column chunk (transpose + Allgatherv down the column),
 checks rules 3 and 4 on every tuple, counts the tuples inside the component,
@@ -28,6 +29,7 @@ from typing import Any
 
 import numpy as np
 
+from spbfs.mpi import _construct as B
 from spbfs.mpi import _kernels as K
 from spbfs.mpi import comm as C
 from spbfs.validate import ValidationError, _fail, _levels_fail
@@ -191,18 +193,30 @@ def validate_distributed(graph: Any, result: Any) -> dict[str, Any]:
     unreached = np.int64(2**62)
     row_key = np.where(row_lev >= 0, row_lev, unreached)
     col_key = np.where(col_lev >= 0, col_lev, unreached)
-    rows, cols = graph._tuples
     row_conf = np.zeros(row_key.shape[0], dtype=np.bool_)
     col_conf = np.zeros(col_key.shape[0], dtype=np.bool_)
-    bad_first, nbad, comp = K.check_tuples(
-        rows, cols, graph.directed, row_key, col_key, row_par, col_par, g.i * g.pc,
-        g.j * g.pr, d.b, d.B64, unreached, row_conf, col_conf)
+    # The tuples are checked where they are kept: as counts on the block's entries
+    # (one visit per entry stands for all its copies), then the self-loops.
+    blk = graph.block
+    dcsc = blk.format == "dcsc"
+    row0, col0 = g.i * g.pc, g.j * g.pr
+    bad_row, bad_col, nbad, comp = B.check_entries(
+        blk.ptr, blk.ind, blk.jc if dcsc else blk.ind[:0], dcsc, graph._tuple_counts,
+        graph.directed, row_key, col_key, row_par, col_par, row0, col0, d.b, d.B64, unreached,
+        row_conf, col_conf)
+    first = None if bad_row < 0 else (int(bad_row), int(bad_col))
+    lrows, lcols = graph._loops
+    bad_at, bad_n, comp_n = K.check_tuples(
+        lrows, lcols, graph.directed, row_key, col_key, row_par, col_par, row0, col0, d.b,
+        d.B64, unreached, row_conf, col_conf)
+    nbad, comp = int(nbad) + int(bad_n), int(comp) + int(comp_n)
+    if first is None and bad_at >= 0:
+        first = (int(lrows[bad_at]), int(lcols[bad_at]))
 
     bad_edge = None  # (u, v, level of u, level of v) of this rank's first bad tuple
-    if bad_first >= 0:
-        bad_edge = (int(d.global_cols(int(cols[bad_first]), g.j)),
-                    int(d.global_rows(int(rows[bad_first]), g.i)),
-                    int(col_lev[cols[bad_first]]), int(row_lev[rows[bad_first]]))
+    if first is not None:
+        bad_edge = (int(d.global_cols(first[1], g.j)), int(d.global_rows(first[0], g.i)),
+                    int(col_lev[first[1]]), int(row_lev[first[0]]))
 
     confirmed = _or_to_owner(graph, row_conf, True)
     if not graph.directed:

@@ -15,6 +15,7 @@ with a non-zero status. Prints ``ALL OK <cases>`` on rank 0 at the end.
 from __future__ import annotations
 
 import os
+import re
 import sys
 import tempfile
 import zipfile
@@ -28,7 +29,7 @@ from spbfs.generators import erdos_renyi, grid2d, kronecker, path
 from spbfs.io import parallel_npz
 from spbfs.mpi import CollectiveError, DistGraph, ProcessGrid, bfs, install_excepthook
 from spbfs.mpi import comm as C
-from spbfs.validate import reference_levels, validate_bfs_tree
+from spbfs.validate import ValidationError, reference_levels, validate_bfs_tree
 
 # The cores this rank may use before any graph pins it (Config.bind).
 CORES = sorted(os.sched_getaffinity(0))
@@ -82,6 +83,7 @@ def check_grid(shape: str, cases: list[int]) -> None:
                 rows, cols = got
                 assert np.array_equal(rows, want_rows) and np.array_equal(cols, want_cols), (
                     f"{shape} {name} {fmt}: distributed blocks differ from the serial graph")
+            check_storage(g, el, directed, f"{shape} {name} {fmt}")
             degs = C.gatherv(grid.comm, g.piece_degrees())
             if rank == 0:
                 want = np.asarray(serial.out_degree)
@@ -131,11 +133,35 @@ def check_grid(shape: str, cases: list[int]) -> None:
         # Graph-level extras on the last (dcsc) graph.
         check_limits(g, el, serial, directed, shape, name)
     check_kronecker_grid_independence(grid, shape)
+    check_validation_errors(grid, shape)
     check_counters(grid, shape)
     check_save(grid, shape)
     check_chunked_alltoallv(grid)
     check_bad_input(grid)
     grid.free()
+
+
+def check_storage(g: DistGraph, el: EdgeList, directed: bool, tag: str) -> None:
+    """Kept tuples are this rank's input tuples; the transpose is shared where B_ij is symmetric."""
+    d, grid = g.dist, g.grid
+    rows, cols = g._tuples
+    assert rows.dtype == cols.dtype == d.local_dtype(), tag
+    gv = d.global_rows(rows.astype(np.int64), grid.i)
+    gu = d.global_cols(cols.astype(np.int64), grid.j)
+    own = d.block_owner(el.dst, el.src) == grid.rank
+    want = np.sort(el.dst[own] * el.n + el.src[own])
+    assert np.array_equal(np.sort(gv * el.n + gu), want), f"{tag}: kept tuples differ"
+    assert g.local_tuples == want.size, tag
+    pieces = list(g.iter_tuples(7))
+    if pieces:
+        assert np.array_equal(np.concatenate([r for r, _ in pieces]), rows), tag
+        assert np.array_equal(np.concatenate([c for _, c in pieces]), cols), tag
+    reached = np.arange(grid.pr * d.B64) % 3 - 1  # some columns "reached" (>= 0)
+    assert g.reached_tuples(reached) == np.count_nonzero(reached[cols] >= 0), tag
+    symmetric = not directed and grid.pr == grid.pc and grid.i == grid.j
+    assert (g.tblock is g.block) == symmetric, tag
+    t = g.block.to_scipy().T.tocsr()
+    assert (g.tblock.to_scipy() != t).nnz == 0, f"{tag}: tblock is not the transpose"
 
 
 def check_binding(grid: ProcessGrid) -> None:
@@ -178,7 +204,42 @@ def check_kronecker_grid_independence(grid: ProcessGrid, shape: str) -> None:
     if grid.rank == 0:
         print(f"roots {shape}: {roots.tolist()}", flush=True)
     mem = g.memory()
-    assert mem["block"] > 0 and mem["tblock"] > 0
+    # One rank's block is symmetric: its transpose is itself and counts no bytes.
+    assert mem["block"] > 0 and (mem["tblock"] > 0) == (grid.size > 1), mem
+    assert mem["tuples"] > 0, mem
+
+
+def check_validation_errors(grid: ProcessGrid, shape: str) -> None:
+    """A level moved away (rule 3) or a reached vertex dropped (rule 4) fails on every rank.
+
+    The tuples are checked as counts on the block entries: the number of bad
+    tuples reported must be the input's, duplicates included.
+    """
+    el = kronecker(9, 8, seed=5)
+    for fmt in ("csr", "dcsc"):
+        g = DistGraph.kronecker(9, 8, seed=5, grid=grid, config=Config(format=fmt))
+        s = int(g.sample_roots(1, seed=0)[0])
+        full = bfs(g, s).gather()
+        v = int(np.flatnonzero(full.levels == 2)[0]) if grid.rank == 0 else None
+        v = C.bcast_obj(grid.comm, v)
+        for kind, rule in (("far", 3), ("unreached", 4)):
+            r = bfs(g, s)
+            if r.lo <= v < r.hi:
+                if kind == "far":
+                    r.levels[v - r.lo] += 5
+                else:
+                    r.levels[v - r.lo] = r.parents[v - r.lo] = -1
+            try:
+                r.validate(g)
+            except ValidationError as exc:
+                text = str(exc)
+            else:  # pragma: no cover - the test fails here
+                raise AssertionError(f"{shape} {fmt} {kind}: corrupted result accepted")
+            assert text.startswith(f"rule {rule} "), text
+            if grid.size == 1 and grid.rank == 0:
+                # Every input tuple touching v joins it to a reached vertex (or is a loop).
+                touch = ((el.src == v) | (el.dst == v)) & (el.src != el.dst)
+                assert re.search(rf"[ (]{int(touch.sum())} such tuples on rank 0\)$", text), text
 
 
 def check_counters(grid: ProcessGrid, shape: str) -> None:

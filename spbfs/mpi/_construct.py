@@ -1,0 +1,374 @@
+"""numba kernels of the distributed graph's construction and of its input tuples.
+
+Edges travel between ranks as *records*: interleaved ``(local row, local
+column)`` pairs of the receiving rank's block, in the local id dtype (int32
+below ``2**31`` local ids), so an edge costs 8 bytes on the wire and in the
+buffers instead of the 16 of two int64 global ids. Counting sorts put records
+in destination order and entries in column order, without an ``argsort``
+permutation or an int64 copy of the edge list.
+
+A rank keeps its input tuples as a count per entry of its block (how many
+input tuples ``u -> v`` landed on the entry ``B[v, u]``; 0 for an entry only
+its mirror put there) plus the self-loops, which the block does not store:
+one byte per entry instead of two local ids per tuple.
+
+Ids: global ids are int64; a local row ``r`` of row chunk ``i`` is global
+``(i * pc + r // B64) * b + r % B64`` (``row0 = i * pc``), a local column of
+column chunk ``j`` likewise with ``col0 = j * pr`` (see
+:class:`spbfs.mpi.grid.Distribution`).
+"""
+
+from __future__ import annotations
+
+import numba as nb
+import numpy as np
+
+from semirings.blocks import choose_index_dtype
+
+__all__ = [
+    "build_columns",
+    "check_entries",
+    "count_global",
+    "count_mirrors",
+    "expand_tuples",
+    "fill_global",
+    "fill_mirrors",
+    "reached_tuples",
+]
+
+
+@nb.njit(cache=True, inline="always")
+def _global(local, piece0, b, B64):  # type: ignore[no-untyped-def]
+    """Global id of a local id whose chunk starts at piece ``piece0``."""
+    q = np.int64(local) // B64
+    return (piece0 + q) * b + (np.int64(local) - q * B64)
+
+
+@nb.njit(cache=True, inline="always")
+def _place(row, col, b, B64, pr, pc):  # type: ignore[no-untyped-def]
+    """Owner rank of ``B[row, col]`` (global ids) and the entry's local row and column there."""
+    pv = row // b
+    pu = col // b
+    i = pv // pc
+    j = pu // pr
+    return (i * pc + j, (pv - i * pc) * B64 + (row - pv * b),
+            (pu - j * pr) * B64 + (col - pu * b))
+
+
+# -- routing ---------------------------------------------------------------------------------
+@nb.njit(cache=True)
+def count_global(rows, cols, b, B64, pr, pc, counts):  # type: ignore[no-untyped-def]
+    """``counts[rank]`` += entries ``B[rows[k], cols[k]]`` (global ids) that rank owns."""
+    for k in range(rows.shape[0]):
+        o, _, _ = _place(np.int64(rows[k]), np.int64(cols[k]), b, B64, pr, pc)
+        counts[o] += 1
+
+
+@nb.njit(cache=True)
+def fill_global(rows, cols, b, B64, pr, pc, pos, out):  # type: ignore[no-untyped-def]
+    """Write the record of ``B[rows[k], cols[k]]`` at pair ``pos[owner]`` of ``out``, bump it.
+
+    ``pos`` starts at every owner's first pair: the records come out grouped by
+    owner, each group in input order (a stable counting sort).
+    """
+    for k in range(rows.shape[0]):
+        o, r, c = _place(np.int64(rows[k]), np.int64(cols[k]), b, B64, pr, pc)
+        p = pos[o]
+        out[2 * p] = r
+        out[2 * p + 1] = c
+        pos[o] = p + 1
+
+
+@nb.njit(cache=True)
+def count_mirrors(rec, row0, col0, b, B64, pr, pc, counts):  # type: ignore[no-untyped-def]
+    """:func:`count_global` of the mirrors ``B[u, v]`` of the records ``B[v, u]`` (not loops)."""
+    for k in range(rec.shape[0] // 2):
+        v = _global(rec[2 * k], row0, b, B64)
+        u = _global(rec[2 * k + 1], col0, b, B64)
+        if u != v:
+            o, _, _ = _place(u, v, b, B64, pr, pc)
+            counts[o] += 1
+
+
+@nb.njit(cache=True)
+def fill_mirrors(rec, row0, col0, b, B64, pr, pc, pos, out):  # type: ignore[no-untyped-def]
+    """:func:`fill_global` for the mirrors of the records (see :func:`count_mirrors`)."""
+    for k in range(rec.shape[0] // 2):
+        v = _global(rec[2 * k], row0, b, B64)
+        u = _global(rec[2 * k + 1], col0, b, B64)
+        if u != v:
+            o, r, c = _place(u, v, b, B64, pr, pc)
+            p = pos[o]
+            out[2 * p] = r
+            out[2 * p + 1] = c
+            pos[o] = p + 1
+
+
+# -- the block ---------------------------------------------------------------------------------
+@nb.njit(cache=True)
+def _count_columns(tup, mir, row0, col0, b, B64, ptr):  # type: ignore[no-untyped-def]
+    """Entries per column into ``ptr[1:]``, then offsets; returns the self-loop records."""
+    loops = 0
+    for k in range(tup.shape[0] // 2):
+        c = tup[2 * k + 1]
+        if _global(tup[2 * k], row0, b, B64) == _global(c, col0, b, B64):
+            loops += 1
+        else:
+            ptr[c + 1] += 1
+    for k in range(mir.shape[0] // 2):
+        ptr[mir[2 * k + 1] + 1] += 1
+    for c in range(ptr.shape[0] - 1):
+        ptr[c + 1] += ptr[c]
+    return loops
+
+
+@nb.njit(cache=True)
+def _scatter_rows(  # type: ignore[no-untyped-def]
+    tup, mir, row0, col0, b, B64, ptr, ind, mid, lrows, lcols
+):
+    """Rows into their columns: a column's tuples first, up to ``mid[c]``, then its mirrors.
+
+    The self-loop records go to ``lrows``/``lcols`` instead.
+    """
+    ncols = ptr.shape[0] - 1
+    for c in range(ncols):
+        mid[c] = ptr[c]
+    nl = 0
+    for k in range(tup.shape[0] // 2):
+        r = tup[2 * k]
+        c = tup[2 * k + 1]
+        if _global(r, row0, b, B64) == _global(c, col0, b, B64):
+            lrows[nl] = r
+            lcols[nl] = c
+            nl += 1
+        else:
+            ind[mid[c]] = r
+            mid[c] += 1
+    pos = mid.copy()
+    for k in range(mir.shape[0] // 2):
+        c = mir[2 * k + 1]
+        ind[pos[c]] = mir[2 * k]
+        pos[c] += 1
+
+
+@nb.njit(cache=True, inline="always")
+def _merge_column(ind, lo, mid, hi, out, o, counts, cap):  # type: ignore[no-untyped-def]
+    """Merge the sorted runs ``ind[lo:mid]`` (tuples) and ``ind[mid:hi]`` (mirrors), deduplicated.
+
+    Writes the distinct rows to ``out`` from ``o`` and, for each, how many
+    tuples it stands for (at most ``cap``) to ``counts``, unless ``out`` is
+    empty (then it only counts). Returns (distinct rows, whether a count
+    passed ``cap``).
+    """
+    write = out.shape[0] > 0
+    a = lo
+    m = mid
+    k = 0
+    over = False
+    while a < mid or m < hi:
+        if m >= hi or (a < mid and ind[a] <= ind[m]):
+            r = ind[a]
+        else:
+            r = ind[m]
+        n = 0
+        while a < mid and ind[a] == r:
+            a += 1
+            n += 1
+        while m < hi and ind[m] == r:
+            m += 1
+        if write:
+            out[o + k] = r
+            if n > cap:
+                over = True
+                n = cap
+            counts[o + k] = n
+        k += 1
+    return k, over
+
+
+@nb.njit(cache=True, parallel=True)
+def _sort_runs(ptr, mid, ind, newlen):  # type: ignore[no-untyped-def]
+    empty = ind[:0]
+    nocounts = np.zeros(0, np.uint8)
+    for c in nb.prange(ptr.shape[0] - 1):
+        lo, m, hi = ptr[c], mid[c], ptr[c + 1]
+        if m - lo > 1:
+            ind[lo:m].sort()
+        if hi - m > 1:
+            ind[m:hi].sort()
+        k, _ = _merge_column(ind, lo, m, hi, empty, 0, nocounts, 0)
+        newlen[c] = k
+
+
+@nb.njit(cache=True, parallel=True)
+def _merge_runs(ptr, mid, ind, newptr, out, counts, cap, over):  # type: ignore[no-untyped-def]
+    for c in nb.prange(ptr.shape[0] - 1):
+        _, past = _merge_column(ind, ptr[c], mid[c], ptr[c + 1], out, newptr[c], counts, cap)
+        over[c] = past
+
+
+def build_columns(tup: list[np.ndarray], mir: list[np.ndarray], row0: int, col0: int, b: int,
+                  B64: int, nrows: int, ncols: int, index_dtype: str | np.dtype | type = "auto",
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray, tuple[np.ndarray, np.ndarray]]:
+    """The block of the records: column pointers, rows, tuple counts, self-loops.
+
+    The entries are the tuple records but their self-loops, and the mirror
+    records (which never hold a loop). ``tup`` and ``mir`` are lists of (at
+    most) one array each, emptied once the records are scattered into the
+    columns, so that the caller's references do not keep them alive through
+    the sort.
+
+    Each column is scattered as two runs, its tuples then its mirrors, each
+    sorted in place; merging the runs deduplicates the rows and counts how
+    many tuples every row stands for, with no search and no wider copy.
+
+    Parameters
+    ----------
+    tup, mir : list of numpy.ndarray
+        The tuple and mirror records (interleaved local row, local column).
+    row0, col0, b, B64 : int
+        The chunks' first pieces and the distribution's piece sizes.
+    nrows, ncols : int
+        The block's shape.
+    index_dtype : {"auto", "int32", "int64"} or dtype
+        As for :func:`semirings.blocks.choose_index_dtype` (of the entries
+        before duplicates are merged).
+
+    Returns
+    -------
+    ptr : numpy.ndarray
+        ``ncols + 1`` int64 offsets.
+    ind : numpy.ndarray
+        Rows, of the chosen index dtype, increasing within every column.
+    counts : numpy.ndarray
+        Input tuples on every entry (0: a mirror only), uint8 unless a count
+        passes 255, then the smallest unsigned type that holds them.
+    loops : tuple of numpy.ndarray
+        Local rows and columns of the self-loop tuples (the records' dtype).
+
+    Raises
+    ------
+    OverflowError
+        When int32 is requested but does not fit.
+    """
+    t = tup.pop() if tup else np.zeros(0, np.int32)
+    m = mir.pop() if mir else np.zeros(0, dtype=t.dtype)
+    ptr = np.zeros(ncols + 1, dtype=np.int64)
+    nloops = _count_columns(t, m, row0, col0, b, B64, ptr)
+    dtype = choose_index_dtype(nrows, ncols, int(ptr[-1]), index_dtype)
+    ind = np.empty(int(ptr[-1]), dtype=dtype)
+    mid = np.empty(ncols, dtype=np.int64)
+    loops = (np.empty(nloops, dtype=t.dtype), np.empty(nloops, dtype=t.dtype))
+    _scatter_rows(t, m, row0, col0, b, B64, ptr, ind, mid, *loops)
+    del t, m
+    newptr = np.zeros(ncols + 1, dtype=np.int64)
+    _sort_runs(ptr, mid, ind, newptr[1:])
+    np.cumsum(newptr[1:], out=newptr[1:])
+    nnz = int(newptr[-1])
+    out = np.empty(nnz, dtype=dtype)
+    counts = np.empty(nnz, dtype=np.uint8)
+    over = np.zeros(ncols, dtype=np.bool_)
+    _merge_runs(ptr, mid, ind, newptr, out, counts, 255, over)
+    if over.any():  # an input edge repeated more than 255 times: count again, wider
+        wide = np.empty(nnz, dtype=np.int64)
+        _merge_runs(ptr, mid, ind, newptr, out, wide, 2**62, over)
+        top = int(wide.max(initial=0))
+        dt = np.uint16 if top <= 0xFFFF else np.uint32 if top <= 0xFFFFFFFF else np.uint64
+        counts = wide.astype(dt)
+    return newptr, out, counts, loops
+
+
+# -- the tuples back from the block ------------------------------------------------------------
+@nb.njit(cache=True)
+def expand_tuples(ptr, ind, jc, dcsc, counts, s, e, rows, cols):  # type: ignore[no-untyped-def]
+    """Write ``counts[x]`` copies of entry ``x``'s (row, column), from entry ``e`` of slot ``s`` on.
+
+    Stops before the first entry whose copies would not fit in ``rows``;
+    returns (tuples written, next slot, next entry). Slots are columns (csr)
+    or positions in ``jc`` (dcsc).
+    """
+    cap = rows.shape[0]
+    k = 0
+    nslots = ptr.shape[0] - 1
+    while s < nslots:
+        c = jc[s] if dcsc else s
+        hi = ptr[s + 1]
+        while e < hi:
+            m = np.int64(counts[e])
+            if k + m > cap:
+                return k, s, e
+            r = ind[e]
+            for _ in range(m):
+                rows[k] = r
+                cols[k] = c
+                k += 1
+            e += 1
+        s += 1
+    return k, s, e
+
+
+@nb.njit(cache=True)
+def reached_tuples(ptr, jc, dcsc, counts, loop_cols, col_levels):  # type: ignore[no-untyped-def]
+    """Tuples whose column ``u`` has ``col_levels[u] >= 0`` (entries' counts, then the loops)."""
+    tot = 0
+    for s in range(ptr.shape[0] - 1):
+        c = jc[s] if dcsc else s
+        if col_levels[c] >= 0:
+            for e in range(ptr[s], ptr[s + 1]):
+                tot += np.int64(counts[e])
+    for x in range(loop_cols.shape[0]):
+        if col_levels[loop_cols[x]] >= 0:
+            tot += 1
+    return tot
+
+
+@nb.njit(cache=True)
+def check_entries(  # type: ignore[no-untyped-def]
+    ptr, ind, jc, dcsc, counts, directed, row_key, col_key, row_par, col_par, row_glob0,
+    col_glob0, b, B64, unreached, row_conf, col_conf,
+):
+    """:func:`spbfs.mpi._kernels.check_tuples` over the tuples the entry counts stand for.
+
+    Entry ``x`` (row ``v``, column ``u``) stands for ``counts[x]`` copies of the
+    tuple ``u -> v``: each copy is bad, or in the component, exactly when the
+    entry is, and confirming a tree edge twice changes nothing, so one visit
+    per entry with a non-zero count gives the same results as checking the
+    rebuilt tuples one by one, without rebuilding them.
+
+    Returns (first bad tuple's row, its column, or -1, -1; bad tuples;
+    component tuples).
+    """
+    bad_row = -1
+    bad_col = -1
+    nbad = 0
+    comp = 0
+    for s in range(ptr.shape[0] - 1):
+        u = np.int64(jc[s]) if dcsc else np.int64(s)
+        ku = col_key[u]
+        for x in range(ptr[s], ptr[s + 1]):
+            m = np.int64(counts[x])
+            if m == 0:
+                continue
+            v = np.int64(ind[x])
+            kv = row_key[v]
+            d = kv - ku
+            if directed:
+                bad = d > 1
+            else:
+                bad = d > 1 or d < -1
+            if bad:
+                if bad_row < 0:
+                    bad_row = v
+                    bad_col = u
+                nbad += m
+            if ku != unreached:
+                comp += m
+            if d == 1:
+                gu = (col_glob0 + u // B64) * b + u % B64
+                if row_par[v] == gu:
+                    row_conf[v] = True
+            elif d == -1 and not directed:
+                gv = (row_glob0 + v // B64) * b + v % B64
+                if col_par[u] == gv:
+                    col_conf[u] = True
+    return bad_row, bad_col, nbad, comp
