@@ -16,14 +16,16 @@ from typing import Any
 import numpy as np
 
 from semirings.backend import get_backend
+from semirings.semiring import Semiring
 from spbfs import _steps_numba as nbk
 from spbfs.config import Config
 from spbfs.direction import DirectionPolicy
 from spbfs.graph import Graph, as_graph
 from spbfs.result import BFSResult
-from spbfs.search.checks import check_max_depth, check_vertex
+from spbfs.search.checks import PARENTS, VALUES, check_max_depth, check_semiring, check_vertex
 from spbfs.search.driver import LocalEngine, run_levels
 from spbfs.search.numba_engine import NumbaEngine, ScratchPool, nonempty_columns
+from spbfs.search.semiring_engine import semiring_search
 from spbfs.search.vectorized_engine import VectorizedEngine
 
 __all__ = ["bfs"]
@@ -40,8 +42,10 @@ def bfs(
     target: int | None = None,
     reverse: bool = False,
     directed: bool | None = None,
+    semiring: Semiring | str = "min_second",
+    source_value: Any = 1,
 ) -> BFSResult:
-    """Breadth-first search from ``source``.
+    """Breadth-first search from ``source``, or a traversal over any semiring.
 
     Parameters
     ----------
@@ -64,20 +68,46 @@ def bfs(
         Follow in-edges instead of out-edges (directed graphs).
     directed : bool, optional
         Used only when ``graph`` must be converted.
+    semiring : Semiring or str
+        The semiring ``(⊕, ⊗)`` of a level's product. ``"min_second"`` (the
+        default: parents) and ``"any_pair"`` (levels only, as LAGraph does when
+        only levels are asked for) run the fused fast kernels; ``any_pair``
+        returns levels only and refuses an ``output`` asking for parents. Any
+        other semiring (a name such as ``"plus_second"``, or a
+        ``semirings.Semiring``, e.g. from ``Semiring.from_callables``) runs the
+        generic engine: the frontier carries a value per vertex, and a vertex
+        reached at level ``d`` gets ``⊕`` over its in-edges ``u -> v`` from level
+        ``d - 1`` of ``B[v, u] ⊗ value[u]`` (``plus_second``: the number of
+        shortest paths). It runs the direction the policy picks (push: a
+        masked SpMSV over the out-block; pull: a masked SpMV over the in-edges;
+        as a pull reads every in-edge unless the monoid is ``any``, it pulls
+        only once the frontier's edges outnumber the unvisited vertices');
+        ``output`` must then be ``"levels"`` or left out.
+    source_value : int or float
+        The source's value in a generic semiring's frontier (default 1). The
+        values are int64 (bools and integers) or float64. Only 1 is accepted
+        with ``min_second`` and ``any_pair``, whose frontiers carry no values.
 
     Returns
     -------
     BFSResult
         Parents (the smallest frontier vertex reaching each vertex, ``-1`` where
         unreached, the source its own parent), levels and per-level statistics.
+        A generic semiring gives ``levels`` and ``values`` (each reached
+        vertex's value; the semiring's additive identity where unreached) and
+        no parents.
 
     Raises
     ------
     ValueError
         For a source or target out of range, an empty graph, a negative
-        ``max_depth`` or an unknown option value.
+        ``max_depth``, an unknown option value or semiring name, parents asked
+        of a semiring that computes none, or a ``source_value`` other than 1
+        with ``min_second`` / ``any_pair``.
     TypeError
-        For a non-integer source or target.
+        For a non-integer source or target, a ``semiring`` that is neither a
+        Semiring nor a name, a non-numeric ``source_value``, or a user
+        semiring the numpy/cupy backend cannot run.
 
     Examples
     --------
@@ -88,12 +118,17 @@ def bfs(
     ([0, 1, 2, 3], [0, 0, 1, 2])
     >>> r.path(3).tolist()
     [0, 1, 2, 3]
+    >>> spbfs.bfs(g, 0, semiring="plus_second").values.tolist()   # shortest-path counts
+    [1, 1, 1, 1]
     """
     g = as_graph(graph, config=config, directed=directed)
     cfg = config or g.config
+    kind, semiring = check_semiring(semiring, output, cfg.output, source_value)
     overrides = {k: v for k, v in (("output", output), ("direction", direction)) if v is not None}
     if overrides:
         cfg = cfg.replace(**overrides)
+    if kind != PARENTS:
+        cfg = cfg.replace(output="levels")  # any_pair and the generic engine give no parents
     if g.n == 0:
         raise ValueError("graph is empty (0 vertices): there is no source to start from")
     source = check_vertex(source, g.n, "source")
@@ -104,6 +139,8 @@ def bfs(
         import numba
 
         numba.set_num_threads(min(cfg.threads, numba.config.NUMBA_NUM_THREADS))
+    if kind == VALUES:
+        return semiring_search(g, source, cfg, semiring, source_value, max_depth, target, reverse)
     return _search(g, source, cfg, max_depth, target, reverse)
 
 

@@ -137,6 +137,12 @@ class BFSResult:
         The :class:`~spbfs.config.Config` used.
     stopped : str
         Why the search ended: ``"exhausted"``, ``"max_depth"`` or ``"target"``.
+    values : numpy.ndarray or None
+        A traversal over a semiring other than ``min_second`` / ``any_pair``
+        (``bfs(..., semiring=...)``): each reached vertex's value at its level
+        (int64 or float64); unreached vertices hold the semiring's additive
+        identity for that dtype (0 for ``plus``, the largest value for ``min``).
+        None for the fast searches.
     """
 
     source: int
@@ -146,6 +152,7 @@ class BFSResult:
     seconds: float
     config: Any = None
     stopped: str = "exhausted"
+    values: np.ndarray | None = None
 
     @property
     def n(self) -> int:
@@ -230,10 +237,12 @@ class BFSResult:
         )
 
     def save(self, path: str) -> None:
-        """Write ``parents`` and ``levels`` (where computed) to an ``.npz`` file."""
+        """Write ``parents``, ``levels`` and ``values`` (where computed) to an ``.npz`` file."""
         arrays: dict[str, Any] = {"source": np.int64(self.source)}
         if self.parents is not None:
             arrays["parents"] = self.parents
         if self.levels is not None:
             arrays["levels"] = self.levels
+        if self.values is not None:
+            arrays["values"] = self.values
         np.savez(path, **arrays)

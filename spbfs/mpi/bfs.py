@@ -46,6 +46,7 @@ from typing import Any
 import numba
 import numpy as np
 
+from semirings.semiring import Semiring
 from spbfs.config import Config
 from spbfs.direction import BOTTOM_UP, DirectionPolicy
 from spbfs.io.parallel_npz import save_npz
@@ -68,7 +69,7 @@ from spbfs.mpi.spmsv import (
     merge_pairs,
 )
 from spbfs.result import BFSResult, LevelStats, direction_string
-from spbfs.search.checks import check_max_depth, check_vertex
+from spbfs.search.checks import LEVELS, VALUES, check_max_depth, check_semiring, check_vertex
 from spbfs.search.driver import SearchRun, run_levels
 
 __all__ = ["COMM_PHASES", "LOCAL_PHASES", "DistBFSResult", "bfs", "traversed_edges"]
@@ -91,7 +92,8 @@ class DistBFSResult:
     source : int
         The root.
     parents, levels : numpy.ndarray
-        This rank's piece (vertices ``lo .. hi-1``), int64, ``-1`` where unreached.
+        This rank's piece (vertices ``lo .. hi-1``), int64, ``-1`` where unreached;
+        ``parents`` is None for ``semiring="any_pair"`` and generic semirings.
     lo, hi : int
         The global ids of the piece.
     n : int
@@ -109,10 +111,15 @@ class DistBFSResult:
         The configuration the search ran with.
     grid_shape : tuple of int
         ``(pr, pc)``.
+    values : numpy.ndarray or None
+        A generic semiring's values of this rank's piece (see
+        :attr:`spbfs.BFSResult.values`: the additive identity where unreached);
+        None for the fast searches. Such a search keeps no communication
+        counters (``stats.extra`` holds empty ``"messages"`` and ``"words"``).
     """
 
     source: int
-    parents: np.ndarray
+    parents: np.ndarray | None
     levels: np.ndarray
     lo: int
     hi: int
@@ -123,6 +130,7 @@ class DistBFSResult:
     phase_seconds: dict[str, float] = field(default_factory=dict)
     config: Any = None
     grid_shape: tuple[int, int] = (1, 1)
+    values: np.ndarray | None = None
     _comm: Any = None
 
     @property
@@ -164,12 +172,15 @@ class DistBFSResult:
 
         Returns None on the other ranks.
         """
-        parents = C.gatherv(self._comm, self.parents, root=root)
+        # None or not is the same on every rank: the collectives match.
+        parents = None if self.parents is None else C.gatherv(self._comm, self.parents, root=root)
         levels = C.gatherv(self._comm, self.levels, root=root)
+        values = None if self.values is None else C.gatherv(self._comm, self.values, root=root)
         if self._comm.Get_rank() != root:
             return None
         return BFSResult(source=self.source, parents=parents, levels=levels, stats=self.stats,
-                         seconds=self.seconds, config=self.config, stopped=self.stopped)
+                         seconds=self.seconds, config=self.config, stopped=self.stopped,
+                         values=values)
 
     def validate(self, graph: DistGraph) -> dict[str, Any]:
         """Check the Graph500 rules, distributed (collective).
@@ -188,17 +199,29 @@ class DistBFSResult:
         """
         from spbfs.mpi.validate import validate_distributed
 
+        if self.parents is None:
+            raise ValueError("validate needs parents: search with semiring='min_second'")
         return validate_distributed(graph, self)
 
     def save(self, path: str | os.PathLike[str]) -> None:
-        """Write ``source``, ``parents`` and ``levels`` to one ``.npz`` file in parallel.
+        """Write ``source``, ``parents``, ``levels`` and ``values`` (where computed) in parallel.
 
         Collective: every rank writes its pieces with MPI-IO into an
         uncompressed zip laid out by rank 0, which ``numpy.load`` reads like
         the output of :meth:`spbfs.BFSResult.save`.
+
+        Raises
+        ------
+        ValueError
+            For float values (the writer lays out int64 arrays).
         """
+        if self.values is not None and self.values.dtype != np.int64:
+            # The same dtype on every rank, so every rank raises.
+            raise ValueError(f"save writes int64 arrays; these values are {self.values.dtype} "
+                             "(gather() them and use BFSResult.save)")
+        arrays = [("parents", self.parents), ("levels", self.levels), ("values", self.values)]
         save_npz(self._comm, os.fspath(path), self.source, self.n, self.lo,
-                  [("parents", self.parents), ("levels", self.levels)])
+                  [(name, a) for name, a in arrays if a is not None])
 
     def __repr__(self) -> str:
         return f"<DistBFSResult {self.summary()}>"
@@ -515,8 +538,12 @@ def _check_out(out: Any, size: int) -> None:
 def bfs(graph: DistGraph, source: int, *, direction: str | None = None,
         frontier_encoding: str | None = None, max_depth: int | None = None,
         target: int | None = None, config: Config | None = None,
-        out: tuple[np.ndarray, np.ndarray] | None = None) -> DistBFSResult:
+        out: tuple[np.ndarray, np.ndarray] | None = None,
+        semiring: Semiring | str = "min_second", source_value: Any = 1) -> DistBFSResult:
     """Direction-optimizing BFS from ``source`` on a :class:`DistGraph` (collective).
+
+    Or a traversal over any semiring, as :func:`spbfs.bfs` runs it on one process,
+    with the same levels and values.
 
     Parameters
     ----------
@@ -540,17 +567,32 @@ def bfs(graph: DistGraph, source: int, *, direction: str | None = None,
         ``hi - lo`` long), overwritten and returned in the result. A loop of
         searches that is done with each result before the next (the benchmark)
         saves the page faults of fresh arrays: 0.19 ms per search and rank for
-        two 65,536-entry arrays on this 2-core machine.
+        two 65,536-entry arrays on this 2-core machine. Not with a generic semiring.
+    semiring : Semiring or str
+        As in :func:`spbfs.bfs`: ``"min_second"`` (parents and levels) and
+        ``"any_pair"`` (levels only, ``parents`` None) run the fused grid
+        search above; any other semiring runs the generic grid engine (its
+        levels expand the frontier's values down the processor columns,
+        multiply by the local block and fold the partial results along the
+        processor row, where the owner merges them with the semiring's
+        addition; one Allreduce per level), giving ``levels`` and ``values``.
+        Its local products run on numba unless the config's backend is
+        ``"numpy"``; positional operators (``secondi``, ...) are refused.
+    source_value : int or float
+        The source's value in a generic semiring's frontier (default 1).
 
     Returns
     -------
     DistBFSResult
-        This rank's piece of parents and levels, and the global statistics.
+        This rank's piece of parents and levels (and values), and the global
+        statistics.
 
     Raises
     ------
     CollectiveError
-        On every rank for a source or target out of range or a bad option.
+        On every rank for a source or target out of range, a bad option, or a
+        semiring or ``source_value`` that :func:`spbfs.bfs` refuses (also
+        ``out`` with a generic semiring).
     ValueError
         For ``out`` arrays of the wrong length, dtype or layout (raised on the
         ranks that pass them).
@@ -566,16 +608,24 @@ def bfs(graph: DistGraph, source: int, *, direction: str | None = None,
         if target is not None:
             target = check_vertex(target, n, "target")
         max_depth = check_max_depth(max_depth)
+        kind, semiring = check_semiring(semiring, source_value=source_value)
     except (TypeError, ValueError) as exc:
         # Every rank has the same arguments, so every rank raises the same error.
         raise C.CollectiveError(str(exc)) from None
+    if kind == VALUES:
+        from spbfs.mpi.semiring_engine import semiring_bfs
+
+        return semiring_bfs(graph, source, cfg, semiring, source_value, max_depth, target, out)
     if out is not None:
         _check_out(out, graph.hi - graph.lo)
     policy = DirectionPolicy(cfg.direction, cfg.alpha, cfg.beta)
     t_start = time.perf_counter()
     engine = GridEngine(graph, cfg, cfg.frontier_encoding, out, max_depth)
     run = run_levels(engine, policy, source, max_depth, target)
-    return engine.finish(run, source, cfg, time.perf_counter() - t_start)
+    result = engine.finish(run, source, cfg, time.perf_counter() - t_start)
+    if kind == LEVELS:
+        result.parents = None  # any_pair asks for levels only
+    return result
 
 
 # --------------------------------------------------------------------------- edge counts

@@ -272,11 +272,14 @@ class GridOps:
 
 
 def product_sparse(ops: GridOps, block: Block, ids: np.ndarray, vals: np.ndarray,
-                    semiring: Any, *, transpose: bool) -> tuple[np.ndarray, np.ndarray]:
+                    semiring: Any, *, transpose: bool,
+                    backend: str | None = None) -> tuple[np.ndarray, np.ndarray]:
     """One distributed SpMSV ``y = B ⊕.⊗ x``: expand, local multiply, fold.
 
     ``ids`` and ``vals`` are this rank's piece of the sparse ``x`` (piece-local
-    ids); ``transpose`` multiplies by ``Bᵀ`` (``block`` is then ``tblock``).
+    ids); ``transpose`` multiplies by ``Bᵀ`` (``block`` is then ``tblock``);
+    ``backend`` runs the local product on another host backend than the
+    block's (``"numba"``: a user semiring without a vectorized form).
     Returns the unreduced ``(piece ids, values)`` sent to this rank: an id
     may repeat, the caller merges with the semiring's addition.
     """
@@ -284,7 +287,7 @@ def product_sparse(ops: GridOps, block: Block, ids: np.ndarray, vals: np.ndarray
     dt = vals.dtype
     cols, (xv,) = ops.expand_sparse(ids, [vals], transpose=transpose)
     y = spmsv(block, SparseVector(cols, xv, block.shape[1], check=False), semiring,
-              check=False)
+              backend=backend, check=False)
     r, (yv,) = ops.fold_sparse(np.asarray(y.indices, dtype=np.int64),
                                [np.asarray(y.values).astype(dt, copy=False)],
                                transpose=transpose)

@@ -1,0 +1,33 @@
+"""Semiring traversals on the grid (``spbfs.mpi.bfs(..., semiring=...)``) under mpiexec.
+
+Each launch runs ``tests/mpi/semiring_cases.py`` on the grid shapes of its rank
+count: shortest-path counts over ``plus_second`` (the generic grid engine) and
+levels over ``any_pair`` (the fused grid search), gathered and compared on
+rank 0 with the one-process ``spbfs.bfs`` (values, levels, per-level counts),
+plus bad arguments that must raise the same error on every rank. The job is
+killed (whole process group) if it hangs.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from mpi_launch import launch, needs_mpi
+
+ROOT = Path(__file__).resolve().parents[1]
+SCRIPT = ROOT / "tests" / "mpi" / "semiring_cases.py"
+
+
+@pytest.mark.mpi
+@needs_mpi
+@pytest.mark.parametrize(
+    ("nranks", "grids"),
+    [(1, ["1x1"]), (2, ["1x2", "2x1"]), (4, ["2x2"]), (6, ["2x3", "3x2"])],
+    ids=["1", "2", "4", "6"],
+)
+def test_semiring_traversal_matches_one_process(nranks: int, grids: list[str]) -> None:
+    """Gathered values and levels equal the one-process traversal on every grid."""
+    rc, out, err, _ = launch(nranks, [str(SCRIPT), *grids], timeout=180)
+    assert rc == 0, f"stdout:\n{out}\nstderr:\n{err}"
+    assert "ALL OK" in out, out
