@@ -6,13 +6,30 @@ import numba as nb
 import numpy as np
 from numba.cpython.unsafe.numbers import trailing_zeros
 
-__all__ = ["bit_index", "ids_and_not", "ids_from_bits", "set_bits", "test_and_set"]
+__all__ = ["bit_index", "first_member", "ids_and_not", "ids_from_bits", "set_bits",
+           "test_and_set"]
 
 
 @nb.njit(cache=True, inline="always")
 def bit_index(word):  # type: ignore[no-untyped-def]
     """Position of the lowest set bit of a non-zero word (one ``tzcnt``)."""
     return np.int64(trailing_zeros(word))
+
+
+@nb.njit(cache=True, inline="always")
+def first_member(bits, ind, lo, hi):  # type: ignore[no-untyped-def]
+    """First ``e`` in ``lo .. hi-1`` whose id ``ind[e]`` has its bit set, or ``hi``.
+
+    The bottom-up scan of one vertex's in-neighbours (sorted: the first hit is
+    the smallest frontier neighbour), shared by the one-process and grid kernels.
+    """
+    e = lo
+    while e < hi:
+        u = ind[e]
+        if (bits[u >> 6] >> (u & 63)) & 1:
+            return e
+        e += 1
+    return hi
 
 
 @nb.njit(cache=True, inline="always")

@@ -17,7 +17,7 @@ import numba as nb
 import numpy as np
 
 from semirings._intrinsics import column_range, column_share, monotonic, prefetch
-from spbfs._bitmaps import ids_from_bits
+from spbfs._bitmaps import first_member, ids_from_bits
 from spbfs._bitmaps import set_bits as _set_ids
 from spbfs.direction import leave_top_down
 
@@ -241,12 +241,7 @@ def _bottomup_range(ptr, ind, jc, dcsc, front, parents, levels, want_levels, dep
             continue
         lo = ptr[k]
         hi = ptr[k + 1]
-        e = lo
-        while e < hi:
-            u = ind[e]
-            if (front[u >> 6] >> (u & 63)) & 1:
-                break
-            e += 1
+        e = first_member(front, ind, lo, hi)
         if e < hi:
             parents[v] = ind[e]
             if want_levels:

@@ -11,7 +11,7 @@ import numba as nb
 import numpy as np
 
 from semirings._intrinsics import column_range, column_share, prefetch
-from spbfs._bitmaps import ids_and_not, ids_from_bits, set_bits, test_and_set
+from spbfs._bitmaps import first_member, ids_and_not, ids_from_bits, set_bits, test_and_set
 from spbfs._steps_numba import close_parts, word_cuts
 
 __all__ = ["ids_and_not", "ids_from_bits", "set_bits"]  # re-exported for the driver
@@ -201,12 +201,7 @@ def _bu_range(ptr, ind, jc, dcsc, lo_slot, row_base, front, comp, src, cand, fir
             continue  # done (visited, or found by another rank this level): dropped
         lo = ptr[p]
         hi = ptr[p + 1]
-        e = lo
-        while e < hi:
-            u = ind[e]
-            if (front[u >> 6] >> np.uint64(u & 63)) & one:
-                break
-            e += 1
+        e = first_member(front, ind, lo, hi)
         if e < hi:
             par = global_id(np.int64(ind[e]), col_piece0, b, B64)
             out_rows[f] = v
