@@ -11,6 +11,17 @@ bottom-up levels are Algorithm 4 (frontier bitmap gathered down the column,
 direction of each level comes from globally reduced counts with the
 one-process heuristics.
 
+The modules, each with one job: :mod:`~spbfs.mpi.grid` (the process grid and
+who owns which ids), :mod:`~spbfs.mpi.graph` (the distributed graph and its
+construction; kernels in ``_construct``), :mod:`~spbfs.mpi.comm` (waits that
+yield, chunked collectives, errors that end the job), :mod:`~spbfs.mpi.spmsv`
+(the grid's SpMSV in named phases: every vector that moves, moves there),
+:mod:`~spbfs.mpi.bfs` (the grid engine of the one BFS driver, its kernels in
+``_kernels``, and its result), :mod:`~spbfs.mpi.semiring_engine` (the grid
+engine of other semirings), :mod:`~spbfs.mpi.read` (graph files read in
+slices by every rank) and :mod:`~spbfs.mpi.validate` (the Graph500 checks,
+distributed).
+
 Every function and constructor here is *collective*: all ranks of the grid
 call it with the same arguments. Importing this package does not initialize
 MPI (mpi4py is imported on first use); constructing a :class:`ProcessGrid` does,

@@ -566,8 +566,8 @@ def bfs(graph: DistGraph, source: int, *, direction: str | None = None,
         Arrays for this rank's ``parents`` and ``levels`` (int64, C-contiguous,
         ``hi - lo`` long), overwritten and returned in the result. A loop of
         searches that is done with each result before the next (the benchmark)
-        saves the page faults of fresh arrays: 0.19 ms per search and rank for
-        two 65,536-entry arrays on this 2-core machine. Not with a generic semiring.
+        saves the page faults of fresh arrays, a cost paid inside every search
+        otherwise. Not with a generic semiring.
     semiring : Semiring or str
         As in :func:`spbfs.bfs`: ``"min_second"`` (parents and levels) and
         ``"any_pair"`` (levels only, ``parents`` None) run the fused grid

@@ -313,8 +313,7 @@ class ProcessGrid:
         one thread each. Why: on 2 cores, 4 unpinned ranks often had two waiting
         ranks share one core while two working ranks shared the other; pinned,
         a waiting rank's yield always hands its core to a rank with work
-        (Kronecker scale 20, 2x2: median search 28.0 -> 19.6 ms; 4x1:
-        20.9 -> 14.5 ms; 2 ranks on 2 cores unchanged). Pin before numba starts
+        (benchmarks page, "Rank pinning"). Pin before numba starts
         its threads: they inherit the mask. Returns the core, or None.
         """
         import os
