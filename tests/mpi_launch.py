@@ -17,6 +17,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
+#: The scripts the MPI tests launch.
+SCRIPTS = ROOT / "tests" / "mpi"
 
 
 def _mpiexec() -> str | None:
@@ -59,3 +61,9 @@ def launch(nranks: int, args: list[str], *, timeout: float = 120.0,
         pytest.fail(f"mpiexec -n {nranks} {' '.join(args)} hung for {timeout:.0f} s\n"
                     f"stdout:\n{out}\nstderr:\n{err}")
     return proc.returncode, out, err, time.perf_counter() - t0
+
+
+def on_grids(table: dict[int, list[str]]) -> pytest.MarkDecorator:
+    """Parametrize a test by ``(nranks, grids)`` from ``{ranks: [grid, ...]}``, ids by ranks."""
+    return pytest.mark.parametrize(("nranks", "grids"), list(table.items()),
+                                   ids=[str(k) for k in table])

@@ -10,22 +10,15 @@ if it hangs.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
-from mpi_launch import launch, needs_mpi
+from mpi_launch import SCRIPTS, launch, needs_mpi, on_grids
 
-ROOT = Path(__file__).resolve().parents[1]
-SCRIPT = ROOT / "tests" / "mpi" / "algorithms_cases.py"
+SCRIPT = SCRIPTS / "algorithms_cases.py"
 
 
 @pytest.mark.mpi
 @needs_mpi
-@pytest.mark.parametrize(
-    ("nranks", "grids"),
-    [(1, ["1x1"]), (2, ["1x2", "2x1"]), (4, ["2x2"])],
-    ids=["1", "2", "4"],
-)
+@on_grids({1: ["1x1"], 2: ["1x2", "2x1"], 4: ["2x2"]})
 def test_distributed_algorithms_match_serial(nranks: int, grids: list[str]) -> None:
     """Gathered results equal the one-process functions and scipy / networkx on every grid."""
     rc, out, err, _ = launch(nranks, [str(SCRIPT), *grids], timeout=120)

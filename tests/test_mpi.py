@@ -17,24 +17,16 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from mpi_launch import launch, needs_mpi
+from mpi_launch import SCRIPTS, launch, needs_mpi, on_grids
 
 from spbfs.mpi.grid import Distribution, auto_grid_shape
-
-ROOT = Path(__file__).resolve().parents[1]
-SCRIPTS = ROOT / "tests" / "mpi"
-
 
 # --------------------------------------------------------------------------- under mpiexec
 
 
 @pytest.mark.mpi
 @needs_mpi
-@pytest.mark.parametrize(
-    ("nranks", "grids"),
-    [(1, ["1x1"]), (2, ["1x2", "2x1"]), (3, ["1x3", "3x1"]), (4, ["2x2"]), (6, ["2x3", "3x2"])],
-    ids=["1", "2", "3", "4", "6"],
-)
+@on_grids({1: ["1x1"], 2: ["1x2", "2x1"], 3: ["1x3", "3x1"], 4: ["2x2"], 6: ["2x3", "3x2"]})
 def test_cases_match_serial_and_scipy(nranks: int, grids: list[str]) -> None:
     """Levels equal one-process spbfs.bfs and scipy; trees valid; same graph on every grid."""
     rc, out, err, _ = launch(nranks, [str(SCRIPTS / "dist_cases.py"), *grids], timeout=170)

@@ -10,22 +10,15 @@ killed (whole process group) if it hangs.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
-from mpi_launch import launch, needs_mpi
+from mpi_launch import SCRIPTS, launch, needs_mpi, on_grids
 
-ROOT = Path(__file__).resolve().parents[1]
-SCRIPT = ROOT / "tests" / "mpi" / "semiring_cases.py"
+SCRIPT = SCRIPTS / "semiring_cases.py"
 
 
 @pytest.mark.mpi
 @needs_mpi
-@pytest.mark.parametrize(
-    ("nranks", "grids"),
-    [(1, ["1x1"]), (2, ["1x2", "2x1"]), (4, ["2x2"]), (6, ["2x3", "3x2"])],
-    ids=["1", "2", "4", "6"],
-)
+@on_grids({1: ["1x1"], 2: ["1x2", "2x1"], 4: ["2x2"], 6: ["2x3", "3x2"]})
 def test_semiring_traversal_matches_one_process(nranks: int, grids: list[str]) -> None:
     """Gathered values and levels equal the one-process traversal on every grid."""
     rc, out, err, _ = launch(nranks, [str(SCRIPT), *grids], timeout=180)

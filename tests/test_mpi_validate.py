@@ -16,29 +16,19 @@ huge distributions on blocks holding a few entries.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pytest
-from mpi_launch import launch, needs_mpi
+from mpi_launch import SCRIPTS, launch, needs_mpi, on_grids
 
 from spbfs.mpi import _kernels as K
 from spbfs.mpi.grid import Distribution
-
-ROOT = Path(__file__).resolve().parents[1]
-SCRIPTS = ROOT / "tests" / "mpi"
-
 
 # --------------------------------------------------------------------------- under mpiexec
 
 
 @pytest.mark.mpi
 @needs_mpi
-@pytest.mark.parametrize(
-    ("nranks", "grids"),
-    [(1, ["1x1"]), (2, ["1x2", "2x1"]), (3, ["1x3"]), (4, ["2x2"]), (6, ["3x2"])],
-    ids=["1", "2", "3", "4", "6"],
-)
+@on_grids({1: ["1x1"], 2: ["1x2", "2x1"], 3: ["1x3"], 4: ["2x2"], 6: ["3x2"]})
 def test_distributed_validator_rejects_broken_results(nranks: int, grids: list[str]) -> None:
     """Every break raises the same ValidationError on every rank, with the serial
     validator's rule (and message, for the vertex rules); int64 blocks search right."""

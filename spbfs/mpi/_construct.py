@@ -24,6 +24,7 @@ import numba as nb
 import numpy as np
 
 from semirings.blocks import choose_index_dtype
+from spbfs.mpi._kernels import check_tuple
 
 __all__ = [
     "build_columns",
@@ -350,25 +351,12 @@ def check_entries(  # type: ignore[no-untyped-def]
             if m == 0:
                 continue
             v = np.int64(ind[x])
-            kv = row_key[v]
-            d = kv - ku
-            if directed:
-                bad = d > 1
-            else:
-                bad = d > 1 or d < -1
-            if bad:
+            if check_tuple(v, u, row_key[v], ku, directed, row_par, col_par, row_glob0,
+                           col_glob0, b, B64, row_conf, col_conf):
                 if bad_row < 0:
                     bad_row = v
                     bad_col = u
                 nbad += m
             if ku != unreached:
                 comp += m
-            if d == 1:
-                gu = (col_glob0 + u // B64) * b + u % B64
-                if row_par[v] == gu:
-                    row_conf[v] = True
-            elif d == -1 and not directed:
-                gv = (row_glob0 + v // B64) * b + v % B64
-                if col_par[u] == gv:
-                    col_conf[u] = True
     return bad_row, bad_col, nbad, comp

@@ -336,18 +336,36 @@ def bottomup_search(ptr, ind, jc, dcsc, lo_slot, hi_slot, row_base, front, comp,
     return _bu_close(out_rows, out_par, k0, cand, res, step, own, comp, visited, new, nk, pairs)
 
 
+@nb.njit(cache=True, inline="always")
+def check_tuple(v, u, kv, ku, directed, row_par, col_par, row_glob0, col_glob0, b, B64,
+                row_conf, col_conf):  # type: ignore[no-untyped-def]
+    """Rule 3/4 and the tree-edge confirmation of one tuple ``u -> v``; whether it is bad.
+
+    ``kv``, ``ku`` are the level keys of local row ``v`` and column ``u``
+    (unreached: a huge key). Levels may differ by at most one (directed:
+    ``kv <= ku + 1``). ``parent[v] == u`` with ``kv == ku + 1`` confirms the
+    tree edge in ``row_conf[v]``; undirected, the mirror confirms ``col_conf[u]``.
+    Global ids of local ids are ``(glob0 + l // B64) * b + l % B64``.
+    """
+    d = kv - ku
+    bad = d > 1 if directed else (d > 1 or d < -1)
+    if d == 1:
+        if row_par[v] == (col_glob0 + u // B64) * b + u % B64:
+            row_conf[v] = True
+    elif d == -1 and not directed:
+        if col_par[u] == (row_glob0 + v // B64) * b + v % B64:
+            col_conf[u] = True
+    return bad
+
+
 @nb.njit(cache=True, nogil=True)
 def check_tuples(rows, cols, directed, row_key, col_key, row_par, col_par, row_glob0,
                  col_glob0, b, B64, unreached, row_conf, col_conf):
     """The edge pass of the Graph500 validation over this rank's input tuples.
 
     Tuple ``x`` is the arc ``u -> v`` with ``v = rows[x]`` (local row) and
-    ``u = cols[x]`` (local column). Checks rule 3/4 (level keys differ by at
-    most one, directed: ``key[v] <= key[u] + 1``), counts the tuples whose
-    tail is reached, and confirms tree edges: ``parent[v] == u`` with
-    ``key[v] == key[u] + 1`` marks ``row_conf[v]``; undirected, the mirror
-    marks ``col_conf[u]``. Global ids of local ids are ``(glob0 + l // B64) * b
-    + l % B64``.
+    ``u = cols[x]`` (local column), checked by :func:`check_tuple`; tuples
+    whose tail is reached are counted.
 
     Returns (first bad tuple or -1, bad count, component edges).
     """
@@ -357,25 +375,12 @@ def check_tuples(rows, cols, directed, row_key, col_key, row_par, col_par, row_g
     for x in range(rows.shape[0]):
         v = rows[x]
         u = cols[x]
-        kv = row_key[v]
         ku = col_key[u]
-        d = kv - ku
-        if directed:
-            bad = d > 1
-        else:
-            bad = d > 1 or d < -1
-        if bad:
+        if check_tuple(v, u, row_key[v], ku, directed, row_par, col_par, row_glob0, col_glob0,
+                       b, B64, row_conf, col_conf):
             if bad_first < 0:
                 bad_first = x
             nbad += 1
         if ku != unreached:
             comp += 1
-        if d == 1:
-            gu = (col_glob0 + u // B64) * b + u % B64
-            if row_par[v] == gu:
-                row_conf[v] = True
-        elif d == -1 and not directed:
-            gv = (row_glob0 + v // B64) * b + v % B64
-            if col_par[u] == gv:
-                col_conf[u] = True
     return bad_first, nbad, comp

@@ -13,12 +13,12 @@ installed excepthook aborts the job with a non-zero status. Prints
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import networkx as nx
 import numpy as np
 import scipy.sparse as sp
+from case_runner import run_cases
 from scipy.sparse import csgraph
 
 from spbfs import Config, Graph
@@ -42,7 +42,7 @@ from spbfs.algorithms.distributed import (
 from spbfs.edges import EdgeList
 from spbfs.generators import erdos_renyi, grid2d, kronecker, path
 from spbfs.io import read_graph
-from spbfs.mpi import CollectiveError, DistGraph, ProcessGrid, install_excepthook
+from spbfs.mpi import CollectiveError, DistGraph, ProcessGrid
 
 #: The project's real graphs (beside the checkout); used when present.
 DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
@@ -256,19 +256,7 @@ def check_bad_input(grid: ProcessGrid) -> None:
 
 
 def main() -> None:
-    install_excepthook()
-    cases = [0]
-    for shape in sys.argv[1:]:
-        grid = ProcessGrid(shape)
-        for name, el, directed in graphs():
-            for fmt in ("csr", "dcsc"):
-                check_graph(grid, name, el, directed, fmt, cases)
-        check_bad_input(grid)
-        grid.free()
-    from mpi4py import MPI
-
-    if MPI.COMM_WORLD.Get_rank() == 0:
-        print(f"ALL OK {cases[0]} cases on grids {' '.join(sys.argv[1:])}", flush=True)
+    run_cases(graphs, check_graph, check_bad_input)
 
 
 if __name__ == "__main__":

@@ -13,15 +13,14 @@ installed excepthook aborts the job. Prints ``ALL OK <cases>`` on rank 0.
 
 from __future__ import annotations
 
-import sys
-
 import numpy as np
+from case_runner import run_cases
 
 import spbfs
 from spbfs import Config, Graph
 from spbfs.edges import EdgeList
 from spbfs.generators import erdos_renyi, grid2d, kronecker
-from spbfs.mpi import CollectiveError, DistGraph, ProcessGrid, install_excepthook
+from spbfs.mpi import CollectiveError, DistGraph, ProcessGrid
 from spbfs.mpi import bfs as dist_bfs
 
 
@@ -103,19 +102,7 @@ def check_bad_input(grid: ProcessGrid) -> None:
 
 
 def main() -> None:
-    install_excepthook()
-    cases = [0]
-    for shape in sys.argv[1:]:
-        grid = ProcessGrid(shape)
-        for name, el, directed in graphs():
-            for fmt in ("csr", "dcsc"):
-                check_graph(grid, name, el, directed, fmt, cases)
-        check_bad_input(grid)
-        grid.free()
-    from mpi4py import MPI
-
-    if MPI.COMM_WORLD.Get_rank() == 0:
-        print(f"ALL OK {cases[0]} cases on grids {' '.join(sys.argv[1:])}", flush=True)
+    run_cases(graphs, check_graph, check_bad_input)
 
 
 if __name__ == "__main__":
