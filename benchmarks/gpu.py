@@ -8,7 +8,7 @@ One command on a GPU machine prints the whole table::
 For each Kronecker scale (Graph500 generator, ``spbfs.generators.kronecker``)
 it builds the graph once on the host (numba builders), copies the blocks to
 the GPU, and runs a BFS from each of ``--roots`` sampled search keys with the
-CUDA engine (``spbfs._steps_cuda``), then from the first ``--cpu-roots`` of
+CUDA engine (``spbfs.kernels.bfs_cuda``), then from the first ``--cpu-roots`` of
 them with the numba backend on this machine's CPU (all cores). Parents are
 compared root by root: min-parent semantics make them identical.
 
@@ -64,7 +64,7 @@ def _parse_scales(text: str) -> list[int]:
 def use_engine(name: str):
     """Make the driver run ``name`` ('cuda' or 'vectorized') for the cupy backend."""
     driver = importlib.import_module("spbfs.bfs")  # the module: spbfs.bfs is the function
-    from spbfs import _steps_cuda as sc
+    from spbfs.kernels import bfs_cuda as sc
 
     saved_env = os.environ.get("SPBFS_CUDA_KERNELS")
     saved_cls = driver.VectorizedEngine

@@ -16,6 +16,8 @@ The packages, from the top of the stack down (docs: Concepts, Architecture):
     Semiring algorithms beyond BFS, each grid twin beside its original.
 :mod:`spbfs.search`
     The one BFS level loop, its argument checks and the one-process engines.
+:mod:`spbfs.kernels`
+    The BFS's fused kernels (numba, numpy/cupy, CUDA) and their bitmaps.
 :mod:`spbfs.mpi`
     The process grid, the distributed graph, the grid engine and the grid's
     SpMSV phases.

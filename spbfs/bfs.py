@@ -17,10 +17,10 @@ import numpy as np
 
 from semirings.backend import get_backend
 from semirings.semiring import Semiring
-from spbfs import _steps_numba as nbk
 from spbfs.config import Config
 from spbfs.direction import DirectionPolicy
 from spbfs.graph import Graph, as_graph
+from spbfs.kernels import bfs_numba as nbk
 from spbfs.result import BFSResult
 from spbfs.search.checks import PARENTS, VALUES, check_max_depth, check_semiring, check_vertex
 from spbfs.search.driver import LocalEngine, run_levels
@@ -161,7 +161,7 @@ def _engine(g: Graph, backend: Any, reverse: bool) -> LocalEngine:
     if backend.is_gpu:
         # Hand-written CUDA kernels where they compile; the vectorized cupy
         # steps (the same logic as numpy, covered by the CPU tests) otherwise.
-        from spbfs._steps_cuda import make_engine
+        from spbfs.kernels.bfs_cuda import make_engine
 
         engine = make_engine(backend.xp, out_block, in_block, deg)
         if engine is not None:

@@ -21,6 +21,8 @@ RULES = [
      "the driver and the one-process engines do not know the grid or what runs on them"),
     ("spbfs/direction.py", ("spbfs.mpi", "spbfs.algorithms", "spbfs.cli", "spbfs.search"),
      "the direction policy is a leaf"),
+    ("spbfs/kernels", ("spbfs.mpi", "spbfs.algorithms", "spbfs.cli"),
+     "the BFS kernels know blocks and bitmaps, not the grid or their users"),
     ("spbfs/mpi", ("spbfs.algorithms", "spbfs.cli"), "the grid does not know its users"),
     ("spbfs/algorithms", ("spbfs.cli",), "algorithms do not know the command line"),
     ("spbfs/io", ("spbfs.cli", "spbfs.algorithms", "spbfs.search"),

@@ -305,7 +305,7 @@ def test_direction_policy_guard_against_tiny_bottom_up_switches() -> None:
 def test_parallel_topdown_step_lists_every_new_vertex(nparts: int) -> None:
     """The parts' lists are closed up into one (read when the new frontier is
     sorted, not read off the bitmap), and ``sorted_new`` leaves the bitmap clear."""
-    from spbfs import _steps_numba as nbk
+    from spbfs.kernels import bfs_numba as nbk
     from spbfs.search.numba_engine import _raw
 
     g = spbfs.Graph.from_edgelist(gen.kronecker(12, 16, seed=5))
@@ -328,7 +328,7 @@ def test_parallel_topdown_step_lists_every_new_vertex(nparts: int) -> None:
 
 def test_sorted_new_sorts_or_reads_the_bitmap() -> None:
     """Few ids spread wide are sorted; many or close ones are read off the words."""
-    from spbfs import _steps_numba as nbk
+    from spbfs.kernels import bfs_numba as nbk
 
     mark = np.zeros(1 << 14, np.uint64)
     rng = np.random.default_rng(7)
@@ -357,7 +357,7 @@ def test_fused_topdown_loop_loads_from_the_cache(tmp_path) -> None:
     process compiled it again, 0.9 s before its first search.
     """
     code = ("import spbfs\n"
-            "from spbfs import _steps_numba as k\n"
+            "from spbfs.kernels import bfs_numba as k\n"
             "from spbfs.generators import path\n"
             "r = spbfs.bfs(spbfs.Graph.from_edgelist(path(50)), 0)\n"
             "assert r.levels[49] == 49 and r.stats.seconds.min() >= 0\n"

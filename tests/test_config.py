@@ -186,7 +186,7 @@ def test_wait_policy_comes_from_the_config():
 
 
 def test_cuda_switches_come_from_the_config():
-    import spbfs._steps_cuda as sc
+    import spbfs.kernels.bfs_cuda as sc
 
     # Disabled kernels are never built (so this needs no GPU).
     assert sc.make_engine(None, None, None, None, Config(cuda_kernels=False)) is None

@@ -22,9 +22,9 @@ from conftest import DATA, DIRECTIONS, FORMATS, ROOT
 from scipy.sparse import csgraph
 
 import spbfs
-from spbfs import _steps_cuda as sc
 from spbfs import generators as gen
 from spbfs.edges import EdgeList
+from spbfs.kernels import bfs_cuda as sc
 from spbfs.validate import validate_bfs_tree
 
 ENGINES = ["cuda", "vectorized"]

@@ -341,7 +341,7 @@ def test_topdown_fold_pairs_against_numpy(nparts: int) -> None:
 def test_first_candidates_are_open_rows_with_entries(density: float) -> None:
     """The first bottom-up level's candidates (``ids_and_not``): rows with entries
     whose bit in ``comp`` is clear, as slots (``slot0`` + row) in increasing order."""
-    from spbfs._bitmaps import ids_and_not, set_bits
+    from spbfs.kernels.bitmaps import ids_and_not, set_bits
 
     rng = np.random.default_rng(int(density * 10))
     nrows = 64 * 37

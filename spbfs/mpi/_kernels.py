@@ -11,8 +11,8 @@ import numba as nb
 import numpy as np
 
 from semirings._intrinsics import column_range, column_share, prefetch
-from spbfs._bitmaps import first_member, ids_and_not, ids_from_bits, set_bits, test_and_set
-from spbfs._steps_numba import close_parts, word_cuts
+from spbfs.kernels.bfs_numba import close_parts, word_cuts
+from spbfs.kernels.bitmaps import first_member, ids_and_not, ids_from_bits, set_bits, test_and_set
 
 __all__ = ["ids_and_not", "ids_from_bits", "set_bits"]  # re-exported for the driver
 

@@ -24,9 +24,9 @@ from typing import Any
 import numpy as np
 
 from semirings.blocks import Block, CSRBlock, DCSCBlock
-from spbfs._bitmaps import set_bits
 from spbfs.config import Config
 from spbfs.edges import check_vertex_ids
+from spbfs.kernels.bitmaps import set_bits
 from spbfs.mpi import _construct as K
 from spbfs.mpi import comm as C
 from spbfs.mpi.grid import Distribution, ProcessGrid, as_grid
@@ -152,7 +152,7 @@ class DistGraph:
         starts = np.arange(grid.pc + 1, dtype=np.int64) * d.B64
         # csr: a bitmap of the rows with entries (one bit per row of the row chunk;
         # dcsc stores no others). The first bottom-up level lists its candidates
-        # from it, without the rows already done (see _bitmaps.ids_and_not).
+        # from it, without the rows already done (see bitmaps.ids_and_not).
         self.nonempty: np.ndarray | None = None
         if tblock.format == "dcsc":
             self.seg_slots = np.searchsorted(tblock.jc, starts).astype(np.int64)

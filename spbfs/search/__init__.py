@@ -4,7 +4,7 @@
 :class:`~spbfs.search.driver.Engine` protocol; :mod:`~spbfs.search.checks`
 the argument checks all searches share. The one-process engines live beside
 them (:mod:`~spbfs.search.numba_engine`, :mod:`~spbfs.search.vectorized_engine`;
-the CUDA engine in :mod:`spbfs._steps_cuda`); the grid engine is
+the CUDA engine in :mod:`spbfs.kernels.bfs_cuda`); the grid engine is
 :class:`spbfs.mpi.bfs.GridEngine`. A traversal over any other semiring than
 ``min_second`` / ``any_pair`` runs :mod:`~spbfs.search.semiring_engine` (on the
 grid :mod:`spbfs.mpi.semiring_engine`).

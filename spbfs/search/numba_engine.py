@@ -1,4 +1,4 @@
-"""The numba engine: one process on the CPU, the kernels of :mod:`spbfs._steps_numba`.
+"""The numba engine: one process on the CPU, the kernels of :mod:`spbfs.kernels.bfs_numba`.
 
 Frontiers are sorted id arrays (sorted frontiers keep the smallest parent
 without atomics and make the next gather stream); the bottom-up step keeps its
@@ -13,8 +13,8 @@ from typing import Any
 
 import numpy as np
 
-from spbfs import _steps_numba as nbk
 from spbfs.direction import DirectionPolicy
+from spbfs.kernels import bfs_numba as nbk
 from spbfs.search.driver import LocalEngine
 
 __all__ = ["NumbaEngine", "ScratchPool", "nonempty_columns"]

@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from spbfs import _steps_vectorized as vk
+from spbfs.kernels import bfs_vectorized as vk
 from spbfs.search.driver import LocalEngine
 
 __all__ = ["VectorizedEngine"]

@@ -17,9 +17,9 @@ import numba as nb
 import numpy as np
 
 from semirings._intrinsics import column_range, column_share, monotonic, prefetch
-from spbfs._bitmaps import first_member, ids_from_bits
-from spbfs._bitmaps import set_bits as _set_ids
 from spbfs.direction import leave_top_down
+from spbfs.kernels.bitmaps import first_member, ids_from_bits
+from spbfs.kernels.bitmaps import set_bits as _set_ids
 
 # The driver's direction test, compiled for the fused top-down loop.
 _leave_top_down = nb.njit(cache=True, nogil=True)(leave_top_down)

@@ -1,6 +1,6 @@
 """Hand-written CUDA kernels for the BFS steps (cupy ``RawModule``).
 
-The vectorized cupy path (:mod:`spbfs._steps_vectorized`) expresses a level as
+The vectorized cupy path (:mod:`spbfs.kernels.bfs_vectorized`) expresses a level as
 a dozen whole-array operations (gather, ``unique`` = a sort, scatter), each a
 kernel launch plus Python overhead; on a road network of a thousand tiny
 levels that overhead is the whole cost, and on a Kronecker graph the sort is.
@@ -443,7 +443,7 @@ __device__ __forceinline__ ull global_ns() {
 
 /* Consecutive top-down levels in one block, without returning to the host, while the
    frontier stays small (at most SMALL vertices and edge_cap edges). The same stop rules as
-   spbfs._steps_numba.topdown_levels; reason 0 = empty / max_depth / target, 1 = Beamer says
+   spbfs.kernels.bfs_numba.topdown_levels; reason 0 = empty / max_depth / target, 1 = Beamer says
    bottom-up, 2 = frontier too large for one block or the stats buffer is full.
    hdr = (levels done, depth, m_u, m_f, reason, frontier size); stats[l] = (frontier, new,
    edges, nanoseconds). */
