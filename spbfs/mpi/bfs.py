@@ -262,13 +262,18 @@ class GridEngine:
         if bufs is None:
             nrow = grid.pc * self.B
             cdt = np.int32 if nrow < 2**31 else np.int64
-            bufs = (np.empty(nrow, np.int64), np.empty(nrow, np.int64),
+            multi = grid.pc > 1  # pairs travel along the row only between several columns
+            # The column chunk's piece i2 comes from rank j pr + i2: never from oneself.
+            own = grid.rank - grid.j * grid.pr
+            bufs = (np.empty(nrow, np.int64), np.empty(nrow if multi else 0, np.int64),
                     (np.empty(max(self.B, 1), np.int64), np.empty(max(self.B, 1), np.int64)),
                     np.zeros(grid.pc * self.bw, np.uint64), np.empty(max(nrow, 1), cdt),
                     # Receive buffers of the largest messages: a frontier piece (ids or
-                    # bitmap) per processor-column rank, pairs per processor-row rank.
-                    [np.empty(max(self.B, self.bw, 1), np.int64) for _ in range(grid.pr)],
-                    [np.empty(max(2 * self.B, 1), np.int64) for _ in range(grid.pc)],
+                    # bitmap) per other processor-column rank, pairs per processor-row rank.
+                    [np.empty(0 if i2 == own else max(self.B, self.bw, 1), np.int64)
+                     for i2 in range(grid.pr)],
+                    [np.empty(max(2 * self.B, 1), np.int64) for _ in range(grid.pc if multi
+                                                                            else 0)],
                     # Pairs to send (fold, parent updates): at most B per row rank (the
                     # fold writes row rank t's from word 2 t B on).
                     np.empty(2 * nrow if grid.pc > 1 else 0, np.int64),
