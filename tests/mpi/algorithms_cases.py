@@ -18,10 +18,9 @@ from pathlib import Path
 import networkx as nx
 import numpy as np
 import scipy.sparse as sp
-from case_runner import run_cases
+from case_runner import both_graphs, run_cases, share
 from scipy.sparse import csgraph
 
-from spbfs import Config, Graph
 from spbfs.algorithms import (
     betweenness_centrality,
     connected_components,
@@ -64,11 +63,6 @@ def graphs() -> list[tuple[str, EdgeList, bool]]:
     return out
 
 
-def share(a: np.ndarray, rank: int, size: int) -> np.ndarray:
-    m = a.shape[0]
-    return a[rank * m // size:(rank + 1) * m // size]
-
-
 def sources_for(el: EdgeList) -> list[int]:
     deg = np.bincount(el.src, minlength=el.n) + np.bincount(el.dst, minlength=el.n)
     isolated = np.flatnonzero(deg == 0)
@@ -96,11 +90,8 @@ def nx_graph(el: EdgeList, directed: bool) -> nx.Graph:
 def check_graph(grid: ProcessGrid, name: str, el: EdgeList, directed: bool, fmt: str,
                 cases: list[int]) -> None:
     rank, size = grid.rank, grid.size
-    cfg = Config(format=fmt)
-    g = DistGraph.from_edges(share(el.src, rank, size), share(el.dst, rank, size), el.n,
-                             directed=directed, grid=grid, config=cfg)
+    g, serial = both_graphs(grid, el, directed, fmt)
     root = rank == 0
-    serial = Graph.from_edgelist(el, directed=directed, config=cfg) if root else None
     tag = f"{grid.pr}x{grid.pc} {name} {fmt}"
     G = nx_graph(el, directed) if root else None
     adj = serial.to_scipy() if root else None

@@ -11,7 +11,28 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from spbfs.mpi import ProcessGrid, install_excepthook
+import numpy as np
+
+from spbfs import Config, Graph
+from spbfs.edges import EdgeList
+from spbfs.mpi import DistGraph, ProcessGrid, install_excepthook
+
+
+def share(a: np.ndarray, rank: int, size: int) -> np.ndarray:
+    """Rank ``rank``'s slice of ``size`` equal slices of ``a``: what it reads of a file."""
+    m = a.shape[0]
+    return a[rank * m // size:(rank + 1) * m // size]
+
+
+def both_graphs(grid: ProcessGrid, el: EdgeList, directed: bool,
+                fmt: str) -> tuple[DistGraph, Graph | None]:
+    """The grid's graph of ``el`` from every rank's slice, and the one-process graph on rank 0."""
+    cfg = Config(format=fmt)
+    rank, size = grid.rank, grid.size
+    g = DistGraph.from_edges(share(el.src, rank, size), share(el.dst, rank, size), el.n,
+                             directed=directed, grid=grid, config=cfg)
+    serial = Graph.from_edgelist(el, directed=directed, config=cfg) if rank == 0 else None
+    return g, serial
 
 
 def run_cases(graphs: Callable[[], list[tuple[str, Any, bool]]],

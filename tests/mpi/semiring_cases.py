@@ -14,10 +14,9 @@ installed excepthook aborts the job. Prints ``ALL OK <cases>`` on rank 0.
 from __future__ import annotations
 
 import numpy as np
-from case_runner import run_cases
+from case_runner import both_graphs, run_cases
 
 import spbfs
-from spbfs import Config, Graph
 from spbfs.edges import EdgeList
 from spbfs.generators import erdos_renyi, grid2d, kronecker
 from spbfs.mpi import CollectiveError, DistGraph, ProcessGrid
@@ -30,19 +29,11 @@ def graphs() -> list[tuple[str, EdgeList, bool]]:
             ("er101d", erdos_renyi(101, m=300, seed=2, directed=True), True)]
 
 
-def share(a: np.ndarray, rank: int, size: int) -> np.ndarray:
-    m = a.shape[0]
-    return a[rank * m // size:(rank + 1) * m // size]
-
-
 def check_graph(grid: ProcessGrid, name: str, el: EdgeList, directed: bool, fmt: str,
                 cases: list[int]) -> None:
-    rank, size = grid.rank, grid.size
-    cfg = Config(format=fmt)
-    g = DistGraph.from_edges(share(el.src, rank, size), share(el.dst, rank, size), el.n,
-                             directed=directed, grid=grid, config=cfg)
+    rank = grid.rank
+    g, serial = both_graphs(grid, el, directed, fmt)
     root = rank == 0
-    serial = Graph.from_edgelist(el, directed=directed, config=cfg) if root else None
     hub = int(np.argmax(np.bincount(el.src, minlength=el.n)))
     # Every direction from one source; the policy's choice from two more (the last
     # vertex lives on the last rank, whose piece is the short one).
