@@ -41,7 +41,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
-PAGES = sorted(DOCS.rglob("*.md"))
+# The README is a page too: its Python example must run as written.
+PAGES = [*sorted(DOCS.rglob("*.md")), ROOT / "README.md"]
 RUN_LANGS = ("python", "bash", "toml")
 TEXT_LANGS = ("text",)
 BLOCK_TIMEOUT_S = 300
@@ -92,7 +93,7 @@ def _env() -> dict[str, str]:
 
 
 def _page_id(page: Path) -> str:
-    return str(page.relative_to(DOCS))
+    return str(page.relative_to(DOCS if page.is_relative_to(DOCS) else ROOT))
 
 
 # ----------------------------------------------------------------------------- structure
@@ -130,7 +131,8 @@ def test_most_examples_run():
     all_blocks = [b for p in PAGES for b in blocks(p) if b.lang in RUN_LANGS]
     skipped = [b for b in all_blocks if b.directive and b.directive.startswith("skip")]
     assert len(all_blocks) >= 30
-    assert len(skipped) <= 8, [b.where() for b in skipped]
+    # Eight in docs/, two in the README (its install commands and its CLI summary).
+    assert len(skipped) <= 10, [b.where() for b in skipped]
 
 
 def test_cli_reference_lists_every_option():
