@@ -61,7 +61,6 @@ from spbfs.mpi.spmsv import (
     LOCAL_BU,
     LOCAL_PHASES,
     LOCAL_TD,
-    PHASE_INDEX,
     UPDATE,
     UPDATES,
     FrontierPhases,
@@ -326,16 +325,8 @@ class GridEngine:
     def finish(self, run: SearchRun, source: int, cfg: Config, seconds: float) -> DistBFSResult:
         """The result on this rank: its pieces, and the counters summed over the grid."""
         grid = self.grid
-        if not self.cnt.levels:  # no level ran: the initial Allreduce gets a record of its own
-            self.cnt.close_level()
-        counts, ns = self.cnt.as_arrays()  # (levels, phases, 2), (phases,)
-        flat = C.allreduce(grid.comm, np.concatenate([counts.reshape(-1), ns]))
-        ns = flat[counts.size:]
-        counts = flat[:counts.size].reshape(counts.shape)
-        msgs = {ph: counts[:, k, 0].copy() for k, ph in enumerate(COMM_PHASES)}
-        words = {ph: counts[:, k, 1].copy() for k, ph in enumerate(COMM_PHASES)}
+        msgs, words, phase_seconds = self.cnt.summed(grid.comm)
         stats = run.log.stats({"messages": msgs, "words": words})
-        phase_seconds = {ph: float(ns[k]) / 1e9 / grid.size for ph, k in PHASE_INDEX.items()}
         g = self.g
         return DistBFSResult(source=source, parents=self.parents, levels=self.levels, lo=g.lo,
                              hi=g.hi, n=g.n, stats=stats, seconds=seconds, stopped=run.stopped,

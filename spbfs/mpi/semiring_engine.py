@@ -43,7 +43,7 @@ from spbfs.config import Config
 from spbfs.mpi import comm as C
 from spbfs.mpi.bfs import DistBFSResult
 from spbfs.mpi.graph import DistGraph
-from spbfs.mpi.spmsv import GridOps, product_sparse
+from spbfs.mpi.spmsv import GridOps, PhaseCounters, product_sparse
 from spbfs.search.driver import run_levels
 from spbfs.search.semiring_engine import (
     block_dtype,
@@ -103,6 +103,8 @@ class GridSemiringEngine:
         self.levels = np.full(size, -1, dtype=np.int64)
         self.values = np.full(size, semiring.identity_for(vdt), dtype=vdt)
         self.rows = _row_counts(g.tblock)
+        self.cnt = self.ops.cnt = PhaseCounters()
+        self.stepped = False  # a level ran since the last reduce
 
     def start(self, source: int) -> tuple[np.ndarray, int]:
         """Give ``source`` level 0 and ``source_value`` on its owner."""
@@ -122,7 +124,11 @@ class GridSemiringEngine:
 
     def reduce(self, count: int, degsum: int, scanned: int, hit: int) -> list[int]:
         """The level's counts summed over the grid (one Allreduce)."""
-        return self.ops.allsum_int(count, degsum, scanned, hit).tolist()
+        red = self.ops.allsum_int(count, degsum, scanned, hit).tolist()
+        if self.stepped:  # the start's Allreduce is counted with level 1
+            self.cnt.close_level()
+            self.stepped = False
+        return red
 
     def _update(self, rows: np.ndarray, vals: np.ndarray, depth: int) -> tuple[np.ndarray, int,
                                                                                  int]:
@@ -140,6 +146,7 @@ class GridSemiringEngine:
                                     self.semiring, transpose=False, backend=self.backend)
         scanned = int(self.deg[frontier].sum())
         ids, count, degsum = self._update(rows, vals, depth)
+        self.stepped = True
         return ids, count, scanned, degsum
 
     def bottomup(self, frontier: np.ndarray, depth: int) -> tuple[np.ndarray, int, int, int]:
@@ -158,6 +165,7 @@ class GridSemiringEngine:
         rows, (vals,) = ops.fold_sparse(np.asarray(y.indices, dtype=np.int64),
                                         [np.asarray(y.values).astype(self.vdt, copy=False)])
         ids, count, degsum = self._update(rows, vals, depth)
+        self.stepped = True
         return ids, count, scanned, degsum
 
 
@@ -185,7 +193,8 @@ def semiring_bfs(g: DistGraph, source: int, cfg: Config, semiring: Semiring, sou
     -------
     DistBFSResult
         This rank's ``levels`` and ``values`` (the semiring's additive identity
-        where unreached), ``parents`` None; no communication counters.
+        where unreached), ``parents`` None; messages and words per phase
+        in ``stats.extra`` as for the BFS (times per phase are not split).
 
     Raises
     ------
@@ -205,7 +214,9 @@ def semiring_bfs(g: DistGraph, source: int, cfg: Config, semiring: Semiring, sou
     run = run_levels(engine, policy, source, max_depth, target)
     seconds = time.perf_counter() - t_start
     grid = g.grid
+    msgs, words, phase_seconds = engine.cnt.summed(grid.comm)
     return DistBFSResult(source=source, parents=None, levels=engine.levels, lo=g.lo, hi=g.hi,
-                         n=g.n, stats=run.log.stats({"messages": {}, "words": {}}),
-                         seconds=seconds, stopped=run.stopped, config=cfg,
-                         grid_shape=(grid.pr, grid.pc), values=engine.values, _comm=grid.comm)
+                         n=g.n, stats=run.log.stats({"messages": msgs, "words": words}),
+                         seconds=seconds, stopped=run.stopped, phase_seconds=phase_seconds,
+                         config=cfg, grid_shape=(grid.pr, grid.pc), values=engine.values,
+                         _comm=grid.comm)

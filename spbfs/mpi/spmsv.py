@@ -97,6 +97,13 @@ class GridOps:
         self.B = self.d.B64
         self.lo, self.hi = g.lo, g.hi
         self.size = self.hi - self.lo
+        #: Where the sparse and dense exchanges count their messages and words (a
+        #: search sets it; the algorithms leave it None).
+        self.cnt: PhaseCounters | None = None
+
+    def _count(self, phase: int, messages: int, words: int) -> None:
+        if self.cnt is not None and messages:
+            self.cnt.add(phase, messages, words)
 
     # -- small collectives -------------------------------------------------------------
     def allsum(self, *vals: float | int) -> np.ndarray:
@@ -105,6 +112,8 @@ class GridOps:
 
     def allsum_int(self, *vals: int) -> np.ndarray:
         """Sum of a few integers over all ranks (one Allreduce; int64)."""
+        p = self.grid.size
+        self._count(ALLREDUCE, p - 1, len(vals) * (p - 1))
         return C.allreduce(self.grid.comm, np.array(vals, dtype=np.int64))
 
     def _allgather_count(self, comm: Any, m: int) -> np.ndarray:
@@ -138,11 +147,13 @@ class GridOps:
         """
         grid = self.grid
         x = self.pad(np.asarray(piece), fill)
+        words = -(-x.nbytes // 8)
         if transpose:
             comm = grid.row_comm
         else:
             comm = grid.col_comm
             if grid.transpose_dest != grid.rank:
+                self._count(TRANSPOSE, 1, words)
                 got = np.empty_like(x)
                 C.sendrecv(grid.comm, x, grid.transpose_dest, got, grid.transpose_src,
                            tag=_TAG_DATA)
@@ -150,6 +161,7 @@ class GridOps:
         size = comm.Get_size()
         if size == 1:
             return x
+        self._count(GATHER if transpose else EXPAND, size - 1, (size - 1) * words)
         return C.allgatherv(comm, x, np.full(size, self.B, dtype=np.int64))
 
     def fold_dense(self, part: np.ndarray, op: str, *, transpose: bool = False) -> np.ndarray:
@@ -203,12 +215,16 @@ class GridOps:
             comm = grid.row_comm
         else:
             comm = grid.col_comm
+            if grid.transpose_dest != grid.rank:
+                self._count(TRANSPOSE, 1, buf.size)
             buf = self._exchange(buf, grid.transpose_dest, grid.transpose_src)
         size = comm.Get_size()
         w = buf.shape[1]
         if size == 1:
             cols = _unpack(buf, dts)
             return cols[0], cols[1:]
+        if buf.size:
+            self._count(GATHER if transpose else EXPAND, size - 1, (size - 1) * buf.size)
         counts = self._allgather_count(comm, buf.shape[0])
         flat = C.allgatherv(comm, buf.reshape(-1), counts * w).reshape(-1, w)
         cols = _unpack(flat, dts)
@@ -245,9 +261,14 @@ class GridOps:
             seg = rows // self.B
             order = np.argsort(seg, kind="stable")
             counts = np.bincount(seg, minlength=size).astype(np.int64)
+            others = counts.copy()
+            others[comm.Get_rank()] = 0
+            self._count(FOLD, int(np.count_nonzero(others)), int(others.sum()) * w)
             recv, _ = C.alltoallv(comm, buf[order].reshape(-1), counts * w)
             buf = recv.reshape(-1, w)
         if transpose:
+            if grid.transpose_src != grid.rank:
+                self._count(TRANSPOSE, 1, buf.size)
             buf = self._exchange(buf, grid.transpose_src, grid.transpose_dest)
         cols = _unpack(buf, dts)
         return cols[0] % self.B, cols[1:]
@@ -344,6 +365,21 @@ class PhaseCounters:
         counts = np.array(self.levels, dtype=np.int64).reshape(len(self.levels), _NCOMM, 2)
         ns = np.array([int(x * 1e9) for x in self.seconds], dtype=np.int64)
         return counts, ns
+
+    def summed(self, comm: Any) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray],
+                                         dict[str, float]]:
+        """Over all ranks (collective): messages and words per phase and level, and
+        seconds per phase (the mean over the ranks)."""
+        if not self.levels:  # no level ran: the initial Allreduce gets a record of its own
+            self.close_level()
+        counts, ns = self.as_arrays()  # (levels, phases, 2), (phases,)
+        flat = C.allreduce(comm, np.concatenate([counts.reshape(-1), ns]))
+        ns = flat[counts.size:]
+        counts = flat[:counts.size].reshape(counts.shape)
+        msgs = {ph: counts[:, k, 0].copy() for k, ph in enumerate(COMM_PHASES)}
+        words = {ph: counts[:, k, 1].copy() for k, ph in enumerate(COMM_PHASES)}
+        size = comm.Get_size()
+        return msgs, words, {ph: float(ns[k]) / 1e9 / size for ph, k in PHASE_INDEX.items()}
 
 
 class FrontierPhases:

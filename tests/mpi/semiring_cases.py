@@ -41,7 +41,18 @@ def check_graph(grid: ProcessGrid, name: str, el: EdgeList, directed: bool, fmt:
                                                                    (hub, "auto")]
     for source, direction in runs:
         tag = f"{grid.pr}x{grid.pc} {name} {fmt} s={source} {direction}"
-        r = dist_bfs(g, source, semiring="plus_second", direction=direction).gather()
+        res = dist_bfs(g, source, semiring="plus_second", direction=direction)
+        # The exchanges are counted as the BFS's are: nothing on one rank, and each
+        # phase the grid's shape calls for.
+        w = res.words_by_phase()
+        if grid.size == 1:
+            assert not any(w.values()), (tag, w)
+        else:
+            assert w["allreduce"] > 0, (tag, w)
+            assert (w["expand"] > 0) == (grid.pr > 1), (tag, w)
+            if direction == "top-down" and grid.pc > 1:
+                assert w["fold"] > 0, (tag, w)
+        r = res.gather()
         if root:
             ref = spbfs.bfs(serial, source, semiring="plus_second", direction=direction)
             assert r.parents is None and r.values.dtype == ref.values.dtype, tag
