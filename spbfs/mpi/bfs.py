@@ -240,7 +240,7 @@ class GridEngine:
     #: No compiled run of levels: every level synchronizes the grid.
     topdown_levels = None
 
-    def __init__(self, g: DistGraph, cfg: Config, encoding: str,
+    def __init__(self, g: DistGraph, encoding: str,
                  out: tuple[np.ndarray, np.ndarray] | None = None,
                  max_depth: int | None = None) -> None:
         self.g = g
@@ -616,7 +616,7 @@ def bfs(graph: DistGraph, source: int, *, direction: str | None = None,
         _check_out(out, graph.hi - graph.lo)
     policy = DirectionPolicy(cfg.direction, cfg.alpha, cfg.beta)
     t_start = time.perf_counter()
-    engine = GridEngine(graph, cfg, cfg.frontier_encoding, out, max_depth)
+    engine = GridEngine(graph, cfg.frontier_encoding, out, max_depth)
     run = run_levels(engine, policy, source, max_depth, target)
     result = engine.finish(run, source, cfg, time.perf_counter() - t_start)
     if kind == LEVELS:
