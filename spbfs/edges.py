@@ -83,6 +83,28 @@ class EdgeList:
         return f"EdgeList(n={self.n}, edges={self.num_edges}, {kind})"
 
 
+#: A vertex count inferred from the largest id (no ``n`` given) is refused when it
+#: exceeds both this many vertices per edge and :data:`SPARSE_IDS_MIN`: the ids are
+#: then labels, and n-sized arrays (tens of bytes per vertex) would dwarf the graph.
+IDS_PER_EDGE = 16
+SPARSE_IDS_MIN = 1 << 24
+
+
+def sparse_ids_problem(largest: int, num_edges: int, otherwise: str = "") -> str | None:
+    """Why ``n = largest + 1`` vertices is no graph for ``num_edges`` edges, or None.
+
+    Checked before anything n-sized is allocated, so that a file with one id
+    of 2**32 fails with a message instead of exhausting memory. ``otherwise``
+    names the caller's other way out (", or give n explicitly").
+    """
+    n = largest + 1
+    if n <= SPARSE_IDS_MIN or n <= IDS_PER_EDGE * max(num_edges, 1):
+        return None
+    return (f"the largest vertex id is {largest}: without renumbering the graph would have "
+            f"{n} vertices for {num_edges} edges (over {IDS_PER_EDGE} per edge); pass "
+            f"renumber=True to number the ids 0..k-1 in order{otherwise}")
+
+
 def check_vertex_ids(ids: np.ndarray, n: int, name: str) -> np.ndarray:
     """Return ``ids`` as int64 after checking they are integers in ``[0, n)``.
 

@@ -23,7 +23,7 @@ import numpy as np
 from semirings.backend import Backend, get_backend
 from semirings.blocks import Block, block_from_edges, block_from_scipy
 from spbfs.config import Config
-from spbfs.edges import EdgeList, check_vertex_ids
+from spbfs.edges import EdgeList, check_vertex_ids, sparse_ids_problem
 from spbfs.search.checks import check_vertex
 
 __all__ = ["Graph", "as_graph"]
@@ -122,11 +122,24 @@ class Graph:
         directed: bool = False,
         config: Config | None = None,
     ) -> Graph:
-        """Build from two arrays of endpoints; ``n`` defaults to ``max id + 1``."""
+        """Build from two arrays of endpoints; ``n`` defaults to ``max id + 1``.
+
+        Raises
+        ------
+        ValueError
+            When ``n`` is left out and the largest id would make a graph far
+            larger than its edges warrant (ids that are labels; see
+            :func:`spbfs.edges.sparse_ids_problem`).
+        """
         src = np.asarray(src)
         dst = np.asarray(dst)
         if n is None:
-            n = int(max(src.max(initial=-1), dst.max(initial=-1))) + 1
+            # Unsigned arrays have no -1: the maximum of an empty side is left out.
+            largest = max((int(a.max()) for a in (src, dst) if a.size), default=-1)
+            problem = sparse_ids_problem(largest, int(src.size), ", or give n explicitly")
+            if problem is not None:
+                raise ValueError(problem)
+            n = largest + 1
         return cls.from_edgelist(EdgeList(src, dst, n, directed), directed=directed,
                                  config=config)
 

@@ -367,3 +367,22 @@ def test_fused_topdown_loop_loads_from_the_cache(tmp_path) -> None:
                                text=True, check=True, timeout=300).stdout.split()[-1])
             for _ in range(2)]
     assert hits == [0, 1]
+
+
+def test_sparse_ids_are_refused_not_allocated():
+    """Three edges with an id of 2**32 would mean per-vertex arrays of 4 G entries:
+    refused before any of them exists, naming the id and the way out."""
+    src, dst = np.array([0, 1, 2]), np.array([1, 2, 2**32])
+    with pytest.raises(ValueError, match=r"largest vertex id is 4294967296.*renumber=True"):
+        spbfs.bfs((src, dst), 0)
+    # The limit: up to 2**24 vertices, or 16 per edge, whatever the ids.
+    assert spbfs.Graph.from_edges([0], [2**24 - 1]).n == 2**24
+    with pytest.raises(ValueError, match="give n explicitly"):
+        spbfs.Graph.from_edges([0], [2**24])
+    assert spbfs.Graph.from_edges([0], [2**24], n=2**24 + 1).n == 2**24 + 1
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.uint16, np.uint32, np.uint64])
+def test_unsigned_id_arrays(dtype):
+    r = spbfs.bfs((np.array([0, 1, 2], dtype), np.array([1, 2, 3], dtype)), 0)
+    assert r.levels.tolist() == [0, 1, 2, 3] and r.parents.tolist() == [0, 0, 1, 2]

@@ -102,3 +102,14 @@ def test_grid_usage_error_is_one_line_from_rank_0():
     assert rc == 2
     assert err.count("Error: argument --frontier-encoding: invalid choice: 'nope'") == 1, err
     assert "Traceback" not in err
+
+
+def test_sparse_ids_fail_with_a_message(tmp_path, capsys):
+    """An edge list with an id of 2**31 ends with one line naming it, not out of memory."""
+    p = tmp_path / "big.txt"
+    p.write_text("0 1\n1 2\n2 2147483648\n")
+    for cmd in (["info", str(p)], ["bfs", str(p), "--source", "0"]):
+        assert main(cmd) != 0
+        err = capsys.readouterr().err
+        assert "line 3: the largest vertex id is 2147483648" in err and "renumber" in err, err
+

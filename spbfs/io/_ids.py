@@ -12,7 +12,7 @@ from typing import NoReturn
 
 import numpy as np
 
-from spbfs.edges import EdgeList
+from spbfs.edges import EdgeList, sparse_ids_problem
 from spbfs.io._common import GraphFormatError, PathLike
 
 __all__ = ["MAX_VERTEX_BITS", "finish", "renumber", "too_many"]
@@ -145,6 +145,9 @@ def finish(
         if n > 2**MAX_VERTEX_BITS:
             row = int(np.flatnonzero((src >= 2**MAX_VERTEX_BITS) | (dst >= 2**MAX_VERTEX_BITS))[0])
             locate(row, too_many(n))
+        problem = sparse_ids_problem(hi, int(src.shape[0]))
+        if problem is not None:
+            locate(int(np.flatnonzero((src == hi) | (dst == hi))[0]), problem)
     elif n > 2**MAX_VERTEX_BITS:
         raise GraphFormatError(path, None, f"declared size: {too_many(n)}")
     return EdgeList(src, dst, n, directed=directed, weights=weights, ids=ids, meta=meta)
