@@ -115,6 +115,9 @@ def _parser() -> argparse.ArgumentParser:
         prog="spbfs",
         description="Direction-optimizing BFS as sparse linear algebra over semirings.",
     )
+    from spbfs import __version__
+
+    ap.add_argument("--version", action="version", version=f"spbfs {__version__}")
     sub = ap.add_subparsers(dest="command", required=True)
 
     b = sub.add_parser("bench", help="Graph500-style benchmark on a generated Kronecker graph")

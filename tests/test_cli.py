@@ -113,3 +113,12 @@ def test_sparse_ids_fail_with_a_message(tmp_path, capsys):
         err = capsys.readouterr().err
         assert "line 3: the largest vertex id is 2147483648" in err and "renumber" in err, err
 
+
+def test_version(capsys):
+    import spbfs
+
+    with pytest.raises(SystemExit) as exc:
+        main(["--version"])
+    assert exc.value.code == 0
+    assert capsys.readouterr().out.strip() == f"spbfs {spbfs.__version__}"
+
