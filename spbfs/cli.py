@@ -281,10 +281,17 @@ def _cmd_info(args: argparse.Namespace, cfg: Config) -> int:
                              drop_loops=True)
         if fmt == "csr":
             deg = np.diff(b.ptr)
+            indeg = np.bincount(b.ind, minlength=edges.n)
             print(f"stored arcs: {b.nnz}")
             mean = deg.mean() if deg.size else 0.0
+            # Directed, a vertex without out-edges may still be reached: not "isolated".
             print(f"out-degree:  max {deg.max(initial=0)}, mean {mean:.2f}, "
-                  f"isolated {int(np.count_nonzero(deg == 0))}")
+                  f"no out-edges {int(np.count_nonzero(deg == 0))}")
+            if directed:
+                print(f"in-degree:   max {indeg.max(initial=0)}, "
+                      f"no in-edges {int(np.count_nonzero(indeg == 0))}")
+            print(f"isolated:    {int(np.count_nonzero((deg == 0) & (indeg == 0)))} "
+                  f"(no edges but self-loops)")
         print(f"{fmt:>4} block: {b.nbytes / 2**20:.2f} MiB ({b.index_dtype} local ids)")
     return 0
 

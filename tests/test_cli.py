@@ -122,3 +122,15 @@ def test_version(capsys):
     assert exc.value.code == 0
     assert capsys.readouterr().out.strip() == f"spbfs {spbfs.__version__}"
 
+
+def test_info_tells_sinks_from_isolated_vertices(tmp_path, capsys):
+    """Directed 0 -> 1 -> 2 on 4 vertices: two without out-edges, one isolated."""
+    p = tmp_path / "d.mtx"
+    p.write_text("%%MatrixMarket matrix coordinate pattern general\n4 4 2\n1 2\n2 3\n")
+    assert main(["info", str(p), "--directed"]) == 0
+    out = capsys.readouterr().out
+    assert "no out-edges 2" in out and "no in-edges 2" in out and "isolated:    1 " in out
+    assert main(["info", str(p), "--undirected"]) == 0
+    out = capsys.readouterr().out
+    assert "no out-edges 1" in out and "in-degree" not in out and "isolated:    1 " in out
+
