@@ -701,13 +701,19 @@ class _AbortHook:
             self.previous(exc_type, exc, tb)
             return
         world = MPI.COMM_WORLD
-        if self.show_traceback:
-            traceback.print_exception(exc_type, exc, tb, file=sys.stderr)
-        sys.stderr.write(f"rank {world.Get_rank()}: Error: {exc}\n")
-        sys.stderr.flush()
+        text = "".join(traceback.format_exception(exc_type, exc, tb)) if self.show_traceback \
+            else ""
+        text += f"rank {world.Get_rank()}: Error: {exc}\n"
         sys.stdout.flush()
+        sys.stderr.flush()
+        # One write, not a line at a time: MPI_Abort tears down the launcher's output
+        # forwarding, which then kept only the traceback's first line now and then.
+        data = text.encode(errors="replace")
+        while data:
+            data = data[os.write(2, data):]
         # A lone rank has nobody waiting on it: Python's own exit (status 1) is enough.
         if world.Get_size() > 1:
+            time.sleep(0.2)  # time for the launcher to forward it before the abort
             world.Abort(1)
 
 
