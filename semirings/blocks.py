@@ -163,6 +163,17 @@ class Block:
         return np.dtype(self.ind.dtype)
 
     @property
+    def kernel_view(self) -> tuple[Any, Any, Any, bool]:
+        """``(ptr, ind, jc, is_dcsc)``: the block as the compiled kernels take it.
+
+        A csr block has no ``jc``; it gets an empty array of the index dtype, so
+        that one kernel signature serves both formats.
+        """
+        if self.jc is None:
+            return self.ptr, self.ind, self.ind[:0], False
+        return self.ptr, self.ind, self.jc, True
+
+    @property
     def nbytes(self) -> int:
         """Bytes held by this block's arrays (not its cached transpose)."""
         arrays = (self.ptr, self.ind, self.data, self.jc)

@@ -306,10 +306,9 @@ def test_parallel_topdown_step_lists_every_new_vertex(nparts: int) -> None:
     """The parts' lists are closed up into one (read when the new frontier is
     sorted, not read off the bitmap), and ``sorted_new`` leaves the bitmap clear."""
     from spbfs.kernels import bfs_numba as nbk
-    from spbfs.search.numba_engine import _raw
 
     g = spbfs.Graph.from_edgelist(gen.kronecker(12, 16, seed=5))
-    ptr, ind, jc, dcsc = _raw(g.out_block)
+    ptr, ind, jc, dcsc = g.out_block.kernel_view
     n, deg = g.n, np.asarray(g.out_degree)
     hub = int(np.argmax(deg))
     parents = np.full(n, -1, np.int64)

@@ -488,12 +488,6 @@ def _bits_push(ptr, ind, jc, is_dcsc, active, front, seen, nxt, levels, parents,
                         bits ^= low
 
 
-def _raw(block: Block) -> tuple[Any, Any, Any, bool]:
-    if block.jc is None:
-        return block.ptr, block.ind, np.zeros(0, dtype=block.ind.dtype), False
-    return block.ptr, block.ind, block.jc, True
-
-
 #: Push while the frontier's edges are fewer than this share of all edges.
 PUSH_SHARE = 1 / 14
 
@@ -538,8 +532,8 @@ def msbfs_bits(
     np.bitwise_or.at(front, (sources, s_ids // 64),
                      np.left_shift(np.uint64(1), (s_ids % 64).astype(np.uint64)))
     seen = front.copy()
-    out = _raw(out_block)
-    inn = _raw(in_block)
+    out = out_block.kernel_view
+    inn = in_block.kernel_view
     total = max(int(out_degree.sum()), 1)
     active = np.unique(sources)
     depth = 0

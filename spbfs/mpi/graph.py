@@ -161,14 +161,8 @@ class DistGraph:
             tptr = tblock.ptr
             self.nonempty = np.zeros(grid.pc * d.bw, dtype=np.uint64)
             set_bits(np.flatnonzero(tptr[1:] != tptr[:-1]), self.nonempty, 0)
-        self._raw = self._kernel_view(block)
-        self._traw = self._kernel_view(tblock)
-
-    @staticmethod
-    def _kernel_view(block: Block) -> tuple[Any, Any, Any, bool]:
-        if block.format == "dcsc":
-            return block.ptr, block.ind, block.jc, True
-        return block.ptr, block.ind, block.ind[:0], False
+        self._raw = block.kernel_view
+        self._traw = tblock.kernel_view
 
     # -- construction ----------------------------------------------------------------
     @classmethod
@@ -406,12 +400,10 @@ class DistGraph:
         access: :meth:`iter_tuples` gives them in bounded pieces and
         :meth:`reached_tuples` counts without them.
         """
-        blk, (lr, lc) = self.block, self._loops
+        lr, lc = self._loops
         rows = np.empty(self.local_tuples, dtype=self.dist.local_dtype())
         cols = np.empty_like(rows)
-        dcsc = blk.format == "dcsc"
-        k, _, _ = K.expand_tuples(blk.ptr, blk.ind, blk.jc if dcsc else blk.ind[:0], dcsc,
-                                  self._tuple_counts, 0, 0, rows, cols)
+        k, _, _ = K.expand_tuples(*self._raw, self._tuple_counts, 0, 0, rows, cols)
         rows[k:] = lr
         cols[k:] = lc
         return rows, cols
@@ -422,18 +414,17 @@ class DistGraph:
         The same tuples, in the same order, as :attr:`_tuples`; each piece is
         a fresh pair of arrays of the local id dtype.
         """
-        blk, counts = self.block, self._tuple_counts
+        counts = self._tuple_counts
+        ptr, ind, jc, dcsc = self._raw
         dt = self.dist.local_dtype()
-        dcsc = blk.format == "dcsc"
-        jc = blk.jc if dcsc else blk.ind[:0]
         # Every entry's copies go to one piece: a piece holds the largest count.
         cap = max(int(chunk), int(counts.max(initial=0)), 1)
-        nslots = blk.ptr.shape[0] - 1
+        nslots = ptr.shape[0] - 1
         s = e = 0
         while s < nslots:
             rows = np.empty(cap, dtype=dt)
             cols = np.empty(cap, dtype=dt)
-            k, s, e = K.expand_tuples(blk.ptr, blk.ind, jc, dcsc, counts, s, e, rows, cols)
+            k, s, e = K.expand_tuples(ptr, ind, jc, dcsc, counts, s, e, rows, cols)
             if k:
                 yield rows[:k], cols[:k]
         if self._loops[0].shape[0]:
@@ -447,10 +438,8 @@ class DistGraph:
         ``np.count_nonzero(col_levels[self._tuples[1]] >= 0)``, without
         rebuilding the tuples.
         """
-        blk = self.block
-        dcsc = blk.format == "dcsc"
-        jc = blk.jc if dcsc else blk.ind[:0]
-        return int(K.reached_tuples(blk.ptr, jc, dcsc, self._tuple_counts, self._loops[1],
+        ptr, _, jc, dcsc = self._raw
+        return int(K.reached_tuples(ptr, jc, dcsc, self._tuple_counts, self._loops[1],
                                     col_levels))
 
     def piece_degrees(self) -> np.ndarray:

@@ -20,13 +20,6 @@ from spbfs.search.driver import LocalEngine
 __all__ = ["NumbaEngine", "ScratchPool", "nonempty_columns"]
 
 
-def _raw(block: Any) -> tuple[Any, Any, Any, bool]:
-    """Kernel view of a block: (ptr, ind, jc, is_dcsc); csr gets an empty jc."""
-    if block.format == "dcsc":
-        return block.ptr, block.ind, block.jc, True
-    return block.ptr, block.ind, block.ind[:0], False
-
-
 def nonempty_columns(block: Any) -> np.ndarray:
     """Columns of a csr block that have entries: the first bottom-up sweep's candidates.
 
@@ -76,8 +69,8 @@ class NumbaEngine(LocalEngine):
                  pool: ScratchPool, slots: np.ndarray | None = None) -> None:
         import numba
 
-        self.out = _raw(out_block)
-        self.inn = _raw(in_block)
+        self.out = out_block.kernel_view
+        self.inn = in_block.kernel_view
         self.deg = deg
         # Undirected: the degree bottom-up needs is the in-block's own hi - lo (empty = use it).
         self.in_deg = deg[:0] if in_block is out_block else deg
