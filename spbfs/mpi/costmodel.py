@@ -75,7 +75,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from spbfs.mpi.network import PRESETS, LinkModel
+from spbfs.mpi.network import LinkModel
 
 __all__ = ["ENCODINGS", "PATTERNS", "PHASES", "Choice", "CodecSpeed", "Estimate",
            "LevelProfile", "ModelRow", "Summary", "choose", "encoded_bytes", "estimate",
@@ -910,7 +910,3 @@ def format_table(rows: Sequence[ModelRow], *, markdown: bool = False) -> str:
     widths = [max(len(h), *(len(c[k]) for c in body)) for k, h in enumerate(head)]
     fmt = "  ".join(f"{{:>{w}}}" for w in widths)
     return "\n".join([fmt.format(*head)] + [fmt.format(*c) for c in body])
-
-
-#: The presets, re-exported for the benchmark's loops.
-LINKS = PRESETS
