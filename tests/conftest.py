@@ -1,15 +1,30 @@
-"""Shared fixtures: data location, backends, formats."""
+"""Shared fixtures: the bundled data files, backends, formats."""
 
 from __future__ import annotations
 
+import gzip
+import os
+import shutil
 from pathlib import Path
 
 import pytest
 
 from semirings.backend import gpu_available
+from spbfs import datasets
 
 ROOT = Path(__file__).resolve().parents[1]
-DATA = ROOT.parent / "shared" / "data"
+
+
+def originals_dir() -> Path | None:
+    """The folder of the published originals of the bundled files, when this machine has one.
+
+    ``$SPBFS_DATA`` when set, else ``../shared/data`` beside the checkout. Only
+    tests/test_datasets.py uses it, to compare the bundled copies with the originals;
+    every other test reads the bundled data.
+    """
+    env = os.environ.get("SPBFS_DATA")
+    d = Path(env) if env else ROOT.parent / "shared" / "data"
+    return d if d.is_dir() else None
 
 CPU_BACKENDS = ["numba", "numpy"]
 BACKENDS = [*CPU_BACKENDS, pytest.param("cupy", marks=pytest.mark.gpu)]
@@ -27,7 +42,15 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 
 @pytest.fixture(scope="session")
-def data_dir() -> Path:
-    if not DATA.is_dir():
-        pytest.skip(f"shared data not found at {DATA}")
-    return DATA
+def data_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A folder holding the bundled graphs uncompressed, under their original file names.
+
+    For the tests that want plain files (``karate.mtx``, ``p2p-Gnutella31.txt``, ...):
+    the CLI, the parallel reader cut by byte offsets, scipy's own Matrix Market reader.
+    """
+    folder = tmp_path_factory.mktemp("data")
+    for name in datasets.names():
+        with gzip.open(datasets.path(name), "rb") as src, \
+                open(folder / datasets.info(name).filename, "wb") as out:
+            shutil.copyfileobj(src, out)
+    return folder

@@ -12,16 +12,15 @@ everywhere.
 from __future__ import annotations
 
 import importlib
-import os
-from pathlib import Path
 
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from conftest import DATA, DIRECTIONS, FORMATS, ROOT
+from conftest import DIRECTIONS, FORMATS
 from scipy.sparse import csgraph
 
 import spbfs
+from spbfs import datasets
 from spbfs import generators as gen
 from spbfs.edges import EdgeList
 from spbfs.kernels import bfs_cuda as sc
@@ -251,23 +250,10 @@ def test_graph_reused_across_searches_and_engines(engine):
         _same(spbfs.bfs(b, s), spbfs.bfs(rb, s))
 
 
-def _road_path() -> Path | None:
-    for d in (DATA, ROOT / ".devdata", Path(os.environ.get("SPBFS_DATA", "/nonexistent"))):
-        p = d / "luxembourg_osm.mtx"
-        if p.is_file():
-            return p
-    return None
-
-
 @gpu
 @pytest.mark.parametrize("fmt", FORMATS)
 def test_road_network(engine, fmt):
-    path = _road_path()
-    if path is None:
-        pytest.skip("luxembourg_osm.mtx not found")
-    from spbfs.io import read_graph
-
-    edges = read_graph(path)
+    edges = datasets.edges("luxembourg_osm")  # bundled: never skipped for data
     g = spbfs.Graph.from_edgelist(edges, config=spbfs.Config(format=fmt, backend="cupy"))
     ref_g = spbfs.Graph.from_edgelist(edges, config=spbfs.Config(backend="numba"))
     for s in (0, edges.n // 2):

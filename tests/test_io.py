@@ -25,10 +25,6 @@ from spbfs.io import (
     write_mtx,
 )
 
-DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
-
-needs_data = pytest.mark.skipif(not DATA.is_dir(), reason=f"shared data not found at {DATA}")
-
 
 def write(tmp_path: Path, name: str, text: str | bytes) -> Path:
     p = tmp_path / name
@@ -53,9 +49,10 @@ def raises_at(path: Path, line: int | None, match: str | None = None, **kw) -> G
 
 
 # --------------------------------------------------------------------------- real data
+# The bundled graphs (spbfs.datasets), uncompressed under their own names by conftest's
+# data_dir fixture so that scipy reads the same bytes.
 
 
-@needs_data
 @pytest.mark.parametrize(
     ("name", "n", "m", "directed", "weighted"),
     [
@@ -66,8 +63,8 @@ def raises_at(path: Path, line: int | None, match: str | None = None, **kw) -> G
         ("p2p-Gnutella31.txt", 62_586, 147_892, None, False),
     ],
 )
-def test_data_files_counts(name, n, m, directed, weighted):
-    el = read_graph(DATA / name)
+def test_data_files_counts(data_dir, name, n, m, directed, weighted):
+    el = read_graph(data_dir / name)
     assert el.n == n
     assert el.num_edges == m
     assert el.directed is directed
@@ -75,26 +72,23 @@ def test_data_files_counts(name, n, m, directed, weighted):
     assert el.src.dtype == np.int64 and el.dst.dtype == np.int64
 
 
-@needs_data
-def test_musae_max_degree():
-    el = read_graph(DATA / "musae_git_edges.csv")
+def test_musae_max_degree(data_dir):
+    el = read_graph(data_dir / "musae_git_edges.csv")
     assert el.meta["columns"] == ["id_1", "id_2"]
     deg = np.bincount(el.src, minlength=el.n) + np.bincount(el.dst, minlength=el.n)
     assert deg.max() == 9458
 
 
-@needs_data
-def test_gnutella_count_line():
-    el = read_graph(DATA / "p2p-Gnutella31.txt")
+def test_gnutella_count_line(data_dir):
+    el = read_graph(data_dir / "p2p-Gnutella31.txt")
     assert el.meta["count_line"] == (62_586,)
     assert edges(el)[:2] == [(0, 1), (0, 2)]
 
 
-@needs_data
 @pytest.mark.parametrize("name", ["karate.mtx", "west0067.mtx", "luxembourg_osm.mtx"])
-def test_mtx_matches_scipy(name):
-    el = read_graph(DATA / name)
-    ref = scipy.io.mmread(DATA / name).tocoo()
+def test_mtx_matches_scipy(data_dir, name):
+    el = read_graph(data_dir / name)
+    ref = scipy.io.mmread(data_dir / name).tocoo()
     if el.directed is False:  # scipy mirrors the stored triangle: keep the stored one
         keep = ref.row >= ref.col
         ref = sp.coo_matrix((ref.data[keep], (ref.row[keep], ref.col[keep])), shape=ref.shape)
@@ -106,11 +100,10 @@ def test_mtx_matches_scipy(name):
         np.testing.assert_array_equal(a, ref.toarray())
 
 
-@needs_data
-def test_luxembourg_is_fast():
-    read_graph(DATA / "luxembourg_osm.mtx")  # warm the compiled kernels
+def test_luxembourg_is_fast(data_dir):
+    read_graph(data_dir / "luxembourg_osm.mtx")  # warm the compiled kernels
     t = time.perf_counter()
-    read_graph(DATA / "luxembourg_osm.mtx")
+    read_graph(data_dir / "luxembourg_osm.mtx")
     assert time.perf_counter() - t < 1.0
 
 

@@ -13,14 +13,13 @@ installed excepthook aborts the job with a non-zero status. Prints
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import networkx as nx
 import numpy as np
 import scipy.sparse as sp
 from case_runner import both_graphs, run_cases, share
 from scipy.sparse import csgraph
 
+from spbfs import datasets
 from spbfs.algorithms import (
     betweenness_centrality,
     connected_components,
@@ -40,11 +39,7 @@ from spbfs.algorithms.distributed import (
 )
 from spbfs.edges import EdgeList
 from spbfs.generators import erdos_renyi, grid2d, kronecker, path
-from spbfs.io import read_graph
 from spbfs.mpi import CollectiveError, DistGraph, ProcessGrid
-
-#: The project's real graphs (beside the checkout); used when present.
-DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
 
 
 def graphs() -> list[tuple[str, EdgeList, bool]]:
@@ -55,11 +50,10 @@ def graphs() -> list[tuple[str, EdgeList, bool]]:
     padded = EdgeList(p.src, p.dst, 11)  # 5 isolated vertices at the end
     out = [("kron8", kron, False), ("grid13x11", lattice, False), ("er203d", er, True),
            ("path6+5", padded, False)]
-    # Real graphs: karate (undirected) and west0067 (directed; its pattern only).
-    for name, directed in (("karate.mtx", False), ("west0067.mtx", True)):
-        if (DATA / name).exists():
-            el = read_graph(DATA / name)
-            out.append((name, EdgeList(el.src, el.dst, el.n, directed=directed), directed))
+    # Real graphs (bundled): karate (undirected) and west0067 (directed; its pattern only).
+    for name in ("karate", "west0067"):
+        el, directed = datasets.edges(name), datasets.info(name).directed
+        out.append((name, EdgeList(el.src, el.dst, el.n, directed=directed), directed))
     return out
 
 
