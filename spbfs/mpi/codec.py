@@ -641,7 +641,8 @@ def encode_ids(ids: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
         int64 or int32, strictly increasing, non-negative; read as they are
         (no conversion pass).
     out : numpy.ndarray, optional
-        An int64 buffer of at least ``max_encoded_words(len(ids))`` words.
+        An int64 buffer; ``max_encoded_words(len(ids))`` words always suffice,
+        fewer are fine when the message fits (else ValueError).
 
     Returns
     -------
@@ -655,10 +656,15 @@ def encode_ids(ids: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
         ``out`` too small.
     """
     ids = _check_ids(ids, "ids")
-    need = max_encoded_words(ids.shape[0])
-    buf = _out_buffer(out, need)
+    # The kernel checks the room it has, so a buffer under the worst case is
+    # fine as long as this message fits.
+    buf = _out_buffer(out, 1) if out is not None else np.empty(
+        max_encoded_words(ids.shape[0]), np.uint64)
     end = _encode_ids(ids, buf, 0, buf.shape[0])
     if end < 0:
+        if end == _ERR_FULL:
+            raise ValueError(f"out has {buf.shape[0]} words, too few for this message "
+                             f"(max_encoded_words({ids.shape[0]}) is always enough)")
         _raise(end, "ids")
     return buf[:end].view(np.int64)
 
