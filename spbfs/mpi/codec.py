@@ -30,9 +30,9 @@ bitmap
     message of the set bit positions]`` (sparse). The sparse form is chosen
     when a popcount estimate of its size is under 7/8 of the dense one; on
     random frontiers the gap coding of set bits beats the plain bitmap up to
-    a density of about a quarter, and beats "indexes of non-zero words plus
-    those words" everywhere (measured on real frontiers by
-    ``benchmarks/codec.py``), so only these two forms exist.
+    a density of about a quarter, and on the real frontiers of
+    ``benchmarks/codec.py`` it never lost to "indexes of non-zero words plus
+    those words", so only these two forms exist.
 
 Worst cases: an ids message is at most ``n + 4`` words (gaps of up to 63 bits
 pack into 63/64 of a word each, which pays for the headers), a pairs message at
@@ -40,15 +40,19 @@ most ``2 n + 5 + n / 128``, a bitmap ``bw + 1`` (:func:`max_encoded_words`).
 
 Choice of codec
 ---------------
-spbfs uses this numba codec, not a library. Of the candidates on PyPI,
-``pyfastpfor`` (the FastPFor library, S4-BP128 itself) packs 32-bit unsigned
-ints only: int64 ids need a conversion pass each way plus a separate delta
-pass, and a 2^40 range does not fit at all; ``blosc2`` and ``numcodecs`` are
-byte-stream compressors (LZ4, Zstd after shuffle or delta filters) that
-compress sorted id lists less and encode them more slowly than bit packing
-of gaps. An optional dependency with this codec as the fallback would still
-need this codec, tested, on every machine, and a message format the two
-agree on; it is not worth it.
+spbfs uses this numba codec, not a library, and no optional one either.
+``pyfastpfor`` (FastPFor: S4-BP128 itself, in SIMD) encodes large sorted
+lists faster even with the conversion pass int64 ids need, and decodes them a
+little faster; but it packs 32-bit unsigned ints only, so ids of a 2^40 range,
+or global parent ids beyond 2^32, cannot go through it at all. It could only
+ever accelerate some messages beside this codec, with a second message format
+that every rank must have installed, while most frontier messages are small
+(where per-call costs make the two even) and fold pairs compress better here
+(parents framed against their block's minimum). ``blosc2`` and ``numcodecs``
+are byte-stream compressors: LZ4 after bit shuffle compresses id lists half
+as well, Zstd after delta and bit shuffle compresses them about a tenth
+better but runs an order of magnitude slower. The measurements are in
+``docs/benchmarks.md`` ("Frontier codecs").
 
 Validation is fused with encoding: the gaps are computed anyway, and their
 bitwise OR is negative exactly when some id is not larger than the one before
