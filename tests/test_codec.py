@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from spbfs.mpi import codec as C
 
 MAX63 = (1 << 63) - 1
-SETTINGS = settings(max_examples=60, deadline=None, derandomize=True)
+SETTINGS = settings(max_examples=100, deadline=None, derandomize=True)
 
 
 def _ids(values: set[int] | list[int]) -> np.ndarray:
@@ -256,6 +256,12 @@ def test_truncated_and_foreign_messages() -> None:
         C.decode_ids(np.array([12345], np.int64))
     with pytest.raises(ValueError, match="empty"):
         C.decode_ids(np.zeros(0, np.int64))
+    with pytest.raises(ValueError, match="corrupt"):
+        C.decode_ids(np.array([(1 << 40) << 8 | 0xC1, 0, 0], np.int64))  # absurd count
+    bad = msg.copy()
+    bad[2] = 64  # the first block's width byte
+    with pytest.raises(ValueError, match="corrupt"):
+        C.decode_ids(bad)
     words = np.zeros(100, np.uint64)
     words[7] = 3
     bm = C.encode_bitmap(words)

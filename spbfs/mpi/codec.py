@@ -478,7 +478,7 @@ def _decode_bitmap_sparse(msg, bits):  # type: ignore[no-untyped-def]
         pos = _unpack(msg, pos, m, b, gaps)
         for i in range(m):
             prev += np.int64(gaps[i]) + 1
-            if prev >= nbits:
+            if prev >= nbits or prev < 0:
                 return _ERR_CORRUPT
             bits[prev >> 6] |= one << np.uint64(prev & 63)
     return pos
@@ -559,7 +559,13 @@ def _header(msg: Any, name: str = "msg") -> tuple[np.ndarray, int, int]:
     kind = h & 0xFF
     if kind not in _KINDS or h < 0:
         raise ValueError(f"{name} is not an encoded message (header {h:#x})")
-    return msg.view(np.uint64), kind, h >> 8
+    n = h >> 8
+    # Every 1024 ids or pairs take at least a word of widths: a larger count is
+    # a corrupt header (and must not size an allocation).
+    if kind in (KIND_IDS, KIND_PAIRS) and n > 1024 * msg.shape[0]:
+        raise ValueError(f"{name} is corrupt: its header claims {n} entries in "
+                         f"{msg.shape[0]} words")
+    return msg.view(np.uint64), kind, n
 
 
 def message_kind(msg: np.ndarray) -> str:
