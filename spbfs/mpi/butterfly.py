@@ -194,35 +194,40 @@ class Butterfly:
         """Post the sends, receive one message of unknown length from each source."""
         comm = self.comm
         isend = comm.Isend
-        reqs = [isend(buf, dest=dst, tag=tag) for dst, buf in sends]
+        reqs = []
         nbytes = 0
-        for _, buf in sends:
+        for dst, buf in sends:
+            reqs.append(isend(buf, dst, tag))
             nbytes += buf.nbytes
         self.messages += len(sends)
         self.words += nbytes >> 3
-        got: list[Any] = [None] * len(srcs)
-        left = list(range(len(srcs)))
+        got = []
         status, byte, improbe = self._status, self._byte, comm.Improbe
-
-        def probe() -> bool:
-            for i in left[:]:
-                msg = improbe(srcs[i], tag, status)
-                if msg is not None:
-                    buf = np.empty(status.Get_count(byte) >> 3, dtype=np.int64)
-                    reqs.append(msg.Irecv(buf))
-                    got[i] = buf
-                    nbytes_in[0] += buf.nbytes
-                    left.remove(i)
-            return not left
-
-        nbytes_in = [0]
         pol = self.policy
-        # Waiting for the partners' envelopes is a wait like any other: the policy's
-        # spin, yield and sleep (WaitPolicy has no public form of its poll loop).
-        if not probe():
-            pol._poll(probe, nbytes >= C.BULK_BYTES)
+        bulk = nbytes >= C.BULK_BYTES
+        # The sources in turn: the round ends with its last message whatever the order.
+        for src in srcs:
+            msg = improbe(src, tag, status)
+            if msg is None:
+                found: list[Any] = []
+
+                def probe(src: int = src, found: list[Any] = found) -> bool:
+                    m = improbe(src, tag, status)
+                    if m is None:
+                        return False
+                    found.append(m)
+                    return True
+
+                # Waiting for a partner's envelope is a wait like any other: the
+                # policy's spin, yield and sleep (WaitPolicy has no public poll loop).
+                pol._poll(probe, bulk)
+                msg = found[0]
+            buf = np.empty(status.Get_count(byte) >> 3, dtype=np.int64)
+            reqs.append(msg.Irecv(buf))
+            got.append(buf)
+            nbytes += buf.nbytes
         # Sizes known now: a large transfer waits without sleeping.
-        pol.wait(reqs, nbytes + nbytes_in[0] >= C.BULK_BYTES)
+        pol.wait(reqs, nbytes >= C.BULK_BYTES)
         return got
 
     # -- allgather -----------------------------------------------------------------------
