@@ -65,7 +65,7 @@ Message format
 Memory (Section 3, "Fanout & Trade-offs": a buffer for the incoming frontiers of
 ``f`` nodes, ``O(f V)``, allocatable in advance)
     In one round a rank receives at most ``f - 1`` messages; in the allgather
-    each carries at most the ``s <= q / 2`` contributions its sender holds, and
+    each carries at most ``min(s, q - s) <= q / 2`` contributions, and
     the round's receipts together at most ``min((f - 1) s, q - s)`` of the
     ``q`` contributions (``(f - 1) / f`` of the data for ``q = f**K``). A rank
     never holds more than the ``q`` contributions it returns, plus one send
