@@ -126,12 +126,18 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--cases", default="bench20,lux,dist18x2x1,dist18x2x2,dist20x2x1,dist20x2x2")
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--roots", type=int, default=32, help="roots per run (default 32)")
-    ap.add_argument("--lux", type=Path, default=ROOT.parent / "shared" / "data" /
-                    "luxembourg_osm.mtx", help="the luxembourg_osm Matrix Market file")
+    ap.add_argument("--lux", type=Path, default=None,
+                    help="the luxembourg_osm Matrix Market file (default: the bundled "
+                         "spbfs.datasets copy)")
     ap.add_argument("--timeout", type=float, default=900)
     args = ap.parse_args(argv)
     sides = {"A": args.a.resolve(), "B": args.b.resolve()}
     cases = [c for c in args.cases.split(",") if c]
+    if args.lux is None:
+        sys.path.insert(0, str(ROOT))
+        from spbfs.datasets import path as dataset_path
+
+        args.lux = dataset_path("luxembourg_osm")
     print(f"A = {sides['A']}\nB = {sides['B']}\nload before: {_load()}", flush=True)
     results: dict[tuple[str, str], list[dict[str, float]]] = {}
     for rnd in range(args.rounds):

@@ -23,6 +23,8 @@ The packages, from the top of the stack down (docs: Concepts, Architecture):
     SpMSV phases.
 :mod:`spbfs.io`
     Graph files: one private module per format, the shared text scanner.
+:mod:`spbfs.datasets`
+    The small public graphs the docs and tests use, bundled (``spbfs.datasets.karate()``).
 :mod:`semirings`
     The algebra, sparse vectors, CSR/DCSC blocks and the generic kernels.
 """
@@ -69,4 +71,8 @@ def __getattr__(name: str) -> Any:
         from spbfs import algorithms
 
         return getattr(algorithms, name)
+    if name == "datasets":  # ``spbfs.datasets.karate()`` after a plain ``import spbfs``
+        import importlib
+
+        return importlib.import_module("spbfs.datasets")
     raise AttributeError(f"module 'spbfs' has no attribute {name!r}")

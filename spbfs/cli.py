@@ -105,8 +105,19 @@ def _add_bfs_arguments(p: argparse.ArgumentParser) -> None:
 def _add_grid_arguments(p: argparse.ArgumentParser) -> None:
     """Options of both grid commands beyond those of one process."""
     _add_config_arguments(p)
-    p.add_argument("--frontier-encoding", choices=("auto", "list", "bitmap"),
-                   help="frontier messages as id lists, bitmaps, or the smaller (auto)")
+    p.add_argument("--frontier-encoding", choices=("auto", "list", "bitmap", "compressed"),
+                   help="frontier messages as id lists, bitmaps, compressed ids, or per "
+                        "message the cheapest by the cost model (auto)")
+    p.add_argument("--exchange", choices=("auto", "p2p", "collective", "butterfly"),
+                   help="how messages move in a processor row or column: posted messages, "
+                        "MPI collectives, a butterfly, or per phase by the cost model (auto)")
+    p.add_argument("--butterfly-fanout", type=int, help="partners per butterfly round (>= 2)")
+    p.add_argument("--network", help="emulated link: native, 1gbe, 10gbe, ib or "
+                                     "LATENCY_US:GBPS (holds every message)")
+    p.add_argument("--link-latency-us", type=float,
+                   help="the cost model's link latency (default: measured, or --network's)")
+    p.add_argument("--link-gbps", type=float,
+                   help="the cost model's link bandwidth in Gbit/s")
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -188,6 +199,11 @@ def _config(args: argparse.Namespace) -> Config:
         threads=getattr(args, "threads", None),
         bind=getattr(args, "bind", None),
         frontier_encoding=getattr(args, "frontier_encoding", None),
+        exchange=getattr(args, "exchange", None),
+        butterfly_fanout=getattr(args, "butterfly_fanout", None),
+        network=getattr(args, "network", None),
+        link_latency_us=getattr(args, "link_latency_us", None),
+        link_gbps=getattr(args, "link_gbps", None),
     )
 
 

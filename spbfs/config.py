@@ -42,11 +42,16 @@ _CHOICES: dict[str, tuple[str, ...]] = {
     "backend": ("auto", "numpy", "numba", "cupy"),
     "index_dtype": ("auto", "int32", "int64"),
     "direction": ("auto", "top-down", "bottom-up"),
-    "frontier_encoding": ("auto", "list", "bitmap"),
+    "frontier_encoding": ("auto", "list", "bitmap", "compressed"),
+    "exchange": ("auto", "p2p", "collective", "butterfly"),
     "output": ("both", "parents", "levels"),
     "bind": ("auto", "none", "core"),
 }
 _BOOLS = ("debug", "cuda_kernels", "cuda_fused")
+#: Named links of the ``network`` setting (their numbers: :mod:`spbfs.mpi.network`).
+NETWORK_PRESETS = ("native", "1gbe", "10gbe", "ib")
+_NETWORK_SYNTAX = (f"one of {', '.join(map(repr, NETWORK_PRESETS))} or "
+                   "'LATENCY_US:GBPS' (e.g. '50:1'; latency >= 0, bandwidth > 0)")
 # Spellings of a boolean in the environment (TOML and keywords take real booleans).
 _BOOL_WORDS = {"1": True, "true": True, "yes": True, "on": True,
                "0": False, "false": False, "no": False, "off": False}
@@ -87,11 +92,31 @@ class Config:
     beta : float
         Switch bottom-up -> top-down when the frontier shrinks below
         ``n/beta`` vertices (Beamer et al. 2012, beta = 24).
-    frontier_encoding : {"auto", "list", "bitmap"}
-        How frontier messages travel on a grid: ``auto`` picks, per message,
-        the smaller of a sorted id list (64 bits per id) and a bitmap
-        (1 bit per vertex of the range), as Bisson, Bernaschi and Mastrostefano
-        do (Kepler 2D BFS, Section 5).
+    frontier_encoding : {"auto", "list", "bitmap", "compressed"}
+        How frontier messages travel on a grid: a sorted id list (64 bits per
+        id), a bitmap (1 bit per vertex of the range; Bisson, Bernaschi and
+        Mastrostefano, Kepler 2D BFS, Section 5), or ``compressed``: ids
+        delta and Frame-of-Reference bit-packed in blocks (Young et al.;
+        :mod:`spbfs.mpi.codec`), ``(child, parent)`` pairs packed too.
+        ``auto`` picks per message the cheapest by the cost model
+        (:mod:`spbfs.mpi.costmodel`): the bytes over the link model plus the
+        codec's time.
+    exchange : {"auto", "p2p", "collective", "butterfly"}
+        How frontier and pair messages move in a processor row or column
+        (:mod:`spbfs.mpi.exchange`): posted point-to-point messages, MPI's
+        Allgatherv / Alltoallv, or Green's butterfly; ``auto`` picks per phase
+        and level by the cost model.
+    butterfly_fanout : int
+        Partners per round of the butterfly pattern (>= 2).
+    network : str
+        Emulated link for ranks on one machine: every communication step is
+        held for latency + bytes / bandwidth (:mod:`spbfs.mpi.network`).
+        ``native`` (no emulation), ``1gbe``, ``10gbe``, ``ib``, or
+        ``"LATENCY_US:GBPS"``.
+    link_latency_us, link_gbps : float or None
+        The link model the cost model uses. Unset: the emulated ``network``'s,
+        or on a native link one measured at start-up (a short ping-pong,
+        cached per machine).
     grid : tuple of int or None
         Process grid ``(pr, pc)``; None chooses one from the number of ranks.
     output : {"both", "parents", "levels"}
@@ -137,6 +162,11 @@ class Config:
     debug: bool = False
     cuda_kernels: bool = True
     cuda_fused: bool = True
+    exchange: str = "p2p"
+    butterfly_fanout: int = 2
+    network: str = "native"
+    link_latency_us: float | None = None
+    link_gbps: float | None = None
 
     def __post_init__(self) -> None:
         for f in fields(self):
@@ -191,6 +221,21 @@ def _check(name: str, value: Any) -> Any:
         return value
     if name == "wait":
         return _check_wait(value)
+    if name == "butterfly_fanout":
+        if isinstance(value, bool) or not isinstance(value, int) or value < 2:
+            raise ValueError(f"config 'butterfly_fanout' must be an integer >= 2; got {value!r}")
+        return value
+    if name == "network":
+        return _check_network(value)
+    if name in ("link_latency_us", "link_gbps"):
+        if value is None:
+            return None
+        low_ok = name == "link_latency_us"  # a zero latency is a model; a zero bandwidth is not
+        if isinstance(value, bool) or not isinstance(value, int | float) \
+                or not (value >= 0 if low_ok else value > 0) or value == float("inf"):
+            what = "a number >= 0" if low_ok else "a positive number"
+            raise ValueError(f"config {name!r} must be {what}; got {value!r}")
+        return float(value)
     if name in _BOOLS:
         if not isinstance(value, bool):
             raise ValueError(f"config {name!r} must be true or false; got {value!r}")
@@ -213,6 +258,20 @@ def _check_wait(value: Any) -> str:
             raise ValueError
     except ValueError:
         raise ValueError(f"config 'wait' must be {_WAIT_SYNTAX}; got {value!r}") from None
+    return text
+
+
+def _check_network(value: Any) -> str:
+    """A ``network`` setting (see :class:`Config`), lower-cased and stripped."""
+    text = value.strip().lower() if isinstance(value, str) else None
+    if text in NETWORK_PRESETS:
+        return text
+    try:
+        lat, gbps = (float(p) for p in text.split(":"))  # type: ignore[union-attr]
+        if not (lat >= 0 and gbps > 0) or max(lat, gbps) == float("inf"):
+            raise ValueError
+    except (AttributeError, ValueError):
+        raise ValueError(f"config 'network' must be {_NETWORK_SYNTAX}; got {value!r}") from None
     return text
 
 
@@ -283,12 +342,12 @@ def _check_env_names(environ: Mapping[str, str], known: Mapping[str, str]) -> No
 
 def _env_value(key: str, name: str, raw: str) -> Any:
     """The field value an environment variable's text stands for (checked)."""
-    if name in ("alpha", "beta"):
+    if name in ("alpha", "beta", "link_latency_us", "link_gbps"):
         try:
             value: Any = float(raw)
         except ValueError:
             raise ValueError(f"environment {key} must be a number; got {raw!r}") from None
-    elif name == "threads":
+    elif name in ("threads", "butterfly_fanout"):
         try:
             value = int(raw)
         except ValueError:

@@ -53,6 +53,7 @@ from spbfs.io.parallel_npz import save_npz
 from spbfs.mpi import _kernels as K
 from spbfs.mpi import comm as C
 from spbfs.mpi.graph import DistGraph
+from spbfs.mpi.planner import Planner
 from spbfs.mpi.spmsv import (
     COMM_PHASES,
     EXPAND,
@@ -115,6 +116,12 @@ class DistBFSResult:
         :attr:`spbfs.BFSResult.values`: the additive identity where unreached);
         None for the fast searches. Such a search keeps no communication
         counters (``stats.extra`` holds empty ``"messages"`` and ``"words"``).
+    exchange_log : list of dict
+        This rank's record of what the cost model chose, one entry per
+        exchange it decided (``exchange="auto"`` or ``frontier_encoding="auto"``):
+        ``level``, ``phase``, ``pattern``, ``encoding``, ``estimated_s`` (the
+        model's seconds for the choice) and ``actual_s`` (the step's time).
+        Empty when every choice was fixed.
     """
 
     source: int
@@ -130,6 +137,7 @@ class DistBFSResult:
     config: Any = None
     grid_shape: tuple[int, int] = (1, 1)
     values: np.ndarray | None = None
+    exchange_log: list[dict[str, Any]] = field(default_factory=list)
     _comm: Any = None
 
     @property
@@ -229,6 +237,9 @@ class DistBFSResult:
 # --------------------------------------------------------------------------- the search
 
 
+_LOG_KEYS = ("level", "phase", "pattern", "encoding", "estimated_s", "actual_s")
+
+
 class GridEngine:
     """The grid's :class:`~spbfs.search.driver.Engine`: one rank's part of a search.
 
@@ -240,7 +251,7 @@ class GridEngine:
     #: No compiled run of levels: every level synchronizes the grid.
     topdown_levels = None
 
-    def __init__(self, g: DistGraph, encoding: str,
+    def __init__(self, g: DistGraph, cfg: Config,
                  out: tuple[np.ndarray, np.ndarray] | None = None,
                  max_depth: int | None = None) -> None:
         self.g = g
@@ -269,10 +280,11 @@ class GridEngine:
                     np.zeros(grid.pc * self.bw, np.uint64), np.empty(max(nrow, 1), cdt),
                     # Receive buffers of the largest messages: a frontier piece (ids or
                     # bitmap) per other processor-column rank, pairs per processor-row rank.
-                    [np.empty(0 if i2 == own else max(self.B, self.bw, 1), np.int64)
+                    # (A compressed message's header words fit in the slack.)
+                    [np.empty(0 if i2 == own else max(self.B, self.bw, 1) + 8, np.int64)
                      for i2 in range(grid.pr)],
-                    [np.empty(max(2 * self.B, 1), np.int64) for _ in range(grid.pc if multi
-                                                                            else 0)],
+                    [np.empty(max(2 * self.B, 1) + 8, np.int64)
+                     for _ in range(grid.pc if multi else 0)],
                     # Pairs to send (fold, parent updates): at most B per row rank (the
                     # fold writes row rank t's from word 2 t B on).
                     np.empty(2 * nrow if grid.pc > 1 else 0, np.int64),
@@ -309,7 +321,8 @@ class GridEngine:
         # level copies it first), so ``visited ^ prev`` is that piece as a bitmap;
         # the source's level starts from here.
         self.prev = self.visited.copy()
-        self.phases = FrontierPhases(grid, self.B, self.bw, encoding, self.visited, self.prev,
+        self.plan = Planner(cfg, grid, self.B)
+        self.phases = FrontierPhases(grid, self.B, self.bw, self.plan, self.visited, self.prev,
                                      self.gather_bufs, self.pair_bufs, self.msgbufs, cnt)
         self.nthreads = numba.get_num_threads()
         self.nchunks = 4 * self.nthreads if self.nthreads > 1 else 1
@@ -331,7 +344,9 @@ class GridEngine:
         return DistBFSResult(source=source, parents=self.parents, levels=self.levels, lo=g.lo,
                              hi=g.hi, n=g.n, stats=stats, seconds=seconds, stopped=run.stopped,
                              phase_seconds=phase_seconds, config=cfg,
-                             grid_shape=(grid.pr, grid.pc), _comm=grid.comm)
+                             grid_shape=(grid.pr, grid.pc), _comm=grid.comm,
+                             exchange_log=[dict(zip(_LOG_KEYS, rec, strict=True))
+                                           for rec in self.phases.log])
 
     # -- the driver's protocol -------------------------------------------------------
     def start(self, source: int) -> tuple[np.ndarray, int]:
@@ -532,7 +547,8 @@ def _check_out(out: Any, size: int) -> None:
 
 
 def bfs(graph: DistGraph, source: int, *, direction: str | None = None,
-        frontier_encoding: str | None = None, max_depth: int | None = None,
+        frontier_encoding: str | None = None, exchange: str | None = None,
+        max_depth: int | None = None,
         target: int | None = None, config: Config | None = None,
         out: tuple[np.ndarray, np.ndarray] | None = None,
         semiring: Semiring | str = "min_second", source_value: Any = 1) -> DistBFSResult:
@@ -549,9 +565,11 @@ def bfs(graph: DistGraph, source: int, *, direction: str | None = None,
         Root vertex id (the same on every rank).
     direction : {"auto", "top-down", "bottom-up"}, optional
         Force a direction (default ``config.direction``).
-    frontier_encoding : {"auto", "list", "bitmap"}, optional
-        Frontier messages as sorted id lists, bitmaps or per message the smaller
-        (default ``config.frontier_encoding``).
+    frontier_encoding : {"auto", "list", "bitmap", "compressed"}, optional
+        Frontier messages as sorted id lists, bitmaps, compressed, or per
+        message the cheapest by the cost model (default ``config.frontier_encoding``).
+    exchange : {"auto", "p2p", "collective", "butterfly"}, optional
+        How messages move in a processor row or column (default ``config.exchange``).
     max_depth : int, optional
         Stop after this many levels.
     target : int, optional
@@ -596,7 +614,8 @@ def bfs(graph: DistGraph, source: int, *, direction: str | None = None,
     cfg = config or graph.config
     try:
         over = {k: v for k, v in (("direction", direction),
-                                  ("frontier_encoding", frontier_encoding)) if v is not None}
+                                  ("frontier_encoding", frontier_encoding),
+                                  ("exchange", exchange)) if v is not None}
         if over:
             cfg = cfg.replace(**over)
         n = graph.n
@@ -616,7 +635,7 @@ def bfs(graph: DistGraph, source: int, *, direction: str | None = None,
         _check_out(out, graph.hi - graph.lo)
     policy = DirectionPolicy(cfg.direction, cfg.alpha, cfg.beta)
     t_start = time.perf_counter()
-    engine = GridEngine(graph, cfg.frontier_encoding, out, max_depth)
+    engine = GridEngine(graph, cfg, out, max_depth)
     run = run_levels(engine, policy, source, max_depth, target)
     result = engine.finish(run, source, cfg, time.perf_counter() - t_start)
     if kind == LEVELS:

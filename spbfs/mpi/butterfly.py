@@ -220,7 +220,7 @@ class Butterfly:
 
                 # Waiting for a partner's envelope is a wait like any other: the
                 # policy's spin, yield and sleep (WaitPolicy has no public poll loop).
-                pol._poll(probe, bulk)
+                pol.poll(probe, bulk)
                 msg = found[0]
             buf = np.empty(status.Get_count(byte) >> 3, dtype=np.int64)
             reqs.append(msg.Irecv(buf))

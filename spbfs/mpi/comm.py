@@ -196,9 +196,9 @@ class WaitPolicy:
             test = req.Test
             if test():
                 return
-        self._poll(test, bulk)
+        self.poll(test, bulk)
 
-    def _poll(self, test: Callable[[], bool], bulk: bool) -> None:
+    def poll(self, test: Callable[[], bool], bulk: bool = False) -> None:
         """Poll ``test`` until it is true: spin, then yield, then sleep (see the class)."""
         if self.busy:
             while not test():

@@ -42,6 +42,7 @@ from semirings.blocks import Block
 from semirings.kernels import spmsv
 from semirings.vector import SparseVector
 from spbfs.mpi import _kernels as K
+from spbfs.mpi import codec
 from spbfs.mpi import comm as C
 
 __all__ = ["COMM_PHASES", "LOCAL_PHASES", "FrontierPhases", "GridOps", "PhaseCounters",
@@ -100,6 +101,12 @@ class GridOps:
         #: Where the sparse and dense exchanges count their messages and words (a
         #: search sets it; the algorithms leave it None).
         self.cnt: PhaseCounters | None = None
+        cfg = g.config
+        #: The sparse exchanges' pattern: the config's ``exchange``; ``auto`` runs
+        #: the collectives (the algorithms' messages carry values the cost model
+        #: does not price).
+        self.pattern = "collective" if cfg.exchange == "auto" else cfg.exchange
+        self._ex: dict[str, Any] = {}
 
     def _count(self, phase: int, messages: int, words: int) -> None:
         if self.cnt is not None and messages:
@@ -116,9 +123,15 @@ class GridOps:
         self._count(ALLREDUCE, p - 1, len(vals) * (p - 1))
         return C.allreduce(self.grid.comm, np.array(vals, dtype=np.int64))
 
-    def _allgather_count(self, comm: Any, m: int) -> np.ndarray:
-        size = comm.Get_size()
-        return C.allgatherv(comm, np.array([m], dtype=np.int64), np.ones(size, np.int64))
+    def _exchange_in(self, which: str) -> Any:
+        """The :class:`~spbfs.mpi.exchange.Exchange` of the row or column (built once)."""
+        ex = self._ex.get(which)
+        if ex is None:
+            from spbfs.mpi.exchange import Exchange
+
+            comm = self.grid.row_comm if which == "row" else self.grid.col_comm
+            ex = self._ex[which] = Exchange(comm, self.g.config.butterfly_fanout, tag=18)
+        return ex
 
     def _exchange(self, buf: np.ndarray, dest: int, source: int) -> np.ndarray:
         """Send a (m, w) array to ``dest`` and receive one of unknown length from ``source``."""
@@ -223,10 +236,12 @@ class GridOps:
         if size == 1:
             cols = _unpack(buf, dts)
             return cols[0], cols[1:]
+        ex = self._exchange_in("row" if transpose else "col")
+        parts, msgs, words = ex.allgather(self.pattern, buf.reshape(-1))
         if buf.size:
-            self._count(GATHER if transpose else EXPAND, size - 1, (size - 1) * buf.size)
-        counts = self._allgather_count(comm, buf.shape[0])
-        flat = C.allgatherv(comm, buf.reshape(-1), counts * w).reshape(-1, w)
+            self._count(GATHER if transpose else EXPAND, msgs, words)
+        counts = np.array([p.shape[0] // w for p in parts], dtype=np.int64)
+        flat = np.concatenate(parts).reshape(-1, w)
         cols = _unpack(flat, dts)
         cols[0] += np.repeat(np.arange(size, dtype=np.int64) * self.B, counts)
         return cols[0], cols[1:]
@@ -261,11 +276,13 @@ class GridOps:
             seg = rows // self.B
             order = np.argsort(seg, kind="stable")
             counts = np.bincount(seg, minlength=size).astype(np.int64)
-            others = counts.copy()
-            others[comm.Get_rank()] = 0
-            self._count(FOLD, int(np.count_nonzero(others)), int(others.sum()) * w)
-            recv, _ = C.alltoallv(comm, buf[order].reshape(-1), counts * w)
-            buf = recv.reshape(-1, w)
+            ends = np.cumsum(counts * w).tolist()
+            flat = buf[order].reshape(-1)
+            sends = [flat[e - c * w:e] for e, c in zip(ends, counts.tolist(), strict=True)]
+            ex = self._exchange_in("col" if transpose else "row")
+            parts, msgs, words = ex.alltoall(self.pattern, sends)
+            self._count(FOLD, msgs, words)
+            buf = np.concatenate(parts).reshape(-1, w)
         if transpose:
             if grid.transpose_src != grid.rank:
                 self._count(TRANSPOSE, 1, buf.size)
@@ -382,6 +399,12 @@ class PhaseCounters:
         return msgs, words, {ph: float(ns[k]) / 1e9 / size for ph, k in PHASE_INDEX.items()}
 
 
+#: Framing of compressed messages: a first word ``-(2 L + kind) - 1`` (negative, so
+#: never a list's first id) before the codec's ``L`` words.
+_COMPRESSED_IDS, _COMPRESSED_BITMAP = 0, 1
+_PAD = 8  # receive-buffer slack for a compressed message's header words
+
+
 class FrontierPhases:
     """The phases of the BFS's SpMSV on the grid, for one search on one rank.
 
@@ -393,14 +416,20 @@ class FrontierPhases:
     owner's piece (:func:`merge_pairs`); bottom-up, *rotate* a segment's
     ``completed`` bitmap along the row between sub-steps and send the
     *parent updates* found for other pieces. Every phase counts its messages
-    and 64-bit words (messages to oneself are not communication) and its time.
+    and 64-bit words (messages to oneself are not communication; compressed
+    messages count their compressed length) and its time.
 
-    Frontier messages are sorted id lists or bitmaps, per message the smaller
-    (``encoding="auto"``, Bisson, Bernaschi and Mastrostefano, Section 5), or
-    forced. The transpose and the column exchange run as one step: the owner
-    sends its piece straight to the ranks of its column chunk (the same words,
-    never more messages), posted with the level-end Allreduce so that a level
-    waits once for its slowest partner.
+    How the messages move is the plan's (:class:`~spbfs.mpi.planner.Planner`):
+    the *exchange pattern* of the expand/gather and of the fold/updates
+    (:mod:`spbfs.mpi.exchange`; all ranks of a row or column choose alike,
+    from counts the level-end Allreduce gave every rank), and each message's
+    *encoding*: a sorted id list, a bitmap (Bisson, Bernaschi and
+    Mastrostefano, Section 5), or compressed (:mod:`spbfs.mpi.codec`).
+    With the ``p2p`` pattern the transpose and the column exchange run as one
+    step: the owner sends its piece straight to the ranks of its column chunk
+    (the same words, never more messages), posted with the level-end
+    Allreduce so that a level waits once for its slowest partner. The other
+    patterns transpose, then gather in the processor column.
 
     Parameters
     ----------
@@ -408,8 +437,8 @@ class FrontierPhases:
         The process grid.
     B, bw : int
         Padded piece length (ids) and its bitmap length (64-bit words).
-    encoding : {"auto", "list", "bitmap"}
-        Frontier message encoding.
+    plan : Planner
+        Patterns, encodings, the link model and its emulation.
     visited, prev : numpy.ndarray
         The engine's bitmaps of its piece: visited now, and before the newest
         frontier was marked (so ``visited ^ prev`` is that frontier's bitmap).
@@ -420,13 +449,17 @@ class FrontierPhases:
         Where the phases count.
     """
 
-    def __init__(self, grid: Any, B: int, bw: int, encoding: str, visited: np.ndarray,
+    def __init__(self, grid: Any, B: int, bw: int, plan: Any, visited: np.ndarray,
                  prev: np.ndarray, gather_bufs: list[np.ndarray], pair_bufs: list[np.ndarray],
                  msgbufs: tuple[np.ndarray, np.ndarray], cnt: PhaseCounters) -> None:
+        from spbfs.mpi.exchange import Exchange
+
         self.grid = grid
         self.B = B
         self.bw = bw
-        self.enc = encoding
+        self.plan = plan
+        self.enc = plan.encoding
+        self.emu = plan.emulator if plan.emulator is not None and plan.emulator.active else None
         self.visited = visited
         self.prev = prev
         self.pair_bufs = pair_bufs
@@ -435,6 +468,7 @@ class FrontierPhases:
         self.cnt = cnt
         self.p = grid.size
         self.red = np.zeros(4, np.int64)  # the level-end Allreduce, in place
+        self.last = [1, 0, 0, 0]  # the latest Allreduce's sums (the source: one vertex)
         rank, pr, pc = grid.rank, grid.pr, grid.pc
         self.left = grid.i * pc + (grid.j - 1) % pc  # rotation partners
         self.right = grid.i * pc + (grid.j + 1) % pc
@@ -444,40 +478,104 @@ class FrontierPhases:
         self.col_dests = [i2 * pc + jt for i2 in range(pr) if i2 * pc + jt != rank]
         self.col_recvs = {src: gather_bufs[i2] for i2, src in enumerate(self.col_srcs)
                           if src != rank}
+        self.col_ex = Exchange(grid.col_comm, plan.fanout)
+        self.row_ex = Exchange(grid.row_comm, plan.fanout, tag=17)
+        self.gather_len = max(B, bw, 1) + _PAD
         self.pending: tuple | None = None  # a posted frontier exchange (post_expand)
+        self.expand_pattern = plan.fixed_pattern or "p2p"
+        self.dec_ids: list[np.ndarray] = []  # decode buffers, one per column piece (lazy)
+        self.dec_bits: list[np.ndarray] = []
+        #: This rank's record of the plan's choices: (level, phase, pattern, encoding,
+        #: estimated seconds, actual seconds), kept when the plan decides something.
+        self.log: list[tuple[int, str, str, str, float, float]] = []
+        self.level = 1
+        self.t_expand = 0.0  # when the posted frontier exchange started
 
     # -- frontier encoding ---------------------------------------------------------------
-    def encode(self, ids: np.ndarray) -> tuple[np.ndarray, bool]:
-        """The frontier piece as a message: sorted local ids, or a bitmap of bw words.
+    def encode(self, ids: np.ndarray, receivers: int) -> tuple[np.ndarray, str]:
+        """The frontier piece as a message, and its encoding.
 
         ``ids`` is always the piece the latest level (or the source) marked in
         ``visited``, so its bitmap is ``visited ^ prev`` (one pass, no scatter).
         """
-        if self.enc == "bitmap" or (self.enc == "auto" and ids.shape[0] >= self.bw):
-            self.msgflip ^= 1
-            bits = self.msgbufs[self.msgflip]
+        enc = self.enc
+        n = ids.shape[0]
+        if enc == "auto":
+            enc = self.plan.frontier_encoding(n, receivers)
+            if n == self.bw and enc == "list":  # that length reads as a bitmap: send one
+                enc = "bitmap"
+        if enc == "list":
+            return ids.astype(np.int64, copy=False), "list"
+        self.msgflip ^= 1
+        bits = self.msgbufs[self.msgflip]
+        if enc == "bitmap" or n >= self.bw:
             np.bitwise_xor(self.visited, self.prev, out=bits)
-            return bits.view(np.int64), True
-        return ids.astype(np.int64, copy=False), False
+            if enc == "bitmap":
+                return bits.view(np.int64), "bitmap"
+            return self._framed(_COMPRESSED_BITMAP, codec.max_encoded_words(self.bw, "bitmap"),
+                                lambda out: codec.encode_bitmap(bits, out)), "compressed"
+        return self._framed(_COMPRESSED_IDS, codec.max_encoded_words(n),
+                            lambda out: codec.encode_ids(ids, out)), "compressed"
 
-    def decoded_as_bitmap(self, msg: np.ndarray) -> bool:
-        """How a received message reads: the mode says, or (auto) its length."""
-        return self.enc == "bitmap" or (self.enc == "auto" and msg.shape[0] == self.bw)
+    def _framed(self, kind: int, most: int, encode: Any) -> np.ndarray:
+        """A compressed message: the framing word, then ``encode(out)``'s words in place."""
+        msg = np.empty(most + 2, np.int64)
+        L = encode(msg[1:]).shape[0]
+        msg[0] = -(2 * L + kind) - 1
+        end = L + 1
+        if end == self.bw:  # never exactly bw words long: that length means a plain bitmap
+            msg[end] = 0
+            end += 1
+        return msg[:end]
+
+    def decode(self, msg: np.ndarray, slot: int) -> tuple[np.ndarray, bool]:
+        """A received frontier message as (ids or bitmap words, is_bitmap)."""
+        enc = self.enc
+        if enc == "list":
+            return msg, False
+        if enc == "bitmap":
+            return msg, True
+        if enc == "auto" and msg.shape[0] == self.bw:
+            return msg, True
+        if msg.shape[0] == 0 or msg[0] >= 0:
+            return msg, False
+        code = -int(msg[0]) - 1
+        payload = msg[1:1 + code // 2]
+        if not self.dec_ids:
+            self.dec_ids = [np.empty(self.B, np.int64) for _ in range(self.grid.pr)]
+            self.dec_bits = [np.empty(self.bw, np.uint64) for _ in range(self.grid.pr)]
+        if code % 2 == _COMPRESSED_BITMAP:
+            bits = self.dec_bits[slot]
+            codec.decode_bitmap(payload, bits)
+            return bits.view(np.int64), True
+        return codec.decode_ids(payload, out=self.dec_ids[slot]), False
 
     # -- transpose and expand ------------------------------------------------------------
     def post_expand(self, frontier: np.ndarray) -> None:
         """Start moving the frontier piece to the ranks of its column chunk.
 
-        The messages do not depend on the direction the level-end Allreduce
-        decides, so they travel with it (:meth:`allreduce4` completes them).
+        With the ``p2p`` pattern the messages do not depend on the direction
+        the level-end Allreduce decides, so they travel with it
+        (:meth:`allreduce4` completes them). The pattern is chosen here, from
+        the current frontier's global size (the latest Allreduce's), the same
+        on every rank.
         """
-        if self.grid.pr == 1:
+        grid = self.grid
+        if grid.pr == 1:
+            return
+        plan = self.plan
+        if plan.fixed_pattern is None:
+            self.expand_pattern = plan.pattern("expand", grid.pr, self.last[0] / self.p)
+        if self.expand_pattern != "p2p":
+            self.pending = None
             return
         t0 = self.cnt.clock()
-        msg, _ = self.encode(frontier)
+        self.t_expand = t0
+        msg, enc = self.encode(frontier, len(self.col_dests))
         sends = {d: msg for d in self.col_dests}
         self.pending = (frontier, msg, self.col_srcs,
-                        C.Posted(self.grid.comm, sends, self.col_recvs, tag=11))
+                        C.Posted(grid.comm, sends, self.col_recvs, tag=11), enc,
+                        plan.last_estimate)
         self.cnt.tick(TRANSPOSE, t0)
 
     def expand(self, frontier: np.ndarray, phase: int) -> list[tuple[np.ndarray, bool]]:
@@ -486,29 +584,63 @@ class FrontierPhases:
         ``phase`` is :data:`EXPAND` (top-down) or :data:`GATHER` (bottom-up).
         Counted as Algorithms 3/4 describe them: the owner sends its piece to
         the rank holding it in the column layout (*transpose*, one message), which
-        passes it on down the processor column (``phase``, ``pr - 1`` messages).
-        Returns ``(message, is_bitmap)`` per piece of the chunk, in order.
+        passes it on down the processor column (``phase``).
+        Returns ``(ids or bitmap, is_bitmap)`` per piece of the chunk, in order.
         """
         grid = self.grid
         pr, rank = grid.pr, grid.rank
         if pr == 1:  # the owner holds its piece in the column layout: nothing moves
             return [(frontier, False)]
+        if self.expand_pattern != "p2p":
+            return self._expand_gathered(frontier, phase)
         if self.pending is None or self.pending[0] is not frontier:
             self.post_expand(frontier)
+            if self.expand_pattern != "p2p":
+                return self._expand_gathered(frontier, phase)
         cnt = self.cnt
         t0 = cnt.clock()
-        _, msg, srcs, posted = self.pending
+        _, msg, srcs, posted, enc, estimate = self.pending
         self.pending = None
         got = posted.result()
         if grid.transpose_dest != rank:
             cnt.add(TRANSPOSE, 1 if msg.shape[0] else 0, msg.shape[0])
-        parts = [(frontier, False) if src == rank else
-                 (got[src], self.decoded_as_bitmap(got[src])) for src in srcs]
+        parts = [(frontier, False) if src == rank else self.decode(got[src], i2)
+                 for i2, src in enumerate(srcs)]
         # The piece this rank holds in the column layout (slot i), as it passes it on.
-        words = msg.shape[0] if grid.transpose_dest == rank else parts[grid.i][0].shape[0]
+        words = msg.shape[0] if grid.transpose_dest == rank else got[srcs[grid.i]].shape[0]
         if words:
             cnt.add(phase, pr - 1, (pr - 1) * words)
-        cnt.tick(phase, t0)
+        t1 = cnt.tick(phase, t0)
+        if self.plan.recording:  # the time since posting: the Allreduce's wait included
+            self.log.append((self.level, "expand" if phase == EXPAND else "gather", "p2p", enc,
+                             estimate, t1 - self.t_expand))
+        return parts
+
+    def _expand_gathered(self, frontier: np.ndarray,
+                         phase: int) -> list[tuple[np.ndarray, bool]]:
+        """Transpose, then gather in the processor column by the chosen pattern."""
+        grid = self.grid
+        cnt = self.cnt
+        t0 = cnt.clock()
+        msg, enc = self.encode(frontier, grid.pr)
+        if grid.transpose_dest != grid.rank:
+            cnt.add(TRANSPOSE, 1 if msg.shape[0] else 0, msg.shape[0])
+            mine = C.sendrecv_any(grid.comm, msg, grid.transpose_dest, grid.transpose_src,
+                                  self.gather_len, tag=12)
+        else:
+            mine = msg
+        t1 = cnt.tick(TRANSPOSE, t0)
+        got, m, w = self.col_ex.allgather(self.expand_pattern, mine)
+        cnt.add(phase, m, w)
+        parts = [(frontier, False) if i2 == grid.i and grid.transpose_src == grid.rank
+                 else self.decode(got[i2], i2) for i2 in range(grid.pr)]
+        if self.emu is not None:
+            self.emu.hold(t0, m + (grid.transpose_dest != grid.rank),
+                          8 * (w + msg.shape[0]))
+        t2 = cnt.tick(phase, t1)
+        if self.plan.recording:
+            self.log.append((self.level, "expand" if phase == EXPAND else "gather",
+                             self.expand_pattern, enc, self.plan.last_estimate, t2 - t0))
         return parts
 
     # -- along the processor row ---------------------------------------------------------
@@ -518,19 +650,72 @@ class FrontierPhases:
 
         ``phase`` is :data:`FOLD` (top-down) or :data:`UPDATES` (the bottom-up
         finds for other pieces of the row chunk); ``messages`` and ``words``
-        are what this rank sends to others.
+        are what this rank sends to others as plain pairs.
         """
-        t0 = self.cnt.clock()
-        self.cnt.add(phase, messages, words)
-        recv = C.exchange(self.grid.row_comm, sends, self.pair_bufs, tag=14 + (phase == UPDATES))
-        self.cnt.tick(phase, t0)
+        cnt = self.cnt
+        t0 = cnt.clock()
+        plan = self.plan
+        pc = self.grid.pc
+        pattern = plan.fixed_pattern or plan.pattern(
+            "fold" if phase == FOLD else "updates", pc, self.last[1] / self.p)
+        enc = self.enc
+        if enc != "list":  # pairs have no bitmap form
+            own = self.grid.j
+            npairs = words // 2
+            if enc == "auto":
+                enc = plan.pair_encoding(npairs, messages)
+            if enc == "compressed":
+                sends = [s if t == own or s is None or not s.shape[0] else self._pairs_message(s)
+                         for t, s in enumerate(sends)]
+                words = sum(s.shape[0] for t, s in enumerate(sends)
+                            if t != own and s is not None)
+            else:
+                enc = "list"
+        if pattern == "p2p":
+            recv = C.exchange(self.grid.row_comm, sends, self.pair_bufs,
+                              tag=14 + (phase == UPDATES))
+        else:
+            recv, messages, words = self.row_ex.alltoall(pattern, sends)
+        cnt.add(phase, messages, words)
+        if self.enc != "list":  # each sender chose its own encoding (auto)
+            recv = [self._decode_pairs(r) for r in recv]
+        if self.emu is not None:
+            self.emu.hold(t0, messages, 8 * words)
+        t1 = cnt.tick(phase, t0)
+        if plan.recording:
+            self.log.append((self.level, "fold" if phase == FOLD else "updates", pattern, enc,
+                             plan.last_estimate, t1 - t0))
         return recv
+
+    def _pairs_message(self, pairs: np.ndarray) -> np.ndarray:
+        """Interleaved ``(child, parent)`` pairs compressed (sorted by child first)."""
+        children = pairs[0::2]
+        parents = pairs[1::2]
+        if children.shape[0] > 1 and np.any(children[1:] < children[:-1]):
+            order = np.argsort(children)
+            children, parents = children[order], parents[order]
+        return self._framed(_COMPRESSED_IDS, codec.max_encoded_words(children.shape[0], "pairs"),
+                            lambda out: codec.encode_pairs(children, parents, out))
+
+    @staticmethod
+    def _decode_pairs(msg: np.ndarray | None) -> np.ndarray | None:
+        """Interleaved ``(child, parent)`` pairs of a message (plain or compressed)."""
+        if msg is None or msg.shape[0] == 0 or msg[0] >= 0:
+            return msg
+        code = -int(msg[0]) - 1
+        children, parents = codec.decode_pairs(msg[1:1 + code // 2])
+        out = np.empty(2 * children.shape[0], np.int64)
+        out[0::2] = children
+        out[1::2] = parents
+        return out
 
     def rotate(self, comp: np.ndarray, into: np.ndarray) -> None:
         """Pass a segment's ``completed`` bitmap to the left; take the right one's ``into``."""
         t0 = self.cnt.clock()
         self.cnt.add(ROTATE, 1, self.bw)
         C.sendrecv(self.grid.comm, comp, self.left, into, self.right, tag=13)
+        if self.emu is not None:
+            self.emu.hold(t0, 1, 8 * self.bw)
         self.cnt.tick(ROTATE, t0)
 
     # -- over the grid -------------------------------------------------------------------
@@ -542,12 +727,27 @@ class FrontierPhases:
         red[1] = b
         red[2] = c
         red[3] = d
-        C.allreduce(self.grid.comm, red, also=None if self.pending is None else self.pending[3],
+        pending = self.pending
+        C.allreduce(self.grid.comm, red, also=None if pending is None else pending[3],
                     inplace=True)
-        if self.p > 1:
-            self.cnt.add(ALLREDUCE, self.p - 1, 4 * (self.p - 1))
+        p = self.p
+        if p > 1:
+            self.cnt.add(ALLREDUCE, p - 1, 4 * (p - 1))
+            if self.emu is not None:
+                # Recursive doubling: log2 p rounds; a posted frontier exchange's
+                # messages travel in the same wait.
+                msgs, nbytes = (p - 1).bit_length(), 32 * (p - 1).bit_length()
+                start = t0
+                if pending is not None:
+                    msgs += len(self.col_dests)
+                    nbytes += 8 * pending[1].shape[0] * len(self.col_dests)
+                    start = self.t_expand
+                self.emu.hold(start, msgs, nbytes)
         self.cnt.tick(ALLREDUCE, t0)
-        return red.tolist()
+        self.level += 1
+        out = red.tolist()
+        self.last = out
+        return out
 
 
 def merge_pairs(recv: list[np.ndarray], skip: int, parents: np.ndarray, levels: np.ndarray,

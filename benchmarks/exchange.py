@@ -1,0 +1,197 @@
+"""Exchange patterns x frontier encodings on the grid, native and on emulated networks.
+
+For each Kronecker scale and grid, one ``mpiexec`` job builds the graph once
+and runs, in rounds (the cells in a rotated order each round, every root once
+per cell and round), every ``exchange`` x ``frontier_encoding`` value
+(``auto`` included) on each link: the native shared memory and the emulated
+1 Gb/s and 10 Gb/s networks (``network``: every message held for latency +
+bytes / bandwidth). It prints per cell the harmonic-mean TEPS, the median
+search time, the bytes sent per phase (compressed sizes) and the seconds per
+phase, and per link how ``auto`` (the cost model's choices) compares with the
+best and the worst fixed choice.
+
+Usage (repository root)::
+
+    python benchmarks/exchange.py                          # scales 18 and 20, 2x1 1x2 2x2
+    python benchmarks/exchange.py --scales 16 --grids 2x1 --roots 4 --rounds 1   # smoke run
+    python benchmarks/exchange.py --markdown > table.md
+
+The machine is shared: the load average is printed with every table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "benchmarks"))
+from _common import format_table, load_average  # noqa: E402
+
+PATTERNS = ("p2p", "collective", "butterfly", "auto")
+ENCODINGS = ("list", "bitmap", "compressed", "auto")
+NETWORKS = ("native", "10gbe", "1gbe")
+PHASES = ("transpose", "expand", "fold", "frontier_gather", "rotate", "parent_updates",
+          "allreduce")
+
+
+# --------------------------------------------------------------------------- one job (a rank)
+
+
+def worker(args: argparse.Namespace) -> None:
+    """Run under mpiexec: every cell on one graph; rank 0 writes the JSON."""
+    from spbfs import Config
+    from spbfs.mpi import DistGraph, ProcessGrid, bfs, install_excepthook, traversed_edges
+    from spbfs.mpi import comm as C
+
+    install_excepthook()
+    grid = ProcessGrid(args.grid)
+    g = DistGraph.kronecker(args.scale, 16, seed=1, grid=grid, config=Config())
+    roots = g.sample_roots(args.roots, seed=1).tolist()
+    cells = [(net, ex, enc) for net in args.networks.split(",") for ex in PATTERNS
+             for enc in ENCODINGS]
+    # Warm-up: every kernel and codec loaded, the link measured and cached (auto).
+    for _, ex, enc in cells[:len(PATTERNS) * len(ENCODINGS)]:
+        r = bfs(g, roots[0], exchange=ex, frontier_encoding=enc)
+    r.validate(g)
+    out: dict[str, dict] = {}
+    edges = {}
+    for rnd in range(args.rounds):
+        shift = rnd * 7 % len(cells)
+        for net, ex, enc in cells[shift:] + cells[:shift]:
+            cfg = g.config.replace(network=net, exchange=ex, frontier_encoding=enc)
+            rec = out.setdefault(f"{net} {ex} {enc}", {
+                "times": [], "teps": [], "bytes": dict.fromkeys(PHASES, 0.0),
+                "messages": dict.fromkeys(PHASES, 0.0), "seconds": {}, "choices": {}})
+            for root in roots:
+                C.wait_barrier(grid.comm)
+                t0 = time.perf_counter()
+                r = bfs(g, root, config=cfg)
+                el = float(C.allreduce(grid.comm, np.array([time.perf_counter() - t0]),
+                                       "max")[0])
+                if root not in edges:
+                    edges[root] = traversed_edges(g, r)
+                rec["times"].append(el)
+                rec["teps"].append(edges[root] / el)
+                k = len(rec["times"])
+                for ph, v in r.words_by_phase().items():
+                    rec["bytes"][ph] += (8 * v - rec["bytes"][ph]) / k
+                for ph, v in r.messages_by_phase().items():
+                    rec["messages"][ph] += (v - rec["messages"][ph]) / k
+                for ph, v in r.phase_seconds.items():
+                    rec["seconds"][ph] = rec["seconds"].get(ph, 0.0) + (
+                        v - rec["seconds"].get(ph, 0.0)) / k
+                for e in r.exchange_log:
+                    key = f'{e["phase"]}:{e["pattern"]}/{e["encoding"]}'
+                    rec["choices"][key] = rec["choices"].get(key, 0) + 1
+    if grid.rank == 0:
+        Path(args.json).write_text(json.dumps({"scale": args.scale, "grid": args.grid,
+                                               "cells": out, "load": load_average()}))
+    grid.free()
+
+
+# --------------------------------------------------------------------------- the driver
+
+
+def launch(scale: int, grid: str, roots: int, rounds: int, networks: str) -> dict:
+    pr, pc = (int(x) for x in grid.split("x"))
+    here = str(Path(sys.executable).parent)
+    mpiexec = os.path.join(here, "mpiexec")
+    with tempfile.TemporaryDirectory() as tmp:
+        js = Path(tmp) / "out.json"
+        cmd = [mpiexec, "-n", str(pr * pc), sys.executable, __file__, "--worker",
+               "--scale", str(scale), "--grid", grid, "--roots", str(roots), "--rounds",
+               str(rounds), "--networks", networks, "--json", str(js)]
+        env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep
+               + os.environ.get("PYTHONPATH", "")}
+        proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, env=env)
+        if proc.returncode != 0:
+            raise RuntimeError(f"{' '.join(cmd)} failed:\n{proc.stdout}\n{proc.stderr}")
+        return json.loads(js.read_text())
+
+
+def hmean(x: list[float]) -> float:
+    return len(x) / sum(1.0 / v for v in x)
+
+
+def tables(doc: dict, markdown: bool) -> str:
+    cells = doc["cells"]
+    lines = []
+    for net in dict.fromkeys(k.split()[0] for k in cells):
+        rows = []
+        fixed = {}
+        for ex, enc in itertools.product(PATTERNS, ENCODINGS):
+            rec = cells.get(f"{net} {ex} {enc}")
+            if rec is None:
+                continue
+            teps = hmean(rec["teps"])
+            if "auto" not in (ex, enc):
+                fixed[ex, enc] = teps
+            b, s = rec["bytes"], rec["seconds"]
+            front = b["transpose"] + b["expand"] + b["frontier_gather"]
+            pairs = b["fold"] + b["parent_updates"]
+            msgs = sum(rec["messages"].values())
+            comm_s = sum(s.get(ph, 0.0) for ph in PHASES)
+            rows.append([f"{ex}/{enc}", f"{teps / 1e6:.1f}",
+                         f"{1e3 * float(np.median(rec['times'])):.1f}",
+                         f"{front / 2**20:.2f}", f"{pairs / 2**20:.2f}",
+                         f"{b['rotate'] / 2**20:.2f}", f"{msgs:.0f}",
+                         f"{1e3 * comm_s:.1f}",
+                         f"{1e3 * (s.get('local_topdown', 0) + s.get('local_bottomup', 0)):.1f}"])
+        best = max(fixed.values())
+        worst = min(fixed.values())
+        auto = hmean(cells[f"{net} auto auto"]["teps"])
+        lines.append(f"\nKronecker scale {doc['scale']}, grid {doc['grid']}, network {net} "
+                     f"(load {doc['load']})\n")
+        lines.append(format_table(
+            ["exchange/encoding", "MTEPS", "ms (median)", "frontier MiB", "pairs MiB",
+             "rotate MiB", "messages", "comm ms", "local ms"], rows, markdown=markdown))
+        bk = max(fixed, key=fixed.get)
+        lines.append(f"\nauto/auto {auto / 1e6:.1f} MTEPS = {auto / best:.2f} x the best fixed "
+                     f"({'/'.join(bk)}, {best / 1e6:.1f}), {auto / worst:.2f} x the worst "
+                     f"({worst / 1e6:.1f}); its choices: "
+                     + ", ".join(f"{k} {v}" for k, v in
+                                 sorted(cells[f"{net} auto auto"]["choices"].items(),
+                                        key=lambda kv: -kv[1])[:6]))
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--json", help=argparse.SUPPRESS)
+    ap.add_argument("--scale", type=int, default=18, help=argparse.SUPPRESS)
+    ap.add_argument("--grid", default="2x1", help=argparse.SUPPRESS)
+    ap.add_argument("--scales", default="18,20")
+    ap.add_argument("--grids", default="2x1,1x2,2x2")
+    ap.add_argument("--roots", type=int, default=4)
+    ap.add_argument("--rounds", type=int, default=2)
+    ap.add_argument("--networks", default=",".join(NETWORKS))
+    ap.add_argument("--markdown", action="store_true")
+    ap.add_argument("--save", help="also write every measurement to this JSON file")
+    args = ap.parse_args(argv)
+    if args.worker:
+        worker(args)
+        return 0
+    docs = []
+    for scale in (int(s) for s in args.scales.split(",")):
+        for grid in args.grids.split(","):
+            doc = launch(scale, grid, args.roots, args.rounds, args.networks)
+            docs.append(doc)
+            print(tables(doc, args.markdown), flush=True)
+    if args.save:
+        Path(args.save).write_text(json.dumps(docs))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

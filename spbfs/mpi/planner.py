@@ -1,0 +1,163 @@
+"""The plan of a grid search's messages: exchange patterns and encodings, fixed or chosen.
+
+A :class:`Planner` is built per search from the :class:`~spbfs.Config`
+(``exchange``, ``frontier_encoding``, ``butterfly_fanout``, ``network``,
+``link_latency_us``, ``link_gbps``) and the grid. With fixed settings it
+only carries them; with ``"auto"`` it asks the cost model
+(:mod:`spbfs.mpi.costmodel`) for the cheapest choice, per phase and level for
+the pattern (every rank of a row or column asks with the same numbers, the
+level-end Allreduce's, so all choose alike) and per message for the
+encoding (a rank's own message size). Answers are kept per power-of-two size
+class, so a level pays a dictionary lookup, not a model evaluation (a road
+network runs a thousand levels).
+
+The link model the estimates use is, in this order: ``link_latency_us`` /
+``link_gbps`` when given; the emulated ``network`` when it is not native;
+else the link measured on this machine at the first search that needs it
+(:func:`spbfs.mpi.network.cached_link`: a short ping-pong, cached per
+machine). The codec's speed is calibrated once per process
+(:func:`spbfs.mpi.codec.calibrate`) and kept on the grid.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from spbfs.mpi import costmodel
+from spbfs.mpi.exchange import PATTERNS
+from spbfs.mpi.network import Emulator, LinkModel, cached_link
+
+__all__ = ["Planner", "link_model"]
+
+_ENCODINGS = ("list", "bitmap", "compressed")
+
+
+def link_model(cfg: Any, grid: Any) -> LinkModel:
+    """The link the cost model assumes (see the module docstring); collective when measured."""
+    if cfg.link_latency_us is not None or cfg.link_gbps is not None:
+        base = LinkModel.parse(cfg.network) if cfg.network != "native" else None
+        lat = cfg.link_latency_us if cfg.link_latency_us is not None else (
+            base.latency_s * 1e6 if base is not None else 0.0)
+        gbps = cfg.link_gbps if cfg.link_gbps is not None else (
+            base.bandwidth_Bps * 8e-9 if base is not None else math.inf)
+        return LinkModel.from_numbers(lat, gbps, "config")
+    if cfg.network != "native":
+        return LinkModel.parse(cfg.network)
+    link = getattr(grid, "_measured_link", None)
+    if link is None:
+        link = cached_link(grid.comm)
+        grid._measured_link = link
+    return link
+
+
+def _codec_speed(grid: Any) -> costmodel.CodecSpeed:
+    """The codec's speed on this machine: rank 0's calibration, the same on every rank
+    (the ranks of a row or column must choose the same pattern)."""
+    speed = getattr(grid, "_codec_speed", None)
+    if speed is None:
+        from spbfs.mpi import codec
+        from spbfs.mpi import comm as C
+
+        cal = None
+        if grid.rank == 0:
+            got = codec.calibrate()
+            cal = {"encode_Bps": got["encode_bytes_per_s"],
+                   "decode_Bps": got["decode_bytes_per_s"],
+                   "scan_Bps": got["bitmap_encode_bytes_per_s"]}
+        speed = costmodel.CodecSpeed.coerce(C.bcast_obj(grid.comm, cal, root=0))
+        grid._codec_speed = speed
+    return speed
+
+
+def _size_class(x: float) -> int:
+    """Quarter octaves: choices within one class differ by at most 19 % in size."""
+    return -1 if x < 1 else int(4 * math.log2(x))
+
+
+class Planner:
+    """Patterns and encodings of one grid search (see the module docstring).
+
+    Parameters
+    ----------
+    cfg : Config
+        The search's settings.
+    grid : ProcessGrid
+        Its grid (the link measurement and the codec calibration are kept on it).
+    B : int
+        Padded piece length: the id span of a frontier message.
+
+    Attributes
+    ----------
+    fixed_pattern : str or None
+        The ``exchange`` setting, None when ``"auto"``.
+    encoding : str
+        The ``frontier_encoding`` setting.
+    fanout : int
+        The butterfly's fanout.
+    emulator : Emulator or None
+        Holds messages for the emulated ``network``; None on a native link.
+    recording : bool
+        Whether the search keeps its per-step record of choices (when something is auto).
+    last_estimate : float
+        The estimated seconds of the latest choice (NaN for fixed ones).
+    """
+
+    def __init__(self, cfg: Any, grid: Any, B: int) -> None:
+        self.fixed_pattern = None if cfg.exchange == "auto" else cfg.exchange
+        self.encoding = cfg.frontier_encoding
+        self.fanout = cfg.butterfly_fanout
+        self.B = B
+        self.pc = grid.pc
+        net = LinkModel.parse(cfg.network)
+        self.emulator = None if net.native else Emulator(net)
+        auto_pattern = self.fixed_pattern is None
+        self.recording = auto_pattern or self.encoding == "auto"
+        self.last_estimate = math.nan
+        self._memo: dict[tuple, tuple[str, float]] = {}
+        self.link = link_model(cfg, grid) if self.recording and grid.size > 1 else None
+        self.codec = _codec_speed(grid) if self.link is not None else None
+
+    def _choose(self, key: tuple, phase: str, patterns: tuple[str, ...],
+                encodings: tuple[str, ...], q: int, items: float) -> tuple[str, float]:
+        got = self._memo.get(key)
+        if got is None:
+            # The first message of a size class prices the class: ``items`` per rank,
+            # the group's ranks alike (a message can hold at most what its span allows).
+            limit = self.B * max(q - 1, 1) if phase in ("fold", "updates") else self.B
+            mx = min(float(items), float(limit))
+            ch = costmodel.choose(phase, patterns=patterns, encodings=encodings, q=q,
+                                  counts=costmodel.Summary(mx * q, mx), span=self.B,
+                                  link=self.link, codec=self.codec, fanout=self.fanout)
+            got = (ch.pattern if len(patterns) > 1 else ch.encoding, ch.estimate.seconds)
+            self._memo[key] = got
+        self.last_estimate = got[1]
+        return got
+
+    def pattern(self, phase: str, q: int, items_per_rank: float) -> str:
+        """The pattern of ``phase`` in a communicator of ``q`` ranks (``exchange="auto"``).
+
+        ``items_per_rank``: the expected ids (expand, gather) or pairs (fold,
+        updates) per sending rank, from the latest Allreduce: the same number
+        on every rank, so every rank of the group chooses alike.
+        """
+        enc = "list" if self.encoding == "auto" else self.encoding
+        key = (phase, q, enc, _size_class(items_per_rank))
+        return self._choose(key, phase, PATTERNS, (enc,), q, items_per_rank)[0]
+
+    def frontier_encoding(self, n: int, receivers: int) -> str:
+        """The encoding of a frontier message of ``n`` ids to ``receivers`` ranks."""
+        if self.link is None or receivers == 0:  # nothing travels
+            self.last_estimate = 0.0
+            return "list"
+        key = ("expand", receivers, _size_class(n))
+        return self._choose(key, "expand", ("p2p",), _ENCODINGS, receivers + 1, n)[0]
+
+    def pair_encoding(self, npairs: int, receivers: int) -> str:
+        """The encoding of a fold's ``npairs`` pairs sent to ``receivers`` ranks."""
+        if self.link is None or receivers == 0:
+            self.last_estimate = 0.0
+            return "list"
+        q = self.pc
+        key = ("fold", q, _size_class(npairs))
+        return self._choose(key, "fold", ("p2p",), ("list", "compressed"), q, npairs)[0]

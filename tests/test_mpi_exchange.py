@@ -1,0 +1,58 @@
+"""Exchange patterns and frontier encodings on process grids of 1 to 9 ranks (issue 17).
+
+``tests/mpi/exchange_cases.py`` runs every ``exchange`` x ``frontier_encoding``
+value, both formats and every direction mode on graphs whose sizes do not
+divide by the rank count; levels must equal scipy's, trees pass the Graph500
+checks, counters and the cost model's record must say what ran. Also the
+settings' own checks (config, environment, command line).
+"""
+
+from __future__ import annotations
+
+import pytest
+from mpi_launch import SCRIPTS, launch, needs_mpi, on_grids
+
+from spbfs import Config, load_config
+from spbfs.cli import _config, _grid_parser
+
+
+@pytest.mark.mpi
+@needs_mpi
+@on_grids({1: ["1x1"], 2: ["1x2", "2x1"], 3: ["1x3", "3x1"], 4: ["2x2", "1x4", "4x1"],
+           6: ["2x3", "3x2"], 9: ["3x3"]})
+def test_every_pattern_and_encoding(nranks: int, grids: list[str]) -> None:
+    rc, out, err, _ = launch(nranks, [str(SCRIPTS / "exchange_cases.py"), *grids], timeout=400)
+    assert rc == 0, f"stdout:\n{out}\nstderr:\n{err}"
+    assert "ALL OK" in out
+
+
+@pytest.mark.parametrize(("key", "bad"), [("exchange", "mpi"), ("frontier_encoding", "zip"),
+                                          ("butterfly_fanout", 1), ("butterfly_fanout", 2.0),
+                                          ("network", "5g"), ("network", "1:0"),
+                                          ("network", "-1:1"), ("link_latency_us", -1.0),
+                                          ("link_gbps", 0), ("link_gbps", float("inf"))])
+def test_bad_settings_name_the_key(key: str, bad: object) -> None:
+    with pytest.raises(ValueError, match=key):
+        Config(**{key: bad})
+
+
+def test_settings_from_each_source(tmp_path: object) -> None:
+    env = {"SPBFS_EXCHANGE": "butterfly", "SPBFS_BUTTERFLY_FANOUT": "3",
+           "SPBFS_NETWORK": "10GbE", "SPBFS_LINK_GBPS": "2.5", "SPBFS_FRONTIER_ENCODING":
+           "compressed"}
+    cfg = load_config(environ=env)
+    assert (cfg.exchange, cfg.butterfly_fanout, cfg.network, cfg.link_gbps,
+            cfg.frontier_encoding) == ("butterfly", 3, "10gbe", 2.5, "compressed")
+    with pytest.raises(ValueError, match="SPBFS_BUTTERFLY_FANOUT"):
+        load_config(environ={"SPBFS_BUTTERFLY_FANOUT": "two"})
+    toml = tmp_path / "c.toml"  # type: ignore[operator]
+    toml.write_text('exchange = "collective"\nnetwork = "20:1"\nlink_latency_us = 3\n')
+    cfg = load_config(toml, environ={})
+    assert (cfg.exchange, cfg.network, cfg.link_latency_us) == ("collective", "20:1", 3.0)
+    args = _grid_parser(0).parse_args(
+        ["bench", "--exchange", "butterfly", "--butterfly-fanout", "4", "--network", "ib",
+         "--frontier-encoding", "compressed", "--link-latency-us", "1.5", "--link-gbps", "100"])
+    cfg = _config(args)
+    assert (cfg.exchange, cfg.butterfly_fanout, cfg.network, cfg.frontier_encoding,
+            cfg.link_latency_us, cfg.link_gbps) == ("butterfly", 4, "ib", "compressed", 1.5,
+                                                    100.0)
