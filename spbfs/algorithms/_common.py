@@ -21,8 +21,10 @@ from spbfs.search.checks import check_vertex
 __all__ = [
     "check_positive_int",
     "check_sources",
+    "node_labels",
     "prepare",
     "symmetric_block",
+    "vertex_of",
 ]
 
 
@@ -46,6 +48,31 @@ def prepare(
 
         numba.set_num_threads(min(cfg.threads, numba.config.NUMBA_NUM_THREADS))
     return g
+
+
+def vertex_of(g: Graph, v: Any, name: str = "source") -> Any:
+    """The vertex id of ``v``: a node label for a graph built from networkx, else ``v`` itself.
+
+    A graph from :meth:`Graph.from_networkx` names its vertices by their
+    networkx labels (``g.ids``), so ``source=10`` means the node labelled 10,
+    not the eleventh vertex. Other graphs take ids, checked by the caller.
+
+    Raises
+    ------
+    ValueError
+        When ``v`` is not a node label of a graph from networkx.
+    """
+    if not g.labelled:
+        return v
+    try:
+        return g.vertex_id(v)
+    except ValueError:
+        raise ValueError(f"{name}={v!r} is not a node of the networkx graph") from None
+
+
+def node_labels(g: Graph) -> np.ndarray | None:
+    """The node labels of a graph from networkx (position ``k``: vertex ``k``), else None."""
+    return g.ids if g.labelled else None
 
 
 def check_sources(n: int, sources: Any, name: str = "sources") -> np.ndarray:
