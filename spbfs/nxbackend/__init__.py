@@ -64,6 +64,8 @@ class DispatchStats:
         Calls an implementation handed to networkx (data it does not take).
     missing : Counter
         Lookups of networkx functions spbfs does not implement.
+    reasons : Counter
+        ``"function: reason"`` of every refusal and fallback.
     """
 
     def __init__(self) -> None:
@@ -71,11 +73,13 @@ class DispatchStats:
         self.refused: Counter[str] = Counter()
         self.fell_back: Counter[str] = Counter()
         self.missing: Counter[str] = Counter()
+        self.reasons: Counter[str] = Counter()
 
     def as_dict(self) -> dict[str, dict[str, int]]:
-        """The four counters as plain dicts."""
+        """The counters as plain dicts."""
         return {"ran": dict(self.ran), "refused": dict(self.refused),
-                "fell_back": dict(self.fell_back), "missing": dict(self.missing)}
+                "fell_back": dict(self.fell_back), "missing": dict(self.missing),
+                "reasons": dict(self.reasons)}
 
     def table(self) -> str:
         """A text table: one row per implemented function, then the totals."""
@@ -156,6 +160,7 @@ class BackendInterface:
                 verdict = can_run(name, bound.arguments)
         if verdict is not True:
             self.stats.refused[name] += 1
+            self.stats.reasons[f"{name}: {verdict}"] += 1
         return verdict
 
     @staticmethod
@@ -181,8 +186,9 @@ class BackendInterface:
         def call(*args: Any, **kwargs: Any) -> Any:
             try:
                 out = impl(*args, **kwargs)
-            except Fallback:
+            except Fallback as exc:
                 stats.fell_back[name] += 1
+                stats.reasons[f"{name}: {exc}"] += 1
                 graph = args[0].nx if args and isinstance(args[0], SpbfsGraph) else args[0]
                 return _networkx_function(name)(graph, *args[1:], **kwargs)
             stats.ran[name] += 1
