@@ -336,6 +336,25 @@ class Graph:
         return (self.ids is not None and self.edges is not None
                 and self.edges.meta.get("labels") == "networkx")
 
+    def resolve_vertex(self, v: Any, name: str = "source") -> Any:
+        """The vertex id of ``v``: a node label when :attr:`labelled`, else ``v`` as given.
+
+        A graph from :meth:`from_networkx` names its vertices by their networkx
+        labels, so ``source=10`` means the node labelled 10, not the eleventh
+        vertex. Other graphs take ids (checked by the caller).
+
+        Raises
+        ------
+        ValueError
+            When ``v`` is not a node label of a labelled graph (naming ``name``).
+        """
+        if not self.labelled:
+            return v
+        try:
+            return self.vertex_id(v)
+        except ValueError:
+            raise ValueError(f"{name}={v!r} is not a node of the networkx graph") from None
+
     def vertex_id(self, label: Any) -> int:
         """Vertex id of an original label (renumbered inputs), or the id itself."""
         if self.ids is None:

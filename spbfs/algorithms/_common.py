@@ -51,23 +51,8 @@ def prepare(
 
 
 def vertex_of(g: Graph, v: Any, name: str = "source") -> Any:
-    """The vertex id of ``v``: a node label for a graph built from networkx, else ``v`` itself.
-
-    A graph from :meth:`Graph.from_networkx` names its vertices by their
-    networkx labels (``g.ids``), so ``source=10`` means the node labelled 10,
-    not the eleventh vertex. Other graphs take ids, checked by the caller.
-
-    Raises
-    ------
-    ValueError
-        When ``v`` is not a node label of a graph from networkx.
-    """
-    if not g.labelled:
-        return v
-    try:
-        return g.vertex_id(v)
-    except ValueError:
-        raise ValueError(f"{name}={v!r} is not a node of the networkx graph") from None
+    """The vertex id of ``v``: see :meth:`spbfs.graph.Graph.resolve_vertex`."""
+    return g.resolve_vertex(v, name)
 
 
 def node_labels(g: Graph) -> np.ndarray | None:

@@ -34,6 +34,8 @@ import numpy as np
 
 import spbfs.algorithms as alg
 from spbfs.bfs import bfs
+from spbfs.edges import EdgeList
+from spbfs.graph import Graph
 from spbfs.nxbackend._convert import Adjacency, SpbfsGraph, UnsupportedWeights
 
 __all__ = ["IMPLEMENTED", "Fallback", "can_run"]
@@ -218,12 +220,32 @@ def bfs_layers(G: SpbfsGraph, sources: Any) -> Iterator[list[Any]]:
         return _generator([])
     if first.size == 1:
         levels = _levels(G, int(first[0]), False, None)
-    else:
+    elif first.size <= _MSBFS_SOURCES:
         lv = alg.multi_source_bfs(G.graph(), np.unique(first), output="levels").levels
         lv = np.where(lv < 0, np.iinfo(np.int64).max, lv).min(axis=0)
         levels = np.where(lv == np.iinfo(np.int64).max, -1, lv)
+    else:
+        levels = _levels_from_many(G, first)
     ordered = _ordered_levels(G.adjacency(), first, levels)
     return _generator([_labels(G, ids) for ids, _ in ordered])
+
+
+#: Up to this many sources, bfs_layers takes the levels from one multi-source BFS
+#: (memory: a row of n levels per source); beyond, from one search of a new vertex
+#: joined to every source.
+_MSBFS_SOURCES = 64
+
+
+def _levels_from_many(G: SpbfsGraph, first: np.ndarray) -> np.ndarray:
+    """Hop distance to the nearest of many sources: a BFS from an extra vertex ``n``."""
+    a = G.adjacency()
+    n = G.n
+    src = np.concatenate([a.src, np.full(first.shape[0], n, np.int64)])
+    dst = np.concatenate([a.nbr, first])
+    edges = EdgeList(src, dst, n + 1, directed=True)
+    g = Graph.from_edgelist(edges, config=G.config)
+    levels = bfs(g, n, output="levels").levels[:n]
+    return np.where(levels > 0, levels - 1, -1)
 
 
 def descendants_at_distance(G: SpbfsGraph, source: Any, distance: Any) -> set[Any]:
