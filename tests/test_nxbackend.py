@@ -385,3 +385,23 @@ def test_networkx_own_tests_subset(tmp_path: Path) -> None:
 def test_networkx_own_tests_full(tmp_path: Path) -> None:
     counts = _run_networkx_tests(tmp_path, NX_FULL, pyargs=True)
     assert set(counts["ran"]) == set(FUNCTIONS), counts
+
+
+def test_spbfs_sources_are_node_labels_for_networkx_graphs() -> None:
+    from spbfs.algorithms import betweenness_centrality, multi_source_bfs
+
+    g = nx.Graph()
+    g.add_nodes_from([2, 0, 1, "x"])  # ids 0..3 are not the labels
+    g.add_edges_from([(2, 0), (0, 1), (1, "x")])
+    r = multi_source_bfs(g, [0, "x"], output="levels")
+    order = list(g)
+    for row, s in zip(r.levels, [0, "x"], strict=True):
+        want = nx.single_source_shortest_path_length(g, s)
+        assert {order[k]: int(v) for k, v in enumerate(row)} == want
+    assert multi_source_bfs(g, 1, output="levels").levels.shape == (1, 4)
+    with pytest.raises(ValueError, match="sources=7 is not a node"):
+        multi_source_bfs(g, [7])
+    drawn = random.Random(5).sample(list(g), 2)  # what networkx draws for k=2, seed=5
+    bc = betweenness_centrality(g, sources=drawn, normalized=False)
+    want = nx.betweenness_centrality(g, k=2, seed=5, normalized=False)
+    assert bc.tolist() == pytest.approx([want[v] for v in g], nan_ok=True)
