@@ -15,7 +15,7 @@ import random
 import subprocess
 import sys
 import textwrap
-from importlib.metadata import entry_points
+from importlib.metadata import distributions, entry_points
 from pathlib import Path
 
 import networkx as nx
@@ -339,9 +339,14 @@ def _run_networkx_tests(tmp_path: Path, targets: list[str], pyargs: bool) -> dic
     """Run networkx's tests with NETWORKX_TEST_BACKEND=spbfs in a subprocess; the call counts."""
     env = dict(os.environ)
     path = [str(ROOT)]
-    if not entry_points(group="networkx.backends", name="spbfs"):
-        # Not installed (a checkout without `pip install -e .`): register the entry points
-        # for the subprocess with a metadata directory of their own on its path.
+    site = Path(nx.__file__).resolve().parents[1]
+    installed = [d for d in distributions(path=[str(site)]) if d.metadata["Name"] == "spbfs"]
+    if not any(ep.group == "networkx.backends" and ep.name == "spbfs"
+               for d in installed for ep in d.entry_points):
+        # Not installed with the entry points (a checkout without `pip install -e .`, or the
+        # environment's spbfs is another checkout): pytest puts site-packages first on the
+        # path for networkx's conftest, so register them for the subprocess with a metadata
+        # directory of their own, under a name of its own.
         meta = tmp_path / "site" / "spbfs_nx_entry-0.dist-info"
         meta.mkdir(parents=True)
         (meta / "METADATA").write_text("Metadata-Version: 2.1\nName: spbfs-nx-entry\n"
@@ -358,11 +363,7 @@ def _run_networkx_tests(tmp_path: Path, targets: list[str], pyargs: bool) -> dic
     stats = tmp_path / "stats.json"
     env.update(NETWORKX_TEST_BACKEND="spbfs", NETWORKX_FALLBACK_TO_NX="True",
                NX_SPBFS_STATS=str(stats))
-    if pyargs:
-        args = ["--pyargs", *targets]
-    else:
-        site = Path(nx.__file__).resolve().parents[1]
-        args = [str(site / t) for t in targets]
+    args = ["--pyargs", *targets] if pyargs else [str(site / t) for t in targets]
     proc = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-x", *args],
         cwd=tmp_path, env=env, capture_output=True, text=True, timeout=900,
