@@ -182,20 +182,53 @@ class Graph:
         return cls(out_block, in_block, directed=bool(directed), config=config)
 
     @classmethod
-    def from_networkx(cls, g: Any, *, config: Config | None = None) -> Graph:
+    def from_networkx(
+        cls, g: Any, *, weight: str | None = "weight", config: Config | None = None
+    ) -> Graph:
         """Build from a networkx graph; nodes are renumbered in ``g.nodes`` order.
 
-        ``graph.ids`` maps the new ids back to the networkx node labels.
+        ``graph.ids`` maps the new ids back to the networkx node labels, and
+        the algorithms of :mod:`spbfs.algorithms` take and report vertices by
+        those labels for a graph built here (``sssp(G, source=10)`` means the
+        node labelled 10).
+
+        Parameters
+        ----------
+        g : networkx.Graph, DiGraph, MultiGraph or MultiDiGraph
+            The graph. Every edge of a multigraph is kept (parallel edges
+            included) in ``graph.edges``.
+        weight : str or None
+            The edge attribute holding weights, networkx's ``"weight"`` by
+            default. When at least one edge has it, ``graph.edges.weights``
+            holds a weight for every edge, 1 where the attribute is missing
+            (networkx's convention), and the weighted algorithms (``sssp``,
+            ``pagerank``) use them. When no edge has it, or ``weight`` is
+            None, the graph is unweighted.
+        config : Config, optional
+            Format and backend.
+
+        Raises
+        ------
+        TypeError
+            When a weight is not a real number (the message names the edge).
         """
         nodes = list(g.nodes)
         index = {v: k for k, v in enumerate(nodes)}
-        if g.number_of_edges():
-            src, dst = np.array([(index[u], index[v]) for u, v in g.edges()], np.int64).T
+        missing = object()
+        if weight is None:
+            triples = [(u, v, 1) for u, v in g.edges()]
         else:
-            src = dst = np.zeros(0, np.int64)
+            triples = list(g.edges(data=weight, default=missing))
+        m = len(triples)
+        src = np.fromiter((index[t[0]] for t in triples), np.int64, m)
+        dst = np.fromiter((index[t[1]] for t in triples), np.int64, m)
+        weights = None
+        if weight is not None and any(t[2] is not missing for t in triples):
+            weights = _networkx_weights(triples, weight, missing)
         ids = np.empty(len(nodes), dtype=object)
         ids[:] = nodes
-        edges = EdgeList(src, dst, len(nodes), directed=g.is_directed(), ids=ids)
+        edges = EdgeList(src, dst, len(nodes), directed=g.is_directed(), weights=weights,
+                         ids=ids, meta={"labels": "networkx"})
         return cls.from_edgelist(edges, config=config)
 
     @classmethod
@@ -297,10 +330,51 @@ class Graph:
         """Return ``v`` as an int after checking it is a vertex id of this graph."""
         return check_vertex(v, self.n, name)
 
+    @property
+    def labelled(self) -> bool:
+        """Whether vertices are named by their labels ``ids`` (a graph from networkx)."""
+        return (self.ids is not None and self.edges is not None
+                and self.edges.meta.get("labels") == "networkx")
+
+    def resolve_vertex(self, v: Any, name: str = "source") -> Any:
+        """The vertex id of ``v``: a node label when :attr:`labelled`, else ``v`` as given.
+
+        A graph from :meth:`from_networkx` names its vertices by their networkx
+        labels, so ``source=10`` means the node labelled 10, not the eleventh
+        vertex. Other graphs take ids (checked by the caller).
+
+        Raises
+        ------
+        ValueError
+            When ``v`` is not a node label of a labelled graph (naming ``name``).
+        """
+        if not self.labelled:
+            return v
+        try:
+            return self.vertex_id(v)
+        except ValueError:
+            raise ValueError(f"{name}={v!r} is not a node of the networkx graph") from None
+
     def vertex_id(self, label: Any) -> int:
         """Vertex id of an original label (renumbered inputs), or the id itself."""
         if self.ids is None:
             return self.check_vertex(label, "label")
+        if self.ids.dtype == object:
+            # Labels of any hashable type (tuples, strings, mixed): looked up as networkx
+            # does, by hash and equality, not by numpy's elementwise ==.
+            index = self.__dict__.get("_label_index")
+            if index is None:
+                index = {}
+                for k, lab in enumerate(self.ids.tolist()):
+                    index.setdefault(lab, k)
+                self.__dict__["_label_index"] = index
+            try:
+                hit = index.get(label)
+            except TypeError:  # an unhashable label is no vertex
+                hit = None
+            if hit is None:
+                raise ValueError(f"label {label!r} is not a vertex of this graph")
+            return hit
         hits = np.flatnonzero(self.ids == label)
         if hits.size == 0:
             raise ValueError(f"label {label!r} is not a vertex of this graph")
@@ -317,6 +391,20 @@ class Graph:
             f"index={self.out_block.index_dtype}, {self.nbytes / 2**20:.1f} MiB, "
             f"backend={self.backend.name})"
         )
+
+
+def _networkx_weights(triples: list[tuple[Any, Any, Any]], attr: str, missing: Any) -> np.ndarray:
+    """The weights of networkx edges ``(u, v, value)``: float64, 1 where ``missing``."""
+    out = np.ones(len(triples), dtype=np.float64)
+    for k, (u, v, w) in enumerate(triples):
+        if w is missing:
+            continue
+        if isinstance(w, bool) or not isinstance(w, int | float | np.integer | np.floating):
+            raise TypeError(
+                f"weight: edge ({u!r}, {v!r}) has {attr}={w!r}, not a real number"
+            )
+        out[k] = w
+    return out
 
 
 def _block_backend(config: Config) -> Backend:

@@ -21,8 +21,11 @@ from spbfs.search.checks import check_vertex
 __all__ = [
     "check_positive_int",
     "check_sources",
+    "node_labels",
     "prepare",
+    "sources_of",
     "symmetric_block",
+    "vertex_of",
 ]
 
 
@@ -46,6 +49,38 @@ def prepare(
 
         numba.set_num_threads(min(cfg.threads, numba.config.NUMBA_NUM_THREADS))
     return g
+
+
+def vertex_of(g: Graph, v: Any, name: str = "source") -> Any:
+    """The vertex id of ``v``: see :meth:`spbfs.graph.Graph.resolve_vertex`."""
+    return g.resolve_vertex(v, name)
+
+
+def sources_of(g: Graph, sources: Any, name: str = "sources") -> Any:
+    """``sources`` as vertex ids: node labels translated for a graph from networkx.
+
+    One label (a node of the graph) is one source; anything else is iterated
+    as labels. Other graphs' sources pass unchanged (checked by
+    :func:`check_sources`).
+    """
+    if not g.labelled:
+        return sources
+    if _is_label(g, sources):
+        return g.resolve_vertex(sources, name)
+    return np.array([g.resolve_vertex(s, name) for s in sources], dtype=np.int64)
+
+
+def _is_label(g: Graph, x: Any) -> bool:
+    try:
+        g.vertex_id(x)
+    except (ValueError, TypeError):
+        return False
+    return True
+
+
+def node_labels(g: Graph) -> np.ndarray | None:
+    """The node labels of a graph from networkx (position ``k``: vertex ``k``), else None."""
+    return g.ids if g.labelled else None
 
 
 def check_sources(n: int, sources: Any, name: str = "sources") -> np.ndarray:

@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from semirings.semiring import plus_times
-from spbfs.algorithms._common import check_positive_int, check_sources, prepare
+from spbfs.algorithms._common import check_positive_int, check_sources, prepare, sources_of
 from spbfs.algorithms._grid import Pieces, check_graph, collective, spgemm_step
 from spbfs.algorithms._ops import SparseColumns, spgemm
 from spbfs.config import Config
@@ -66,7 +66,8 @@ def betweenness_centrality(
         scale the sums up to estimate the exact values; None (and no
         ``sources``) is exact.
     sources : array_like of int, optional
-        The sources to use instead of sampling (distinct ids), scaled as a
+        The sources to use instead of sampling (distinct ids; node labels for
+        a networkx graph), scaled as a
         sample of that size: ``sources=S`` equals networkx's
         ``betweenness_centrality(G, k=len(S), seed=...)`` when that draws
         ``S``.
@@ -112,7 +113,8 @@ def betweenness_centrality(
     n = g.n
     if n == 0:
         return np.zeros(0)
-    src, sample = check_betweenness_sources(n, k, sources)
+    src, sample = check_betweenness_sources(n, k, None if sources is None
+                                            else sources_of(g, sources))
     if src is None:
         src = _draw_sources(n, sample, seed)
     xp = g.backend.xp

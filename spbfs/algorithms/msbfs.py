@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 
 from semirings.semiring import any_pair, min_second
-from spbfs.algorithms._common import check_sources, prepare
+from spbfs.algorithms._common import check_sources, prepare, sources_of
 from spbfs.algorithms._grid import Pieces, check_graph, collective, first_by_key, spgemm_step
 from spbfs.algorithms._ops import SparseColumns, msbfs_bits, spgemm
 from spbfs.config import Config
@@ -117,7 +117,9 @@ def multi_source_bfs(
     graph : Graph, EdgeList, sparse matrix, networkx graph, path or (src, dst)
         The graph (converted with :func:`spbfs.as_graph`).
     sources : int or array_like of int
-        Source vertices; result row ``i`` belongs to ``sources[i]``.
+        Source vertices; result row ``i`` belongs to ``sources[i]``. For a
+        networkx graph, node labels (the result's columns, ids and parents
+        are vertex ids in ``G.nodes`` order).
     output : {"both", "parents", "levels"}
         Which arrays to return.
     max_depth : int, optional
@@ -155,7 +157,7 @@ def multi_source_bfs(
     """
     max_depth = check_msbfs_args(output, max_depth)
     g = prepare(graph, config, directed, allow_empty=False)
-    src = check_sources(g.n, sources)
+    src = check_sources(g.n, sources_of(g, sources))
     uniq, back = np.unique(src, return_inverse=True)
     block, other = (g.in_block, g.out_block) if reverse else (g.out_block, g.in_block)
     xp = g.backend.xp

@@ -21,10 +21,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+import scipy.sparse as sp
 
+from semirings.blocks import block_from_scipy
 from semirings.kernels import spmv
 from semirings.semiring import plus_times
-from spbfs.algorithms._common import check_positive_int, prepare
+from spbfs.algorithms._common import check_positive_int, node_labels, prepare
 from spbfs.algorithms._grid import Pieces, check_graph, collective
 from spbfs.config import Config
 from spbfs.mpi.graph import DistGraph
@@ -47,11 +49,20 @@ class PageRankResult:
     converged : bool
         Whether the L1 change fell below ``n * tol`` within ``max_iter``
         iterations (when False, ``scores`` is the last iterate).
+    labels : numpy.ndarray or None
+        For a networkx graph, the node label of each position of ``scores``
+        (None otherwise).
     """
 
     scores: np.ndarray
     iterations: int
     converged: bool
+    labels: np.ndarray | None = None
+
+    def to_dict(self) -> dict[Any, float]:
+        """Scores keyed by node label (networkx input) or vertex id, as ``networkx.pagerank``."""
+        keys = range(self.scores.shape[0]) if self.labels is None else self.labels.tolist()
+        return dict(zip(keys, self.scores.tolist(), strict=True))
 
 
 def pagerank(
@@ -60,6 +71,7 @@ def pagerank(
     alpha: float = 0.85,
     tol: float = 1e-6,
     max_iter: int = 100,
+    weights: Any = None,
     config: Config | None = None,
     directed: bool | None = None,
 ) -> PageRankResult:
@@ -69,13 +81,24 @@ def pagerank(
     ----------
     graph : Graph, EdgeList, sparse matrix, networkx graph, path or (src, dst)
         The graph (converted with :func:`spbfs.as_graph`); an undirected
-        edge is two arcs. Edge values are ignored (every edge weighs 1).
+        edge is two arcs. Unweighted unless ``weights`` is given or the
+        input edge list has weights (a weighted networkx graph, see
+        :meth:`~spbfs.graph.Graph.from_networkx`, or a weighted file):
+        then a vertex passes its rank on in proportion to its out-edges'
+        weights, as ``networkx.pagerank(G, weight=...)`` does (repeated
+        edges add up, self-loops count). Matrix values are not used as
+        weights unless passed as ``weights``.
     alpha : float
         Damping factor, in ``[0, 1]``.
     tol : float
         Convergence tolerance (networkx's: L1 change ``< n * tol``), > 0.
     max_iter : int
         Iteration limit, >= 1.
+    weights : scipy.sparse matrix, optional
+        ``W[u, v]`` = weight of ``u -> v``, shape ``(n, n)``: its stored
+        entries are the weighted edges (repeated entries add up, the diagonal
+        is self-loops). For an undirected graph give both directions of an
+        edge.
     config : Config, optional
         Format and backend; defaults to the graph's.
     directed : bool, optional
@@ -85,13 +108,16 @@ def pagerank(
     -------
     PageRankResult
         Scores, iterations and whether it converged. An empty graph gives
-        empty scores.
+        empty scores. For a networkx graph the scores are in ``G.nodes``
+        order, with ``labels`` (``to_dict()`` keys them by label).
 
     Raises
     ------
     ValueError
         For ``alpha`` outside ``[0, 1]``, a non-positive ``tol`` or
-        ``max_iter``.
+        ``max_iter``, ``weights`` of the wrong shape, or NaN weights.
+    TypeError
+        For ``weights`` that is not a scipy sparse matrix.
 
     Examples
     --------
@@ -108,7 +134,15 @@ def pagerank(
         return PageRankResult(np.zeros(0), 0, True)
     xp = g.backend.xp
     alpha = float(alpha)
-    deg = g.out_degree.astype(np.float64)
+    wmat = _pagerank_weights(g, weights)
+    if wmat is None:
+        block = g.out_block
+        deg = g.out_degree.astype(np.float64)
+    else:
+        # B = W^T: the csc layout of B is W's csr one, no copy.
+        block = block_from_scipy(g.config.format, wmat.T, index_dtype=g.config.index_dtype,
+                                 backend=g.backend)
+        deg = xp.asarray(np.asarray(wmat.sum(axis=1)).ravel())
     dangling = deg == 0
     inv = xp.where(dangling, 0.0, 1.0 / xp.where(dangling, 1.0, deg))
     x = xp.full(n, 1.0 / n)
@@ -119,7 +153,7 @@ def pagerank(
     # cached on it, as for bottom-up BFS); push would accumulate serially.
     method = "pull" if g.backend.name == "numba" else "auto"
     for it in range(1, max_iter + 1):  # noqa: B007 - the count is reported
-        share = spmv(g.out_block, x * inv, plus_times, method=method, check=False)
+        share = spmv(block, x * inv, plus_times, method=method, check=False)
         y[:] = 0.0
         y[share.indices] = share.values
         lost = float(x[dangling].sum())
@@ -129,7 +163,38 @@ def pagerank(
         if err < n * tol:
             converged = True
             break
-    return PageRankResult(scores=g.backend.to_host(x), iterations=it, converged=converged)
+    return PageRankResult(scores=g.backend.to_host(x), iterations=it, converged=converged,
+                          labels=node_labels(g))
+
+
+def _pagerank_weights(g: Any, weights: Any) -> sp.csr_matrix | None:
+    """The csr matrix ``W`` (``W[u, v]`` = weight of ``u -> v``) PageRank runs on, or None.
+
+    From ``weights``, else from the input edge list's weights (both directions
+    of an undirected edge, a self-loop once, repeated edges summed: networkx's
+    ``to_scipy_sparse_array``), else None (every edge weighs 1).
+    """
+    n = g.n
+    if weights is not None:
+        if not sp.issparse(weights):
+            raise TypeError(f"weights must be a scipy sparse matrix (W[u, v] = weight of u -> v),"
+                            f" got {type(weights).__name__}")
+        if weights.shape != (n, n):
+            raise ValueError(f"weights has shape {weights.shape[0]}x{weights.shape[1]}, the "
+                             f"graph has {n} vertices")
+        w = sp.csr_matrix(weights, dtype=np.float64)
+    elif g.edges is not None and g.edges.weights is not None:
+        e = g.edges
+        vals = np.asarray(e.weights, dtype=np.float64)
+        w = sp.csr_matrix((vals, (e.src, e.dst)), shape=(n, n))
+        if not g.directed:
+            w = (w + w.T - sp.diags(w.diagonal())).tocsr()
+    else:
+        return None
+    w.sum_duplicates()
+    if np.isnan(w.data).any():
+        raise ValueError("weights: PageRank needs weights that are not NaN")
+    return w
 
 
 def check_pagerank_args(alpha: Any, tol: Any, max_iter: Any) -> int:

@@ -9,7 +9,8 @@ so the weights come from one of, in this order:
    :func:`weighted_block` for repeated calls (no rebuilding, no checks),
 2. the graph argument itself when it is a scipy sparse matrix (its values),
 3. the input edge list's ``weights`` (:attr:`spbfs.edges.EdgeList.weights`,
-   e.g. a Matrix Market ``real`` file, kept on ``Graph.edges``),
+   e.g. a Matrix Market ``real`` file, kept on ``Graph.edges``, or a
+   networkx graph's ``weight`` attribute, see :meth:`Graph.from_networkx`),
 4. otherwise every edge weighs 1 (the distances are BFS levels).
 
 From them a weighted block ``Bw`` (``Bw[v, u] = w(u -> v)``) is built in the
@@ -42,7 +43,7 @@ from semirings.blocks import Block, block_from_edges
 from semirings.kernels import spmsv
 from semirings.semiring import min_plus
 from semirings.vector import SparseVector
-from spbfs.algorithms._common import check_positive_int, prepare
+from spbfs.algorithms._common import check_positive_int, node_labels, prepare, vertex_of
 from spbfs.algorithms._grid import Pieces, check_graph, collective, first_by_key, route_rows
 from spbfs.config import Config
 from spbfs.edges import check_vertex_ids
@@ -77,11 +78,25 @@ class ShortestPathsResult:
         float64 distance from ``source``; ``inf`` where unreachable.
     rounds : int
         Relaxation rounds (engine calls) performed.
+    labels : numpy.ndarray or None
+        For a networkx graph, the node label of each position of
+        ``distances`` (None otherwise).
     """
 
     source: int
     distances: np.ndarray
     rounds: int
+    labels: np.ndarray | None = None
+
+    def to_dict(self) -> dict[Any, float]:
+        """Distance of every reachable vertex, keyed by node label (networkx input) or id.
+
+        The keys of ``networkx.single_source_dijkstra_path_length``: unreachable
+        vertices are left out.
+        """
+        reached = np.flatnonzero(np.isfinite(self.distances))
+        keys = reached.tolist() if self.labels is None else self.labels[reached].tolist()
+        return dict(zip(keys, self.distances[reached].tolist(), strict=True))
 
 
 def _edge_weights(graph: Any, g: Graph, weights: Any) -> tuple[Any, Any, Any] | None:
@@ -218,8 +233,8 @@ def sssp(
     graph : Graph, EdgeList, sparse matrix, networkx graph, path or (src, dst)
         The graph (converted with :func:`spbfs.as_graph`). A weighted scipy
         matrix supplies its values as the weights.
-    source : int
-        Source vertex id.
+    source : int or node label
+        Source vertex id; for a networkx graph, the source node's label.
     weights : scipy.sparse matrix or Block, optional
         ``W[u, v]`` = weight of ``u -> v``, shape ``(n, n)``; its stored
         entries are the weighted edges. A block from :func:`weighted_block`
@@ -236,7 +251,8 @@ def sssp(
     Returns
     -------
     ShortestPathsResult
-        float64 distances, ``inf`` where unreachable.
+        float64 distances, ``inf`` where unreachable; for a networkx graph
+        in ``G.nodes`` order, with ``labels`` (``to_dict()`` keys them by label).
 
     Raises
     ------
@@ -256,7 +272,7 @@ def sssp(
     [0.0, 1.0, 2.0]
     """
     g = prepare(graph, config, directed, allow_empty=False)
-    source, max_rounds = check_sssp_args(g.n, source, max_rounds)
+    source, max_rounds = check_sssp_args(g.n, vertex_of(g, source), max_rounds)
     if isinstance(weights, Block):
         if weights.shape != (g.n, g.n) or weights.data is None:
             raise ValueError(
@@ -288,7 +304,8 @@ def sssp(
         idx, cand = idx[better], cand[better]
         dist[idx] = cand
         frontier = SparseVector(idx, cand, n, check=False)
-    return ShortestPathsResult(source=source, distances=g.backend.to_host(dist), rounds=rounds)
+    return ShortestPathsResult(source=source, distances=g.backend.to_host(dist), rounds=rounds,
+                               labels=node_labels(g))
 
 
 # --------------------------------------------------------------------------- on the grid
