@@ -52,8 +52,9 @@ def bfs(
     graph : Graph, EdgeList, sparse matrix, networkx graph, path or (src, dst)
         The graph; anything but a :class:`~spbfs.graph.Graph` is converted
         with :func:`~spbfs.graph.as_graph` (``directed`` applies then).
-    source : int
-        Root vertex id.
+    source : int or node label
+        Root vertex id; for a networkx graph its node label (the result is by
+        vertex id: ``graph.ids`` maps ids back to labels).
     config : Config, optional
         Format, backend, direction heuristics; defaults to the graph's config.
     output : {"both", "parents", "levels"}, optional
@@ -131,9 +132,10 @@ def bfs(
         cfg = cfg.replace(output="levels")  # any_pair and the generic engine give no parents
     if g.n == 0:
         raise ValueError("graph is empty (0 vertices): there is no source to start from")
-    source = check_vertex(source, g.n, "source")
+    # A networkx graph's vertices are its node labels (as in spbfs.sssp and the backend).
+    source = check_vertex(g.resolve_vertex(source), g.n, "source")
     if target is not None:
-        target = check_vertex(target, g.n, "target")
+        target = check_vertex(g.resolve_vertex(target, "target"), g.n, "target")
     max_depth = check_max_depth(max_depth)
     if cfg.threads is not None:
         import numba

@@ -385,3 +385,15 @@ def test_sparse_ids_are_refused_not_allocated():
 def test_unsigned_id_arrays(dtype):
     r = spbfs.bfs((np.array([0, 1, 2], dtype), np.array([1, 2, 3], dtype)), 0)
     assert r.levels.tolist() == [0, 1, 2, 3] and r.parents.tolist() == [0, 0, 1, 2]
+
+
+def test_networkx_graph_takes_node_labels() -> None:
+    """A networkx graph's vertices are its labels, as in spbfs.sssp (issue 19)."""
+    G = nx.Graph([(10, 20), (20, 30), ("a", 30)])
+    r = spbfs.bfs(G, 10, target=30)
+    g = spbfs.Graph.from_networkx(G)
+    want = nx.single_source_shortest_path_length(G, 10, cutoff=2)  # stopped at 30
+    assert {g.ids[v]: int(lv) for v, lv in enumerate(r.levels) if lv >= 0} == want
+    assert r.stopped == "target"
+    with pytest.raises(ValueError, match="source=11 is not a node"):
+        spbfs.bfs(G, 11)
