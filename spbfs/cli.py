@@ -403,7 +403,10 @@ def _grid_bench(args: argparse.Namespace, cfg: Config, grid: Any) -> int:
     # share one pair of output arrays (as Graph500's reference does).
     out = (np.empty(g.hi - g.lo, np.int64), np.empty(g.hi - g.lo, np.int64))
     bfs(g, int(roots[0]), out=out)
-    for direction, encoding in (("top-down", "bitmap"), ("bottom-up", "list")):
+    warm = [("top-down", "bitmap"), ("bottom-up", "list")]
+    if cfg.frontier_encoding in ("auto", "compressed"):  # the codec's kernels too
+        warm += [("top-down", "compressed"), ("bottom-up", "compressed")]
+    for direction, encoding in warm:
         bfs(g, int(roots[0]), direction=direction, frontier_encoding=encoding, max_depth=3,
             out=out)
     nb = roots.size
@@ -460,6 +463,8 @@ def _grid_bench(args: argparse.Namespace, cfg: Config, grid: Any) -> int:
         "backend": "numba",
         "direction": cfg.direction,
         "frontier_encoding": cfg.frontier_encoding,
+        "exchange": cfg.exchange,
+        "network": cfg.network,
         "threads_per_rank": numba.get_num_threads(),
         "pinned_cores": _pinned(grid),
         "bytes_per_edge": (mem["block"] + mem["tblock"]) / max(g.input_edges, 1),
