@@ -1,0 +1,773 @@
+"""Drop-ins for :mod:`scipy.sparse.csgraph`: change the import, keep the script.
+
+``from spbfs import csgraph`` offers :func:`breadth_first_order`,
+:func:`breadth_first_tree`, :func:`shortest_path`, :func:`dijkstra` and
+:func:`connected_components` with scipy's signatures, defaults
+(``directed=True``), input conventions and return types (float64 distances with
+``inf``; int32 predecessors and labels with ``-9999`` for "none").
+
+Input, as scipy reads it: a sparse array or matrix of any format (every stored
+entry is an edge, an explicit zero an edge of weight 0; repeated entries of a
+coo input add up, as ``tocsr`` does), a dense array (0, ``inf`` and ``nan`` are
+non-edges, via :func:`scipy.sparse.csgraph.csgraph_from_dense`) or a masked
+array (masked entries are non-edges). ``directed=False`` lets a path use
+``G[i, j]`` or ``G[j, i]``; where both are stored the smaller weight counts.
+
+Where the work runs:
+
+========================  ===================================================
+function                  engine
+========================  ===================================================
+``breadth_first_order``   a compiled queue BFS that visits vertices in scipy's
+                          order: the same order and predecessors, element for
+                          element (see below)
+``breadth_first_tree``    that order's predecessors, made a tree matrix by
+                          :func:`scipy.sparse.csgraph.reconstruct_path`
+``dijkstra``,             unweighted: :func:`spbfs.bfs` (one source) or
+``shortest_path``         :func:`~spbfs.algorithms.multi_source_bfs`;
+(``method='D'``, or       weighted: Bellman-Ford rounds over ``min_plus``, the
+``'auto'`` where scipy    loop of :func:`~spbfs.algorithms.sssp`, on a weighted
+picks ``'D'``)            block
+``connected_components``  ``connection='weak'`` (or ``directed=False``):
+                          :func:`spbfs.algorithms.connected_components`
+========================  ===================================================
+
+Delegated to scipy, unchanged (same result, warnings and errors):
+``connection='strong'`` on a directed graph; ``method='FW'``, ``'BF'`` and
+``'J'``, and ``'auto'`` wherever scipy's rule picks one of them (a graph with a
+negative weight, or more than ``N**2 / 4`` edges without ``indices``); a graph
+with a negative or NaN weight, or complex values, in :func:`dijkstra` (scipy
+warns and runs anyway); pydata ``sparse`` arrays; and empty (0 x 0) graphs in
+the shortest-path functions.
+
+Differences from scipy, on purpose:
+
+* Shortest-path **distances** equal scipy's exactly. **Predecessors** are a
+  valid shortest-path tree but, where several exist, not always scipy's: scipy
+  keeps the last vertex that lowered a heap key, spbfs the smallest-id parent
+  of the previous level (unweighted) or the first vertex of a breadth-first
+  walk over the tight edges (weighted; ``dist[u] + w == dist[v]``), which also
+  keeps zero-weight cycles out of the tree.
+* Bad arguments raise where scipy runs on: ``i_start`` out of range (scipy
+  prints an ignored ``IndexError`` and returns a wrong order), a fractional
+  ``i_start`` or index (scipy truncates it), a boolean vertex id, and a NaN
+  ``limit`` (scipy then reaches nothing). Whole-number floats are accepted as
+  scipy accepts them.
+
+``breadth_first_order`` matches scipy element for element: scipy visits the
+neighbours of each dequeued vertex in stored order (row ``i`` of ``G``, then,
+for ``directed=False``, row ``i`` of ``G.T``) and the first to discover a vertex
+is its predecessor. That order is a property of a sequential queue, so this
+function runs a compiled queue BFS of the same order instead of the
+direction-optimizing :func:`spbfs.bfs` (whose parent is the smallest-id
+frontier vertex, and whose within-level order is by id); the cost of that
+choice is measured in ``docs/benchmarks.md``.
+
+No conversion is cached between calls: a scipy matrix can change in place
+(``A.data[:] = ...``), and telling an unchanged matrix from a changed one costs
+a pass over it, as much as converting it again. Caching belongs to a graph
+object the caller keeps (:class:`spbfs.Graph`).
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+from typing import Any
+
+import numba as nb
+import numpy as np
+import scipy.sparse as sp
+from scipy.sparse import csgraph as _scipy
+
+from semirings.blocks import Block, block_from_scipy
+from semirings.kernels import spmsv
+from semirings.semiring import min_plus
+from semirings.vector import SparseVector
+from spbfs.algorithms.components import connected_components as _components
+from spbfs.algorithms.msbfs import multi_source_bfs
+from spbfs.bfs import bfs
+from spbfs.config import Config
+from spbfs.graph import Graph
+
+__all__ = [
+    "NULL_IDX",
+    "breadth_first_order",
+    "breadth_first_tree",
+    "connected_components",
+    "dijkstra",
+    "shortest_path",
+]
+
+#: scipy's "no vertex" in predecessor arrays.
+NULL_IDX = -9999
+
+# Blocks for the spbfs engines: csr on the host (the compiled kernels below read
+# their arrays), whatever SPBFS_* variables say.
+_CONFIG = Config(format="csr", backend="numba")
+
+# Sources per multi-source BFS call: bounds the (k, n) int64 work arrays.
+_MSBFS_CHUNK = 256
+
+
+# --------------------------------------------------------------------------- kernels
+
+
+@nb.njit(cache=True, nogil=True)
+def _queue_bfs(start, p1, i1, p2, i2, both, order, pred):  # type: ignore[no-untyped-def]
+    """scipy's breadth-first order: dequeue, scan row of G (then of G.T), first finder wins."""
+    order[0] = start
+    head = 0
+    tail = 1
+    while head < tail:
+        u = order[head]
+        for k in range(p1[u], p1[u + 1]):
+            v = i1[k]
+            if v != start and pred[v] == NULL_IDX:
+                order[tail] = v
+                pred[v] = u
+                tail += 1
+        if both:
+            for k in range(p2[u], p2[u + 1]):
+                v = i2[k]
+                if v != start and pred[v] == NULL_IDX:
+                    order[tail] = v
+                    pred[v] = u
+                    tail += 1
+        head += 1
+    return tail
+
+
+@nb.njit(cache=True, nogil=True)
+def _merged_row(p1, i1, d1, p2, i2, d2, u, values, out_i, out_d, pos):  # type: ignore[no-untyped-def]
+    """Merge sorted row ``u`` of two matrices into ``out`` at ``pos``: no diagonal, min values.
+
+    Returns the entries written; with ``out_i`` of length 0 it only counts.
+    """
+    a, ae = p1[u], p1[u + 1]
+    b, be = p2[u], p2[u + 1]
+    count = 0
+    last = -1
+    write = out_i.shape[0] > 0
+    while a < ae or b < be:
+        if b >= be or (a < ae and i1[a] <= i2[b]):
+            v = i1[a]
+            w = d1[a] if values else 0.0
+            a += 1
+        else:
+            v = i2[b]
+            w = d2[b] if values else 0.0
+            b += 1
+        if v == u:
+            continue
+        if v == last:  # a repeat (within one matrix or across both): keep the smaller weight
+            if values and write and w < out_d[pos + count - 1]:
+                out_d[pos + count - 1] = w
+            continue
+        if write:
+            out_i[pos + count] = v
+            if values:
+                out_d[pos + count] = w
+        count += 1
+        last = v
+    return count
+
+
+@nb.njit(cache=True, parallel=True)
+def _union_min(n, p1, i1, d1, p2, i2, d2, values):  # type: ignore[no-untyped-def]
+    """CSR of the union of two matrices with sorted rows, diagonal dropped, min where both."""
+    empty_i = np.empty(0, dtype=i1.dtype)
+    empty_d = np.empty(0, dtype=np.float64)
+    counts = np.empty(n, dtype=np.int64)
+    for u in nb.prange(n):
+        counts[u] = _merged_row(p1, i1, d1, p2, i2, d2, u, values, empty_i, empty_d, 0)
+    ptr = np.empty(n + 1, dtype=np.int64)
+    ptr[0] = 0
+    for u in range(n):
+        ptr[u + 1] = ptr[u] + counts[u]
+    ind = np.empty(ptr[n], dtype=i1.dtype)
+    data = np.empty(ptr[n] if values else 0, dtype=np.float64)
+    for u in nb.prange(n):
+        _merged_row(p1, i1, d1, p2, i2, d2, u, values, ind, data, ptr[u])
+    return ptr, ind, data
+
+
+@nb.njit(cache=True, nogil=True)
+def _tight_tree(ptr, ind, w, unit, dist, seeds, pred, src):  # type: ignore[no-untyped-def]
+    """Predecessors along tight edges (``dist[u] + w == dist[v]``), breadth first from ``seeds``.
+
+    A breadth-first walk gives every reached vertex a parent that was reached
+    before it, so the tree has no cycle even where zero weights tie distances.
+    ``src`` receives the seed each vertex descends from.
+    """
+    n = dist.shape[0]
+    seen = np.zeros(n, dtype=np.bool_)
+    queue = np.empty(n, dtype=np.int64)
+    tail = 0
+    for s in seeds:
+        if not seen[s]:
+            seen[s] = True
+            src[s] = s
+            queue[tail] = s
+            tail += 1
+    head = 0
+    while head < tail:
+        u = queue[head]
+        head += 1
+        du = dist[u]
+        for k in range(ptr[u], ptr[u + 1]):
+            v = ind[k]
+            if seen[v] or dist[v] == np.inf:
+                continue
+            if du + (1.0 if unit else w[k]) == dist[v]:
+                seen[v] = True
+                pred[v] = u
+                src[v] = src[u]
+                queue[tail] = v
+                tail += 1
+
+
+# --------------------------------------------------------------------------- input
+
+
+def _is_pydata(csgraph: Any) -> bool:
+    return type(csgraph).__module__.split(".")[0] == "sparse" and hasattr(
+        csgraph, "to_scipy_sparse")
+
+
+def _as_csr(csgraph: Any, directed: bool) -> Any:
+    """The graph as scipy csr, converted exactly as scipy.sparse.csgraph converts it.
+
+    Sparse input keeps its stored order (``tocsr``; a csc input of an
+    undirected graph is read transposed, as scipy does), so that a traversal
+    sees neighbours in scipy's order. Dense input drops 0, inf and nan;
+    masked input drops masked entries.
+    """
+    if sp.issparse(csgraph):
+        if csgraph.ndim != 2:
+            raise ValueError(f"csgraph must be 2-D, got shape {csgraph.shape}")
+        if not directed and csgraph.format == "csc":
+            csgraph = csgraph.T  # scipy's shortcut: for an undirected graph G.T is G
+        a = csgraph.tocsr()
+    elif np.ma.isMaskedArray(csgraph):
+        if csgraph.ndim != 2:
+            raise ValueError(f"csgraph must be 2-D, got shape {csgraph.shape}")
+        a = _scipy.csgraph_from_masked(csgraph)
+    else:
+        arr = np.asarray(csgraph)
+        if arr.ndim != 2:
+            raise ValueError(f"csgraph must be 2-D, got shape {arr.shape}")
+        a = _scipy.csgraph_from_dense(arr, null_value=0, infinity_null=True, nan_null=True)
+    if a.shape[0] != a.shape[1]:
+        raise ValueError(f"csgraph must be square (N x N), got shape {a.shape[0]}x{a.shape[1]}")
+    return a
+
+
+def _sorted(a: Any) -> Any:
+    """``a`` with sorted rows (repeats kept), copied only when they are not sorted."""
+    return a if a.has_sorted_indices else a.sorted_indices()
+
+
+def _pattern_graph(a: Any, directed: bool) -> Graph:
+    """A :class:`Graph` of the structure of csr ``a`` (explicit zeros are edges)."""
+    n = a.shape[0]
+    if directed:
+        if not a.has_canonical_format:
+            a = a.copy()
+            a.sum_duplicates()  # values are not read: only the repeats go
+        out_block = block_from_scipy("csr", a.T, pattern=True, backend=_CONFIG.backend)
+        in_block = block_from_scipy("csr", a, pattern=True, backend=_CONFIG.backend)
+        return Graph(out_block, in_block, directed=True, config=_CONFIG)
+    block = _union_block(a, values=False)
+    assert block.shape == (n, n)
+    return Graph(block, block, directed=False, config=_CONFIG)
+
+
+def _union_block(a: Any, *, values: bool) -> Block:
+    """Block of ``G ∪ G.T`` (no self-loops; the smaller weight where both are stored)."""
+    n = a.shape[0]
+    a = _sorted(a)
+    at = a.T.tocsr()  # a transpose comes out with sorted rows
+    d1 = np.asarray(a.data, dtype=np.float64) if values else np.empty(0)
+    d2 = np.asarray(at.data, dtype=np.float64) if values else np.empty(0)
+    idx = np.promote_types(a.indices.dtype, at.indices.dtype)
+    ptr, ind, data = _union_min(n, a.indptr, a.indices.astype(idx, copy=False), d1,
+                                at.indptr, at.indices.astype(idx, copy=False), d2, values)
+    # The union is symmetric: its csr arrays are its csc arrays, i.e. the block's.
+    m = sp.csc_matrix((data if values else np.ones(ind.shape[0]), ind, ptr), shape=(n, n))
+    return block_from_scipy("csr", m, pattern=not values, backend=_CONFIG.backend)
+
+
+def _weighted_block(a: Any, directed: bool) -> Block:
+    """Block of ``Bw`` (``Bw[v, u] = w(u -> v)``) from csr ``a`` with float64 weights.
+
+    Repeated entries stay separate terms: ``min_plus`` takes the smaller, as
+    scipy's Dijkstra does when it scans both.
+    """
+    if directed:
+        a = a.astype(np.float64, copy=False)
+        return block_from_scipy("csr", a.T, backend=_CONFIG.backend)
+    return _union_block(a, values=True)
+
+
+def _scipy_needed(a: Any) -> bool:
+    """Weights that Dijkstra over min_plus cannot take as scipy does: negative, NaN, complex."""
+    if np.iscomplexobj(a.data) or not (np.issubdtype(a.data.dtype, np.number)
+                                       or a.data.dtype == np.bool_):
+        return True
+    data = np.asarray(a.data, dtype=np.float64)
+    return bool(np.any(data < 0) or np.any(np.isnan(data)))
+
+
+# --------------------------------------------------------------------------- argument checks
+
+
+def _whole(value: Any, name: str) -> int:
+    """An int from an integer or a whole-number float (scipy accepts both); bools refused."""
+    if isinstance(value, bool | np.bool_):
+        raise TypeError(f"{name} must be an integer vertex id, got bool")
+    if isinstance(value, float | np.floating):
+        if not (math.isfinite(value) and float(value).is_integer()):
+            raise ValueError(f"{name} must be a whole number, got {value!r}")
+        return int(value)
+    try:
+        return operator.index(value)
+    except TypeError:
+        raise TypeError(f"{name} must be an integer vertex id, got {type(value).__name__}"
+                        ) from None
+
+
+def _check_start(i_start: Any, n: int) -> int:
+    v = _whole(i_start, "i_start")
+    if not 0 <= v < n:
+        raise ValueError(f"i_start={v} is out of range for a graph with {n} vertices")
+    return v
+
+
+def _check_indices(indices: Any, n: int) -> tuple[np.ndarray, tuple[int, ...]]:
+    """Sources as a flat int64 array, and the shape scipy gives their rows.
+
+    As scipy: None is every vertex, a negative index counts from the end.
+    """
+    if indices is None:
+        return np.arange(n, dtype=np.int64), (n,)
+    arr = np.asarray(indices)
+    if arr.dtype == np.bool_:
+        raise TypeError("indices must hold integer vertex ids, got dtype bool")
+    if np.issubdtype(arr.dtype, np.floating):
+        if arr.size and not bool(np.all(np.isfinite(arr) & (arr == np.round(arr)))):
+            raise ValueError("indices must hold whole numbers")
+    elif not np.issubdtype(arr.dtype, np.integer):
+        if arr.size:
+            raise TypeError(f"indices must hold integer vertex ids, got dtype {arr.dtype}")
+    flat = arr.reshape(-1).astype(np.int64)
+    flat = np.where(flat < 0, flat + n, flat)
+    bad = np.flatnonzero((flat < 0) | (flat >= n))
+    if bad.size:
+        k = int(bad[0])
+        raise ValueError(f"indices: {arr.reshape(-1)[k]} is out of range for a graph with "
+                         f"{n} vertices")
+    return flat, arr.shape
+
+
+def _check_limit(limit: Any) -> float:
+    try:
+        lim = float(limit)
+    except (TypeError, ValueError):
+        raise TypeError(f"limit must be a real number, got {type(limit).__name__}") from None
+    if math.isnan(lim):
+        raise ValueError("limit must be >= 0, got nan")
+    if lim < 0:
+        raise ValueError(f"limit must be >= 0, got {lim}")
+    return lim
+
+
+# --------------------------------------------------------------------------- traversal
+
+
+def breadth_first_order(csgraph: Any, i_start: Any, directed: bool = True,
+                        return_predecessors: bool = True) -> Any:
+    """Vertices in breadth-first order, as :func:`scipy.sparse.csgraph.breadth_first_order`.
+
+    The order and the predecessors equal scipy's element for element (module
+    docstring: why this is a compiled queue BFS and not :func:`spbfs.bfs`).
+
+    Parameters
+    ----------
+    csgraph : array_like, sparse array or matrix
+        The N x N graph (module docstring: how entries become edges).
+    i_start : int
+        The starting vertex.
+    directed : bool
+        True: follow ``csgraph[i, j]`` from ``i`` to ``j`` only; False: either way.
+    return_predecessors : bool
+        Also return the predecessor array.
+
+    Returns
+    -------
+    node_array : numpy.ndarray
+        int32 vertices reached, in breadth-first order, ``i_start`` first.
+    predecessors : numpy.ndarray
+        int32, length N: each reached vertex's parent, ``-9999`` for ``i_start``
+        and unreached vertices. Only if ``return_predecessors``.
+
+    Raises
+    ------
+    ValueError
+        For a graph that is not 2-D and square, or ``i_start`` out of range or
+        fractional.
+    TypeError
+        For an ``i_start`` that is not a number, or a bool.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from spbfs import csgraph
+    >>> G = np.array([[0, 1, 2, 0], [0, 0, 0, 1], [2, 0, 0, 3], [0, 0, 0, 0]])
+    >>> order, pred = csgraph.breadth_first_order(G, 0)
+    >>> order.tolist(), pred.tolist()
+    ([0, 1, 2, 3], [-9999, 0, 0, 1])
+    """
+    if _is_pydata(csgraph):
+        return _scipy.breadth_first_order(csgraph, i_start, directed, return_predecessors)
+    directed = bool(directed)
+    a = _as_csr(csgraph, directed)
+    n = a.shape[0]
+    start = _check_start(i_start, n)
+    order = np.empty(n, dtype=np.int32)
+    pred = np.full(n, NULL_IDX, dtype=np.int32)
+    if directed:
+        length = _queue_bfs(start, a.indptr, a.indices, a.indptr, a.indices, False, order, pred)
+    else:
+        at = a.T.tocsr()
+        length = _queue_bfs(start, a.indptr, a.indices, at.indptr, at.indices, True, order,
+                            pred)
+    order = order[:length].copy()
+    return (order, pred) if return_predecessors else order
+
+
+def breadth_first_tree(csgraph: Any, i_start: Any, directed: bool = True) -> Any:
+    """The breadth-first tree, as :func:`scipy.sparse.csgraph.breadth_first_tree`.
+
+    The predecessors of :func:`breadth_first_order` (scipy's, element for
+    element) made into a tree matrix by
+    :func:`scipy.sparse.csgraph.reconstruct_path`.
+
+    Parameters
+    ----------
+    csgraph : array_like, sparse array or matrix
+        The N x N graph.
+    i_start : int
+        The root.
+    directed : bool
+        As in :func:`breadth_first_order`.
+
+    Returns
+    -------
+    scipy.sparse.csr_matrix or csr_array
+        N x N, ``T[p, v]`` = the weight of the edge from ``p`` to its child ``v``
+        (a csr_matrix for a sparse-matrix input, else a csr_array, as scipy).
+
+    Raises
+    ------
+    ValueError, TypeError
+        As :func:`breadth_first_order`.
+    """
+    _order, pred = breadth_first_order(csgraph, i_start, directed, True)
+    return _scipy.reconstruct_path(csgraph, pred, directed)
+
+
+def connected_components(csgraph: Any, directed: bool = True, connection: str = "weak",
+                         return_labels: bool = True) -> Any:
+    """Connected components, as :func:`scipy.sparse.csgraph.connected_components`.
+
+    Weak components (``connection='weak'``, or any ``directed=False`` graph)
+    run :func:`spbfs.algorithms.connected_components` (min-label propagation
+    with shortcuts) on the undirected graph; strong components of a directed
+    graph are scipy's.
+
+    Parameters
+    ----------
+    csgraph : array_like, sparse array or matrix
+        The N x N graph.
+    directed : bool
+        Whether edges have a direction (matters only for ``'strong'``).
+    connection : {'weak', 'strong'}
+        Any case, as scipy.
+    return_labels : bool
+        Also return the labels.
+
+    Returns
+    -------
+    n_components : int
+        Number of components (an isolated vertex is one).
+    labels : numpy.ndarray
+        int32 component of each vertex, numbered by each component's smallest
+        vertex (scipy's numbering). Only if ``return_labels``.
+
+    Raises
+    ------
+    ValueError
+        For an unknown ``connection`` or a graph that is not 2-D and square.
+    TypeError
+        For a ``connection`` that is not a string.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from spbfs import csgraph
+    >>> G = np.array([[0, 1, 1, 0, 0], [0, 0, 1, 0, 0], [0] * 5, [0, 0, 0, 0, 1], [0] * 5])
+    >>> n, labels = csgraph.connected_components(G, directed=False)
+    >>> n, labels.tolist()
+    (2, [0, 0, 0, 1, 1])
+    """
+    if not isinstance(connection, str):
+        raise TypeError(f"connection must be 'weak' or 'strong', got {type(connection).__name__}")
+    conn = connection.lower()
+    if conn not in ("weak", "strong"):
+        raise ValueError(f"connection must be 'weak' or 'strong', got {connection!r}")
+    if (conn == "strong" and directed) or _is_pydata(csgraph):
+        return _scipy.connected_components(csgraph, directed, connection, return_labels)
+    a = _as_csr(csgraph, False)
+    r = _components(_pattern_graph(a, directed=False))
+    if return_labels:
+        return int(r.n_components), r.labels.astype(np.int32)
+    return int(r.n_components)
+
+
+# --------------------------------------------------------------------------- shortest paths
+
+
+def _auto_method(csgraph: Any, indices: Any) -> str:
+    """The method scipy's ``shortest_path(method='auto')`` picks (its rule, on its input)."""
+    n = csgraph.shape[0]
+    if sp.issparse(csgraph):
+        nk = csgraph.nnz
+        edges = csgraph.data if csgraph.format in ("csr", "csc", "coo") else csgraph.tocoo().data
+    elif np.ma.isMaskedArray(csgraph):
+        nk = csgraph.count()
+        edges = csgraph.compressed()
+    else:
+        arr = np.asarray(csgraph)
+        edges = arr[np.isfinite(arr)]
+        edges = edges[edges != 0]
+        nk = edges.size
+    if indices is not None or nk < n * n / 4:
+        return "J" if np.any(edges < 0) else "D"
+    return "FW"
+
+
+def shortest_path(csgraph: Any, method: str = "auto", directed: bool = True,
+                  return_predecessors: bool = False, unweighted: bool = False,
+                  overwrite: bool = False, indices: Any = None) -> Any:
+    """Shortest paths, as :func:`scipy.sparse.csgraph.shortest_path`.
+
+    ``method='D'``, and ``'auto'`` where scipy's rule picks Dijkstra, run
+    :func:`dijkstra` (spbfs engines); ``'FW'``, ``'BF'``, ``'J'`` and the
+    ``'auto'`` cases where scipy picks one of them are scipy's own, with
+    ``overwrite`` passed on (scipy uses it for ``'FW'`` only).
+
+    Parameters
+    ----------
+    csgraph : array_like, sparse array or matrix
+        The N x N weighted graph.
+    method : {'auto', 'FW', 'D', 'BF', 'J'}
+        As scipy.
+    directed, return_predecessors, unweighted, indices
+        As :func:`dijkstra`.
+    overwrite : bool
+        scipy's Floyd-Warshall may overwrite a dense float64 input.
+
+    Returns
+    -------
+    dist_matrix : numpy.ndarray
+        float64 distances, ``inf`` where unreachable.
+    predecessors : numpy.ndarray
+        int32, ``-9999`` where none. Only if ``return_predecessors``.
+
+    Raises
+    ------
+    ValueError
+        For an unknown method, and as :func:`dijkstra` or scipy.
+    """
+    if _is_pydata(csgraph):
+        return _scipy.shortest_path(csgraph, method, directed, return_predecessors, unweighted,
+                                    overwrite, indices)
+    if method == "auto":
+        _as_csr(csgraph, bool(directed))  # scipy checks the graph before applying its rule
+        method = _auto_method(csgraph, indices)
+    if method == "D":
+        return dijkstra(csgraph, directed, indices, return_predecessors, unweighted)
+    if method in ("FW", "BF", "J"):
+        return _scipy.shortest_path(csgraph, method, directed, return_predecessors, unweighted,
+                                    overwrite, indices)
+    raise ValueError(f"unrecognized method {method!r}: use 'auto', 'FW', 'D', 'BF' or 'J'")
+
+
+def dijkstra(csgraph: Any, directed: bool = True, indices: Any = None,
+             return_predecessors: bool = False, unweighted: bool = False,
+             limit: float = np.inf, min_only: bool = False) -> Any:
+    """Shortest paths with non-negative weights, as :func:`scipy.sparse.csgraph.dijkstra`.
+
+    Unweighted: breadth-first search (:func:`spbfs.bfs` for one source,
+    :func:`~spbfs.algorithms.multi_source_bfs` for several), depth-limited by
+    ``limit``. Weighted: Bellman-Ford rounds over ``min_plus`` from each
+    source (all sources at once for ``min_only``); the distances are scipy's
+    exactly. Predecessors form a valid shortest-path tree, not always scipy's
+    (module docstring). Negative, NaN or complex weights go to scipy's own
+    function, which warns and runs.
+
+    Parameters
+    ----------
+    csgraph : array_like, sparse array or matrix
+        The N x N graph of non-negative weights.
+    directed : bool
+        False: ``G[i, j]`` and ``G[j, i]`` both join ``i`` and ``j``; the smaller counts.
+    indices : int or array_like of int, optional
+        Sources (any shape; negative counts from the end); None: every vertex.
+    return_predecessors : bool
+        Also return predecessors (and, for ``min_only``, the sources).
+    unweighted : bool
+        Count edges instead of adding weights.
+    limit : float
+        Distances above it come back as ``inf``.
+    min_only : bool
+        One row: the distance from the nearest source.
+
+    Returns
+    -------
+    dist_matrix : numpy.ndarray
+        float64, shape ``indices.shape + (N,)`` (``(N,)`` for ``min_only``).
+    predecessors : numpy.ndarray
+        int32, the same shape, ``-9999`` for sources and unreached vertices.
+        Only if ``return_predecessors``.
+    sources : numpy.ndarray
+        int32, shape ``(N,)``: the source each vertex is reached from, ``-9999``
+        where none. Only if ``min_only`` and ``return_predecessors``.
+
+    Raises
+    ------
+    ValueError
+        For a graph that is not 2-D and square, indices out of range or
+        fractional, or a negative or NaN ``limit``.
+    TypeError
+        For non-integer indices or a non-numeric ``limit``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from spbfs import csgraph
+    >>> G = np.array([[0, 1, 2, 0], [0, 0, 0, 1], [0, 0, 0, 3], [0, 0, 0, 0]])
+    >>> csgraph.dijkstra(G, directed=False, indices=0).tolist()
+    [0.0, 1.0, 2.0, 2.0]
+    """
+    if _is_pydata(csgraph):
+        return _scipy.dijkstra(csgraph, directed, indices, return_predecessors, unweighted,
+                               limit, min_only)
+    directed = bool(directed)
+    a = _as_csr(csgraph, directed)
+    n = a.shape[0]
+    lim = _check_limit(limit)
+    sources, shape = _check_indices(indices, n)
+    if n == 0 or _scipy_needed(a):
+        return _scipy.dijkstra(csgraph, directed, indices, return_predecessors, unweighted,
+                               limit, min_only)
+    if unweighted:
+        g = _pattern_graph(a, directed)
+        block, ptr, ind, w = g.out_block, g.out_block.ptr, g.out_block.ind, None
+    else:
+        block = _weighted_block(a, directed)
+        ptr, ind, w = block.ptr, block.ind, block.data
+    if min_only:
+        dist = _relax(block, sources, lim)
+        if not return_predecessors:
+            return dist
+        pred = np.full(n, NULL_IDX, dtype=np.int32)
+        src = np.full(n, NULL_IDX, dtype=np.int32)
+        _tight_tree(ptr, ind, _weights(w), w is None, dist, sources, pred, src)
+        return dist, pred, src
+    if unweighted:
+        dist, pred = _bfs_rows(g, sources, lim, return_predecessors)
+    else:
+        dist, pred = _weighted_rows(block, sources, lim, return_predecessors)
+    out = dist.reshape((*shape, n))
+    return (out, pred.reshape((*shape, n))) if return_predecessors else out
+
+
+def _weights(w: Any) -> np.ndarray:
+    return np.empty(0, dtype=np.float64) if w is None else w
+
+
+def _relax(block: Block, seeds: np.ndarray, limit: float) -> np.ndarray:
+    """Distances from the nearest seed: the Bellman-Ford rounds of :func:`~spbfs.algorithms.sssp`.
+
+    Each round is one ``min_plus`` SpMSV from the vertices whose distance
+    improved; a pattern block weighs every edge 1. Distances above ``limit``
+    leave the frontier (with weights >= 0 nothing beyond them can come back
+    under it) and end as ``inf``.
+    """
+    n = block.shape[0]
+    dist = np.full(n, np.inf)
+    ids = np.unique(seeds)
+    dist[ids] = 0.0
+    frontier = SparseVector(ids, np.zeros(ids.shape[0]), n, check=False)
+    while frontier.nnz:
+        y = spmsv(block, frontier, min_plus, check=False)
+        idx, cand = y.indices, y.values.astype(np.float64, copy=False)
+        better = (cand < dist[idx]) & (cand <= limit)
+        idx, cand = idx[better], cand[better]
+        dist[idx] = cand
+        frontier = SparseVector(idx, cand, n, check=False)
+    return dist
+
+
+def _weighted_rows(block: Block, sources: np.ndarray, limit: float,
+                   want_pred: bool) -> tuple[np.ndarray, np.ndarray]:
+    """One row of distances (and predecessors) per source; repeated sources computed once."""
+    n = block.shape[0]
+    k = sources.shape[0]
+    dist = np.empty((k, n))
+    pred = np.full((k, n) if want_pred else (0, n), NULL_IDX, dtype=np.int32)
+    src = np.empty(n, dtype=np.int32)
+    done: dict[int, int] = {}
+    for row, s in enumerate(sources.tolist()):
+        if s in done:
+            dist[row] = dist[done[s]]
+            if want_pred:
+                pred[row] = pred[done[s]]
+            continue
+        done[s] = row
+        dist[row] = _relax(block, np.array([s], dtype=np.int64), limit)
+        if want_pred:
+            _tight_tree(block.ptr, block.ind, block.data, False, dist[row],
+                        np.array([s], dtype=np.int64), pred[row], src)
+    return dist, pred
+
+
+def _bfs_rows(g: Graph, sources: np.ndarray, limit: float,
+              want_pred: bool) -> tuple[np.ndarray, np.ndarray]:
+    """Hop distances (and parents) from each source: one BFS, or multi-source BFS in chunks."""
+    n = g.n
+    k = sources.shape[0]
+    depth = None if math.isinf(limit) else math.floor(limit)
+    output = "both" if want_pred else "levels"
+    dist = np.empty((k, n))
+    pred = np.empty((k, n) if want_pred else (0, n), dtype=np.int32)
+    for lo in range(0, k, _MSBFS_CHUNK):
+        chunk = sources[lo:lo + _MSBFS_CHUNK]
+        if chunk.shape[0] == 1:
+            r = bfs(g, int(chunk[0]), output=output, max_depth=depth)
+            levels = r.levels[None, :]
+            parents = r.parents[None, :] if want_pred else None
+        else:
+            m = multi_source_bfs(g, chunk, output=output, max_depth=depth)
+            levels, parents = m.levels, m.parents
+        rows = slice(lo, lo + chunk.shape[0])
+        dist[rows] = levels
+        dist[rows][levels < 0] = np.inf
+        if want_pred:
+            p = parents.astype(np.int32)
+            p[parents < 0] = NULL_IDX
+            p[np.arange(chunk.shape[0]), chunk] = NULL_IDX  # a source has no predecessor
+            pred[rows] = p
+    return dist, pred
