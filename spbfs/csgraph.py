@@ -48,6 +48,9 @@ Differences from scipy, on purpose:
   of the previous level (unweighted) or the first vertex of a breadth-first
   walk over the tight edges (weighted; ``dist[u] + w == dist[v]``), which also
   keeps zero-weight cycles out of the tree.
+* ``connected_components(connection='strong')`` merges repeated entries of a
+  csr input before handing it to scipy: scipy 1.17.1 does not return on a
+  csr matrix that stores an entry twice.
 * Bad arguments raise where scipy runs on: ``i_start`` out of range (scipy
   prints an ignored ``IndexError`` and returns a wrong order), a fractional
   ``i_start`` or index (scipy truncates it), a boolean vertex id, and a NaN
@@ -371,6 +374,8 @@ def _check_indices(indices: Any, n: int) -> tuple[np.ndarray, tuple[int, ...]]:
 
 
 def _check_limit(limit: Any) -> float:
+    if isinstance(limit, str | bytes):  # float("1") would take it; scipy does not
+        raise TypeError(f"limit must be a real number, got {type(limit).__name__}")
     try:
         lim = float(limit)
     except (TypeError, ValueError):
@@ -526,8 +531,16 @@ def connected_components(csgraph: Any, directed: bool = True, connection: str = 
     conn = connection.lower()
     if conn not in ("weak", "strong"):
         raise ValueError(f"connection must be 'weak' or 'strong', got {connection!r}")
-    if (conn == "strong" and directed) or _is_pydata(csgraph):
+    if _is_pydata(csgraph):
         return _scipy.connected_components(csgraph, directed, connection, return_labels)
+    if conn == "strong" and directed:
+        a = _as_csr(csgraph, True)
+        if not a.has_canonical_format:
+            # scipy 1.17.1's strong components never return on a csr input that stores
+            # an entry twice; merging repeats keeps every arc and every component.
+            a = a.copy()
+            a.sum_duplicates()
+        return _scipy.connected_components(a, True, "strong", return_labels)
     a = _as_csr(csgraph, False)
     r = _components(_pattern_graph(a, directed=False))
     if return_labels:
