@@ -1,0 +1,182 @@
+"""spbfs.csgraph against scipy.sparse.csgraph on the bundled graphs.
+
+Each graph becomes the scipy csr matrix a scipy user would hold: a directed
+data set as its arcs, an undirected one with both directions stored; every
+arc gets a seeded random integer weight in [1, 100) (the same for both
+directions of an undirected edge; west0067's own values include negatives,
+which would send the weighted rows to scipy on both sides). Undirected data
+sets are run with ``directed=False``, directed ones with ``directed=True``.
+
+=========================  ==================================================
+row                        call (both sides, same arguments)
+=========================  ==================================================
+breadth_first_order        from vertex 0
+breadth_first_tree         from vertex 0
+connected_components       ``connection='weak'``
+dijkstra unweighted        ``indices=0, unweighted=True``
+shortest_path unweighted   ``indices=`` the first ``--sources`` vertices,
+                           ``unweighted=True``
+dijkstra weighted          ``indices=0``
+dijkstra weighted, preds   ``indices=0, return_predecessors=True``
+=========================  ==================================================
+
+Every call includes its input conversion (neither side caches one). Both
+sides are warmed up once (numba compiles), then ``--rounds`` interleaved
+rounds, alternating which side runs first; the table shows medians, the
+scipy/spbfs ratio (> 1: spbfs faster) and whether the outputs are identical
+(orders, predecessors of the traversal, labels, trees, distances; shortest-path
+predecessors may legitimately differ and are not compared).
+
+A second table measures what matching scipy's breadth-first order costs:
+the exact queue search :func:`spbfs.csgraph.breadth_first_order` runs,
+against :func:`spbfs.bfs` (direction-optimizing, parents by smallest id) on
+the same input, conversion included, ordered by level.
+
+Run ``python benchmarks/csgraph.py`` (``--markdown`` for the docs' tables).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.sparse import csgraph as scipy_csgraph
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from _common import format_table, machine_line, median
+
+import spbfs
+from spbfs import csgraph
+from spbfs.csgraph import _as_csr, _pattern_graph
+
+GRAPHS = ("karate", "west0067", "luxembourg_osm", "p2p_gnutella31", "musae_git")
+
+
+def load_matrix(name: str, seed: int) -> tuple[sp.csr_matrix, bool]:
+    """The data set as a weighted scipy csr matrix, and whether it is directed."""
+    try:
+        import spbfs.datasets as ds
+
+        e = ds.edges(name)
+    except ImportError:  # a checkout without spbfs.datasets: the shared copies
+        from spbfs.io import read_graph
+
+        files = {"karate": "karate.mtx", "west0067": "west0067.mtx",
+                 "luxembourg_osm": "luxembourg_osm.mtx",
+                 "p2p_gnutella31": "p2p-Gnutella31.txt", "musae_git": "musae_git_edges.csv"}
+        directed = {"p2p_gnutella31": True, "musae_git": False}.get(name)
+        e = read_graph(os.path.join("/work/shared/data", files[name]), directed=directed)
+    directed = bool(e.directed)
+    rng = np.random.default_rng(seed)
+    w = rng.integers(1, 100, e.src.size).astype(np.float64)
+    src, dst = np.asarray(e.src), np.asarray(e.dst)
+    if not directed:
+        loops = src == dst
+        src, dst, w = (np.concatenate([src, dst[~loops]]), np.concatenate([dst, src[~loops]]),
+                       np.concatenate([w, w[~loops]]))
+    a = sp.coo_matrix((w, (src, dst)), shape=(e.n, e.n)).tocsr()
+    return a, directed
+
+
+def same(x: Any, y: Any) -> bool:
+    """Equal outputs: tuples element-wise, arrays exactly, sparse matrices by entries."""
+    if isinstance(x, tuple):
+        return len(x) == len(y) and all(same(a, b) for a, b in zip(x, y, strict=True))
+    if sp.issparse(x):
+        return type(x) is type(y) and x.shape == y.shape and (x != y).nnz == 0
+    if isinstance(x, np.ndarray):
+        return x.dtype == y.dtype and x.shape == y.shape and bool(np.array_equal(x, y))
+    return bool(x == y)
+
+
+def distances(r: Any) -> Any:
+    return r[0] if isinstance(r, tuple) else r
+
+
+def interleaved(calls: list[Callable[[], Any]], rounds: int) -> list[float]:
+    """Median seconds of each call over ``rounds`` rounds, rotating who goes first."""
+    times: list[list[float]] = [[] for _ in calls]
+    for f in calls:
+        f()  # warm-up: numba compilation, page faults
+    for r in range(rounds):
+        k = r % len(calls)
+        for i in list(range(k, len(calls))) + list(range(k)):
+            t = time.perf_counter()
+            calls[i]()
+            times[i].append(time.perf_counter() - t)
+    return [median(t) for t in times]
+
+
+def cases(a: sp.csr_matrix, directed: bool, sources: int) -> list[tuple[str, Callable, bool]]:
+    """(row name, call on a module, compare predecessors too)."""
+    n = a.shape[0]
+    idx = np.arange(min(sources, n))
+    return [
+        ("breadth_first_order", lambda m: m.breadth_first_order(a, 0, directed), True),
+        ("breadth_first_tree", lambda m: m.breadth_first_tree(a, 0, directed), True),
+        ("connected_components", lambda m: m.connected_components(a, directed), True),
+        ("dijkstra unweighted", lambda m: m.dijkstra(a, directed, 0, unweighted=True), True),
+        (f"shortest_path unweighted, {idx.size} sources",
+         lambda m: m.shortest_path(a, directed=directed, unweighted=True, indices=idx), True),
+        ("dijkstra weighted", lambda m: m.dijkstra(a, directed, 0), True),
+        ("dijkstra weighted, predecessors",
+         lambda m: m.dijkstra(a, directed, 0, return_predecessors=True), False),
+    ]
+
+
+def bfs_order_via_spbfs(a: sp.csr_matrix, directed: bool) -> np.ndarray:
+    """A breadth-first order from spbfs.bfs: by level, then by id (not scipy's order)."""
+    g = _pattern_graph(_as_csr(a, directed), directed)
+    r = spbfs.bfs(g, 0)
+    reached = np.flatnonzero(r.levels >= 0)
+    return reached[np.argsort(r.levels[reached], kind="stable")]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--graphs", nargs="+", default=list(GRAPHS), choices=GRAPHS)
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--sources", type=int, default=64,
+                    help="sources of the multi-source unweighted row")
+    ap.add_argument("--seed", type=int, default=1, help="seed of the weights")
+    ap.add_argument("--markdown", action="store_true")
+    args = ap.parse_args()
+
+    print(machine_line())
+    rows = []
+    order_rows = []
+    for name in args.graphs:
+        a, directed = load_matrix(name, args.seed)
+        kind = "directed" if directed else "undirected"
+        label = f"{name} (n={a.shape[0]:,}, nnz={a.nnz:,}, {kind})"
+        for what, call, full in cases(a, directed, args.sources):
+            ours, theirs = call(csgraph), call(scipy_csgraph)
+            ok = same(ours, theirs) if full else same(distances(ours), distances(theirs))
+            t_ours, t_scipy = interleaved([lambda c=call: c(csgraph),
+                                           lambda c=call: c(scipy_csgraph)], args.rounds)
+            rows.append([label, what, f"{t_scipy * 1e3:.2f}", f"{t_ours * 1e3:.2f}",
+                         f"{t_scipy / t_ours:.2f}",
+                         ("yes" if ok else "NO") + ("" if full else " (distances)")])
+            label = ""
+        t_exact, t_dobfs = interleaved(
+            [lambda a=a, d=directed: csgraph.breadth_first_order(a, 0, d, False),
+             lambda a=a, d=directed: bfs_order_via_spbfs(a, d)], args.rounds)
+        order_rows.append([name, f"{t_exact * 1e3:.2f}", f"{t_dobfs * 1e3:.2f}",
+                           f"{t_dobfs / t_exact:.2f}"])
+    print(format_table(["graph", "function", "scipy ms", "spbfs ms", "scipy/spbfs",
+                        "identical"], rows, markdown=args.markdown, align="llrrrl"))
+    print()
+    print(format_table(["graph", "exact order ms", "spbfs.bfs order ms", "spbfs.bfs/exact"],
+                       order_rows, markdown=args.markdown))
+    print(machine_line())
+
+
+if __name__ == "__main__":
+    main()
