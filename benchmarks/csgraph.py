@@ -32,7 +32,8 @@ the exact queue search :func:`spbfs.csgraph.breadth_first_order` runs,
 against :func:`spbfs.bfs` (direction-optimizing, parents by smallest id) on
 the same input, conversion included, ordered by level.
 
-Run ``python benchmarks/csgraph.py`` (``--markdown`` for the docs' tables).
+Run ``python benchmarks/csgraph.py`` (``--markdown`` for the docs' tables,
+``--threads 1`` to keep spbfs's parallel kernels on one thread).
 """
 
 from __future__ import annotations
@@ -54,7 +55,7 @@ from _common import format_table, machine_line, median
 
 import spbfs
 from spbfs import csgraph
-from spbfs.csgraph import _as_csr, _pattern_graph
+from spbfs.csgraph import _as_csr, _config, _pattern_graph
 
 GRAPHS = ("karate", "west0067", "luxembourg_osm", "p2p_gnutella31", "musae_git")
 
@@ -133,7 +134,7 @@ def cases(a: sp.csr_matrix, directed: bool, sources: int) -> list[tuple[str, Cal
 
 def bfs_order_via_spbfs(a: sp.csr_matrix, directed: bool) -> np.ndarray:
     """A breadth-first order from spbfs.bfs: by level, then by id (not scipy's order)."""
-    g = _pattern_graph(_as_csr(a, directed), directed)
+    g = _pattern_graph(_as_csr(a, directed), directed, _config())
     r = spbfs.bfs(g, 0)
     reached = np.flatnonzero(r.levels >= 0)
     return reached[np.argsort(r.levels[reached], kind="stable")]
@@ -146,8 +147,15 @@ def main() -> None:
     ap.add_argument("--sources", type=int, default=64,
                     help="sources of the multi-source unweighted row")
     ap.add_argument("--seed", type=int, default=1, help="seed of the weights")
+    ap.add_argument("--threads", type=int, default=None,
+                    help="numba threads of the spbfs kernels (default: numba's)")
     ap.add_argument("--markdown", action="store_true")
     args = ap.parse_args()
+    if args.threads is not None:
+        import numba
+
+        os.environ["SPBFS_THREADS"] = str(args.threads)  # read by every spbfs.csgraph call
+        numba.set_num_threads(args.threads)
 
     print(machine_line())
     rows = []

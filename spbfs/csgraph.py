@@ -90,7 +90,7 @@ from semirings.vector import SparseVector
 from spbfs.algorithms.components import connected_components as _components
 from spbfs.algorithms.msbfs import multi_source_bfs
 from spbfs.bfs import bfs
-from spbfs.config import Config
+from spbfs.config import Config, load_config
 from spbfs.graph import Graph
 
 __all__ = [
@@ -105,9 +105,6 @@ __all__ = [
 #: scipy's "no vertex" in predecessor arrays.
 NULL_IDX = -9999
 
-# Blocks for the spbfs engines: csr on the host (the compiled kernels below read
-# their arrays), whatever SPBFS_* variables say.
-_CONFIG = Config(format="csr", backend="numba")
 
 # Sources per multi-source BFS call: bounds the (k, n) int64 work arrays.
 _MSBFS_CHUNK = 256
@@ -272,27 +269,39 @@ def _as_csr(csgraph: Any, directed: bool) -> Any:
     return a
 
 
+def _config() -> Config:
+    """The settings of the spbfs engines: ``SPBFS_*`` as everywhere, but csr on the host.
+
+    The compiled kernels of this module read the blocks' csr arrays; the
+    thread count (``SPBFS_THREADS``) and direction settings apply as usual.
+    """
+    cfg = load_config(format="csr", backend="numba")
+    if cfg.threads is not None:
+        nb.set_num_threads(min(cfg.threads, nb.config.NUMBA_NUM_THREADS))
+    return cfg
+
+
 def _sorted(a: Any) -> Any:
     """``a`` with sorted rows (repeats kept), copied only when they are not sorted."""
     return a if a.has_sorted_indices else a.sorted_indices()
 
 
-def _pattern_graph(a: Any, directed: bool) -> Graph:
+def _pattern_graph(a: Any, directed: bool, cfg: Config) -> Graph:
     """A :class:`Graph` of the structure of csr ``a`` (explicit zeros are edges)."""
     n = a.shape[0]
     if directed:
         if not a.has_canonical_format:
             a = a.copy()
             a.sum_duplicates()  # values are not read: only the repeats go
-        out_block = block_from_scipy("csr", a.T, pattern=True, backend=_CONFIG.backend)
-        in_block = block_from_scipy("csr", a, pattern=True, backend=_CONFIG.backend)
-        return Graph(out_block, in_block, directed=True, config=_CONFIG)
-    block = _union_block(a, values=False)
+        out_block = block_from_scipy("csr", a.T, pattern=True, backend=cfg.backend)
+        in_block = block_from_scipy("csr", a, pattern=True, backend=cfg.backend)
+        return Graph(out_block, in_block, directed=True, config=cfg)
+    block = _union_block(a, values=False, cfg=cfg)
     assert block.shape == (n, n)
-    return Graph(block, block, directed=False, config=_CONFIG)
+    return Graph(block, block, directed=False, config=cfg)
 
 
-def _union_block(a: Any, *, values: bool) -> Block:
+def _union_block(a: Any, *, values: bool, cfg: Config) -> Block:
     """Block of ``G ∪ G.T`` (no self-loops; the smaller weight where both are stored)."""
     n = a.shape[0]
     a = _sorted(a)
@@ -304,10 +313,10 @@ def _union_block(a: Any, *, values: bool) -> Block:
                                 at.indptr, at.indices.astype(idx, copy=False), d2, values)
     # The union is symmetric: its csr arrays are its csc arrays, i.e. the block's.
     m = sp.csc_matrix((data if values else np.ones(ind.shape[0]), ind, ptr), shape=(n, n))
-    return block_from_scipy("csr", m, pattern=not values, backend=_CONFIG.backend)
+    return block_from_scipy("csr", m, pattern=not values, backend=cfg.backend)
 
 
-def _weighted_block(a: Any, directed: bool) -> Block:
+def _weighted_block(a: Any, directed: bool, cfg: Config) -> Block:
     """Block of ``Bw`` (``Bw[v, u] = w(u -> v)``) from csr ``a`` with float64 weights.
 
     Repeated entries stay separate terms: ``min_plus`` takes the smaller, as
@@ -315,8 +324,8 @@ def _weighted_block(a: Any, directed: bool) -> Block:
     """
     if directed:
         a = a.astype(np.float64, copy=False)
-        return block_from_scipy("csr", a.T, backend=_CONFIG.backend)
-    return _union_block(a, values=True)
+        return block_from_scipy("csr", a.T, backend=cfg.backend)
+    return _union_block(a, values=True, cfg=cfg)
 
 
 def _scipy_needed(a: Any) -> bool:
@@ -548,7 +557,7 @@ def connected_components(csgraph: Any, directed: bool = True, connection: str = 
             a.sum_duplicates()
         return _scipy.connected_components(a, True, "strong", return_labels)
     a = _as_csr(csgraph, False)
-    r = _components(_pattern_graph(a, directed=False))
+    r = _components(_pattern_graph(a, False, _config()))
     if return_labels:
         return int(r.n_components), r.labels.astype(np.int32)
     return int(r.n_components)
@@ -691,11 +700,12 @@ def dijkstra(csgraph: Any, directed: bool = True, indices: Any = None,
     if n == 0 or _scipy_needed(a):
         return _scipy.dijkstra(csgraph, directed, indices, return_predecessors, unweighted,
                                limit, min_only)
+    cfg = _config()
     if unweighted:
-        g = _pattern_graph(a, directed)
+        g = _pattern_graph(a, directed, cfg)
         block, ptr, ind, w = g.out_block, g.out_block.ptr, g.out_block.ind, None
     else:
-        block = _weighted_block(a, directed)
+        block = _weighted_block(a, directed, cfg)
         ptr, ind, w = block.ptr, block.ind, block.data
     if min_only:
         dist = _relax(block, sources, lim)

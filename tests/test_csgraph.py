@@ -388,6 +388,27 @@ def test_larger_graph_exercises_bottom_up_and_chunks() -> None:
         assert np.array_equal(o2, o1) and np.array_equal(q2, q1)
 
 
+def test_environment_settings_keep_the_engines_on_host_csr(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """SPBFS_FORMAT / SPBFS_BACKEND choose other blocks elsewhere; here the kernels need csr."""
+    monkeypatch.setenv("SPBFS_FORMAT", "dcsc")
+    monkeypatch.setenv("SPBFS_BACKEND", "numpy")
+    monkeypatch.setenv("SPBFS_THREADS", "1")
+    a = random_graph(3)
+    for d in (True, False):
+        for unweighted in (False, True):
+            d1 = ref.dijkstra(a, d, indices=[0, 1], unweighted=unweighted)
+            d2, p2 = csgraph.dijkstra(a, d, indices=[0, 1], unweighted=unweighted,
+                                      return_predecessors=True)
+            np.testing.assert_array_equal(d2, d1)
+            w = weight_matrix(a, d, unweighted)
+            for s in range(2):
+                check_tree(w, d2[s], p2[s], [s])
+        n1, l1 = ref.connected_components(a, d)
+        n2, l2 = csgraph.connected_components(a, d)
+        assert n2 == n1 and np.array_equal(l2, l1)
+
+
 # --------------------------------------------------------------------------- delegation
 
 
