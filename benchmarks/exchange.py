@@ -65,14 +65,19 @@ def worker(args: argparse.Namespace) -> None:
     r.validate(g)
     out: dict[str, dict] = {}
     edges = {}
-    for rnd in range(args.rounds):
-        shift = rnd * 7 % len(cells)
-        for net, ex, enc in cells[shift:] + cells[:shift]:
-            cfg = g.config.replace(network=net, exchange=ex, frontier_encoding=enc)
-            rec = out.setdefault(f"{net} {ex} {enc}", {
-                "times": [], "teps": [], "bytes": dict.fromkeys(PHASES, 0.0),
-                "messages": dict.fromkeys(PHASES, 0.0), "seconds": {}, "choices": {}})
-            for root in roots:
+    # Each root runs every cell back to back, in an order rotated from root to root
+    # and round to round, so that a drift of the shared machine's speed spreads
+    # over all cells instead of falling on the ones that happen to run late.
+    step = 0
+    for _ in range(args.rounds):
+        for root in roots:
+            shift = step * 7 % len(cells)
+            step += 1
+            for net, ex, enc in cells[shift:] + cells[:shift]:
+                cfg = g.config.replace(network=net, exchange=ex, frontier_encoding=enc)
+                rec = out.setdefault(f"{net} {ex} {enc}", {
+                    "times": [], "teps": [], "bytes": dict.fromkeys(PHASES, 0.0),
+                    "messages": dict.fromkeys(PHASES, 0.0), "seconds": {}, "choices": {}})
                 C.wait_barrier(grid.comm)
                 t0 = time.perf_counter()
                 r = bfs(g, root, config=cfg)
@@ -123,7 +128,8 @@ def hmean(x: list[float]) -> float:
     return len(x) / sum(1.0 / v for v in x)
 
 
-def tables(doc: dict, markdown: bool) -> str:
+def tables(doc: dict, markdown: bool, summary: list[list[str]] | None = None) -> str:
+    """The per-cell tables of one job; appends its auto-against-fixed rows to ``summary``."""
     cells = doc["cells"]
     lines = []
     for net in dict.fromkeys(k.split()[0] for k in cells):
@@ -156,6 +162,14 @@ def tables(doc: dict, markdown: bool) -> str:
             ["exchange/encoding", "MTEPS", "ms (median)", "frontier MiB", "pairs MiB",
              "rotate MiB", "messages", "comm ms", "local ms"], rows, markdown=markdown))
         bk = max(fixed, key=fixed.get)
+        wk = min(fixed, key=fixed.get)
+        if summary is not None:
+            med = {k: float(np.median(cells[f"{net} {k[0]} {k[1]}"]["times"])) for k in fixed}
+            med_auto = float(np.median(cells[f"{net} auto auto"]["times"]))
+            summary.append([str(doc["scale"]), doc["grid"], net, "/".join(bk),
+                            f"{best / 1e6:.0f}", "/".join(wk), f"{worst / 1e6:.0f}",
+                            f"{auto / 1e6:.0f}", f"{auto / best:.2f}", f"{auto / worst:.2f}",
+                            f"{min(med.values()) / med_auto:.2f}"])
         lines.append(f"\nauto/auto {auto / 1e6:.1f} MTEPS = {auto / best:.2f} x the best fixed "
                      f"({'/'.join(bk)}, {best / 1e6:.1f}), {auto / worst:.2f} x the worst "
                      f"({worst / 1e6:.1f}); its choices: "
@@ -183,11 +197,18 @@ def main(argv: list[str] | None = None) -> int:
         worker(args)
         return 0
     docs = []
+    summary: list[list[str]] = []
     for scale in (int(s) for s in args.scales.split(",")):
         for grid in args.grids.split(","):
             doc = launch(scale, grid, args.roots, args.rounds, args.networks)
             docs.append(doc)
-            print(tables(doc, args.markdown), flush=True)
+            print(tables(doc, args.markdown, summary), flush=True)
+    print(f"\nauto/auto against the fixed choices (harmonic-mean MTEPS; load now "
+          f"{load_average()})\n")
+    print(format_table(["scale", "grid", "network", "best fixed", "MTEPS", "worst fixed",
+                        "MTEPS", "auto MTEPS", "auto / best", "auto / worst",
+                        "auto / best (median times)"], summary,
+                       markdown=args.markdown))
     if args.save:
         Path(args.save).write_text(json.dumps(docs))
     return 0

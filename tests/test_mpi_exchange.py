@@ -11,11 +11,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from mpi_launch import SCRIPTS, launch, needs_mpi, on_grids
 
 from spbfs import Config, load_config
 from spbfs.cli import _config, _grid_parser
+from spbfs.mpi._kernels import sort_pairs
 
 
 @pytest.mark.mpi
@@ -60,3 +64,22 @@ def test_settings_from_each_source(tmp_path: Path) -> None:
     assert (cfg.exchange, cfg.butterfly_fanout, cfg.network, cfg.frontier_encoding,
             cfg.link_latency_us, cfg.link_gbps) == ("butterfly", 4, "ib", "compressed", 1.5,
                                                     100.0)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 700), st.integers(0, 2**40)), max_size=300))
+def test_pairs_sort_by_child_keeping_the_smallest_parent(pairs: list[tuple[int, int]]) -> None:
+    """The compressed fold's counting sort: one pair per child, the smallest parent."""
+    span = 704
+    flat = np.array([x for p in pairs for x in p], dtype=np.int64)
+    bits = np.zeros(span // 64, np.uint64)
+    par = np.empty(span, np.int64)
+    children = np.empty(len(pairs), np.int64)
+    parents = np.empty(len(pairs), np.int64)
+    k = sort_pairs(flat, bits, par, children, parents)
+    want: dict[int, int] = {}
+    for c, p in pairs:
+        want[c] = min(p, want.get(c, p))
+    assert children[:k].tolist() == sorted(want)
+    assert parents[:k].tolist() == [want[c] for c in sorted(want)]
+    assert not bits.any()  # left clear for the next message

@@ -384,3 +384,38 @@ def check_tuples(rows, cols, directed, row_key, col_key, row_par, col_par, row_g
         if ku != unreached:
             comp += 1
     return bad_first, nbad, comp
+
+
+@nb.njit(cache=True, nogil=True)
+def sort_pairs(pairs, bits, par, children, parents):  # type: ignore[no-untyped-def]
+    """Interleaved ``(child, parent)`` pairs sorted by child, one per child (smallest parent).
+
+    A counting sort through a bitmap: children are piece-local ids below
+    ``len(par)``, so marking them in ``bits`` (all clear on entry, clear again
+    on return) and reading the marked ones back is O(pairs + span/64), where
+    an argsort cost O(pairs log pairs) per message. Returns the count written
+    to ``children`` and ``parents``.
+    """
+    one = np.uint64(1)
+    lo = bits.shape[0]
+    hi = -1
+    for x in range(pairs.shape[0] // 2):
+        v = pairs[2 * x]
+        p = pairs[2 * x + 1]
+        w = v >> 6
+        b = one << np.uint64(v & 63)
+        if bits[w] & b:
+            if p < par[v]:
+                par[v] = p
+        else:
+            bits[w] |= b
+            par[v] = p
+            lo = min(lo, w)
+            hi = max(hi, w)
+    if hi < 0:
+        return 0
+    k = ids_from_bits(bits[lo:hi + 1], lo * 64, children, 0)
+    for x in range(k):
+        parents[x] = par[children[x]]
+    bits[lo:hi + 1] = 0
+    return k

@@ -114,9 +114,13 @@ class Planner:
         auto_pattern = self.fixed_pattern is None
         self.recording = auto_pattern or self.encoding == "auto"
         self.last_estimate = math.nan
-        self._memo: dict[tuple, tuple[str, float]] = {}
         self.link = link_model(cfg, grid) if self.recording and grid.size > 1 else None
         self.codec = _codec_speed(grid) if self.link is not None else None
+        # The choices depend on these only: later searches on the grid reuse them (a
+        # model evaluation costs tens of microseconds, a search of a small graph less).
+        memos = grid.__dict__.setdefault("_plan_memos", {})
+        self._memo: dict[tuple, tuple[str, float]] = memos.setdefault(
+            (self.link, self.codec, self.fanout, B, self.pc), {})
 
     def _choose(self, key: tuple, phase: str, patterns: tuple[str, ...],
                 encodings: tuple[str, ...], q: int, items: float) -> tuple[str, float]:

@@ -485,6 +485,9 @@ class FrontierPhases:
         self.expand_pattern = plan.fixed_pattern or "p2p"
         self.dec_ids: list[np.ndarray] = []  # decode buffers, one per column piece (lazy)
         self.dec_bits: list[np.ndarray] = []
+        # Scratch of the pairs' counting sort (compressed pairs; allocated on first use).
+        self.sort_bits = np.zeros(0, np.uint64)
+        self.sort_par = np.zeros(0, np.int64)
         #: This rank's record of the plan's choices: (level, phase, pattern, encoding,
         #: estimated seconds, actual seconds), kept when the plan decides something.
         self.log: list[tuple[int, str, str, str, float, float]] = []
@@ -689,11 +692,14 @@ class FrontierPhases:
 
     def _pairs_message(self, pairs: np.ndarray) -> np.ndarray:
         """Interleaved ``(child, parent)`` pairs compressed (sorted by child first)."""
-        children = pairs[0::2]
-        parents = pairs[1::2]
-        if children.shape[0] > 1 and np.any(children[1:] < children[:-1]):
-            order = np.argsort(children)
-            children, parents = children[order], parents[order]
+        if not self.sort_bits.shape[0]:
+            self.sort_bits = np.zeros(self.bw, np.uint64)
+            self.sort_par = np.empty(self.B, np.int64)
+        n = pairs.shape[0] // 2
+        children = np.empty(n, np.int64)
+        parents = np.empty(n, np.int64)
+        n = K.sort_pairs(pairs, self.sort_bits, self.sort_par, children, parents)
+        children, parents = children[:n], parents[:n]
         return self._framed(_COMPRESSED_IDS, codec.max_encoded_words(children.shape[0], "pairs"),
                             lambda out: codec.encode_pairs(children, parents, out))
 
