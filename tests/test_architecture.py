@@ -27,6 +27,17 @@ RULES = [
     ("spbfs/algorithms", ("spbfs.cli",), "algorithms do not know the command line"),
     ("spbfs/io", ("spbfs.cli", "spbfs.algorithms", "spbfs.search"),
      "readers and writers know graphs and files only"),
+    ("spbfs/datasets", ("spbfs.cli", "spbfs.algorithms", "spbfs.search", "spbfs.mpi"),
+     "bundled data sets are files and their readers"),
+    ("spbfs/csgraph.py", ("spbfs.cli", "spbfs.mpi", "spbfs.nxbackend"),
+     "the scipy drop-ins run one process"),
+    ("spbfs/nxbackend", ("spbfs.cli", "spbfs.mpi", "spbfs.csgraph"),
+     "the networkx backend runs one process"),
+    ("spbfs/mpi/codec.py", ("spbfs.mpi.spmsv", "spbfs.mpi.bfs", "spbfs.mpi.planner"),
+     "the codec knows arrays, not the phases that send them"),
+    ("spbfs/mpi/costmodel.py", ("spbfs.mpi.spmsv", "spbfs.mpi.bfs", "spbfs.mpi.planner",
+                                "spbfs.mpi.comm"),
+     "the cost model is arithmetic: the same code prices grids that do not exist"),
 ]
 
 

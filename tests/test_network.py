@@ -121,3 +121,14 @@ def test_measure_link_and_cache_on_two_ranks(tmp_path) -> None:
                              timeout=120)
     assert rc == 0, f"stdout:\n{out}\nstderr:\n{err}"
     assert "NETWORK OK" in out, out
+
+
+def test_cached_link_expires(tmp_path) -> None:
+    """A day-old measurement is taken again (one from a busy hour must not stay forever)."""
+    from spbfs.mpi.network import CACHE_SECONDS, _read_cache, _write_cache
+
+    f = tmp_path / "link.json"
+    assert _write_cache(f, "host/2", LinkModel(1e-6, 5e9, "measured"))
+    now = time.time()
+    assert _read_cache(f, "host/2", now=now) == LinkModel(1e-6, 5e9, "measured")
+    assert _read_cache(f, "host/2", now=now + CACHE_SECONDS + 60) is None

@@ -16,6 +16,12 @@ who owns which ids), :mod:`~spbfs.mpi.graph` (the distributed graph and its
 construction; kernels in ``_construct``), :mod:`~spbfs.mpi.comm` (waits that
 yield, chunked collectives, errors that end the job), :mod:`~spbfs.mpi.spmsv`
 (the grid's SpMSV in named phases: every vector that moves, moves there),
+:mod:`~spbfs.mpi.exchange` (how a row or column moves a set of messages:
+posted point-to-point, MPI collectives or :mod:`~spbfs.mpi.butterfly`),
+:mod:`~spbfs.mpi.codec` (compressed frontiers and pairs),
+:mod:`~spbfs.mpi.costmodel` and :mod:`~spbfs.mpi.planner` (what an exchange costs,
+and the choices a search makes from it), :mod:`~spbfs.mpi.network` (the link
+model, its measurement, and the emulated slow network),
 :mod:`~spbfs.mpi.bfs` (the grid engine of the one BFS driver, its kernels in
 ``_kernels``, and its result), :mod:`~spbfs.mpi.semiring_engine` (the grid
 engine of other semirings), :mod:`~spbfs.mpi.read` (graph files read in

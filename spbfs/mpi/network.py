@@ -352,11 +352,19 @@ def _machine_key(comm: Any) -> str | None:
     return f"{','.join(sorted(set(hosts)))}/{comm.Get_size()}"
 
 
-def _read_cache(file: Path, key: str) -> LinkModel | None:
+#: A cached measurement older than this is taken again: one taken while the machine
+#: was busy (slower than the link) must not decide every later job's choices.
+CACHE_SECONDS = 24 * 3600
+
+
+def _read_cache(file: Path, key: str, now: float | None = None) -> LinkModel | None:
     try:
         entry = json.loads(file.read_text())[key]
         link = LinkModel(float(entry["latency_s"]), float(entry["bandwidth_Bps"]), "measured")
-    except (OSError, ValueError, KeyError, TypeError):
+        taken = time.mktime(time.strptime(entry["measured"], "%Y-%m-%dT%H:%M:%S"))
+    except (OSError, ValueError, KeyError, TypeError, OverflowError):
+        return None
+    if (time.time() if now is None else now) - taken > CACHE_SECONDS:
         return None
     return link if math.isfinite(link.bandwidth_Bps) else None
 
@@ -391,10 +399,12 @@ def cached_link(comm: Any, path: str | os.PathLike[str] | None = None) -> LinkMo
     """The measured link of this machine and rank count, from the cache or measured now.
 
     Collective. Rank 0 looks the job up (its hosts and rank count) in
-    ``link.json`` of the cache directory; when it is missing or unreadable,
-    every rank takes part in :func:`measure_link` and rank 0 stores the
-    result. A cache that cannot be written is skipped (the job goes on with
-    the measurement).
+    ``link.json`` of the cache directory; when it is missing, unreadable or
+    older than :data:`CACHE_SECONDS`, every rank takes part in
+    :func:`measure_link` and rank 0 stores the result (a measurement taken
+    while the machine is busy reads slower than the link: delete the file to
+    measure again sooner). A cache that cannot be written is skipped (the job
+    goes on with the measurement).
 
     Parameters
     ----------

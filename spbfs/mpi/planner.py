@@ -62,11 +62,59 @@ def _codec_speed(grid: Any) -> costmodel.CodecSpeed:
         cal = None
         if grid.rank == 0:
             got = codec.calibrate()
+            # (Its bitmap rate is the compressed bitmap's; the model's scan_Bps is a
+            # plain pass over a bitmap, which keeps its default.)
             cal = {"encode_Bps": got["encode_bytes_per_s"],
-                   "decode_Bps": got["decode_bytes_per_s"],
-                   "scan_Bps": got["bitmap_encode_bytes_per_s"]}
+                   "decode_Bps": got["decode_bytes_per_s"]}
         speed = costmodel.CodecSpeed.coerce(C.bcast_obj(grid.comm, cal, root=0))
         grid._codec_speed = speed
+    return speed
+
+
+def _pair_codec_speed(grid: Any, frontier: costmodel.CodecSpeed) -> costmodel.CodecSpeed:
+    """The compressed *pairs* path's speed, timed whole on rank 0 and broadcast.
+
+    A fold message is sorted by child (a counting sort), encoded, and on the
+    receiver decoded and interleaved again: several passes the ids codec's
+    calibration does not see. Priced with the ids' speed, compressed pairs
+    looked cheap on the native link and lost there (docs/benchmarks.md,
+    "Exchange patterns and encodings").
+    """
+    speed = getattr(grid, "_pair_codec_speed", None)
+    if speed is None:
+        import time
+
+        import numpy as np
+
+        from spbfs.mpi import _kernels as K
+        from spbfs.mpi import codec
+        from spbfs.mpi import comm as C
+
+        cal = None
+        if grid.rank == 0:
+            rng = np.random.default_rng(7)
+            span, n = 1 << 18, 1 << 15
+            pairs = np.empty(2 * n, np.int64)
+            pairs[0::2] = rng.permutation(span)[:n]
+            pairs[1::2] = rng.integers(0, 1 << 20, n)
+            bits, par = np.zeros(span // 64, np.uint64), np.empty(span, np.int64)
+            ch, pa = np.empty(n, np.int64), np.empty(n, np.int64)
+            best_enc = best_dec = math.inf
+            for _ in range(5):  # the first also compiles (cached) kernels
+                t0 = time.perf_counter()
+                k = K.sort_pairs(pairs, bits, par, ch, pa)
+                msg = codec.encode_pairs(ch[:k], pa[:k])
+                t1 = time.perf_counter()
+                c, q = codec.decode_pairs(msg)
+                out = np.empty(2 * c.shape[0], np.int64)
+                out[0::2] = c
+                out[1::2] = q
+                t2 = time.perf_counter()
+                best_enc, best_dec = min(best_enc, t1 - t0), min(best_dec, t2 - t1)
+            cal = {"encode_Bps": 16 * n / best_enc, "decode_Bps": 16 * n / best_dec,
+                   "scan_Bps": frontier.scan_Bps, "message_s": frontier.message_s}
+        speed = costmodel.CodecSpeed.coerce(C.bcast_obj(grid.comm, cal, root=0))
+        grid._pair_codec_speed = speed
     return speed
 
 
@@ -116,14 +164,17 @@ class Planner:
         self.last_estimate = math.nan
         self.link = link_model(cfg, grid) if self.recording and grid.size > 1 else None
         self.codec = _codec_speed(grid) if self.link is not None else None
+        self.pair_codec = (_pair_codec_speed(grid, self.codec) if self.codec is not None
+                           else None)
         # The choices depend on these only: later searches on the grid reuse them (a
         # model evaluation costs tens of microseconds, a search of a small graph less).
         memos = grid.__dict__.setdefault("_plan_memos", {})
         self._memo: dict[tuple, tuple[str, float]] = memos.setdefault(
-            (self.link, self.codec, self.fanout, B, self.pc), {})
+            (self.link, self.codec, self.pair_codec, self.fanout, B, self.pc), {})
 
     def _choose(self, key: tuple, phase: str, patterns: tuple[str, ...],
-                encodings: tuple[str, ...], q: int, items: float) -> tuple[str, float]:
+                encodings: tuple[str, ...], q: int, items: float,
+                codec: Any = None) -> tuple[str, float]:
         got = self._memo.get(key)
         if got is None:
             # The first message of a size class prices the class: ``items`` per rank,
@@ -132,7 +183,8 @@ class Planner:
             mx = min(float(items), float(limit))
             ch = costmodel.choose(phase, patterns=patterns, encodings=encodings, q=q,
                                   counts=costmodel.Summary(mx * q, mx), span=self.B,
-                                  link=self.link, codec=self.codec, fanout=self.fanout)
+                                  link=self.link, codec=codec or self.codec,
+                                  fanout=self.fanout)
             got = (ch.pattern if len(patterns) > 1 else ch.encoding, ch.estimate.seconds)
             self._memo[key] = got
         self.last_estimate = got[1]
@@ -164,4 +216,5 @@ class Planner:
             return "list"
         q = self.pc
         key = ("fold", q, _size_class(npairs))
-        return self._choose(key, "fold", ("p2p",), ("list", "compressed"), q, npairs)[0]
+        return self._choose(key, "fold", ("p2p",), ("list", "compressed"), q, npairs,
+                            self.pair_codec)[0]
