@@ -7,16 +7,19 @@ only carries them; with ``"auto"`` it asks the cost model
 (:mod:`spbfs.mpi.costmodel`) for the cheapest choice, per phase and level for
 the pattern (every rank of a row or column asks with the same numbers, the
 level-end Allreduce's, so all choose alike) and per message for the
-encoding (a rank's own message size). Answers are kept per power-of-two size
-class, so a level pays a dictionary lookup, not a model evaluation (a road
-network runs a thousand levels).
+encoding (a rank's own message size). Answers are kept per quarter-octave
+size class, per grid, so a level pays a dictionary lookup, not a model
+evaluation (a road network runs a thousand levels).
 
 The link model the estimates use is, in this order: ``link_latency_us`` /
 ``link_gbps`` when given; the emulated ``network`` when it is not native;
-else the link measured on this machine at the first search that needs it
-(:func:`spbfs.mpi.network.cached_link`: a short ping-pong, cached per
-machine). The codec's speed is calibrated once per process
-(:func:`spbfs.mpi.codec.calibrate`) and kept on the grid.
+else, when the ranks span several machines, the link measured at the first
+search that needs it (:func:`spbfs.mpi.network.cached_link`: a short
+ping-pong, cached per machine). The codec's speed is calibrated once per grid
+on rank 0 (:func:`spbfs.mpi.codec.calibrate`, and the pairs path whole).
+Ranks that all share one machine with nothing given talk through shared
+memory, where ``auto`` is the size rule, not the model (see
+:class:`Planner`).
 """
 
 from __future__ import annotations
@@ -148,7 +151,10 @@ class Planner:
     recording : bool
         Whether the search keeps its per-step record of choices (when something is auto).
     last_estimate : float
-        The estimated seconds of the latest choice (NaN for fixed ones).
+        The estimated seconds of the latest choice (NaN where no model priced it:
+        a fixed setting, or the shared-memory rule).
+    shared_memory : bool
+        All ranks on one machine and no link given: the size rule instead of the model.
     """
 
     def __init__(self, cfg: Any, grid: Any, B: int) -> None:
@@ -162,7 +168,19 @@ class Planner:
         auto_pattern = self.fixed_pattern is None
         self.recording = auto_pattern or self.encoding == "auto"
         self.last_estimate = math.nan
-        self.link = link_model(cfg, grid) if self.recording and grid.size > 1 else None
+        self.bw = -(-B // 64)
+        # All ranks on one machine and no link given: shared memory, where the
+        # encodings' own passes (a bitmap scattered or read back, pairs sorted and
+        # packed) cost more than the bytes they save, and the model priced them
+        # too low (docs/benchmarks.md, "Exchange patterns and encodings": no
+        # compressed cell was the best native one, and model choices ran 8-22 %
+        # behind the size rule). There the plan keeps Bisson et al.'s size rule
+        # (list or bitmap, the smaller), lists for pairs and the posted p2p
+        # messages, and measures nothing at start-up.
+        self.shared_memory = (cfg.network == "native" and cfg.link_latency_us is None
+                              and cfg.link_gbps is None and grid.local_size == grid.size)
+        self.link = (link_model(cfg, grid) if self.recording and grid.size > 1
+                     and not self.shared_memory else None)
         self.codec = _codec_speed(grid) if self.link is not None else None
         self.pair_codec = (_pair_codec_speed(grid, self.codec) if self.codec is not None
                            else None)
@@ -197,22 +215,28 @@ class Planner:
         updates) per sending rank, from the latest Allreduce: the same number
         on every rank, so every rank of the group chooses alike.
         """
+        if self.link is None:  # shared memory (see __init__) or one rank
+            self.last_estimate = math.nan
+            return "p2p"
         enc = "list" if self.encoding == "auto" else self.encoding
         key = (phase, q, enc, _size_class(items_per_rank))
         return self._choose(key, phase, PATTERNS, (enc,), q, items_per_rank)[0]
 
     def frontier_encoding(self, n: int, receivers: int) -> str:
         """The encoding of a frontier message of ``n`` ids to ``receivers`` ranks."""
-        if self.link is None or receivers == 0:  # nothing travels
+        if receivers == 0:  # nothing travels
             self.last_estimate = 0.0
             return "list"
+        if self.link is None:  # shared memory: the size rule
+            self.last_estimate = math.nan
+            return "bitmap" if n >= self.bw else "list"
         key = ("expand", receivers, _size_class(n))
         return self._choose(key, "expand", ("p2p",), _ENCODINGS, receivers + 1, n)[0]
 
     def pair_encoding(self, npairs: int, receivers: int) -> str:
         """The encoding of a fold's ``npairs`` pairs sent to ``receivers`` ranks."""
-        if self.link is None or receivers == 0:
-            self.last_estimate = 0.0
+        if self.link is None or receivers == 0:  # shared memory, or nothing travels
+            self.last_estimate = math.nan if receivers else 0.0
             return "list"
         q = self.pc
         key = ("fold", q, _size_class(npairs))
