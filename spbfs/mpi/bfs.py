@@ -53,7 +53,7 @@ from spbfs.io.parallel_npz import save_npz
 from spbfs.mpi import _kernels as K
 from spbfs.mpi import comm as C
 from spbfs.mpi.graph import DistGraph
-from spbfs.mpi.planner import Planner
+from spbfs.mpi.planner import planner
 from spbfs.mpi.spmsv import (
     COMM_PHASES,
     EXPAND,
@@ -118,7 +118,9 @@ class DistBFSResult:
         counters (``stats.extra`` holds empty ``"messages"`` and ``"words"``).
     exchange_log : list of dict
         This rank's record of what the cost model chose, one entry per
-        exchange it decided (``exchange="auto"`` or ``frontier_encoding="auto"``):
+        exchange it decided (``exchange="auto"`` or ``frontier_encoding="auto"``
+        where the model decides: across machines, on an emulated network or a
+        given link; on one machine ``auto`` is the size rule and records nothing):
         ``level``, ``phase``, ``pattern``, ``encoding``, ``estimated_s`` (the
         model's seconds for the choice) and ``actual_s`` (the step's time).
         Empty when every choice was fixed.
@@ -321,7 +323,7 @@ class GridEngine:
         # level copies it first), so ``visited ^ prev`` is that piece as a bitmap;
         # the source's level starts from here.
         self.prev = self.visited.copy()
-        self.plan = Planner(cfg, grid, self.B)
+        self.plan = planner(cfg, grid, self.B)
         self.phases = FrontierPhases(grid, self.B, self.bw, self.plan, self.visited, self.prev,
                                      self.gather_bufs, self.pair_bufs, self.msgbufs, cnt)
         self.nthreads = numba.get_num_threads()

@@ -25,15 +25,27 @@ memory, where ``auto`` is the size rule, not the model (see
 from __future__ import annotations
 
 import math
+import os
 from typing import Any
 
 from spbfs.mpi import costmodel
 from spbfs.mpi.exchange import PATTERNS
 from spbfs.mpi.network import Emulator, LinkModel, cached_link
 
-__all__ = ["Planner", "link_model"]
+__all__ = ["Planner", "link_model", "planner"]
 
 _ENCODINGS = ("list", "bitmap", "compressed")
+
+
+def planner(cfg: Any, grid: Any, B: int) -> Planner:
+    """The grid's :class:`Planner` for these settings (built once, kept on the grid)."""
+    key = (cfg.exchange, cfg.frontier_encoding, cfg.butterfly_fanout, cfg.network,
+           cfg.link_latency_us, cfg.link_gbps, B)
+    plans = grid.__dict__.setdefault("_planners", {})
+    plan = plans.get(key)
+    if plan is None:
+        plan = plans[key] = Planner(cfg, grid, B)
+    return plan
 
 
 def link_model(cfg: Any, grid: Any) -> LinkModel:
@@ -121,6 +133,13 @@ def _pair_codec_speed(grid: Any, frontier: costmodel.CodecSpeed) -> costmodel.Co
     return speed
 
 
+def _slower(speed: Any, factor: float) -> costmodel.CodecSpeed:
+    return costmodel.CodecSpeed(encode_Bps=speed.encode_Bps / factor,
+                                decode_Bps=speed.decode_Bps / factor,
+                                scan_Bps=speed.scan_Bps / factor,
+                                message_s=speed.message_s * factor)
+
+
 def _size_class(x: float) -> int:
     """Quarter octaves: choices within one class differ by at most 19 % in size."""
     return -1 if x < 1 else int(4 * math.log2(x))
@@ -149,7 +168,8 @@ class Planner:
     emulator : Emulator or None
         Holds messages for the emulated ``network``; None on a native link.
     recording : bool
-        Whether the search keeps its per-step record of choices (when something is auto).
+        Whether the search keeps its per-step record of choices (when the cost
+        model makes them).
     last_estimate : float
         The estimated seconds of the latest choice (NaN where no model priced it:
         a fixed setting, or the shared-memory rule).
@@ -181,9 +201,18 @@ class Planner:
                               and cfg.link_gbps is None and grid.local_size == grid.size)
         self.link = (link_model(cfg, grid) if self.recording and grid.size > 1
                      and not self.shared_memory else None)
+        # Only the model's choices are recorded: the size rule's are the search's
+        # own counters, and a record per step costs in a thousand-level search.
+        self.recording = self.link is not None
         self.codec = _codec_speed(grid) if self.link is not None else None
         self.pair_codec = (_pair_codec_speed(grid, self.codec) if self.codec is not None
                            else None)
+        # Calibrated on one rank alone; in a search, ranks outnumbering a machine's
+        # cores share them, and every pass a codec makes takes that much longer.
+        over = grid.local_size / (os.cpu_count() or 1)
+        if over > 1 and self.codec is not None:
+            self.codec, self.pair_codec = (_slower(self.codec, over),
+                                           _slower(self.pair_codec, over))
         # The choices depend on these only: later searches on the grid reuse them (a
         # model evaluation costs tens of microseconds, a search of a small graph less).
         memos = grid.__dict__.setdefault("_plan_memos", {})
