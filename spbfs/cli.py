@@ -145,7 +145,9 @@ def _add_algorithm_arguments(name: str, p: argparse.ArgumentParser) -> None:
         p.add_argument("--unweighted", action="store_true",
                        help="every edge has length 1, whatever values the file holds")
     elif name == "pagerank":
-        p.add_argument("--alpha", type=float, default=0.85, help="damping factor (default 0.85)")
+        # Not Config.alpha (the BFS direction switch): a dest of its own.
+        p.add_argument("--alpha", dest="damping", type=float, default=0.85,
+                       help="damping factor (default 0.85)")
         p.add_argument("--tol", type=float, default=1e-6,
                        help="stop once the L1 change is below n * tol (default 1e-6)")
         p.add_argument("--max-iter", type=int, default=100,
@@ -476,7 +478,7 @@ def _run_algorithm(args: argparse.Namespace, graph: Any, source: int | None) -> 
     if name == "sssp":
         return A.sssp(graph, source)
     if name == "pagerank":
-        return A.pagerank(graph, alpha=args.alpha, tol=args.tol, max_iter=args.max_iter)
+        return A.pagerank(graph, alpha=args.damping, tol=args.tol, max_iter=args.max_iter)
     if name == "bc":
         return A.betweenness_centrality(graph, k=args.samples, seed=args.seed,
                                         normalized=args.normalized)
@@ -511,7 +513,7 @@ def _report(args: argparse.Namespace, result: Any, n: int, ids: np.ndarray | Non
         sc = result.scores
         top = np.argsort(-sc, kind="stable")[:5]
         state = "converged" if result.converged else "did not converge"
-        print(f"PageRank (alpha {args.alpha:g}, tol {args.tol:g}, "
+        print(f"PageRank (alpha {args.damping:g}, tol {args.tol:g}, "
               f"{'weighted' if weighted else 'unweighted'}): {state} after "
               f"{result.iterations} iterations; top: "
               + ", ".join(f"{name(int(v))} {sc[v]:.6g}" for v in top))
@@ -840,7 +842,7 @@ def _grid_algorithm(args: argparse.Namespace, cfg: Config, grid: Any) -> int:
                 w = D.dist_weighted_block(g, src, dst, ew)
             res = D.dist_sssp(g, int(source or 0), weights=w)
         elif name == "pagerank":
-            res = D.dist_pagerank(g, alpha=args.alpha, tol=args.tol, max_iter=args.max_iter)
+            res = D.dist_pagerank(g, alpha=args.damping, tol=args.tol, max_iter=args.max_iter)
         elif name == "bc":
             res = D.dist_betweenness_centrality(g, k=args.samples, seed=args.seed,
                                                 normalized=args.normalized)

@@ -598,6 +598,12 @@ def test_pagerank_options(capsys, tmp_path, weighted_file):
         return int(re.search(r"converged after (\d+) iterations", out).group(1))
 
     assert iterations(loose) < iterations(tight)
+    # pagerank's --alpha is the damping factor, not the BFS switch of the config
+    from spbfs import Config
+    from spbfs.cli import _config, _parser
+
+    args = _parser().parse_args(["pagerank", str(p), "--alpha", "0.5"])
+    assert _config(args).alpha == Config().alpha and args.damping == 0.5
 
 
 def test_bc_options(capsys, tmp_path, data_dir):
