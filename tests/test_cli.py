@@ -730,13 +730,17 @@ def test_parallel_reader_refuses_sparse_ids(tmp_path):
 def test_grid_and_bind_options(tmp_path):
     """--grid picks the shape, --bind the pinning (the bench's JSON header records both)."""
     headers = {}
-    for grid, bind in (("2x1", "core"), ("1x2", "none")):
+    for grid, bind, progress in (("2x1", "core", ["--progress"]), ("1x2", "none", [])):
         js = tmp_path / f"{grid}.json"
         rc, _, err, _ = launch(2, ["-m", "spbfs", "bench", "--scale", "6", "--roots", "2",
-                                   "--grid", grid, "--bind", bind, "--json", str(js)],
-                               timeout=180)
+                                   "--grid", grid, "--bind", bind, "--json", str(js),
+                                   *progress], timeout=180)
         assert rc == 0, err
         headers[grid] = json.loads(js.read_text())["header"]
+        # rank 0 alone draws, and only when asked (stderr is a pipe here)
+        steps = re.findall(r"^(generate and build|warm up|BFS)\s", err, re.M)
+        assert steps == (["generate and build", "generate and build", "warm up", "warm up",
+                          "BFS"] if progress else []), err
     assert headers["2x1"]["grid"] == "2x1" and headers["1x2"]["grid"] == "1x2"
     assert headers["1x2"]["pinned_cores"] == "none"
     assert headers["2x1"]["pinned_cores"] != "none"
