@@ -1,15 +1,27 @@
-"""The ``spbfs`` command line: ``bench``, ``bfs`` and ``info``, in one process or on a grid.
+"""The ``spbfs`` command line, in one process or on a grid.
 
-Two entry points share the commands and their options:
+Commands: ``bench`` (Graph500 on a Kronecker graph), ``bfs``, ``info``, and the
+algorithms of :mod:`spbfs.algorithms` on a graph file: ``cc``, ``sssp``,
+``pagerank``, ``bc``, ``triangles``. Two entry points share the commands and
+their options:
 
 ``spbfs`` (:func:`main`, also ``python -m spbfs``)
-    ``bench`` and ``bfs`` run in this process, unless the launch has several
-    MPI ranks (``mpiexec -n P`` with P > 1) or ``--grid`` is given: then they
-    run the 2D search of :mod:`spbfs.mpi` as below. ``info`` always runs here.
-    Errors are one line ``spbfs: error: ...`` on stderr and exit status 1.
+    Every command but ``info`` runs in this process, unless the launch has
+    several MPI ranks (``mpiexec -n P`` with P > 1) or ``--grid`` is given:
+    then it runs on a process grid as below (``bench`` and ``bfs`` the 2D
+    search of :mod:`spbfs.mpi`, the others their twins of
+    :mod:`spbfs.algorithms.distributed`). ``info`` always runs here. Errors
+    are one line ``spbfs: error: ...`` on stderr and exit status 1. The slow
+    steps (generating, reading, building, searching) draw their progress on
+    stderr when it is a terminal, or with ``--progress``
+    (:class:`spbfs._progress.Progress`).
 ``python -m spbfs.mpi`` (:func:`grid_main`, re-exported as ``spbfs.mpi.main``)
-    ``bench`` and ``bfs`` on a process grid, with a few options of their own
-    (``--frontier-encoding``, ``bench --json``, ``bfs --validate``). Errors
+    The commands on a process grid, with a few options of their own
+    (``--frontier-encoding``, ``bench --json``, ``bfs --validate``). ``bfs``
+    reads the file in parallel (:mod:`spbfs.mpi.read`), except with
+    ``--renumber``, which needs every id: then rank 0 reads it, as it does for
+    the algorithm commands (the serial reader also keeps the file's values,
+    the weights of ``sssp``). Errors
     every rank sees alike (a bad option, a grid that does not match the rank
     count, an unreadable file) print one line ``Error: ...`` from rank 0 and
     exit with status 2 on every rank; a failed validation exits with 1.
@@ -23,6 +35,7 @@ is imported only on the grid path, so the one-process commands never load MPI.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import math
 import os
@@ -34,7 +47,9 @@ from typing import Any, NoReturn
 
 import numpy as np
 
+from spbfs._progress import Progress
 from spbfs.config import Config, load_config
+from spbfs.edges import EdgeList
 
 __all__ = ["grid_main", "main", "run_grid_main"]
 
@@ -77,6 +92,76 @@ def _add_config_arguments(p: argparse.ArgumentParser) -> None:
                         "its cores)")
 
 
+def _add_algorithm_config_arguments(p: argparse.ArgumentParser) -> None:
+    """The :class:`~spbfs.Config` options of the algorithm commands (no BFS direction)."""
+    p.add_argument("--format", choices=("csr", "dcsc"), help="local block storage")
+    p.add_argument("--backend", choices=("auto", "numpy", "numba", "cupy"),
+                   help="kernels (a process grid runs numba)")
+    p.add_argument("--grid", help="process grid RxC for an MPI run, e.g. 2x2 "
+                                  "(default: from the rank count)")
+    p.add_argument("--config", help="TOML configuration file")
+    p.add_argument("--threads", type=int, help="numba threads (per rank; default 1 when "
+                                               "ranks share a machine)")
+    p.add_argument("--bind", choices=("auto", "none", "core"),
+                   help="pin MPI ranks to cores (auto: when a machine's ranks outnumber "
+                        "its cores)")
+
+
+def _add_progress_argument(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--progress", action="store_true",
+                   help="draw the progress of the slow steps on stderr even when it is not "
+                        "a terminal (on a terminal they are drawn anyway)")
+
+
+def _add_file_arguments(p: argparse.ArgumentParser) -> None:
+    """How a graph file is read: direction, id base, renumbering."""
+    p.add_argument("--directed", action="store_true", default=None, help="follow arcs")
+    p.add_argument("--undirected", dest="directed", action="store_false",
+                   help="treat every edge as two-way")
+    p.add_argument("--one-based", action="store_true", default=None,
+                   help="edge-list ids start at 1")
+    p.add_argument("--renumber", action="store_true",
+                   help="number the file's ids 0..k-1 in order (sparse or negative labels); "
+                        "vertex options take the file's ids, --out adds the array ids")
+
+
+#: The algorithm commands: name -> help.
+_ALGORITHMS = {
+    "cc": "connected components (weakly connected for a directed graph)",
+    "sssp": "shortest-path distances from one vertex (the file's values as weights)",
+    "pagerank": "PageRank by power iteration",
+    "bc": "betweenness centrality, exact or from sampled sources",
+    "triangles": "triangles through every vertex and in all",
+}
+
+
+def _add_algorithm_arguments(name: str, p: argparse.ArgumentParser) -> None:
+    """The graph file and the options of algorithm command ``name``."""
+    p.add_argument("graph", help="graph file (.mtx, edge list, .csv, .npz)")
+    p.add_argument("--out", help="output .npz with the result arrays")
+    _add_file_arguments(p)
+    if name == "sssp":
+        p.add_argument("--source", type=int, required=True, help="source vertex id (0-based)")
+        p.add_argument("--unweighted", action="store_true",
+                       help="every edge has length 1, whatever values the file holds")
+    elif name == "pagerank":
+        # Not Config.alpha (the BFS direction switch): a dest of its own.
+        p.add_argument("--alpha", dest="damping", type=float, default=0.85,
+                       help="damping factor (default 0.85)")
+        p.add_argument("--tol", type=float, default=1e-6,
+                       help="stop once the L1 change is below n * tol (default 1e-6)")
+        p.add_argument("--max-iter", type=int, default=100,
+                       help="iteration limit (default 100)")
+        p.add_argument("--unweighted", action="store_true",
+                       help="ignore the file's values (by default they weight the out-edges)")
+    elif name == "bc":
+        p.add_argument("-k", "--samples", type=int,
+                       help="estimate from this many sampled sources (default: exact)")
+        p.add_argument("--seed", type=int, help="seed of the source sample")
+        p.add_argument("--normalized", action=argparse.BooleanOptionalAction, default=True,
+                       help="divide by (n-1)(n-2) (default: yes)")
+
+
 def _add_bench_arguments(p: argparse.ArgumentParser) -> None:
     """The Graph500 benchmark's graph and roots."""
     p.add_argument("--scale", type=int, default=18, help="log2 of the vertex count (default 18)")
@@ -91,14 +176,10 @@ def _add_bfs_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("graph", help="graph file (.mtx, edge list, .csv, .npz)")
     p.add_argument("--source", type=int, required=True, help="root vertex id (0-based)")
     p.add_argument("--out", help="output .npz with arrays parents and levels")
-    p.add_argument("--directed", action="store_true", default=None, help="follow arcs")
-    p.add_argument("--undirected", dest="directed", action="store_false",
-                   help="treat every edge as two-way")
+    _add_file_arguments(p)
     p.add_argument("--reverse", action="store_true", help="follow in-edges")
     p.add_argument("--max-depth", type=int, help="stop after this many levels")
     p.add_argument("--target", type=int, help="stop once this vertex is reached")
-    p.add_argument("--one-based", action="store_true", default=None,
-                   help="edge-list ids start at 1")
     p.add_argument("--stats", action="store_true", help="print the per-level table")
 
 
@@ -134,16 +215,24 @@ def _parser() -> argparse.ArgumentParser:
     b = sub.add_parser("bench", help="Graph500-style benchmark on a generated Kronecker graph")
     _add_bench_arguments(b)
     b.add_argument("--plot", help="write per-level and TEPS plots to this PNG")
+    _add_progress_argument(b)
     _add_config_arguments(b)
 
     f = sub.add_parser("bfs", help="BFS on a graph file, writing parents and levels")
     _add_bfs_arguments(f)
+    _add_progress_argument(f)
     _add_config_arguments(f)
 
     i = sub.add_parser("info", help="size, degrees and block memory of a graph file")
     i.add_argument("graph", help="graph file")
-    i.add_argument("--directed", action="store_true", default=None)
-    i.add_argument("--undirected", dest="directed", action="store_false")
+    _add_file_arguments(i)
+    _add_progress_argument(i)
+
+    for name, text in _ALGORITHMS.items():
+        a = sub.add_parser(name, help=text)
+        _add_algorithm_arguments(name, a)
+        _add_progress_argument(a)
+        _add_algorithm_config_arguments(a)
     return ap
 
 
@@ -177,12 +266,19 @@ def _grid_parser(rank: int) -> argparse.ArgumentParser:
     b.add_argument("--validate-roots", type=int,
                    help="validate only the first K searches (default: all)")
     b.add_argument("--json", help="also write every measurement to this JSON file (rank 0)")
+    _add_progress_argument(b)
     _add_grid_arguments(b)
     f = sub.add_parser("bfs", rank=rank,
                        help="one search on a graph file (read in slices by all ranks)")
     _add_bfs_arguments(f)
     f.add_argument("--validate", action="store_true", help="run the Graph500 checks")
+    _add_progress_argument(f)
     _add_grid_arguments(f)
+    for name, text in _ALGORITHMS.items():
+        a = sub.add_parser(name, rank=rank, help=f"{text} (the file is read on rank 0)")
+        _add_algorithm_arguments(name, a)
+        _add_progress_argument(a)
+        _add_algorithm_config_arguments(a)
     return ap
 
 
@@ -210,19 +306,48 @@ def _config(args: argparse.Namespace) -> Config:
 # --------------------------------------------------------------------------- one process
 
 
+def _progress(args: argparse.Namespace, rank: int = 0) -> Progress:
+    """Drawn on stderr when it is a terminal or ``--progress`` asks for it (by rank 0)."""
+    if rank != 0:
+        return Progress(False)
+    return Progress.for_terminal(getattr(args, "progress", False))
+
+
+def _read(args: argparse.Namespace, progress: Progress) -> EdgeList:
+    """The graph file of a command, as its options say to read it."""
+    from spbfs.io import read_graph
+
+    with progress.step("read"):
+        return read_graph(args.graph, directed=args.directed, one_based=args.one_based,
+                          renumber=args.renumber)
+
+
+def _vertex(label: int, ids: np.ndarray | None, n: int, name: str) -> int:
+    """The vertex id of option ``name``: a file id, looked up when renumbered."""
+    if ids is None:
+        return label
+    hits = np.flatnonzero(ids == label)
+    if hits.size == 0:
+        raise ValueError(f"--{name} {label} is not a vertex id of the file ({n} vertices "
+                         f"after --renumber)")
+    return int(hits[0])
+
+
 def _cmd_bench(args: argparse.Namespace, cfg: Config) -> int:
+    import numba
+
     from spbfs.bfs import bfs
     from spbfs.generators import kronecker
     from spbfs.graph import Graph
-    from spbfs.graph500 import ProgressBar, progress_bar, run_benchmark, sample_roots
+    from spbfs.graph500 import run_benchmark, sample_roots
 
+    progress = _progress(args)
     t0 = time.perf_counter()
-    big = args.scale >= 20  # a few seconds or more: worth a bar on a terminal
     edges = kronecker(args.scale, args.edgefactor, seed=args.seed,
-                      progress=ProgressBar(16, label="generate") if big else None)
+                      progress=progress.bar("generate"))
     t_gen = time.perf_counter() - t0
     t0 = time.perf_counter()
-    graph = Graph.from_edgelist(edges, config=cfg)
+    graph = Graph.from_edgelist(edges, config=cfg, progress=progress.bar("build"))
     t_build = time.perf_counter() - t0
     roots = sample_roots(graph.backend.to_host(graph.out_degree), args.roots, seed=args.seed)
 
@@ -246,11 +371,13 @@ def _cmd_bench(args: argparse.Namespace, cfg: Config) -> int:
     # which a later search still loaded a bottom-up kernel inside its timing).
     # Three levels suffice and keep a forced direction cheap on big graphs.
     if len(roots):
-        for direction in ("top-down", "bottom-up"):
-            bfs(graph, int(roots[0]), direction=direction, max_depth=3)
+        with progress.step("warm up"):
+            for direction in ("top-down", "bottom-up"):
+                bfs(graph, int(roots[0]), direction=direction, max_depth=3)
+    header["threads"] = numba.get_num_threads()  # as the searches set it (--threads)
     result = run_benchmark(
         one, edges, roots, validate=not args.no_validate,
-        progress=progress_bar(len(roots)), header=header,
+        progress=progress.bar("BFS"), header=header,
     )
     sys.stdout.write(result.format())
     if args.plot:
@@ -265,36 +392,55 @@ def _cmd_bench(args: argparse.Namespace, cfg: Config) -> int:
 def _cmd_bfs(args: argparse.Namespace, cfg: Config) -> int:
     from spbfs.bfs import bfs
     from spbfs.graph import Graph
-    from spbfs.io import read_graph
 
-    edges = read_graph(args.graph, directed=args.directed, one_based=args.one_based)
-    graph = Graph.from_edgelist(edges, directed=args.directed, config=cfg)
-    r = bfs(graph, args.source, max_depth=args.max_depth, target=args.target,
-            reverse=args.reverse)
+    progress = _progress(args)
+    edges = _read(args, progress)
+    graph = Graph.from_edgelist(edges, directed=args.directed, config=cfg,
+                                progress=progress.bar("build"))
+    source = _vertex(args.source, edges.ids, edges.n, "source")
+    target = None if args.target is None else _vertex(args.target, edges.ids, edges.n,
+                                                      "target")
+    r = bfs(graph, source, max_depth=args.max_depth, target=target, reverse=args.reverse)
     print(r.summary())
+    if edges.ids is not None:
+        print(f"renumbered: vertex k is id ids[k] of {args.graph}; --source {args.source} "
+              f"is vertex {source}")
     if args.stats:
         print(r.stats.table())
     if args.out:
-        r.save(args.out)
-        print(f"wrote {args.out}: parents, levels ({r.n} vertices)")
+        _save(args.out, r.n, {"source": np.int64(source), "parents": r.parents,
+                              "levels": r.levels}, edges.ids)
     return 0
+
+
+def _save(path: str, n: int, arrays: dict[str, Any], ids: np.ndarray | None) -> None:
+    """Write the result arrays that exist (and ``ids`` when renumbered) to ``path``."""
+    arrays = {k: v for k, v in arrays.items() if v is not None}
+    if ids is not None:
+        arrays["ids"] = ids
+    np.savez(path, **arrays)
+    names = ", ".join(k for k in arrays if k != "source")
+    print(f"wrote {path}: {names} ({n} vertices)")
 
 
 def _cmd_info(args: argparse.Namespace, cfg: Config) -> int:
     from semirings.blocks import block_from_edges
-    from spbfs.io import read_graph
 
-    edges = read_graph(args.graph, directed=args.directed)
+    progress = _progress(args)
+    edges = _read(args, progress)
     directed = bool(edges.directed) if args.directed is None else args.directed
     src, dst = edges.src, edges.dst
     loops = int(np.count_nonzero(src == dst))
     print(f"file:        {args.graph}")
     print(f"vertices:    {edges.n}")
+    if edges.ids is not None:
+        print(f"renumbered:  ids {edges.ids.min(initial=0)} .. {edges.ids.max(initial=0)} "
+              f"as 0 .. {edges.n - 1}")
     print(f"edge lines:  {edges.num_edges} ({loops} self-loops)")
     print(f"directed:    {directed}")
     for fmt in ("csr", "dcsc"):
         b = block_from_edges(fmt, dst, src, (edges.n, edges.n), symmetric=not directed,
-                             drop_loops=True)
+                             drop_loops=True, index_dtype=cfg.index_dtype)
         if fmt == "csr":
             deg = np.diff(b.ptr)
             indeg = np.bincount(b.ind, minlength=edges.n)
@@ -309,6 +455,98 @@ def _cmd_info(args: argparse.Namespace, cfg: Config) -> int:
             print(f"isolated:    {int(np.count_nonzero((deg == 0) & (indeg == 0)))} "
                   f"(no edges but self-loops)")
         print(f"{fmt:>4} block: {b.nbytes / 2**20:.2f} MiB ({b.index_dtype} local ids)")
+    return 0
+
+
+# --------------------------------------------------------------------------- algorithms
+
+
+def _without_weights(edges: EdgeList, args: argparse.Namespace) -> EdgeList:
+    """The edges ``--unweighted`` leaves (sssp and pagerank read the file's values)."""
+    if getattr(args, "unweighted", False) and edges.weights is not None:
+        return dataclasses.replace(edges, weights=None)
+    return edges
+
+
+def _run_algorithm(args: argparse.Namespace, graph: Any, source: int | None) -> Any:
+    """The one-process algorithm of command ``args.command`` on ``graph``."""
+    from spbfs import algorithms as A
+
+    name = args.command
+    if name == "cc":
+        return A.connected_components(graph)
+    if name == "sssp":
+        return A.sssp(graph, source)
+    if name == "pagerank":
+        return A.pagerank(graph, alpha=args.damping, tol=args.tol, max_iter=args.max_iter)
+    if name == "bc":
+        return A.betweenness_centrality(graph, k=args.samples, seed=args.seed,
+                                        normalized=args.normalized)
+    return A.triangle_count(graph)
+
+
+def _report(args: argparse.Namespace, result: Any, n: int, ids: np.ndarray | None,
+            weighted: bool, source: int | None) -> dict[str, Any]:
+    """Print the summary of an algorithm's result; return the arrays ``--out`` writes."""
+
+    def name(v: int) -> str:  # a vertex as the file names it
+        return str(v if ids is None else ids[v])
+
+    cmd = args.command
+    if cmd == "cc":
+        sizes = np.bincount(result.labels, minlength=result.n_components)
+        big = int(sizes.argmax()) if sizes.size else 0
+        print(f"connected components: {result.n_components} of {n} vertices; largest "
+              f"{int(sizes.max(initial=0))} vertices (contains vertex "
+              f"{name(int(result.roots[result.labels == big][0])) if n else '-'}), "
+              f"{int(np.count_nonzero(sizes == 1))} single vertices; {result.rounds} rounds")
+        return {"labels": result.labels, "roots": result.roots}
+    if cmd == "sssp":
+        d = result.distances
+        reached = np.isfinite(d)
+        far = int(np.flatnonzero(reached)[d[reached].argmax()])
+        print(f"SSSP from {name(int(source))}: reached {int(reached.sum())} of {n} vertices, "
+              f"largest distance {d[far]:g} (vertex {name(far)}), {result.rounds} rounds, "
+              f"{'weighted by the file values' if weighted else 'unweighted'}")
+        return {"source": np.int64(source), "distances": d}
+    if cmd == "pagerank":
+        sc = result.scores
+        top = np.argsort(-sc, kind="stable")[:5]
+        state = "converged" if result.converged else "did not converge"
+        print(f"PageRank (alpha {args.damping:g}, tol {args.tol:g}, "
+              f"{'weighted' if weighted else 'unweighted'}): {state} after "
+              f"{result.iterations} iterations; top: "
+              + ", ".join(f"{name(int(v))} {sc[v]:.6g}" for v in top))
+        return {"scores": sc}
+    if cmd == "bc":
+        bc = result
+        how = "exact" if args.samples is None else f"{args.samples} sampled sources"
+        norm = "normalized" if args.normalized else "not normalized"
+        top = int(np.nanargmax(bc)) if n and not np.isnan(bc).all() else 0
+        print(f"betweenness ({how}, {norm}): largest {bc[top]:.6g} at vertex {name(top)}"
+              if n else f"betweenness ({how}, {norm}): empty graph")
+        return {"betweenness": bc}
+    pv = result.per_vertex
+    top = int(pv.argmax()) if n else 0
+    print(f"triangles: {result.total}; most through vertex {name(top)} "
+          f"({int(pv[top]) if n else 0})")
+    return {"triangles": pv}
+
+
+def _cmd_algorithm(args: argparse.Namespace, cfg: Config) -> int:
+    from spbfs.graph import Graph
+
+    progress = _progress(args)
+    edges = _without_weights(_read(args, progress), args)
+    source = (_vertex(args.source, edges.ids, edges.n, "source") if args.command == "sssp"
+              else None)
+    graph = Graph.from_edgelist(edges, directed=args.directed, config=cfg,
+                                progress=progress.bar("build"))
+    with progress.step(args.command):
+        result = _run_algorithm(args, graph, source)
+    arrays = _report(args, result, graph.n, edges.ids, edges.weights is not None, source)
+    if args.out:
+        _save(args.out, graph.n, arrays, edges.ids)
     return 0
 
 
@@ -388,7 +626,10 @@ def _grid_bench(args: argparse.Namespace, cfg: Config, grid: Any) -> int:
     comm = grid.comm
     if args.roots < 1:
         raise CollectiveError(f"--roots must be at least 1, got {args.roots}")
-    g = DistGraph.kronecker(args.scale, args.edgefactor, seed=args.seed, grid=grid, config=cfg)
+    progress = _progress(args, rank)
+    with progress.step("generate and build"):
+        g = DistGraph.kronecker(args.scale, args.edgefactor, seed=args.seed, grid=grid,
+                                config=cfg)
     roots = g.sample_roots(args.roots, seed=args.seed)
     if roots.size == 0:
         raise CollectiveError("no vertex has an edge: nothing to search")
@@ -402,13 +643,15 @@ def _grid_bench(args: argparse.Namespace, cfg: Config, grid: Any) -> int:
     # Each result is validated or counted before the next search, so the searches
     # share one pair of output arrays (as Graph500's reference does).
     out = (np.empty(g.hi - g.lo, np.int64), np.empty(g.hi - g.lo, np.int64))
-    bfs(g, int(roots[0]), out=out)
-    warm = [("top-down", "bitmap"), ("bottom-up", "list")]
-    if cfg.frontier_encoding in ("auto", "compressed"):  # the codec's kernels too
-        warm += [("top-down", "compressed"), ("bottom-up", "compressed")]
-    for direction, encoding in warm:
-        bfs(g, int(roots[0]), direction=direction, frontier_encoding=encoding, max_depth=3,
-            out=out)
+    with progress.step("warm up"):
+        bfs(g, int(roots[0]), out=out)
+        warm = [("top-down", "bitmap"), ("bottom-up", "list")]
+        if cfg.frontier_encoding in ("auto", "compressed"):  # the codec's kernels too
+            warm += [("top-down", "compressed"), ("bottom-up", "compressed")]
+        for direction, encoding in warm:
+            bfs(g, int(roots[0]), direction=direction, frontier_encoding=encoding,
+                max_depth=3, out=out)
+    bar = progress.bar("BFS")
     nb = roots.size
     times = np.zeros(nb)
     nedges = np.zeros(nb, dtype=np.int64)
@@ -448,6 +691,8 @@ def _grid_bench(args: argparse.Namespace, cfg: Config, grid: Any) -> int:
             msgs[ph] += v / nb
         for ph, v in r.words_by_phase().items():
             words[ph] += v / nb
+        if bar is not None:
+            bar(k + 1, nb)
     with np.errstate(divide="ignore"):
         teps = nedges / times
     mem = g.memory()
@@ -498,8 +743,11 @@ def _grid_bfs(args: argparse.Namespace, cfg: Config, grid: Any) -> int:
     from spbfs.mpi import DistGraph, bfs
 
     rank = grid.rank
-    g = DistGraph.from_file(args.graph, directed=args.directed, one_based=args.one_based,
-                            reverse=args.reverse, grid=grid, config=cfg)
+    if args.renumber:
+        return _grid_bfs_renumbered(args, cfg, grid)
+    with _progress(args, rank).step("read and build"):
+        g = DistGraph.from_file(args.graph, directed=args.directed, one_based=args.one_based,
+                                reverse=args.reverse, grid=grid, config=cfg)
     r = bfs(g, args.source, max_depth=args.max_depth, target=args.target)
     _out(rank, r.summary())
     if args.stats:
@@ -512,6 +760,138 @@ def _grid_bfs(args: argparse.Namespace, cfg: Config, grid: Any) -> int:
         r.save(args.out)
         _out(rank, f"wrote {args.out}: parents, levels ({g.n} vertices)")
     return 0
+
+
+def _rank0_edges(args: argparse.Namespace, grid: Any) -> tuple[EdgeList | None, int, bool]:
+    """The file read by rank 0 as the options say: (its edges there, n, directed) everywhere.
+
+    The serial reader keeps the file's values and can renumber, which the
+    parallel one (:mod:`spbfs.mpi.read`) does not.
+    """
+    from spbfs.io import read_graph
+    from spbfs.mpi import CollectiveError
+    from spbfs.mpi import comm as C
+
+    edges = None
+    msg = None
+    info = (0, False)
+    if grid.rank == 0:
+        try:
+            edges = read_graph(args.graph, directed=args.directed, one_based=args.one_based,
+                               renumber=args.renumber)
+            if edges.n < 1:
+                raise ValueError("the graph has no vertices")
+            info = (edges.n, bool(edges.directed) if args.directed is None else args.directed)
+        except (OSError, ValueError, TypeError) as exc:
+            msg = f"cannot read {args.graph}: {exc}"
+    C.agree(grid.comm, msg, CollectiveError)
+    n, directed = C.bcast_obj(grid.comm, info)
+    return edges, n, directed
+
+
+def _rank0_vertex(args: argparse.Namespace, grid: Any, edges: EdgeList | None, n: int,
+                  name: str) -> int | None:
+    """Option ``name`` as a vertex id (looked up by rank 0 when renumbered), on every rank."""
+    from spbfs.mpi import CollectiveError
+    from spbfs.mpi import comm as C
+
+    label = getattr(args, name)
+    if label is None:
+        return None
+    msg = None
+    v = label
+    if grid.rank == 0 and edges is not None:
+        try:
+            v = _vertex(label, edges.ids, n, name)
+        except ValueError as exc:
+            msg = str(exc)
+    C.agree(grid.comm, msg, CollectiveError)
+    return int(C.bcast_obj(grid.comm, v))
+
+
+def _grid_algorithm(args: argparse.Namespace, cfg: Config, grid: Any) -> int:
+    """An algorithm command on the grid: its distributed twin, gathered on rank 0."""
+    from spbfs.algorithms import distributed as D
+    from spbfs.mpi import CollectiveError, DistGraph
+    from spbfs.mpi import comm as C
+
+    rank = grid.rank
+    name = args.command
+    progress = _progress(args, rank)
+    with progress.step("read"):
+        edges, n, directed = _rank0_edges(args, grid)
+    if edges is not None:
+        edges = _without_weights(edges, args)
+    weighted = bool(C.bcast_obj(grid.comm, edges is not None and edges.weights is not None))
+    if name == "pagerank" and weighted:
+        raise CollectiveError("pagerank on a grid is unweighted: pass --unweighted to ignore "
+                              "the file's values, or run it in one process")
+    src = edges.src if edges is not None else np.zeros(0, np.int64)
+    dst = edges.dst if edges is not None else np.zeros(0, np.int64)
+    with progress.step("build"):
+        g = DistGraph.from_edges(src, dst, n, directed=directed, grid=grid, config=cfg)
+    source = _rank0_vertex(args, grid, edges, n, "source") if name == "sssp" else None
+    with progress.step(name):
+        if name == "cc":
+            res = D.dist_connected_components(g)
+        elif name == "sssp":
+            w = None
+            if weighted:
+                ew = (np.asarray(edges.weights, np.float64) if edges is not None
+                      and edges.weights is not None else np.zeros(0, np.float64))
+                w = D.dist_weighted_block(g, src, dst, ew)
+            res = D.dist_sssp(g, int(source or 0), weights=w)
+        elif name == "pagerank":
+            res = D.dist_pagerank(g, alpha=args.damping, tol=args.tol, max_iter=args.max_iter)
+        elif name == "bc":
+            res = D.dist_betweenness_centrality(g, k=args.samples, seed=args.seed,
+                                                normalized=args.normalized)
+        else:
+            res = D.dist_triangle_count(g)
+        whole = res.gather()
+    if rank == 0:
+        ids = edges.ids if edges is not None else None
+        arrays = _report(args, whole, n, ids, weighted, source)
+        if args.out:
+            _save(args.out, n, arrays, ids)
+    sys.stdout.flush()
+    return 0
+
+
+def _grid_bfs_renumbered(args: argparse.Namespace, cfg: Config, grid: Any) -> int:
+    """``bfs --renumber`` on a grid: rank 0 reads and renumbers, gathers and writes.
+
+    The parallel reader keeps the file's ids (each rank sees only its lines, and
+    renumbering needs them all), so here the file goes through the serial reader.
+    """
+    from spbfs.mpi import DistGraph, bfs
+
+    edges, n, directed = _rank0_edges(args, grid)
+    src = edges.src if edges is not None else np.zeros(0, np.int64)
+    dst = edges.dst if edges is not None else np.zeros(0, np.int64)
+    if args.reverse and directed:
+        src, dst = dst, src
+    g = DistGraph.from_edges(src, dst, n, directed=directed, grid=grid, config=cfg)
+    source = _rank0_vertex(args, grid, edges, n, "source")
+    target = _rank0_vertex(args, grid, edges, n, "target")
+    r = bfs(g, source, max_depth=args.max_depth, target=target)
+    _out(grid.rank, r.summary())
+    if args.stats:
+        _out(grid.rank, r.stats.table())
+    if args.validate:
+        info = r.validate(g)
+        _out(grid.rank, f"validation: passed ({info['reached']} vertices reached, "
+                        f"{info['component_edges']} input edges in the component)")
+    whole = r.gather() if args.out else None
+    if whole is not None and edges is not None:
+        _save(args.out, n, {"source": np.int64(source), "parents": whole.parents,
+                            "levels": whole.levels}, edges.ids)
+    return 0
+
+
+def _cli_words(message: str) -> str:
+    """A library message as the command line says it (``renumber=True`` is ``--renumber``)."""
+    return message.replace("renumber=True", "--renumber")
 
 
 # --------------------------------------------------------------------------- entry points
@@ -542,7 +922,7 @@ def grid_main(argv: Sequence[str] | None = None) -> int:
     rank = C.mpi().COMM_WORLD.Get_rank()
     cfg = None
     commands: dict[str, Callable[[argparse.Namespace, Config, Any], int]] = {
-        "bench": _grid_bench, "bfs": _grid_bfs}
+        "bench": _grid_bench, "bfs": _grid_bfs, **dict.fromkeys(_ALGORITHMS, _grid_algorithm)}
     try:
         try:
             args = _grid_parser(rank).parse_args(argv)
@@ -559,7 +939,7 @@ def grid_main(argv: Sequence[str] | None = None) -> int:
         if rank == 0:
             if cfg is not None and cfg.debug:
                 traceback.print_exc()
-            sys.stderr.write(f"Error: {exc}\n")
+            sys.stderr.write(f"Error: {_cli_words(str(exc))}\n")
             sys.stderr.flush()
         return 1 if isinstance(exc, ValidationError) else 2
     finally:
@@ -604,13 +984,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     # The grid commands have options of their own (--json, --frontier-encoding, ...):
     # decide where the run goes first, then let that side parse strictly.
     args, _ = parser.parse_known_args(argv)
-    if args.command in ("bench", "bfs") and bool(
+    if args.command != "info" and bool(
         _launcher_world_size() > 1 or getattr(args, "grid", None)
     ):
         return _on_grid(argv)
     args = parser.parse_args(argv)
     commands: dict[str, Callable[[argparse.Namespace, Config], int]] = {
-        "bench": _cmd_bench, "bfs": _cmd_bfs, "info": _cmd_info}
+        "bench": _cmd_bench, "bfs": _cmd_bfs, "info": _cmd_info,
+        **dict.fromkeys(_ALGORITHMS, _cmd_algorithm)}
     cfg = None
     try:
         cfg = _config(args)
@@ -621,7 +1002,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as exc:
         if cfg is not None and cfg.debug:
             raise
-        print(f"spbfs: error: {exc}", file=sys.stderr)
+        print(f"spbfs: error: {_cli_words(str(exc))}", file=sys.stderr)
         return 1
 
 

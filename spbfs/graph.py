@@ -16,6 +16,7 @@ edge.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -83,13 +84,15 @@ class Graph:
     # -- construction ------------------------------------------------------------
     @classmethod
     def from_edgelist(
-        cls, edges: EdgeList, *, directed: bool | None = None, config: Config | None = None
+        cls, edges: EdgeList, *, directed: bool | None = None, config: Config | None = None,
+        progress: Callable[[int, int], Any] | None = None,
     ) -> Graph:
         """Build from an :class:`~spbfs.edges.EdgeList`.
 
         Self-loops and duplicate edges are dropped (they never change a BFS).
         ``directed=None`` takes ``edges.directed``, and undirected when that is
-        None too.
+        None too. ``progress``, when given, is called as ``progress(i, n)``
+        after block ``i`` of ``n`` (one block undirected, two directed).
         """
         config = config or Config()
         if directed is None:
@@ -105,10 +108,16 @@ class Graph:
         src, dst = edges.src, edges.dst
         if directed:
             out_block = block_from_edges(config.format, dst, src, (n, n), **kw)
+            if progress is not None:
+                progress(1, 2)
             in_block = block_from_edges(config.format, src, dst, (n, n), **kw)
+            if progress is not None:
+                progress(2, 2)
         else:
             out_block = block_from_edges(config.format, dst, src, (n, n), symmetric=True, **kw)
             in_block = out_block
+            if progress is not None:
+                progress(1, 1)
         return cls(out_block, in_block, directed=directed, config=config, edges=edges,
                    ids=edges.ids)
 

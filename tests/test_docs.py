@@ -7,7 +7,12 @@ directory shared by the blocks of one page:
     executed in one namespace per page (later blocks see earlier names);
 ``bash``
     run with ``bash -euo pipefail``, with this interpreter's ``bin/`` first on the PATH
-    (``spbfs``, ``python`` and ``mpiexec`` are the project's);
+    (``spbfs``, ``python`` and ``mpiexec`` are the project's). ``-e`` lets a failure
+    pass unseen in ``a && b`` (unless last), in ``$(...)`` inside an argument and
+    after ``||``, so these three commands are shell functions (from ``$BASH_ENV``)
+    that log every non-zero exit with its line: a failure fails the test unless it
+    happened in the condition of an ``if``/``elif``/``while``/``until`` or after
+    ``!`` (the block checks it there itself, e.g. that a bad option is an error);
 ``toml``
     loaded as a configuration with :func:`spbfs.load_config` (unknown keys and bad
     values fail);
@@ -164,12 +169,61 @@ def _run_python(b: Block, ns: dict, cwd: Path) -> None:
         os.chdir(old)
 
 
-def _run_process(b: Block, cmd: list[str], cwd: Path) -> None:
-    p = subprocess.run(cmd, cwd=cwd, env=_env(), capture_output=True, text=True,
+def _run_process(b: Block, cmd: list[str], cwd: Path,
+                 env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    p = subprocess.run(cmd, cwd=cwd, env=env or _env(), capture_output=True, text=True,
                        timeout=BLOCK_TIMEOUT_S)
     assert p.returncode == 0, (
         f"{b.where()}: {b.lang} example exited {p.returncode}\n--- stdout\n{p.stdout[-3000:]}"
         f"\n--- stderr\n{p.stderr[-3000:]}"
+    )
+    return p
+
+
+#: Sourced by the block's bash ($BASH_ENV): the project's commands log their failures.
+_BASH_PRELUDE = """\
+_docs_run() {
+    local rc=0
+    command "$@" || rc=$?
+    if [ "$rc" -ne 0 ]; then
+        printf '%s %s %s\\n' "${BASH_LINENO[1]}" "$rc" "$1" >> "$DOCS_TEST_FAILURES"
+    fi
+    return "$rc"
+}
+spbfs() { _docs_run spbfs "$@"; }
+python() { _docs_run python "$@"; }
+mpiexec() { _docs_run mpiexec "$@"; }
+export -f _docs_run spbfs python mpiexec
+"""
+_CHECKED = re.compile(r"\s*(if|elif|while|until|!)\s")
+
+
+def _statement_start(lines: list[str], k: int) -> str:
+    """The line that starts the statement holding line ``k`` (0-based; ``\\`` continues)."""
+    while k > 0 and lines[k - 1].rstrip().endswith("\\"):
+        k -= 1
+    return lines[k]
+
+
+def _run_bash(b: Block, cwd: Path) -> None:
+    """Run a bash block; fail on its exit status and on any unchecked failing command."""
+    log = cwd / f".docs_failures_{b.line}"
+    prelude = cwd / ".docs_prelude.sh"
+    prelude.write_text(_BASH_PRELUDE, encoding="utf-8")
+    log.write_text("", encoding="utf-8")
+    env = {**_env(), "BASH_ENV": str(prelude), "DOCS_TEST_FAILURES": str(log)}
+    p = _run_process(b, ["bash", "-euo", "pipefail", "-c", b.body], cwd, env)
+    lines = b.body.splitlines()
+    unchecked = []
+    for entry in log.read_text(encoding="utf-8").splitlines():
+        line, rc, cmd = entry.split(" ", 2)
+        k = int(line) - 1
+        text = lines[k] if 0 <= k < len(lines) else "?"
+        if not (0 <= k < len(lines) and _CHECKED.match(_statement_start(lines, k))):
+            unchecked.append(f"line {k + 1} ({text.strip()!r}): {cmd} exited {rc}")
+    assert not unchecked, (
+        f"{b.where()}: a command failed and the block went on: " + "; ".join(unchecked)
+        + f"\n--- stdout\n{p.stdout[-3000:]}\n--- stderr\n{p.stderr[-3000:]}"
     )
 
 
@@ -200,7 +254,7 @@ def test_examples(page: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
         elif b.lang == "bash":
             if "mpiexec" in b.body and _mpiexec() is None:
                 pytest.skip("mpiexec not found")
-            _run_process(b, ["bash", "-euo", "pipefail", "-c", b.body], tmp_path)
+            _run_bash(b, tmp_path)
         elif b.lang == "toml":
             path = tmp_path / f"example_{b.line}.toml"
             path.write_text(b.body, encoding="utf-8")
@@ -210,6 +264,28 @@ def test_examples(page: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
                 raise AssertionError(f"{b.where()}: not a valid config: {exc}") from exc
         ran += 1
     assert ran or all(b.directive for b in runnable)
+
+
+@pytest.mark.parametrize("body", [
+    # -e does not stop at a failure before && (the old cli.md --plot block).
+    'python -c "raise SystemExit(1)" && test -s nothing.png\necho went on\n',
+    # nor in a command substitution inside an argument, nor before ||.
+    'echo "$(python -c "raise SystemExit(2)")"\n',
+    'spbfs no-such-command || true\n',
+    # a continued line is one statement; its first line decides.
+    'python -c "raise SystemExit(1)" \\\n    && true\necho went on\n',
+])
+def test_a_failing_command_fails_its_block(body: str, tmp_path: Path):
+    b = Block(DOCS / "cli.md", 1, "bash", body, None)
+    with pytest.raises(AssertionError, match="exited"):
+        _run_bash(b, tmp_path)
+
+
+def test_a_failure_the_block_checks_passes(tmp_path: Path):
+    body = ('if python -c "raise SystemExit(3)" 2> err.txt; then\n    exit 1\nfi\n'
+            '! spbfs no-such-command 2> err2.txt\ngrep -q "invalid choice" err2.txt\n'
+            'python -c "print(1)" && echo ok\n')
+    _run_bash(Block(DOCS / "cli.md", 1, "bash", body, None), tmp_path)
 
 
 # ----------------------------------------------------------------------------- the site

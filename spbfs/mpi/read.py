@@ -46,6 +46,7 @@ from typing import Any
 
 import numpy as np
 
+from spbfs.edges import sparse_ids_problem
 from spbfs.io import MAX_VERTEX_BITS, GraphFormatError, scanner
 from spbfs.io._common import (
     BOM,
@@ -458,6 +459,14 @@ def _finish_ids(comm: Any, path: str, src: np.ndarray, dst: np.ndarray, buf: np.
     elif n < 1:
         msg = f"cannot read {path}: the graph has no vertices"
     C.agree(comm, msg)
+    if n_decl is None:
+        # Refused before anything n-sized exists, as the serial readers do; the lowest
+        # rank holding the largest id names its first line.
+        m = int(C.allreduce(comm, np.array([src.shape[0]], dtype=np.int64))[0])
+        problem = sparse_ids_problem(n - 1, m)
+        if problem is not None and top == n - 1:
+            msg = fail(problem, int(np.flatnonzero((src == top) | (dst == top))[0]))
+        C.agree(comm, msg)
     if directed is None:
         directed = bool(head["directed"])
     return src, dst, n, bool(directed)
@@ -787,6 +796,10 @@ def read_npz_edges(comm: Any, path: str, *, directed: bool | None = None,
             bad = (src >= big) | (dst >= big)
             if bad.any():
                 msg = fail(too_many(n), bad)
+        elif (problem := sparse_ids_problem(top, m)) is not None:
+            bad = (src == top) | (dst == top)
+            if bad.any():
+                msg = fail(problem, bad)
     elif n > big:
         msg = f"cannot read {path}: " + str(GraphFormatError(
             path, None, f"declared size: {too_many(n)}"))
