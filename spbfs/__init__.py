@@ -56,18 +56,10 @@ __all__ = [
     "triangle_count",
 ]
 
-_ALGORITHMS = frozenset({
-    "betweenness_centrality",
-    "connected_components",
-    "multi_source_bfs",
-    "pagerank",
-    "sssp",
-    "triangle_count",
-})
-
 
 def __getattr__(name: str) -> Any:
-    if name in _ALGORITHMS:
+    # The names of __all__ not bound above are the algorithms, imported on first use.
+    if name in __all__:
         from spbfs import algorithms
 
         return getattr(algorithms, name)

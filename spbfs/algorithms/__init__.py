@@ -13,6 +13,17 @@ product on the graph's block (csr or dcsc, any backend):
 :func:`triangle_count`         masked SpGEMM over ``plus_pair``, once
 =============================  ====================================================
 
+Every algorithm takes ``graph`` as anything :func:`spbfs.as_graph` accepts
+(a :class:`~spbfs.Graph`, an :class:`~spbfs.EdgeList`, a sparse matrix, a
+networkx graph, a file path or a ``(src, dst)`` pair of arrays) and two
+keyword arguments for that conversion, described here once:
+
+* ``config`` (:class:`~spbfs.Config`, optional): the format and backend to run
+  on; defaults to the graph's own (``Config()`` for a graph that must be
+  converted).
+* ``directed`` (bool, optional): whether the edges are arcs; used only when
+  ``graph`` is not already a :class:`~spbfs.Graph`, which keeps its own.
+
 Keeping the step a single product call (:func:`semirings.spmsv`,
 :func:`semirings.spmv`, or one of :mod:`spbfs.algorithms._ops`) is
 deliberate: a distributed version on the 2D process grid replaces that one

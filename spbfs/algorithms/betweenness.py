@@ -60,7 +60,8 @@ def betweenness_centrality(
     Parameters
     ----------
     graph : Graph, EdgeList, sparse matrix, networkx graph, path or (src, dst)
-        The graph (converted with :func:`spbfs.as_graph`); unweighted.
+        The graph, converted by :func:`spbfs.as_graph` with ``config`` and ``directed``
+        (see :mod:`spbfs.algorithms`); unweighted.
     k : int, optional
         Sample this many distinct sources uniformly (with ``seed``) and
         scale the sums up to estimate the exact values; None (and no
@@ -82,10 +83,6 @@ def betweenness_centrality(
     batch_size : int
         Sources per batch (columns of the SpGEMMs); memory is
         ``O(batch_size * n)``.
-    config : Config, optional
-        Format and backend; defaults to the graph's.
-    directed : bool, optional
-        Used only when ``graph`` must be converted.
 
     Returns
     -------

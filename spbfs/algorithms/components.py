@@ -71,12 +71,8 @@ def connected_components(
     Parameters
     ----------
     graph : Graph, EdgeList, sparse matrix, networkx graph, path or (src, dst)
-        The graph (converted with :func:`spbfs.as_graph`).
-    config : Config, optional
-        Format and backend; defaults to the graph's.
-    directed : bool, optional
-        Used only when ``graph`` must be converted; edge direction never
-        matters here.
+        The graph, converted by :func:`spbfs.as_graph` with ``config`` and ``directed``
+        (see :mod:`spbfs.algorithms`); edge direction never matters here.
 
     Returns
     -------

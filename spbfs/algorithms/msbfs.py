@@ -115,7 +115,8 @@ def multi_source_bfs(
     Parameters
     ----------
     graph : Graph, EdgeList, sparse matrix, networkx graph, path or (src, dst)
-        The graph (converted with :func:`spbfs.as_graph`).
+        The graph, converted by :func:`spbfs.as_graph` with ``config`` and ``directed``
+        (see :mod:`spbfs.algorithms`).
     sources : int or array_like of int
         Source vertices; result row ``i`` belongs to ``sources[i]``. For a
         networkx graph, node labels (the result's columns, ids and parents
@@ -126,10 +127,6 @@ def multi_source_bfs(
         Stop after this many levels.
     reverse : bool
         Follow in-edges instead of out-edges (directed graphs).
-    config : Config, optional
-        Format and backend; defaults to the graph's.
-    directed : bool, optional
-        Used only when ``graph`` must be converted.
 
     Returns
     -------

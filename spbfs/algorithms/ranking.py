@@ -80,12 +80,12 @@ def pagerank(
     Parameters
     ----------
     graph : Graph, EdgeList, sparse matrix, networkx graph, path or (src, dst)
-        The graph (converted with :func:`spbfs.as_graph`); an undirected
-        edge is two arcs. Unweighted unless ``weights`` is given or the
-        input edge list has weights (a weighted networkx graph, see
-        :meth:`~spbfs.graph.Graph.from_networkx`, or a weighted file):
-        then a vertex passes its rank on in proportion to its out-edges'
-        weights, as ``networkx.pagerank(G, weight=...)`` does (repeated
+        The graph, converted by :func:`spbfs.as_graph` with ``config`` and ``directed``
+        (see :mod:`spbfs.algorithms`); an undirected edge is two arcs. Unweighted
+        unless ``weights`` is given or the input edge list has weights (a
+        weighted networkx graph, see :meth:`~spbfs.graph.Graph.from_networkx`,
+        or a weighted file): then a vertex passes its rank on in proportion to
+        its out-edges' weights, as ``networkx.pagerank(G, weight=...)`` does (repeated
         edges add up, self-loops count). Matrix values are not used as
         weights unless passed as ``weights``.
     alpha : float
@@ -99,10 +99,6 @@ def pagerank(
         entries are the weighted edges (repeated entries add up, the diagonal
         is self-loops). For an undirected graph give both directions of an
         edge.
-    config : Config, optional
-        Format and backend; defaults to the graph's.
-    directed : bool, optional
-        Used only when ``graph`` must be converted.
 
     Returns
     -------

@@ -231,8 +231,9 @@ def sssp(
     Parameters
     ----------
     graph : Graph, EdgeList, sparse matrix, networkx graph, path or (src, dst)
-        The graph (converted with :func:`spbfs.as_graph`). A weighted scipy
-        matrix supplies its values as the weights.
+        The graph, converted by :func:`spbfs.as_graph` with ``config`` and ``directed``
+        (see :mod:`spbfs.algorithms`). A weighted scipy matrix supplies its values
+        as the weights.
     source : int or node label
         Source vertex id; for a networkx graph, the source node's label.
     weights : scipy.sparse matrix or Block, optional
@@ -243,10 +244,6 @@ def sssp(
     max_rounds : int, optional
         Stop after this many relaxation rounds (distances are then upper
         bounds).
-    config : Config, optional
-        Format and backend; defaults to the graph's.
-    directed : bool, optional
-        Used only when ``graph`` must be converted.
 
     Returns
     -------

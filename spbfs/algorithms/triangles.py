@@ -58,12 +58,8 @@ def triangle_count(
     Parameters
     ----------
     graph : Graph, EdgeList, sparse matrix, networkx graph, path or (src, dst)
-        The graph (converted with :func:`spbfs.as_graph`). Edge directions
-        and self-loops are ignored.
-    config : Config, optional
-        Format and backend; defaults to the graph's.
-    directed : bool, optional
-        Used only when ``graph`` must be converted.
+        The graph, converted by :func:`spbfs.as_graph` with ``config`` and ``directed``
+        (see :mod:`spbfs.algorithms`). Edge directions and self-loops are ignored.
 
     Returns
     -------
