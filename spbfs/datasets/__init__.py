@@ -233,14 +233,7 @@ def fetch(name: str, *, cache_dir: str | os.PathLike | None = None, timeout: flo
 def karate(*, config: Config | None = None) -> Graph:
     """Zachary's karate club: 34 members, 78 friendships, undirected (SuiteSparse Newman/karate).
 
-    Parameters
-    ----------
-    config : Config, optional
-        Passed to :meth:`spbfs.Graph.from_edgelist`.
-
-    Returns
-    -------
-    Graph
+    The graph ``load("karate", config=config)`` gives (see :func:`load`).
     """
     return load("karate", config=config)
 
@@ -248,15 +241,8 @@ def karate(*, config: Config | None = None) -> Graph:
 def west0067(*, config: Config | None = None) -> Graph:
     """HB/west0067: 67 vertices, 294 arcs, directed, the matrix values kept as edge weights.
 
-    Parameters
-    ----------
-    config : Config, optional
-        Passed to :meth:`spbfs.Graph.from_edgelist`.
-
-    Returns
-    -------
-    Graph
-        ``graph.edges.weights`` holds the file's real values.
+    The graph ``load("west0067", config=config)`` gives (see :func:`load`);
+    ``graph.edges.weights`` holds the file's real values.
     """
     return load("west0067", config=config)
 
@@ -264,14 +250,7 @@ def west0067(*, config: Config | None = None) -> Graph:
 def luxembourg_osm(*, config: Config | None = None) -> Graph:
     """Luxembourg's road network: 114,599 vertices, 119,666 edges, undirected, depth > 1,000.
 
-    Parameters
-    ----------
-    config : Config, optional
-        Passed to :meth:`spbfs.Graph.from_edgelist`.
-
-    Returns
-    -------
-    Graph
+    The graph ``load("luxembourg_osm", config=config)`` gives (see :func:`load`).
     """
     return load("luxembourg_osm", config=config)
 
@@ -279,14 +258,7 @@ def luxembourg_osm(*, config: Config | None = None) -> Graph:
 def p2p_gnutella31(*, config: Config | None = None) -> Graph:
     """The Gnutella peer-to-peer network of 31 August 2002: 62,586 hosts, 147,892 arcs, directed.
 
-    Parameters
-    ----------
-    config : Config, optional
-        Passed to :meth:`spbfs.Graph.from_edgelist`.
-
-    Returns
-    -------
-    Graph
+    The graph ``load("p2p_gnutella31", config=config)`` gives (see :func:`load`).
     """
     return load("p2p_gnutella31", config=config)
 
@@ -294,13 +266,6 @@ def p2p_gnutella31(*, config: Config | None = None) -> Graph:
 def musae_git(*, config: Config | None = None) -> Graph:
     """GitHub developers who follow each other: 37,700 vertices, 289,003 edges, undirected.
 
-    Parameters
-    ----------
-    config : Config, optional
-        Passed to :meth:`spbfs.Graph.from_edgelist`.
-
-    Returns
-    -------
-    Graph
+    The graph ``load("musae_git", config=config)`` gives (see :func:`load`).
     """
     return load("musae_git", config=config)

@@ -72,43 +72,46 @@ class DatasetInfo:
     member: str = ""
 
 
+_SUITESPARSE_MM = "https://suitesparse-collection-website.herokuapp.com/MM"
+
+
+def _suitesparse(group: str, matrix: str, title: str, n: int, num_edges: int, *,
+                 directed: bool = False, weighted: bool = False, cite: str = "",
+                 sha256: str = "", bundled: bool = True, name: str = "") -> DatasetInfo:
+    """A matrix of the SuiteSparse Matrix Collection, ``group/matrix`` there.
+
+    Its file name, page and licence follow from where it sits in the collection, and
+    so, for a set fetched on request, do the archive's address and the file inside it;
+    ``cite`` is what the licence asks to cite beyond the collection itself.
+    """
+    return DatasetInfo(
+        name=name or matrix, filename=f"{matrix}.mtx", title=title, n=n,
+        num_edges=num_edges, directed=directed, weighted=weighted,
+        source=f"https://sparse.tamu.edu/{group}/{matrix}",
+        licence=f"{_SUITESPARSE_LICENCE}; {cite}" if cite else _SUITESPARSE_LICENCE,
+        sha256=sha256, bundled=bundled,
+        url="" if bundled else f"{_SUITESPARSE_MM}/{group}/{matrix}.tar.gz",
+        member="" if bundled else f"{matrix}/{matrix}.mtx",
+    )
+
+
 BUNDLED: tuple[DatasetInfo, ...] = (
-    DatasetInfo(
-        name="karate",
-        filename="karate.mtx",
-        title="Zachary's karate club (Newman/karate)",
-        n=34,
-        num_edges=78,
-        directed=False,
-        weighted=False,
-        source="https://sparse.tamu.edu/Newman/karate",
-        licence=_SUITESPARSE_LICENCE + "; also cite W. W. Zachary, J. Anthropological "
-        "Research 33, 452-473 (1977)",
+    _suitesparse(
+        "Newman", "karate", "Zachary's karate club (Newman/karate)", 34, 78,
+        cite="also cite W. W. Zachary, J. Anthropological Research 33, 452-473 (1977)",
         sha256="074a23e758ebeddb766fb08f617ee4bc5debc8d2564287c3e1e24f5ccdb77813",
     ),
-    DatasetInfo(
-        name="west0067",
-        filename="west0067.mtx",
-        title="HB/west0067, chemical engineering (Cavett problem with 5 components)",
-        n=67,
-        num_edges=294,
-        directed=True,
-        weighted=True,
-        source="https://sparse.tamu.edu/HB/west0067",
-        licence=_SUITESPARSE_LICENCE,
+    _suitesparse(
+        "HB", "west0067", "HB/west0067, chemical engineering (Cavett problem with 5 components)",
+        67, 294, directed=True, weighted=True,
         sha256="26e848564e3a0024ade49caba8c293c8b93ac81a34a2dba99e8b0b9f7bdd96d7",
     ),
-    DatasetInfo(
-        name="luxembourg_osm",
-        filename="luxembourg_osm.mtx",
-        title="Road network of Luxembourg (DIMACS10/luxembourg_osm, from OpenStreetMap)",
-        n=114_599,
-        num_edges=119_666,
-        directed=False,
-        weighted=False,
-        source="https://sparse.tamu.edu/DIMACS10/luxembourg_osm",
-        licence=_SUITESPARSE_LICENCE + "; the roads are OpenStreetMap data "
-        "(© OpenStreetMap contributors, via Geofabrik, 2010)",
+    _suitesparse(
+        "DIMACS10", "luxembourg_osm",
+        "Road network of Luxembourg (DIMACS10/luxembourg_osm, from OpenStreetMap)",
+        114_599, 119_666,
+        cite="the roads are OpenStreetMap data (© OpenStreetMap contributors, via Geofabrik, "
+        "2010)",
         sha256="3920e27dcdc7a4cfcf24b5e7c092584c54b7a71e8db042623d9c66741b2c0184",
     ),
     DatasetInfo(
@@ -142,50 +145,21 @@ BUNDLED: tuple[DatasetInfo, ...] = (
     ),
 )
 
-_SUITESPARSE_MM = "https://suitesparse-collection-website.herokuapp.com/MM"
-
 REMOTE: tuple[DatasetInfo, ...] = (
-    DatasetInfo(
-        name="europe_osm",
-        filename="europe_osm.mtx",
-        title="Road network of Europe (DIMACS10/europe_osm, from OpenStreetMap)",
-        n=50_912_018,
-        num_edges=54_054_660,
-        directed=False,
-        weighted=False,
-        source="https://sparse.tamu.edu/DIMACS10/europe_osm",
-        licence=_SUITESPARSE_LICENCE + "; © OpenStreetMap contributors",
-        bundled=False,
-        url=f"{_SUITESPARSE_MM}/DIMACS10/europe_osm.tar.gz",
-        member="europe_osm/europe_osm.mtx",
+    _suitesparse(
+        "DIMACS10", "europe_osm",
+        "Road network of Europe (DIMACS10/europe_osm, from OpenStreetMap)",
+        50_912_018, 54_054_660, cite="© OpenStreetMap contributors", bundled=False,
     ),
-    DatasetInfo(
-        name="road_usa",
-        filename="road_usa.mtx",
-        title="Road network of the USA (DIMACS10/road_usa)",
-        n=23_947_347,
-        num_edges=28_854_312,
-        directed=False,
-        weighted=False,
-        source="https://sparse.tamu.edu/DIMACS10/road_usa",
-        licence=_SUITESPARSE_LICENCE,
-        bundled=False,
-        url=f"{_SUITESPARSE_MM}/DIMACS10/road_usa.tar.gz",
-        member="road_usa/road_usa.mtx",
+    _suitesparse(
+        "DIMACS10", "road_usa", "Road network of the USA (DIMACS10/road_usa)",
+        23_947_347, 28_854_312, bundled=False,
     ),
-    DatasetInfo(
+    _suitesparse(
+        "SNAP", "com-Orkut",
+        "Orkut social network (SNAP com-Orkut, as SNAP/com-Orkut in SuiteSparse)",
+        3_072_441, 117_185_083, cite="cite Yang & Leskovec, ICDM 2012", bundled=False,
         name="com_orkut",
-        filename="com-Orkut.mtx",
-        title="Orkut social network (SNAP com-Orkut, as SNAP/com-Orkut in SuiteSparse)",
-        n=3_072_441,
-        num_edges=117_185_083,
-        directed=False,
-        weighted=False,
-        source="https://sparse.tamu.edu/SNAP/com-Orkut",
-        licence=_SUITESPARSE_LICENCE + "; cite Yang & Leskovec, ICDM 2012",
-        bundled=False,
-        url=f"{_SUITESPARSE_MM}/SNAP/com-Orkut.tar.gz",
-        member="com-Orkut/com-Orkut.mtx",
     ),
 )
 
