@@ -228,6 +228,56 @@ def _gaps(src, lo, m, prev, gaps):  # type: ignore[no-untyped-def]
     return orv
 
 
+@nb.njit(cache=True, inline="always")
+def _block_gaps(src, k, gaps):  # type: ignore[no-untyped-def]
+    """Block ``k`` of the sorted ids ``src``: ``(m, OR of its gaps)``, the gaps in ``gaps``.
+
+    A block's reference is the id before it (the first block's, its first id - 1),
+    which is what its decoder has seen last.
+    """
+    lo = k * BLOCK
+    m = min(BLOCK, src.shape[0] - lo)
+    prev = np.int64(src[lo - 1]) if k > 0 else np.int64(src[0]) - 1
+    return m, _gaps(src, lo, m, prev, gaps)
+
+
+@nb.njit(cache=True, inline="always")
+def _put_block(gaps, m, orv, out, wat, k, pos, limit):  # type: ignore[no-untyped-def]
+    """Pack block ``k``'s ``m`` gaps (their OR ``orv``) at ``pos``, its width as byte ``k``.
+
+    Returns the new position, or ``_ERR_FULL`` when the block would pass word ``limit``.
+    """
+    b = _width(orv)
+    if pos + _packed_words(m, b) > limit:
+        return _ERR_FULL
+    _set_byte(out, wat, k, b)
+    return _pack(gaps, m, b, out, pos)
+
+
+@nb.njit(cache=True, inline="always")
+def _take_block(msg, wat, k, m, pos, gaps):  # type: ignore[no-untyped-def]
+    """Unpack block ``k``'s ``m`` gaps from ``pos`` into ``gaps``, its width from byte ``k``.
+
+    Returns the new position, or ``_ERR_CORRUPT`` (a width over 63) or
+    ``_ERR_TRUNCATED`` (the block would pass the message's end).
+    """
+    b = _get_byte(msg, wat, k)
+    if b > 63:
+        return _ERR_CORRUPT
+    if pos + _packed_words(m, b) > msg.shape[0]:
+        return _ERR_TRUNCATED
+    return _unpack(msg, pos, m, b, gaps)
+
+
+@nb.njit(cache=True, inline="always")
+def _ungap(gaps, m, prev, out, lo, offset):  # type: ignore[no-untyped-def]
+    """Ids ``prev + gaps + 1``, running, into ``out[lo:lo+m]`` (+ ``offset``); the last id."""
+    for i in range(m):
+        prev += np.int64(gaps[i]) + 1
+        out[lo + i] = prev + offset
+    return prev
+
+
 @nb.njit(cache=True, nogil=True)
 def _encode_ids(ids, out, pos0, limit):  # type: ignore[no-untyped-def]
     """Write the ids message of ``ids`` into ``out`` (uint64) from ``pos0``.
@@ -253,19 +303,13 @@ def _encode_ids(ids, out, pos0, limit):  # type: ignore[no-untyped-def]
     for w in range(wat, pos):
         out[w] = 0
     gaps = np.empty(BLOCK, np.uint64)
-    prev = base - 1
     for k in range(nb_):
-        lo = k * BLOCK
-        m = min(BLOCK, n - lo)
-        orv = _gaps(ids, lo, m, prev, gaps)
+        m, orv = _block_gaps(ids, k, gaps)
         if orv < 0:
             return _ERR_UNSORTED
-        prev = np.int64(ids[lo + m - 1])
-        b = _width(orv)
-        if pos + _packed_words(m, b) > limit:
-            return _ERR_FULL
-        _set_byte(out, wat, k, b)
-        pos = _pack(gaps, m, b, out, pos)
+        pos = _put_block(gaps, m, orv, out, wat, k, pos, limit)
+        if pos < 0:
+            return pos
     return pos
 
 
@@ -295,15 +339,10 @@ def _decode_ids(msg, pos0, out, offset):  # type: ignore[no-untyped-def]
     for k in range(nb_):
         lo = k * BLOCK
         m = min(BLOCK, n - lo)
-        b = _get_byte(msg, wat, k)
-        if b > 63:
-            return _ERR_CORRUPT
-        if pos + _packed_words(m, b) > end:
-            return _ERR_TRUNCATED
-        pos = _unpack(msg, pos, m, b, gaps)
-        for i in range(m):
-            prev += np.int64(gaps[i]) + 1
-            out[lo + i] = prev + offset
+        pos = _take_block(msg, wat, k, m, pos, gaps)
+        if pos < 0:
+            return pos
+        prev = _ungap(gaps, m, prev, out, lo, offset)
     return pos
 
 
@@ -326,14 +365,11 @@ def _encode_pairs(children, parents, out):  # type: ignore[no-untyped-def]
         out[w] = 0
     gaps = np.empty(BLOCK, np.uint64)
     rel = np.empty(BLOCK, np.uint64)
-    prev = base - 1
     for k in range(nb_):
-        lo = k * BLOCK
-        m = min(BLOCK, n - lo)
-        orv = _gaps(children, lo, m, prev, gaps)
+        m, orv = _block_gaps(children, k, gaps)
         if orv < 0:
             return _ERR_UNSORTED
-        prev = np.int64(children[lo + m - 1])
+        lo = k * BLOCK
         pmin = np.int64(parents[lo])
         for i in range(1, m):
             pmin = min(pmin, np.int64(parents[lo + i]))
@@ -380,9 +416,7 @@ def _decode_pairs(msg, cout, pout, offset):  # type: ignore[no-untyped-def]
             return _ERR_TRUNCATED
         pmin = np.int64(msg[pos])
         pos = _unpack(msg, pos + 1, m, bc, gaps)
-        for i in range(m):
-            prev += np.int64(gaps[i]) + 1
-            cout[lo + i] = prev + offset
+        prev = _ungap(gaps, m, prev, cout, lo, offset)
         pos = _unpack(msg, pos, m, bp, gaps)
         for i in range(m):
             pout[lo + i] = pmin + np.int64(gaps[i])
@@ -432,11 +466,9 @@ def _encode_bitmap_sparse(words, count, out, limit):  # type: ignore[no-untyped-
                     prev = ids[0] - 1
                 orv = _gaps(ids, 0, BLOCK, prev, gaps)
                 prev = ids[BLOCK - 1]
-                b = _width(orv)
-                if pos + 2 * b > limit:
-                    return _ERR_FULL
-                _set_byte(out, wat, k, b)
-                pos = _pack(gaps, BLOCK, b, out, pos)
+                pos = _put_block(gaps, BLOCK, orv, out, wat, k, pos, limit)
+                if pos < 0:
+                    return pos
                 k += 1
                 j = 0
     if j > 0:
@@ -444,11 +476,7 @@ def _encode_bitmap_sparse(words, count, out, limit):  # type: ignore[no-untyped-
             out[2] = np.uint64(ids[0])
             prev = ids[0] - 1
         orv = _gaps(ids, 0, j, prev, gaps)
-        b = _width(orv)
-        if pos + _packed_words(j, b) > limit:
-            return _ERR_FULL
-        _set_byte(out, wat, k, b)
-        pos = _pack(gaps, j, b, out, pos)
+        return _put_block(gaps, j, orv, out, wat, k, pos, limit)
     return pos
 
 
@@ -470,12 +498,9 @@ def _decode_bitmap_sparse(msg, bits):  # type: ignore[no-untyped-def]
     prev = base - 1
     for k in range(nb_):
         m = min(BLOCK, n - k * BLOCK)
-        b = _get_byte(msg, wat, k)
-        if b > 63:
-            return _ERR_CORRUPT
-        if pos + _packed_words(m, b) > end:
-            return _ERR_TRUNCATED
-        pos = _unpack(msg, pos, m, b, gaps)
+        pos = _take_block(msg, wat, k, m, pos, gaps)
+        if pos < 0:
+            return pos
         for i in range(m):
             prev += np.int64(gaps[i]) + 1
             if prev >= nbits or prev < 0:
