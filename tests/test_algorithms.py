@@ -390,6 +390,25 @@ def test_importing_the_algorithms_does_not_start_mpi() -> None:
     assert out.stdout.strip() == "False", out.stdout + out.stderr
 
 
+def test_top_level_algorithms_load_on_first_use() -> None:
+    """``import spbfs`` does not load the algorithms; ``spbfs.pagerank`` and the rest do."""
+    root = Path(__file__).resolve().parents[1]
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(root), env.get("PYTHONPATH")]))
+    code = ("import sys, spbfs; print('spbfs.algorithms' in sys.modules); "
+            "import spbfs.algorithms as a; "
+            "print(' '.join(sorted(k for k in spbfs.__all__ if getattr(spbfs, k) is "
+            "getattr(a, k, None)))); "
+            "print(hasattr(spbfs, 'weighted_block'), hasattr(spbfs, 'no_such_algorithm'))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         env=env, check=True, timeout=120)
+    loaded, names, others = out.stdout.splitlines()
+    assert loaded == "False", out.stdout
+    assert names.split() == ["betweenness_centrality", "connected_components",
+                             "multi_source_bfs", "pagerank", "sssp", "triangle_count"]
+    assert others == "False False"  # only the names of spbfs.__all__ are looked up there
+
+
 def test_accepts_other_graph_inputs() -> None:
     el = GRAPHS["er_directed"]
     g = spbfs.Graph.from_edgelist(el)
