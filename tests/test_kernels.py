@@ -241,13 +241,23 @@ def _sr_id(name: str) -> str:
 
 
 # -- the properties ------------------------------------------------------------------------
-@pytest.mark.parametrize("backend", BACKENDS)
-@pytest.mark.parametrize("name", BUILTINS, ids=_sr_id)
+# Module-scoped, so that hypothesis draws its examples for each (semiring, backend) pair.
+@pytest.fixture(scope="module", params=BUILTINS, ids=_sr_id)
+def sr(request: pytest.FixtureRequest) -> Semiring:
+    """Each built-in semiring."""
+    return semirings.get(request.param)
+
+
+@pytest.fixture(scope="module", params=BACKENDS)
+def on(request: pytest.FixtureRequest) -> tuple[str, Any]:
+    """Each backend: its name and its array module."""
+    return request.param, get_backend(request.param).xp
+
+
 @SETTINGS
 @given(p=problems())
-def test_spmsv_matches_reference(name: str, backend: str, p: dict[str, Any]) -> None:
-    sr = semirings.get(name)
-    xp = get_backend(backend).xp
+def test_spmsv_matches_reference(sr: Semiring, on: tuple[str, Any], p: dict[str, Any]) -> None:
+    backend, xp = on
     x_dt = _DTYPE[p["x_kind"]]
     xv = None if p["x_vals"] is None else xp.asarray(np.array(p["x_vals"], dtype=x_dt))
     x = SparseVector(xp.asarray(np.array(p["x_idx"], np.int64)), xv, p["ncols"])
@@ -266,13 +276,10 @@ def test_spmsv_matches_reference(name: str, backend: str, p: dict[str, Any]) -> 
             check(y, want, sr.add.name, out_dt, p["nrows"])
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
-@pytest.mark.parametrize("name", BUILTINS, ids=_sr_id)
 @SETTINGS
 @given(p=problems())
-def test_spmv_matches_reference(name: str, backend: str, p: dict[str, Any]) -> None:
-    sr = semirings.get(name)
-    xp = get_backend(backend).xp
+def test_spmv_matches_reference(sr: Semiring, on: tuple[str, Any], p: dict[str, Any]) -> None:
+    backend, xp = on
     x_kind = "int64" if p["x_kind"] == "pattern" else p["x_kind"]
     x_np = np.array(p["dense_x"], dtype=_DTYPE[x_kind]).reshape(p["ncols"])
     present = None if p["present"] is None else np.array(p["present"], dtype=bool)
