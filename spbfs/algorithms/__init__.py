@@ -19,8 +19,8 @@ networkx graph, a file path or a ``(src, dst)`` pair of arrays) and two
 keyword arguments for that conversion, described here once:
 
 * ``config`` (:class:`~spbfs.Config`, optional): the format and backend to run
-  on; defaults to the graph's own (``Config()`` for a graph that must be
-  converted).
+  on (a Graph stored otherwise is re-stored under it); defaults to the graph's
+  own, or ``Config()`` for a graph that must be converted.
 * ``directed`` (bool, optional): whether the edges are arcs; used only when
   ``graph`` is not already a :class:`~spbfs.Graph`, which keeps its own.
 

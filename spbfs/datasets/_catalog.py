@@ -76,7 +76,7 @@ _SUITESPARSE_MM = "https://suitesparse-collection-website.herokuapp.com/MM"
 
 
 def _suitesparse(group: str, matrix: str, title: str, n: int, num_edges: int, *,
-                 directed: bool = False, weighted: bool = False, cite: str = "",
+                 directed: bool, weighted: bool = False, cite: str = "",
                  sha256: str = "", bundled: bool = True, name: str = "") -> DatasetInfo:
     """A matrix of the SuiteSparse Matrix Collection, ``group/matrix`` there.
 
@@ -97,7 +97,7 @@ def _suitesparse(group: str, matrix: str, title: str, n: int, num_edges: int, *,
 
 BUNDLED: tuple[DatasetInfo, ...] = (
     _suitesparse(
-        "Newman", "karate", "Zachary's karate club (Newman/karate)", 34, 78,
+        "Newman", "karate", "Zachary's karate club (Newman/karate)", 34, 78, directed=False,
         cite="also cite W. W. Zachary, J. Anthropological Research 33, 452-473 (1977)",
         sha256="074a23e758ebeddb766fb08f617ee4bc5debc8d2564287c3e1e24f5ccdb77813",
     ),
@@ -109,7 +109,7 @@ BUNDLED: tuple[DatasetInfo, ...] = (
     _suitesparse(
         "DIMACS10", "luxembourg_osm",
         "Road network of Luxembourg (DIMACS10/luxembourg_osm, from OpenStreetMap)",
-        114_599, 119_666,
+        114_599, 119_666, directed=False,
         cite="the roads are OpenStreetMap data (© OpenStreetMap contributors, via Geofabrik, "
         "2010)",
         sha256="3920e27dcdc7a4cfcf24b5e7c092584c54b7a71e8db042623d9c66741b2c0184",
@@ -149,17 +149,18 @@ REMOTE: tuple[DatasetInfo, ...] = (
     _suitesparse(
         "DIMACS10", "europe_osm",
         "Road network of Europe (DIMACS10/europe_osm, from OpenStreetMap)",
-        50_912_018, 54_054_660, cite="© OpenStreetMap contributors", bundled=False,
+        50_912_018, 54_054_660, directed=False, cite="© OpenStreetMap contributors",
+        bundled=False,
     ),
     _suitesparse(
         "DIMACS10", "road_usa", "Road network of the USA (DIMACS10/road_usa)",
-        23_947_347, 28_854_312, bundled=False,
+        23_947_347, 28_854_312, directed=False, bundled=False,
     ),
     _suitesparse(
         "SNAP", "com-Orkut",
         "Orkut social network (SNAP com-Orkut, as SNAP/com-Orkut in SuiteSparse)",
-        3_072_441, 117_185_083, cite="cite Yang & Leskovec, ICDM 2012", bundled=False,
-        name="com_orkut",
+        3_072_441, 117_185_083, directed=False, cite="cite Yang & Leskovec, ICDM 2012",
+        bundled=False, name="com_orkut",
     ),
 )
 
