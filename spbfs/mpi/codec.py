@@ -269,15 +269,6 @@ def _take_block(msg, wat, k, m, pos, gaps):  # type: ignore[no-untyped-def]
     return _unpack(msg, pos, m, b, gaps)
 
 
-@nb.njit(cache=True, inline="always")
-def _ungap(gaps, m, prev, out, lo, offset):  # type: ignore[no-untyped-def]
-    """Ids ``prev + gaps + 1``, running, into ``out[lo:lo+m]`` (+ ``offset``); the last id."""
-    for i in range(m):
-        prev += np.int64(gaps[i]) + 1
-        out[lo + i] = prev + offset
-    return prev
-
-
 @nb.njit(cache=True, nogil=True)
 def _encode_ids(ids, out, pos0, limit):  # type: ignore[no-untyped-def]
     """Write the ids message of ``ids`` into ``out`` (uint64) from ``pos0``.
@@ -342,7 +333,9 @@ def _decode_ids(msg, pos0, out, offset):  # type: ignore[no-untyped-def]
         pos = _take_block(msg, wat, k, m, pos, gaps)
         if pos < 0:
             return pos
-        prev = _ungap(gaps, m, prev, out, lo, offset)
+        for i in range(m):
+            prev += np.int64(gaps[i]) + 1
+            out[lo + i] = prev + offset
     return pos
 
 
@@ -416,7 +409,9 @@ def _decode_pairs(msg, cout, pout, offset):  # type: ignore[no-untyped-def]
             return _ERR_TRUNCATED
         pmin = np.int64(msg[pos])
         pos = _unpack(msg, pos + 1, m, bc, gaps)
-        prev = _ungap(gaps, m, prev, cout, lo, offset)
+        for i in range(m):
+            prev += np.int64(gaps[i]) + 1
+            cout[lo + i] = prev + offset
         pos = _unpack(msg, pos, m, bp, gaps)
         for i in range(m):
             pout[lo + i] = pmin + np.int64(gaps[i])
