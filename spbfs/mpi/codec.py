@@ -255,18 +255,18 @@ def _put_block(gaps, m, orv, out, wat, k, pos, limit):  # type: ignore[no-untype
 
 
 @nb.njit(cache=True, inline="always")
-def _take_block(msg, wat, k, m, pos, gaps):  # type: ignore[no-untyped-def]
-    """Unpack block ``k``'s ``m`` gaps from ``pos`` into ``gaps``, its width from byte ``k``.
+def _block_width(msg, wat, k, m, pos, end):  # type: ignore[no-untyped-def]
+    """Bit width of block ``k`` (``m`` values at ``pos``), read from byte ``k`` at ``wat``.
 
-    Returns the new position, or ``_ERR_CORRUPT`` (a width over 63) or
-    ``_ERR_TRUNCATED`` (the block would pass the message's end).
+    Or ``_ERR_CORRUPT`` (a width over 63), or ``_ERR_TRUNCATED`` (the block would
+    pass ``end``).
     """
     b = _get_byte(msg, wat, k)
     if b > 63:
         return _ERR_CORRUPT
-    if pos + _packed_words(m, b) > msg.shape[0]:
+    if pos + _packed_words(m, b) > end:
         return _ERR_TRUNCATED
-    return _unpack(msg, pos, m, b, gaps)
+    return b
 
 
 @nb.njit(cache=True, nogil=True)
@@ -330,9 +330,10 @@ def _decode_ids(msg, pos0, out, offset):  # type: ignore[no-untyped-def]
     for k in range(nb_):
         lo = k * BLOCK
         m = min(BLOCK, n - lo)
-        pos = _take_block(msg, wat, k, m, pos, gaps)
-        if pos < 0:
-            return pos
+        b = _block_width(msg, wat, k, m, pos, end)
+        if b < 0:
+            return b
+        pos = _unpack(msg, pos, m, b, gaps)
         for i in range(m):
             prev += np.int64(gaps[i]) + 1
             out[lo + i] = prev + offset
@@ -493,9 +494,10 @@ def _decode_bitmap_sparse(msg, bits):  # type: ignore[no-untyped-def]
     prev = base - 1
     for k in range(nb_):
         m = min(BLOCK, n - k * BLOCK)
-        pos = _take_block(msg, wat, k, m, pos, gaps)
-        if pos < 0:
-            return pos
+        b = _block_width(msg, wat, k, m, pos, end)
+        if b < 0:
+            return b
+        pos = _unpack(msg, pos, m, b, gaps)
         for i in range(m):
             prev += np.int64(gaps[i]) + 1
             if prev >= nbits or prev < 0:
