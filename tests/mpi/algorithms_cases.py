@@ -19,15 +19,8 @@ import scipy.sparse as sp
 from case_runner import both_graphs, run_cases, share
 from scipy.sparse import csgraph
 
+import spbfs
 from spbfs import datasets
-from spbfs.algorithms import (
-    betweenness_centrality,
-    connected_components,
-    multi_source_bfs,
-    pagerank,
-    sssp,
-    triangle_count,
-)
 from spbfs.algorithms.distributed import (
     dist_betweenness_centrality,
     dist_connected_components,
@@ -93,7 +86,7 @@ def check_graph(grid: ProcessGrid, name: str, el: EdgeList, directed: bool, fmt:
     # PageRank
     r = dist_pagerank(g).gather()
     if root:
-        ref = pagerank(serial)
+        ref = spbfs.pagerank(serial)
         assert np.allclose(r.scores, ref.scores, rtol=1e-10, atol=1e-13), f"{tag}: pagerank"
         assert abs(r.iterations - ref.iterations) <= 1 and r.converged == ref.converged, tag
     r = dist_pagerank(g, tol=1e-12, max_iter=1000).gather()
@@ -103,7 +96,7 @@ def check_graph(grid: ProcessGrid, name: str, el: EdgeList, directed: bool, fmt:
             f"{tag}: pagerank vs networkx")
     r = dist_pagerank(g, alpha=0.5, max_iter=3).gather()
     if root:
-        ref = pagerank(serial, alpha=0.5, max_iter=3)
+        ref = spbfs.pagerank(serial, alpha=0.5, max_iter=3)
         assert np.allclose(r.scores, ref.scores, rtol=1e-10, atol=1e-13), f"{tag}: pagerank 3"
         assert r.iterations == 3 and not r.converged, tag
     cases[0] += 2
@@ -113,7 +106,7 @@ def check_graph(grid: ProcessGrid, name: str, el: EdgeList, directed: bool, fmt:
     r = d.gather()
     assert len(set(grid.comm.allgather((d.n_components, d.rounds)))) == 1, tag
     if root:
-        ref = connected_components(serial)
+        ref = spbfs.connected_components(serial)
         assert r.n_components == ref.n_components, f"{tag}: components count"
         assert np.array_equal(r.labels, ref.labels), f"{tag}: component labels"
         assert np.array_equal(r.roots, ref.roots), f"{tag}: component roots"
@@ -130,14 +123,14 @@ def check_graph(grid: ProcessGrid, name: str, el: EdgeList, directed: bool, fmt:
     for s in sources_for(el):
         r = dist_sssp(g, s, weights=wb).gather()
         if root:
-            ref = sssp(serial, s, weights=W)
+            ref = spbfs.sssp(serial, s, weights=W)
             assert np.array_equal(r.distances, ref.distances), f"{tag}: sssp from {s}"
             assert r.rounds == ref.rounds, f"{tag}: sssp rounds from {s}"
             want = csgraph.dijkstra(W, directed=directed, indices=s)
             assert np.allclose(r.distances, want, rtol=1e-12), f"{tag}: dijkstra from {s}"
         r = dist_sssp(g, s).gather()
         if root:
-            ref = sssp(serial, s)
+            ref = spbfs.sssp(serial, s)
             assert np.array_equal(r.distances, ref.distances), f"{tag}: unit sssp from {s}"
             lv = csgraph.shortest_path(adj, unweighted=True, directed=directed, indices=s)
             assert np.array_equal(r.distances, lv), f"{tag}: unit sssp vs scipy from {s}"
@@ -146,7 +139,7 @@ def check_graph(grid: ProcessGrid, name: str, el: EdgeList, directed: bool, fmt:
     r = dist_sssp(g, s0, weights=(share(u, rank, size), share(v, rank, size),
                                   share(w, rank, size)), max_rounds=2).gather()
     if root:
-        ref = sssp(serial, s0, weights=W, max_rounds=2)
+        ref = spbfs.sssp(serial, s0, weights=W, max_rounds=2)
         assert np.array_equal(r.distances, ref.distances) and r.rounds == ref.rounds, tag
     cases[0] += 1
 
@@ -154,7 +147,7 @@ def check_graph(grid: ProcessGrid, name: str, el: EdgeList, directed: bool, fmt:
     srcs = [*sources_for(el), 0]  # a repeated source gets its own (equal) row
     r = dist_multi_source_bfs(g, srcs).gather()
     if root:
-        ref = multi_source_bfs(serial, srcs)
+        ref = spbfs.multi_source_bfs(serial, srcs)
         assert np.array_equal(r.levels, ref.levels), f"{tag}: msbfs levels"
         assert np.array_equal(r.parents, ref.parents), f"{tag}: msbfs parents"
         assert r.depth == ref.depth, f"{tag}: msbfs depth {r.depth} vs {ref.depth}"
@@ -166,7 +159,7 @@ def check_graph(grid: ProcessGrid, name: str, el: EdgeList, directed: bool, fmt:
                {"reverse": True}, {"max_depth": 0}):
         r = dist_multi_source_bfs(g, srcs[:3], **kw).gather()
         if root:
-            ref = multi_source_bfs(serial, srcs[:3], **kw)
+            ref = spbfs.multi_source_bfs(serial, srcs[:3], **kw)
             for attr in ("levels", "parents"):
                 a, b = getattr(r, attr), getattr(ref, attr)
                 assert (a is None) == (b is None), f"{tag}: msbfs {kw} {attr}"
@@ -177,7 +170,7 @@ def check_graph(grid: ProcessGrid, name: str, el: EdgeList, directed: bool, fmt:
     # Betweenness: sampled (one-process estimator) and, on the small graph, exact
     r = dist_betweenness_centrality(g, k=6, seed=3, batch_size=4).gather()
     if root:
-        ref = betweenness_centrality(serial, k=6, seed=3)
+        ref = spbfs.betweenness_centrality(serial, k=6, seed=3)
         assert np.allclose(r, ref, rtol=1e-9, atol=1e-12, equal_nan=True), f"{tag}: bc k=6"
     if name.startswith("path") or name.startswith("grid"):
         r = dist_betweenness_centrality(g, normalized=False).gather()
@@ -191,7 +184,7 @@ def check_graph(grid: ProcessGrid, name: str, el: EdgeList, directed: bool, fmt:
     r = d.gather()
     assert len(set(grid.comm.allgather(d.total))) == 1, tag
     if root:
-        ref = triangle_count(serial)
+        ref = spbfs.triangle_count(serial)
         assert r.total == ref.total, f"{tag}: triangles {r.total} vs {ref.total}"
         assert np.array_equal(r.per_vertex, ref.per_vertex), f"{tag}: per-vertex triangles"
         want = nx.triangles(G.to_undirected() if directed else G)
