@@ -40,6 +40,12 @@ from _common import format_table, load_average  # noqa: E402
 PATTERNS = ("p2p", "collective", "butterfly", "auto")
 ENCODINGS = ("list", "bitmap", "compressed", "auto")
 NETWORKS = ("native", "10gbe", "1gbe")
+#: The phases a table shows, bytes sent and seconds each (per search, over the ranks).
+SHOWN = ("transpose", "expand", "frontier_gather", "fold", "rotate", "parent_updates",
+         "allreduce")
+SHORT = {"transpose": "transpose", "expand": "expand", "frontier_gather": "gather",
+         "fold": "fold", "rotate": "rotate", "parent_updates": "updates",
+         "allreduce": "allreduce"}
 PHASES = ("transpose", "expand", "fold", "frontier_gather", "rotate", "parent_updates",
           "allreduce")
 
@@ -143,24 +149,20 @@ def tables(doc: dict, markdown: bool, summary: list[list[str]] | None = None) ->
             if "auto" not in (ex, enc):
                 fixed[ex, enc] = teps
             b, s = rec["bytes"], rec["seconds"]
-            front = b["transpose"] + b["expand"] + b["frontier_gather"]
-            pairs = b["fold"] + b["parent_updates"]
-            msgs = sum(rec["messages"].values())
-            comm_s = sum(s.get(ph, 0.0) for ph in PHASES)
-            rows.append([f"{ex}/{enc}", f"{teps / 1e6:.1f}",
-                         f"{1e3 * float(np.median(rec['times'])):.1f}",
-                         f"{front / 2**20:.2f}", f"{pairs / 2**20:.2f}",
-                         f"{b['rotate'] / 2**20:.2f}", f"{msgs:.0f}",
-                         f"{1e3 * comm_s:.1f}",
-                         f"{1e3 * (s.get('local_topdown', 0) + s.get('local_bottomup', 0)):.1f}"])
+            phases = [f"{b[ph] / 1024:.0f} / {1e3 * s.get(ph, 0.0):.2f}" for ph in SHOWN]
+            rows.append([f"{ex}/{enc}", f"{teps / 1e6:.0f}",
+                         f"{1e3 * float(np.median(rec['times'])):.2f}", *phases,
+                         f"{sum(rec['messages'].values()):.0f}",
+                         f"{1e3 * (s.get('local_topdown', 0) + s.get('local_bottomup', 0)):.2f}"])
         best = max(fixed.values())
         worst = min(fixed.values())
         auto = hmean(cells[f"{net} auto auto"]["teps"])
         lines.append(f"\nKronecker scale {doc['scale']}, grid {doc['grid']}, network {net} "
                      f"(load {doc['load']})\n")
         lines.append(format_table(
-            ["exchange/encoding", "MTEPS", "ms (median)", "frontier MiB", "pairs MiB",
-             "rotate MiB", "messages", "comm ms", "local ms"], rows, markdown=markdown))
+            ["exchange/encoding", "MTEPS", "ms (median)",
+             *(f"{SHORT[ph]} KiB / ms" for ph in SHOWN), "messages", "local ms"], rows,
+            markdown=markdown))
         bk = max(fixed, key=fixed.get)
         wk = min(fixed, key=fixed.get)
         if summary is not None:
@@ -192,13 +194,17 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--networks", default=",".join(NETWORKS))
     ap.add_argument("--markdown", action="store_true")
     ap.add_argument("--save", help="also write every measurement to this JSON file")
+    ap.add_argument("--load", help="print the tables of a file --save wrote, running nothing")
     args = ap.parse_args(argv)
     if args.worker:
         worker(args)
         return 0
-    docs = []
+    docs = json.loads(Path(args.load).read_text()) if args.load else []
     summary: list[list[str]] = []
-    for scale in (int(s) for s in args.scales.split(",")):
+    if args.load:
+        for doc in docs:
+            print(tables(doc, args.markdown, summary), flush=True)
+    for scale in (int(s) for s in args.scales.split(",")) if not args.load else ():
         for grid in args.grids.split(","):
             doc = launch(scale, grid, args.roots, args.rounds, args.networks)
             docs.append(doc)
@@ -209,7 +215,7 @@ def main(argv: list[str] | None = None) -> int:
                         "MTEPS", "auto MTEPS", "auto / best", "auto / worst",
                         "auto / best (median times)"], summary,
                        markdown=args.markdown))
-    if args.save:
+    if args.save and not args.load:
         Path(args.save).write_text(json.dumps(docs))
     return 0
 
