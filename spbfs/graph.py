@@ -392,6 +392,116 @@ class Graph:
             f"backend={self.backend.name})"
         )
 
+    @classmethod
+    def from_graphblas(
+        cls, M: Any, *, directed: bool | None = None, config: Config | None = None
+    ) -> Graph:
+        """Build from a python-graphblas matrix (``M[u, v]``: edge ``u -> v``).
+
+        The structure of ``M`` is the graph (every stored entry is an edge,
+        explicit zeros and ``False`` included); its values, unless ``M`` is
+        ``BOOL``, are kept as edge weights in ``graph.edges.weights``, which
+        the weighted algorithms (:func:`~spbfs.algorithms.sssp`,
+        :func:`~spbfs.algorithms.pagerank`) use, as they use the values of a
+        scipy matrix passed to them. For an undirected graph each edge is
+        listed once, with the smaller of ``M[u, v]`` and ``M[v, u]`` where
+        both are stored (``scipy.sparse.csgraph``'s rule for undirected
+        weights).
+
+        Copies: the structure is exported with ``M.ss.export("csr")``, which
+        duplicates ``M`` inside GraphBLAS once (``M`` owns its memory and may
+        change later, so the graph never shares it) and hands the duplicate
+        to numpy without a further copy. Where the layouts agree (``M``
+        stored by row, not as a bitmap or hypersparse; ``format="csr"``;
+        ``index_dtype="int64"``; an undirected graph) the out-block uses those
+        arrays as they are, so that one duplicate is the only copy; otherwise
+        GraphBLAS converts the duplicate's layout, the block narrows the
+        indices to int32 (``index_dtype="auto"`` on a graph that fits), and a
+        directed graph adds its in-block (``Aᵀ``) as every input does.
+
+        Parameters
+        ----------
+        M : graphblas.Matrix
+            A square matrix, or its transpose ``M.T``.
+        directed : bool, optional
+            ``None`` looks at the structure: symmetric means undirected.
+            ``False`` makes every edge go both ways; ``True`` follows the
+            entries as arcs.
+        config : Config, optional
+            Format, index dtype and backend of the blocks.
+
+        Returns
+        -------
+        Graph
+            With ``edges`` holding the weighted edges, or None for a ``BOOL``
+            matrix.
+
+        Raises
+        ------
+        TypeError
+            When ``M`` is not a graphblas matrix (an expression such as
+            ``A @ B`` must be computed with ``.new()`` first) or holds values
+            that are not real numbers (complex or user-defined types).
+        ValueError
+            When ``M`` is not square.
+        """
+        import scipy.sparse as sp
+
+        kind = type(M)
+        if not kind.__module__.startswith("graphblas") or kind.__name__ not in (
+            "Matrix", "TransposedMatrix"
+        ):
+            hint = (" (an expression: compute it with .new() first)"
+                    if kind.__module__.startswith("graphblas") else "")
+            raise TypeError(f"M must be a graphblas.Matrix, got {kind.__name__}{hint}")
+        import graphblas as gb
+
+        if M.nrows != M.ncols:
+            raise ValueError(
+                f"M must be square to be an adjacency matrix, got shape {M.nrows}x{M.ncols}"
+            )
+        dtype = M.dtype
+        weighted = dtype != gb.dtypes.BOOL
+        if weighted and np.dtype(dtype.np_type).kind not in "iuf":
+            raise TypeError(
+                f"M has dtype {dtype.name}: edge weights must be real numbers "
+                "(or BOOL for an unweighted graph)"
+            )
+        # ``own``: a is a temporary made here, so its memory can go to numpy without a copy.
+        own = kind.__name__ != "Matrix"
+        a = M.new() if own else M  # a transpose is materialized once
+        if not directed:
+            # Structural symmetry in GraphBLAS: the pattern of M ∩ Mᵀ is all of M.
+            both = a.ewise_mult(a.T, gb.binary.pair).new(dtype=gb.dtypes.BOOL)
+            symmetric = both.nvals == a.nvals
+            if directed is None:
+                directed = not symmetric
+            if not directed and (weighted or not symmetric):
+                # Undirected: every edge both ways, the smaller weight where both are given.
+                a = a.ewise_add(a.T, gb.binary.min if weighted else gb.binary.any).new()
+                own = True
+        n = int(a.nrows)
+        info = a.ss.unpack("csr", sort=True) if own else a.ss.export("csr", sort=True)
+        # GraphBLAS indices are uint64; every value is < 2**63, so int64 is the same bits.
+        indptr = info["indptr"].view(np.int64)
+        cols = info["col_indices"].view(np.int64)
+        nnz = cols.shape[0]
+        # The pattern: bool ones, so that no value (or sum of two) can drop an entry.
+        pattern = sp.csr_array((np.ones(nnz, dtype=bool), cols, indptr), shape=(n, n))
+        g = cls.from_matrix(pattern, directed=bool(directed), config=config)
+        if weighted:
+            values = info["values"]
+            if info["is_iso"]:
+                values = np.full(nnz, values[0], dtype=values.dtype)
+            rows = np.repeat(np.arange(n, dtype=np.int64), np.diff(indptr))
+            if not directed:
+                # Each undirected edge once: the lower triangle (a is symmetric by now).
+                keep = rows >= cols
+                rows, cols, values = rows[keep], cols[keep], values[keep]
+            g.edges = EdgeList(rows, cols, n, directed=bool(directed), weights=values,
+                               meta={"source": "graphblas"})
+        return g
+
 
 def _networkx_weights(triples: list[tuple[Any, Any, Any]], attr: str, missing: Any) -> np.ndarray:
     """The weights of networkx edges ``(u, v, value)``: float64, 1 where ``missing``."""
