@@ -159,6 +159,24 @@ def test_graph_does_not_share_memory_with_m(gb: Any) -> None:
         M = before.dup()
 
 
+def _root_base(a: np.ndarray) -> np.ndarray:
+    while isinstance(a.base, np.ndarray):
+        a = a.base
+    return a
+
+
+def test_no_copy_after_the_export_where_the_layouts_agree(gb: Any) -> None:
+    M, _ = kron_matrix(gb, 8)
+    assert M.ss.format == "csr"
+    g = spbfs.Graph.from_graphblas(M, config=spbfs.Config(format="csr", index_dtype="int64"))
+    # The block's arrays are the exported GraphBLAS buffers (uint64, seen as int64).
+    assert _root_base(g.out_block.ptr).dtype == np.uint64
+    assert _root_base(g.out_block.ind).dtype == np.uint64
+    # int32 ids (the default where they fit) are a conversion: the block owns them.
+    h = spbfs.Graph.from_graphblas(M)
+    assert h.out_block.ind.dtype == np.int32 and _root_base(h.out_block.ind).dtype == np.int32
+
+
 def test_iso_valued_matrix_keeps_its_one_value(gb: Any) -> None:
     M = gb.Matrix.from_coo([0, 1, 2], [1, 2, 3], 2.5, nrows=4, ncols=4)
     assert M.ss.is_iso
