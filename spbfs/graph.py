@@ -460,6 +460,7 @@ class Graph:
             raise ValueError(
                 f"M must be square to be an adjacency matrix, got shape {M.nrows}x{M.ncols}"
             )
+        n = int(M.nrows)
         dtype = M.dtype
         weighted = dtype != gb.dtypes.BOOL
         if weighted and np.dtype(dtype.np_type).kind not in "iuf":
@@ -467,28 +468,43 @@ class Graph:
                 f"M has dtype {dtype.name}: edge weights must be real numbers "
                 "(or BOOL for an unweighted graph)"
             )
-        # ``own``: a is a temporary made here, so its memory can go to numpy without a copy.
+
+        def pattern(info: dict[str, Any]) -> Any:
+            # GraphBLAS indices are uint64 below 2**63: their int64 view is the same bits,
+            # and a scipy *array* keeps int64 indices as given (no copy). Bool ones as
+            # values, so that no value (or sum of two) can drop an entry.
+            indptr = info["indptr"].view(np.int64)
+            cols = info["col_indices"].view(np.int64)
+            return sp.csr_array((np.ones(cols.shape[0], dtype=bool), cols, indptr),
+                                shape=(n, n))
+
+        # A transpose is materialized once; that temporary is ours, so unpacking it hands
+        # its memory to numpy without a copy. M itself is exported (duplicated) instead.
         own = kind.__name__ != "Matrix"
-        a = M.new() if own else M  # a transpose is materialized once
+        a = M.new() if own else M
+        info = a.ss.unpack("csr", sort=True) if own else a.ss.export("csr", sort=True)
+        a_csr = pattern(info)
         if not directed:
-            # Structural symmetry in GraphBLAS: the pattern of M ∩ Mᵀ is all of M.
-            both = a.ewise_mult(a.T, gb.binary.pair).new(dtype=gb.dtypes.BOOL)
-            symmetric = both.nvals == a.nvals
+            symmetric = _structurally_symmetric(a_csr)  # on the export: cheaper than in GrB
             if directed is None:
                 directed = not symmetric
             if not directed and (weighted or not symmetric):
-                # Undirected: every edge both ways, the smaller weight where both are given.
-                a = a.ewise_add(a.T, gb.binary.min if weighted else gb.binary.any).new()
-                own = True
-        n = int(a.nrows)
-        info = a.ss.unpack("csr", sort=True) if own else a.ss.export("csr", sort=True)
-        # GraphBLAS indices are uint64; every value is < 2**63, so int64 is the same bits.
-        indptr = info["indptr"].view(np.int64)
-        cols = info["col_indices"].view(np.int64)
+                # Undirected: every edge both ways, the smaller weight where both are given
+                # (the same for M and Mᵀ; a may have been unpacked, M.T.T is M).
+                base = M if not own else M.T
+                u = base.ewise_add(base.T, gb.binary.min if weighted else gb.binary.any).new()
+                info = u.ss.unpack("csr", sort=True)
+                a_csr = pattern(info)
+        indptr, cols = a_csr.indptr, a_csr.indices
         nnz = cols.shape[0]
-        # The pattern: bool ones, so that no value (or sum of two) can drop an entry.
-        pattern = sp.csr_array((np.ones(nnz, dtype=bool), cols, indptr), shape=(n, n))
-        g = cls.from_matrix(pattern, directed=bool(directed), config=config)
+        # B = Aᵀ is A's csr arrays read as csc: no copy. As in from_matrix, but the
+        # symmetry is already known (checked, or made, above).
+        config = config or Config()
+        kw = {"pattern": True, "index_dtype": config.index_dtype,
+              "backend": _block_backend(config)}
+        out_block = block_from_scipy(config.format, a_csr.T, **kw)
+        in_block = block_from_scipy(config.format, a_csr, **kw) if directed else out_block
+        g = cls(out_block, in_block, directed=bool(directed), config=config)
         if weighted:
             values = info["values"]
             if info["is_iso"]:

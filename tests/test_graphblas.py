@@ -134,6 +134,11 @@ def test_transposed_matrix_is_the_reverse_graph(gb: Any) -> None:
     g = spbfs.Graph.from_graphblas(M.T)
     np.testing.assert_array_equal(spbfs.bfs(g, 3).levels, scipy_levels(a.T.tocsr(), 3, True))
     assert M.nvals == a.nnz  # M itself untouched
+    # Undirected, the transpose is the same graph, with the smaller of two weights.
+    u = spbfs.Graph.from_graphblas(M.T, directed=False)
+    np.testing.assert_allclose(sssp(u, 3).distances,
+                               csgraph.dijkstra(a, directed=False, indices=3))
+    assert M.nvals == a.nnz
 
 
 def test_explicit_zeros_and_false_are_edges(gb: Any) -> None:
