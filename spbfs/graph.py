@@ -408,16 +408,21 @@ class Graph:
         both are stored (``scipy.sparse.csgraph``'s rule for undirected
         weights).
 
-        Copies: the structure is exported with ``M.ss.export("csr")``, which
-        duplicates ``M`` inside GraphBLAS once (``M`` owns its memory and may
-        change later, so the graph never shares it) and hands the duplicate
-        to numpy without a further copy. Where the layouts agree (``M``
-        stored by row, not as a bitmap or hypersparse; ``format="csr"``;
-        ``index_dtype="int64"``; an undirected graph) the out-block uses those
-        arrays as they are, so that one duplicate is the only copy; otherwise
-        GraphBLAS converts the duplicate's layout, the block narrows the
-        indices to int32 (``index_dtype="auto"`` on a graph that fits), and a
-        directed graph adds its in-block (``Aᵀ``) as every input does.
+        Copies: ``M`` is exported with ``M.ss.export("csr")``, which duplicates it
+        inside GraphBLAS once (``M`` owns its memory and may change later, so the
+        graph never shares it) and hands the duplicate to numpy without a further
+        copy. Where the layouts agree (``M`` stored by row as CSR, a structurally
+        symmetric or ``directed=True`` pattern, ``format="csr"`` and
+        ``index_dtype="int64"``) the out-block is those arrays as they are, so the
+        duplicate is the only copy of the structure. Otherwise: GraphBLAS
+        converts a bitmap, hypersparse or by-column ``M`` while duplicating it;
+        the block narrows the ids to int32 (``index_dtype="auto"`` where they
+        fit) or compresses them (``dcsc``); a directed graph adds its in-block
+        (``Aᵀ``), as every input does; an undirected graph from a non-symmetric
+        or weighted ``M`` is ``M ∪ Mᵀ`` computed in GraphBLAS and handed over
+        without a copy. ``directed=None`` or ``False`` checks the symmetry on
+        the exported arrays (a transposed copy of the pattern, then freed).
+        Weights add their own arrays (``graph.edges``).
 
         Parameters
         ----------

@@ -65,6 +65,8 @@ class ComponentsResult:
     def to_graphblas(self, *, roots: bool = False) -> Any:
         """The component of every vertex as a full ``graphblas.Vector`` (INT64).
 
+        Needs python-graphblas (``pip install 'spbfs[graphblas]'``).
+
         Parameters
         ----------
         roots : bool
@@ -72,8 +74,6 @@ class ComponentsResult:
             True: ``roots``, each vertex's smallest vertex id in its component
             (a representative vertex, the convention of LAGraph's
             connected components).
-
-        Needs python-graphblas (``pip install 'spbfs[graphblas]'``).
         """
         from spbfs.interop import to_vector
 
