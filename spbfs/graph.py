@@ -401,6 +401,137 @@ class Graph:
             f"backend={self.backend.name})"
         )
 
+    @classmethod
+    def from_graphblas(
+        cls, M: Any, *, directed: bool | None = None, config: Config | None = None
+    ) -> Graph:
+        """Build from a python-graphblas matrix (``M[u, v]``: edge ``u -> v``).
+
+        The structure of ``M`` is the graph (every stored entry is an edge,
+        explicit zeros and ``False`` included); its values, unless ``M`` is
+        ``BOOL``, are kept as edge weights in ``graph.edges.weights``, which
+        the weighted algorithms (:func:`~spbfs.algorithms.sssp`,
+        :func:`~spbfs.algorithms.pagerank`) use, as they use the values of a
+        scipy matrix passed to them. For an undirected graph each edge is
+        listed once, with the smaller of ``M[u, v]`` and ``M[v, u]`` where
+        both are stored (``scipy.sparse.csgraph``'s rule for undirected
+        weights).
+
+        Copies: ``M`` is exported with ``M.ss.export("csr")``, which duplicates it
+        inside GraphBLAS once (``M`` owns its memory and may change later, so the
+        graph never shares it) and hands the duplicate to numpy without a further
+        copy. Where the layouts agree (``M`` stored by row as CSR, a structurally
+        symmetric or ``directed=True`` pattern, ``format="csr"`` and
+        ``index_dtype="int64"``) the out-block is those arrays as they are, so the
+        duplicate is the only copy of the structure. Otherwise: GraphBLAS
+        converts a bitmap, hypersparse or by-column ``M`` while duplicating it;
+        the block narrows the ids to int32 (``index_dtype="auto"`` where they
+        fit) or compresses them (``dcsc``); a directed graph adds its in-block
+        (``Aᵀ``), as every input does; an undirected graph from a non-symmetric
+        or weighted ``M`` is ``M ∪ Mᵀ`` computed in GraphBLAS and handed over
+        without a copy. ``directed=None`` or ``False`` checks the symmetry on
+        the exported arrays (a transposed copy of the pattern, then freed).
+        Weights add their own arrays (``graph.edges``).
+
+        Parameters
+        ----------
+        M : graphblas.Matrix
+            A square matrix, or its transpose ``M.T``.
+        directed : bool, optional
+            ``None`` looks at the structure: symmetric means undirected.
+            ``False`` makes every edge go both ways; ``True`` follows the
+            entries as arcs.
+        config : Config, optional
+            Format, index dtype and backend of the blocks.
+
+        Returns
+        -------
+        Graph
+            With ``edges`` holding the weighted edges, or None for a ``BOOL``
+            matrix.
+
+        Raises
+        ------
+        TypeError
+            When ``M`` is not a graphblas matrix (an expression such as
+            ``A @ B`` must be computed with ``.new()`` first) or holds values
+            that are not real numbers (complex or user-defined types).
+        ValueError
+            When ``M`` is not square.
+        """
+        import scipy.sparse as sp
+
+        kind = type(M)
+        if not kind.__module__.startswith("graphblas") or kind.__name__ not in (
+            "Matrix", "TransposedMatrix"
+        ):
+            hint = (" (an expression: compute it with .new() first)"
+                    if kind.__module__.startswith("graphblas") else "")
+            raise TypeError(f"M must be a graphblas.Matrix, got {kind.__name__}{hint}")
+        import graphblas as gb
+
+        if M.nrows != M.ncols:
+            raise ValueError(
+                f"M must be square to be an adjacency matrix, got shape {M.nrows}x{M.ncols}"
+            )
+        n = int(M.nrows)
+        dtype = M.dtype
+        weighted = dtype != gb.dtypes.BOOL
+        if weighted and np.dtype(dtype.np_type).kind not in "iuf":
+            raise TypeError(
+                f"M has dtype {dtype.name}: edge weights must be real numbers "
+                "(or BOOL for an unweighted graph)"
+            )
+
+        def pattern(info: dict[str, Any]) -> Any:
+            # GraphBLAS indices are uint64 below 2**63: their int64 view is the same bits,
+            # and a scipy *array* keeps int64 indices as given (no copy). Bool ones as
+            # values, so that no value (or sum of two) can drop an entry.
+            indptr = info["indptr"].view(np.int64)
+            cols = info["col_indices"].view(np.int64)
+            return sp.csr_array((np.ones(cols.shape[0], dtype=bool), cols, indptr),
+                                shape=(n, n))
+
+        # A transpose is materialized once; that temporary is ours, so unpacking it hands
+        # its memory to numpy without a copy. M itself is exported (duplicated) instead.
+        own = kind.__name__ != "Matrix"
+        a = M.new() if own else M
+        info = a.ss.unpack("csr", sort=True) if own else a.ss.export("csr", sort=True)
+        a_csr = pattern(info)
+        if not directed:
+            symmetric = _structurally_symmetric(a_csr)  # on the export: cheaper than in GrB
+            if directed is None:
+                directed = not symmetric
+            if not directed and (weighted or not symmetric):
+                # Undirected: every edge both ways, the smaller weight where both are given
+                # (the same for M and Mᵀ; a may have been unpacked, M.T.T is M).
+                base = M if not own else M.T
+                u = base.ewise_add(base.T, gb.binary.min if weighted else gb.binary.any).new()
+                info = u.ss.unpack("csr", sort=True)
+                a_csr = pattern(info)
+        indptr, cols = a_csr.indptr, a_csr.indices
+        nnz = cols.shape[0]
+        # B = Aᵀ is A's csr arrays read as csc: no copy. As in from_matrix, but the
+        # symmetry is already known (checked, or made, above).
+        config = config or Config()
+        kw = {"pattern": True, "index_dtype": config.index_dtype,
+              "backend": _block_backend(config)}
+        out_block = block_from_scipy(config.format, a_csr.T, **kw)
+        in_block = block_from_scipy(config.format, a_csr, **kw) if directed else out_block
+        g = cls(out_block, in_block, directed=bool(directed), config=config)
+        if weighted:
+            values = info["values"]
+            if info["is_iso"]:
+                values = np.full(nnz, values[0], dtype=values.dtype)
+            rows = np.repeat(np.arange(n, dtype=np.int64), np.diff(indptr))
+            if not directed:
+                # Each undirected edge once: the lower triangle (a is symmetric by now).
+                keep = rows >= cols
+                rows, cols, values = rows[keep], cols[keep], values[keep]
+            g.edges = EdgeList(rows, cols, n, directed=bool(directed), weights=values,
+                               meta={"source": "graphblas"})
+        return g
+
 
 def _networkx_weights(triples: list[tuple[Any, Any, Any]], attr: str, missing: Any) -> np.ndarray:
     """The weights of networkx edges ``(u, v, value)``: float64, 1 where ``missing``."""

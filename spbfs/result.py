@@ -236,6 +236,21 @@ class BFSResult:
             f"<th>frontier</th><th>new</th><th>edges</th><th>ms</th></tr>{rows}</table>{more}"
         )
 
+    def to_graphblas(self) -> tuple[Any, Any]:
+        """``(parents, levels)`` as sparse ``graphblas.Vector`` s (INT64), unreached left out.
+
+        As LAGraph's BFS returns them: only the reached vertices are stored.
+        Either is None when the search did not compute it (``output=``).
+        Needs python-graphblas (``pip install 'spbfs[graphblas]'``).
+        """
+        from spbfs.interop import import_graphblas, to_vector
+
+        what = "BFSResult.to_graphblas"
+        import_graphblas(what)
+        parents = None if self.parents is None else to_vector(self.parents, -1, what=what)
+        levels = None if self.levels is None else to_vector(self.levels, -1, what=what)
+        return parents, levels
+
     def save(self, path: str) -> None:
         """Write ``parents``, ``levels`` and ``values`` (where computed) to an ``.npz`` file."""
         arrays: dict[str, Any] = {"source": np.int64(self.source)}

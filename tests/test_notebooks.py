@@ -3,8 +3,10 @@
 Each notebook is executed with nbclient in a temporary copy (its working directory is a
 temporary folder, so a notebook cannot depend on where it is started from). The
 distributed notebook launches ``mpiexec`` and is skipped only when no ``mpiexec`` can be
-found, the same way the notebook itself looks for one. The notebooks' real graphs come
-from :mod:`spbfs.datasets` (inside the package), so none is skipped for want of data.
+found, the same way the notebook itself looks for one; its live-grid section runs on
+ipyparallel MPI engines where ipyparallel is installed, else on its ``mpiexec`` stand-in.
+The notebooks' real graphs come from :mod:`spbfs.datasets` (inside the package), so none
+is skipped for want of data.
 """
 
 from __future__ import annotations
@@ -84,4 +86,19 @@ def test_notebook_runs(path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPat
                  for o in c.get("outputs", []))
     if path.stem != "02_semirings":  # the algebra notebook prints, the others also plot
         assert images >= 1, f"{path.name} drew no figure"
+    if path.stem == "04_distributed":
+        # The live-grid section takes ipyparallel's engines where it is installed (the
+        # notebook extra) and its mpiexec stand-in for %%px elsewhere (the test extra).
+        # %%px shows the engines' output as display data, the stand-in prints it.
+        texts = "".join(o.get("text", "") + o.get("data", {}).get("text/plain", "")
+                        for c in nb.cells if c.cell_type == "code"
+                        for o in c.get("outputs", []))
+        try:
+            import ipyparallel  # noqa: F401 (the kernel runs this interpreter)
+            with_ipp = True
+        except ImportError:
+            with_ipp = False
+        expected = "MPI engines up" if with_ipp else "each %%px cell runs as one mpiexec job"
+        assert expected in texts, f"the %%px section did not take the expected path: {expected}"
+        assert "levels equal to the one-process search" in texts
     print(f"{path.name}: {elapsed:.1f} s")

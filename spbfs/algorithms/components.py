@@ -62,6 +62,24 @@ class ComponentsResult:
     roots: np.ndarray
     rounds: int
 
+    def to_graphblas(self, *, roots: bool = False) -> Any:
+        """The component of every vertex as a full ``graphblas.Vector`` (INT64).
+
+        Needs python-graphblas (``pip install 'spbfs[graphblas]'``).
+
+        Parameters
+        ----------
+        roots : bool
+            False: ``labels`` (``0 .. n_components - 1``, scipy's numbering).
+            True: ``roots``, each vertex's smallest vertex id in its component
+            (a representative vertex, the convention of LAGraph's
+            connected components).
+        """
+        from spbfs.interop import to_vector
+
+        return to_vector(self.roots if roots else self.labels,
+                         what="ComponentsResult.to_graphblas")
+
 
 def connected_components(
     graph: Any, *, config: Config | None = None, directed: bool | None = None

@@ -64,6 +64,15 @@ class PageRankResult:
         keys = range(self.scores.shape[0]) if self.labels is None else self.labels.tolist()
         return dict(zip(keys, self.scores.tolist(), strict=True))
 
+    def to_graphblas(self) -> Any:
+        """The scores as a full ``graphblas.Vector`` (FP64), indexed by vertex id.
+
+        Needs python-graphblas (``pip install 'spbfs[graphblas]'``).
+        """
+        from spbfs.interop import to_vector
+
+        return to_vector(self.scores, what="PageRankResult.to_graphblas")
+
 
 def pagerank(
     graph: Any,

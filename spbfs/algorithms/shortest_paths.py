@@ -98,6 +98,16 @@ class ShortestPathsResult:
         keys = reached.tolist() if self.labels is None else self.labels[reached].tolist()
         return dict(zip(keys, self.distances[reached].tolist(), strict=True))
 
+    def to_graphblas(self) -> Any:
+        """The distances as a sparse ``graphblas.Vector`` (FP64), unreachable vertices left out.
+
+        Indexed by vertex id (``labels`` maps ids to networkx labels). Needs
+        python-graphblas (``pip install 'spbfs[graphblas]'``).
+        """
+        from spbfs.interop import to_vector
+
+        return to_vector(self.distances, np.inf, what="ShortestPathsResult.to_graphblas")
+
 
 def _edge_weights(graph: Any, g: Graph, weights: Any) -> tuple[Any, Any, Any] | None:
     """(src, dst, w) of the weighted edges, or None for unit weights."""
