@@ -575,7 +575,7 @@ def as_graph(obj: Any, *, config: Config | None = None, directed: bool | None = 
     """Convert ``obj`` to a :class:`Graph` (a Graph under another config is re-stored).
 
     Accepts a Graph, an EdgeList, a scipy/cupyx sparse matrix, a networkx graph,
-    a path to a graph file, or a ``(src, dst)`` pair of arrays.
+    a ``graphblas.Matrix``, a path to a graph file, or a ``(src, dst)`` pair of arrays.
     """
     import os
 
@@ -592,11 +592,13 @@ def as_graph(obj: Any, *, config: Config | None = None, directed: bool | None = 
         return Graph.load(os.fspath(obj), directed=directed, config=config)
     if type(obj).__module__.startswith("networkx"):
         return Graph.from_networkx(obj, config=config)
+    if type(obj).__module__.startswith("graphblas"):
+        return Graph.from_graphblas(obj, directed=directed, config=config)
     if isinstance(obj, tuple) and len(obj) == 2:
         src = check_vertex_ids(obj[0], np.iinfo(np.int64).max, "src")
         dst = check_vertex_ids(obj[1], np.iinfo(np.int64).max, "dst")
         return Graph.from_edges(src, dst, directed=bool(directed), config=config)
     raise TypeError(
         f"cannot make a graph from {type(obj).__name__}: pass a Graph, EdgeList, scipy sparse "
-        f"matrix, networkx graph, file path or (src, dst) arrays"
+        f"matrix, networkx graph, graphblas Matrix, file path or (src, dst) arrays"
     )

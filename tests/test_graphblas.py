@@ -289,3 +289,13 @@ def test_missing_graphblas_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> N
         r.to_graphblas()
     with pytest.raises(ImportError, match="ShortestPathsResult"):
         sssp(spbfs.Graph.from_edges([0, 1], [1, 2]), 0).to_graphblas()
+
+
+def test_bfs_takes_a_graphblas_matrix(gb: Any) -> None:
+    """spbfs.bfs(M, s) converts a graphblas.Matrix as it does a scipy matrix."""
+    a = sp.random(60, 60, density=0.06, format="csr", random_state=5)
+    a.data[:] = 1.0
+    M = gb.io.from_scipy_sparse(a)
+    r = spbfs.bfs(M, 0)
+    want = csgraph.shortest_path(a, unweighted=True, directed=True, indices=0)
+    np.testing.assert_array_equal(r.levels, np.where(np.isinf(want), -1, want).astype(np.int64))
