@@ -44,6 +44,7 @@ from semirings.vector import SparseVector
 from spbfs.mpi import _kernels as K
 from spbfs.mpi import codec
 from spbfs.mpi import comm as C
+from spbfs.mpi.exchange import Exchange
 
 __all__ = ["COMM_PHASES", "LOCAL_PHASES", "FrontierPhases", "GridOps", "PhaseCounters",
            "merge_pairs", "product_sparse"]
@@ -127,8 +128,6 @@ class GridOps:
         """The :class:`~spbfs.mpi.exchange.Exchange` of the row or column (built once)."""
         ex = self._ex.get(which)
         if ex is None:
-            from spbfs.mpi.exchange import Exchange
-
             comm = self.grid.row_comm if which == "row" else self.grid.col_comm
             ex = self._ex[which] = Exchange(comm, self.g.config.butterfly_fanout, tag=18)
         return ex
@@ -452,8 +451,6 @@ class FrontierPhases:
     def __init__(self, grid: Any, B: int, bw: int, plan: Any, visited: np.ndarray,
                  prev: np.ndarray, gather_bufs: list[np.ndarray], pair_bufs: list[np.ndarray],
                  msgbufs: tuple[np.ndarray, np.ndarray], cnt: PhaseCounters) -> None:
-        from spbfs.mpi.exchange import Exchange
-
         self.grid = grid
         self.B = B
         self.bw = bw
