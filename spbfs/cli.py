@@ -74,29 +74,17 @@ def _launcher_world_size() -> int:
 # --------------------------------------------------------------------------- options
 
 
-def _add_config_arguments(p: argparse.ArgumentParser) -> None:
-    """Options that build the :class:`~spbfs.Config`."""
+def _add_config_arguments(p: argparse.ArgumentParser, *, search: bool = True) -> None:
+    """Options that build the :class:`~spbfs.Config` (``search``: the BFS's direction too;
+    the algorithm commands have none)."""
     p.add_argument("--format", choices=("csr", "dcsc"), help="local block storage")
     p.add_argument("--backend", choices=("auto", "numpy", "numba", "cupy"),
                    help="kernels (a process grid runs numba)")
-    p.add_argument("--direction", choices=("auto", "top-down", "bottom-up"))
-    p.add_argument("--alpha", type=float, help="top-down -> bottom-up switch (Beamer alpha)")
-    p.add_argument("--beta", type=float, help="bottom-up -> top-down switch (Beamer beta)")
-    p.add_argument("--grid", help="process grid RxC for an MPI run, e.g. 2x2 "
-                                  "(default: from the rank count)")
-    p.add_argument("--config", help="TOML configuration file")
-    p.add_argument("--threads", type=int, help="numba threads (per rank; default 1 when "
-                                               "ranks share a machine)")
-    p.add_argument("--bind", choices=("auto", "none", "core"),
-                   help="pin MPI ranks to cores (auto: when a machine's ranks outnumber "
-                        "its cores)")
-
-
-def _add_algorithm_config_arguments(p: argparse.ArgumentParser) -> None:
-    """The :class:`~spbfs.Config` options of the algorithm commands (no BFS direction)."""
-    p.add_argument("--format", choices=("csr", "dcsc"), help="local block storage")
-    p.add_argument("--backend", choices=("auto", "numpy", "numba", "cupy"),
-                   help="kernels (a process grid runs numba)")
+    if search:
+        p.add_argument("--direction", choices=("auto", "top-down", "bottom-up"))
+        p.add_argument("--alpha", type=float,
+                       help="top-down -> bottom-up switch (Beamer alpha)")
+        p.add_argument("--beta", type=float, help="bottom-up -> top-down switch (Beamer beta)")
     p.add_argument("--grid", help="process grid RxC for an MPI run, e.g. 2x2 "
                                   "(default: from the rank count)")
     p.add_argument("--config", help="TOML configuration file")
@@ -232,7 +220,7 @@ def _parser() -> argparse.ArgumentParser:
         a = sub.add_parser(name, help=text)
         _add_algorithm_arguments(name, a)
         _add_progress_argument(a)
-        _add_algorithm_config_arguments(a)
+        _add_config_arguments(a, search=False)
     return ap
 
 
@@ -278,7 +266,7 @@ def _grid_parser(rank: int) -> argparse.ArgumentParser:
         a = sub.add_parser(name, rank=rank, help=f"{text} (the file is read on rank 0)")
         _add_algorithm_arguments(name, a)
         _add_progress_argument(a)
-        _add_algorithm_config_arguments(a)
+        _add_config_arguments(a, search=False)
     return ap
 
 
