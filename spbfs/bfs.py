@@ -146,7 +146,7 @@ def bfs(
     return _search(g, source, cfg, max_depth, target, reverse)
 
 
-def _engine(g: Graph, backend: Any, reverse: bool) -> LocalEngine:
+def _engine(g: Graph, backend: Any, reverse: bool, cfg: Config) -> LocalEngine:
     """The one-process engine for ``backend``: numba, CUDA kernels or vectorized steps."""
     out_block, in_block = (g.in_block, g.out_block) if reverse else (g.out_block, g.in_block)
     deg = g.in_degree if reverse else g.out_degree
@@ -165,7 +165,7 @@ def _engine(g: Graph, backend: Any, reverse: bool) -> LocalEngine:
         # steps (the same logic as numpy, covered by the CPU tests) otherwise.
         from spbfs.kernels.bfs_cuda import make_engine
 
-        engine = make_engine(backend.xp, out_block, in_block, deg)
+        engine = make_engine(backend.xp, out_block, in_block, deg, cfg)
         if engine is not None:
             return engine
     return VectorizedEngine(backend.xp, out_block, in_block, deg)
@@ -175,7 +175,7 @@ def _search(
     g: Graph, source: int, cfg: Config, max_depth: int | None, target: int | None, reverse: bool
 ) -> BFSResult:
     backend = get_backend(cfg.backend)
-    engine = _engine(g, backend, reverse)
+    engine = _engine(g, backend, reverse, cfg)
     # A GPU's first bottom-up sweep costs microseconds: no guard against it
     # there (its fused top-down loop applies Beamer's test alone).
     gamma = float("inf") if backend.is_gpu else DirectionPolicy.gamma

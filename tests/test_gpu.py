@@ -20,7 +20,7 @@ from conftest import DIRECTIONS, FORMATS
 from scipy.sparse import csgraph
 
 import spbfs
-from spbfs import datasets
+from spbfs import datasets, load_config
 from spbfs import generators as gen
 from spbfs.edges import EdgeList
 from spbfs.kernels import bfs_cuda as sc
@@ -151,9 +151,10 @@ def test_kernel_source_is_fully_specialised():
             assert f"{kernel}(" in src
 
 
-def test_make_engine_can_be_disabled(monkeypatch):
-    monkeypatch.setenv("SPBFS_CUDA_KERNELS", "0")
-    assert sc.make_engine(None, None, None, None) is None
+def test_make_engine_can_be_disabled():
+    """The search's config decides (SPBFS_CUDA_KERNELS reaches it through load_config)."""
+    cfg = load_config(environ={"SPBFS_CUDA_KERNELS": "0"})
+    assert sc.make_engine(None, None, None, None, cfg) is None
 
 
 # --------------------------------------------------------------------------- GPU

@@ -83,14 +83,12 @@ import math
 import time
 import warnings
 import weakref
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
+from spbfs.config import Config
 from spbfs.search.driver import LocalEngine
-
-if TYPE_CHECKING:
-    from spbfs.config import Config
 
 __all__ = ["SMALL", "kernels_available", "make_engine"]
 
@@ -847,8 +845,7 @@ class _CudaEngine(LocalEngine):
     deg : array
         Degree of every vertex in the traversal direction.
     config : Config, optional
-        ``cuda_fused=False`` runs one top-down level per launch; default
-        :func:`spbfs.load_config` ``()``.
+        ``cuda_fused=False`` runs one top-down level per launch; default ``Config()``.
     """
 
     #: Number of searches bound so far (lets tests check which engine ran).
@@ -1038,13 +1035,9 @@ class _CudaEngine(LocalEngine):
 
 
 def _config(config: Config | None) -> Config:
-    # Stopgap for callers that hand no config (the driver in spbfs/bfs.py does not
-    # yet): the environment's settings, read where all of them are read.
-    if config is not None:
-        return config
-    from spbfs.config import load_config
-
-    return load_config()
+    # The driver hands the search's config; a caller that hands none (a test's
+    # stand-in factory) gets the defaults, not the environment.
+    return config if config is not None else Config()
 
 
 def make_engine(xp: Any, out_block: Any, in_block: Any, deg: Any,
@@ -1060,8 +1053,7 @@ def make_engine(xp: Any, out_block: Any, in_block: Any, deg: Any,
     config : Config, optional
         The search's config: ``cuda_kernels=False`` disables the kernels (the
         caller then uses the vectorized cupy steps), ``cuda_fused=False``
-        runs one level per launch. Default: :func:`spbfs.load_config` ``()``,
-        i.e. ``SPBFS_CUDA_KERNELS`` and ``SPBFS_CUDA_FUSED``.
+        runs one level per launch. Default: ``Config()``.
     """
     config = _config(config)
     if not config.cuda_kernels:
