@@ -113,6 +113,19 @@ _MSBFS_CHUNK = 256
 # --------------------------------------------------------------------------- kernels
 
 
+@nb.njit(cache=True, nogil=True, inline="always")
+def _enqueue_row(u, ptr, ind, s, order, pred, tail):  # type: ignore[no-untyped-def]
+    """Append the unseen entries of row ``u`` to the queue; returns the new tail."""
+    one = np.uint64(1)
+    for k in range(np.uint64(ptr[u]), np.uint64(ptr[u + one])):
+        v = np.uint64(ind[k])
+        if v != s and pred[v] == NULL_IDX:
+            order[tail] = v
+            pred[v] = u
+            tail += 1
+    return tail
+
+
 @nb.njit(cache=True, nogil=True)
 def _queue_bfs(start, p1, i1, p2, i2, both, order, pred):  # type: ignore[no-untyped-def]
     """scipy's breadth-first order: dequeue, scan row of G (then of G.T), first finder wins.
@@ -120,26 +133,15 @@ def _queue_bfs(start, p1, i1, p2, i2, both, order, pred):  # type: ignore[no-unt
     Ids are read as unsigned so that numba drops its negative-index checks
     (they cost a third of the time; scipy's loop is unsigned too).
     """
-    one = np.uint64(1)
     s = np.uint64(start)
     order[0] = start
     head = 0
     tail = 1
     while head < tail:
         u = np.uint64(order[head])
-        for k in range(np.uint64(p1[u]), np.uint64(p1[u + one])):
-            v = np.uint64(i1[k])
-            if v != s and pred[v] == NULL_IDX:
-                order[tail] = v
-                pred[v] = u
-                tail += 1
-        if both:
-            for k in range(np.uint64(p2[u]), np.uint64(p2[u + one])):
-                v = np.uint64(i2[k])
-                if v != s and pred[v] == NULL_IDX:
-                    order[tail] = v
-                    pred[v] = u
-                    tail += 1
+        tail = _enqueue_row(u, p1, i1, s, order, pred, tail)
+        if both:  # the row of G.T too (an undirected view of a directed matrix)
+            tail = _enqueue_row(u, p2, i2, s, order, pred, tail)
         head += 1
     return tail
 
