@@ -29,7 +29,7 @@ import os
 from typing import Any
 
 from spbfs.mpi import costmodel
-from spbfs.mpi.exchange import PATTERNS
+from spbfs.mpi.exchange import PATTERNS, Exchange
 from spbfs.mpi.network import Emulator, LinkModel, cached_link
 
 __all__ = ["Planner", "link_model", "planner"]
@@ -215,6 +215,13 @@ class Planner:
                                            _slower(self.pair_codec, over))
         # The choices depend on these only: later searches on the grid reuse them (a
         # model evaluation costs tens of microseconds, a search of a small graph less).
+        #: Whether a pair message may arrive compressed (else receivers skip the check).
+        self.pairs_compressible = self.encoding == "compressed" or (
+            self.encoding == "auto" and self.link is not None)
+        #: The column's and the row's exchanges (with the butterfly's schedule), built
+        #: once with the plan instead of per search.
+        self.col_ex = Exchange(grid.col_comm, self.fanout)
+        self.row_ex = Exchange(grid.row_comm, self.fanout, tag=17)
         memos = grid.__dict__.setdefault("_plan_memos", {})
         self._memo: dict[tuple, tuple[str, float]] = memos.setdefault(
             (self.link, self.codec, self.pair_codec, self.fanout, B, self.pc), {})

@@ -475,8 +475,8 @@ class FrontierPhases:
         self.col_dests = [i2 * pc + jt for i2 in range(pr) if i2 * pc + jt != rank]
         self.col_recvs = {src: gather_bufs[i2] for i2, src in enumerate(self.col_srcs)
                           if src != rank}
-        self.col_ex = Exchange(grid.col_comm, plan.fanout)
-        self.row_ex = Exchange(grid.row_comm, plan.fanout, tag=17)
+        self.col_ex = plan.col_ex
+        self.row_ex = plan.row_ex
         self.gather_len = max(B, bw, 1) + _PAD
         self.pending: tuple | None = None  # a posted frontier exchange (post_expand)
         self.expand_pattern = plan.fixed_pattern or "p2p"
@@ -677,7 +677,7 @@ class FrontierPhases:
         else:
             recv, messages, words = self.row_ex.alltoall(pattern, sends)
         cnt.add(phase, messages, words)
-        if self.enc != "list":  # each sender chose its own encoding (auto)
+        if self.plan.pairs_compressible:  # each sender chose its own encoding (auto)
             recv = [self._decode_pairs(r) for r in recv]
         if self.emu is not None:
             self.emu.hold(t0, messages, 8 * words)
