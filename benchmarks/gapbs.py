@@ -302,7 +302,7 @@ def build_gapbs(src: Path, cache: Path, targets: Sequence[str] = ("bfs", "conver
 #: peak RSS of the memory image a process leaves at exec in that process's maxrss,
 #: and a child spawned by this (large) process starts out sharing its image: GAPBS's
 #: ru_maxrss would then be at least this script's RSS. From ``python -S`` it is at
-#: least ~10 MiB instead.
+#: least ~8 MiB (``/bin/true`` under it reports 8.2 MiB) instead.
 _RUSAGE_WRAPPER = """
 import os, sys
 pid = os.posix_spawn(sys.argv[1], sys.argv[1:], os.environ)
@@ -318,7 +318,7 @@ def run_gapbs(exe: Path, args: Sequence[str], env: dict[str, str]) -> GapbsRun:
 
     The kernel runs under a small ``python -S`` wrapper (see
     ``_RUSAGE_WRAPPER``), so its peak RSS is its own, not this script's; the
-    wrapper's ~10 MiB is the floor of what can be reported.
+    wrapper's ~8 MiB is the floor of what can be reported.
 
     Raises
     ------
@@ -698,22 +698,27 @@ def main(argv: Sequence[str] | None = None) -> int:
                       + ", ".join(f"{k} {v:.1f} s" for k, v in prep.build_s.items()))
             prep = prepared[1]
             if case.roots is not None:
-                roots = case.roots(prep)
+                fixed = case.roots(prep)
+                # A fixed root is searched --roots times per round (as many samples as a
+                # sampled graph gets); each repetition is a "root" of the statistics.
+                roots = (fixed * args.roots)[:max(args.roots, len(fixed))]
+                what = f"fixed {', '.join(map(str, fixed))}, each {len(roots) // len(fixed)}x"
             else:
                 roots = [int(r) for r in sample_roots(prep.out_degree, args.roots,
                                                       seed=args.root_seed)]
+                what = f"sample_roots seed {args.root_seed}, first {roots[0] if roots else '-'}"
             if not roots:
                 print("no vertex has an edge: nothing to search")
                 continue
             fns = search_fns(prep, systems)
             status = check_first_root(prep, roots[0], fns, exes, env)
             # Depths from spbfs csr: BFS levels per search (depth + 1), and warm-up.
-            depth = [int(np.max(spbfs.bfs(prep.graphs["csr"], r).levels)) for r in roots]
+            depth_of = {r: int(np.max(spbfs.bfs(prep.graphs["csr"], r).levels))
+                        for r in dict.fromkeys(roots)}
+            depth = [depth_of[r] for r in roots]
             high = median(depth) >= HIGH_DIAMETER
-            print(f"roots: {len(roots)} ({'fixed' if case.roots else 'sample_roots seed '}"
-                  f"{'' if case.roots else args.root_seed}) first {roots[0]}; depth "
-                  f"min/median/max {min(depth)}/{int(median(depth))}/{max(depth)}; load "
-                  f"{load_average()}")
+            print(f"roots: {len(roots)} per round ({what}); depth min/median/max "
+                  f"{min(depth)}/{int(median(depth))}/{max(depth)}; load {load_average()}")
             times, rss = time_case(prep, roots, systems, fns, exes, env, args.rounds,
                                    args.gapbs_trials)
             edges_per_search = prep.nnz / 2
@@ -741,9 +746,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 rows.append(row)
             print(format_table(headers, rows, markdown=args.markdown))
             if rss:
-                line = (f"gapbs peak RSS loading the .sg: {rss / 2**20:.0f} MiB = "
-                        f"{rss / prep.edges.num_edges:.1f} B per input edge")
-                print(line)
+                print(f"gapbs peak RSS loading the .sg: {rss / 2**20:.0f} MiB = "
+                      f"{rss / prep.edges.num_edges:.1f} B per input edge{_floor(rss)}")
             print(f"load after: {load_average()}")
             srow = [case.name, f"{int(median(depth))}"]
             for s in SYSTEMS:
@@ -764,7 +768,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             m = args.edgefactor << rss_scale
             line = (f"gapbs bfs -g {rss_scale} -k {args.edgefactor} (generates and builds its "
                     f"own graph): peak RSS {run.peak_rss / 2**20:.0f} MiB = "
-                    f"{run.peak_rss / m:.1f} B per input edge ({m:,} input edges)")
+                    f"{run.peak_rss / m:.1f} B per input edge ({m:,} input edges)"
+                    f"{_floor(run.peak_rss)}")
             print(f"\n{line}")
             notes.append(line)
 
@@ -784,6 +789,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     finally:
         shutil.rmtree(workroot, ignore_errors=True)
     return 0
+
+
+def _floor(rss: int) -> str:
+    """A warning when a peak RSS is close to what the wrapper alone reports."""
+    return " (near the ~8 MiB floor of the measurement)" if rss < 32 * 2**20 else ""
 
 
 def _numba_parallel_ran() -> bool:
