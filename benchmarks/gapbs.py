@@ -576,6 +576,9 @@ def _parser() -> argparse.ArgumentParser:
                         f"(default: all)")
     p.add_argument("--systems", default=",".join(SYSTEMS),
                    help=f"comma-separated subset of {', '.join(SYSTEMS)}")
+    p.add_argument("--formats", default="csr,dcsc",
+                   help="spbfs block formats to time, a subset of csr,dcsc (default both); "
+                        "the spbfs-FORMAT systems not named here are dropped")
     p.add_argument("--roots", type=int, default=16,
                    help="sampled roots per graph (grid cases: one fixed root) (default 16)")
     p.add_argument("--root-seed", type=int, default=0, help="sample_roots seed (default 0)")
@@ -639,7 +642,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"--systems: unknown {', '.join(unknown) or '(empty)'}; choose from "
               f"{', '.join(SYSTEMS)}", file=sys.stderr)
         return 2
-    systems = [s for s in SYSTEMS if s in systems]
+    formats = {f.strip() for f in args.formats.split(",") if f.strip()}
+    if not formats <= {"csr", "dcsc"}:
+        print(f"--formats: unknown {', '.join(sorted(formats - {'csr', 'dcsc'}))}; choose from "
+              f"csr, dcsc", file=sys.stderr)
+        return 2
+    systems = [s for s in SYSTEMS if s in systems
+               and not (s.startswith("spbfs-") and s.removeprefix("spbfs-") not in formats)]
+    if not systems:
+        print("--systems and --formats leave nothing to time", file=sys.stderr)
+        return 2
     for name in ("roots", "rounds", "gapbs_trials", "threads", "grid", "mesh_points",
                  "edgefactor"):
         if getattr(args, name) < 1:
