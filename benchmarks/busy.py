@@ -94,6 +94,29 @@ def _time(g, roots: list[int], threads: int | None, ceiling: int) -> list[float]
     return out
 
 
+def _sampling_cost(repeat: int = 2000) -> str:
+    """Median microseconds of one policy decision and of the own-thread count it may add."""
+    import numba
+
+    from spbfs.threads import ThreadPolicy, read_own_running
+
+    policy, ceiling = ThreadPolicy(), numba.get_num_threads()
+    workers = numba.config.NUMBA_NUM_THREADS - 1
+
+    def per_call(fn) -> float:
+        ts = []
+        for _ in range(repeat):
+            t = time.perf_counter_ns()
+            fn()
+            ts.append(time.perf_counter_ns() - t)
+        return median(ts) / 1e3
+
+    choose = per_call(lambda: policy.choose(ceiling, workers))
+    own = per_call(read_own_running)
+    return (f"sampling: ThreadPolicy.choose {choose:.1f} us (median of {repeat}), "
+            f"the own-thread count it adds when ambiguous {own:.1f} us")
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--scales", type=int, nargs="+", default=[16, 18, 20])
@@ -127,6 +150,7 @@ def main(argv: list[str] | None = None) -> int:
                       direction="bottom-up", max_depth=3)
     print(f"numba threading layer {numba.threading_layer()}, pool {numba.config.NUMBA_NUM_THREADS}"
           f", caller's threads {ceiling}, {args.rounds} rounds x {args.roots} searches")
+    print(_sampling_cost())
     rows = []
     policy = ThreadPolicy()
     for k in args.busy:

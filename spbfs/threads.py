@@ -197,6 +197,12 @@ class ThreadPolicy:
         running = read_running(self.loadavg)
         if running is None:
             return min(ceiling, allowed)
+        most = min(ceiling, allowed)
+        # First as if no CPU lay outside the mask (CPUs there only add threads): on a
+        # quiet machine that answer is already the most, and os.cpu_count, which reads
+        # a file (5 us), is spared.
+        if count_threads(ceiling, running, 1, allowed, allowed, self.spare) == most:
+            return most
         cpus = max(os.cpu_count() or allowed, allowed)
         # The reading thread alone is ours, or every pool worker is spinning too.
         busy = count_threads(ceiling, running, 1, cpus, allowed, self.spare)

@@ -129,6 +129,8 @@ def test_policy_counts_its_own_spinning_workers(tmp_path, machine):
 def test_policy_affinity_limited(tmp_path, machine):
     machine(16, 2)
     assert ThreadPolicy(loadavg=_loadavg(tmp_path, 1)).choose(16, 15) == 2
+    # 9 others fit on the 14 CPUs outside the mask: ours stay idle.
+    assert ThreadPolicy(loadavg=_loadavg(tmp_path, 10)).choose(16, 15) == 2
     # 14 others on the 14 CPUs outside the mask, 2 more on ours (workers asleep).
     policy = ThreadPolicy(loadavg=_loadavg(tmp_path, 17), task_dir=_tasks(tmp_path, ["R"]))
     assert policy.choose(16, 15) == 1
