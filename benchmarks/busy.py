@@ -60,7 +60,7 @@ def _stop_hogs(hogs: list[subprocess.Popen]) -> None:
 
 
 def _cases(scales: list[int], edgefactor: int, nroots: int, seed: int) -> list[tuple]:
-    """``(label, graph, roots)`` per scale, and scale 16's isolated-vertex case."""
+    """``(label, graph per setting, roots)`` per scale, and the smallest's isolated root."""
     import spbfs
     from spbfs.generators import kronecker
 
@@ -70,26 +70,30 @@ def _cases(scales: list[int], edgefactor: int, nroots: int, seed: int) -> list[t
         deg = np.asarray(g.out_degree)
         rng = np.random.default_rng(seed)
         roots = rng.choice(np.flatnonzero(deg > 0), size=nroots, replace=False)
-        out.append((f"Kronecker {scale}", g, [int(r) for r in roots]))
+        # One graph per setting, made once: a config passed to every call would give each
+        # search a fresh Graph without the scratch arrays the previous search left it.
+        graphs = {t: g.with_config(g.config.replace(threads=t)) for t in SETTINGS}
+        out.append((f"Kronecker {scale}", graphs, [int(r) for r in roots]))
         isolated = np.flatnonzero(deg == 0)
         if scale == min(scales) and len(isolated):
-            out.append((f"Kronecker {scale}, isolated root", g, [int(isolated[0])] * nroots))
+            out.append((f"Kronecker {scale}, isolated root", graphs,
+                        [int(isolated[0])] * nroots))
     return out
 
 
-def _time(g, roots: list[int], threads: int | None, ceiling: int) -> list[float]:
+def _time(graphs: dict, roots: list[int], threads: int | None, ceiling: int) -> list[float]:
     """Milliseconds of each search from ``roots`` with ``threads`` (None: the default)."""
     import numba
 
     import spbfs
 
-    cfg = g.config.replace(threads=threads)
     # An explicit count stays set after a search; the default's ceiling is the caller's.
     numba.set_num_threads(ceiling)
+    g = graphs[threads]
     out = []
     for r in roots:
         t = time.perf_counter()
-        spbfs.bfs(g, r, config=cfg)
+        spbfs.bfs(g, r)
         out.append((time.perf_counter() - t) * 1e3)
     return out
 
@@ -143,11 +147,10 @@ def main(argv: list[str] | None = None) -> int:
 
     ceiling = numba.get_num_threads()
     cases = _cases(args.scales, args.edgefactor, args.roots, args.seed)
-    for _, g, roots in cases:  # compile every kernel before any timing
+    for _, graphs, roots in cases:  # compile every kernel before any timing
         for t in SETTINGS:
-            _time(g, roots[:1], t, ceiling)
-            spbfs.bfs(g, roots[0], config=g.config.replace(threads=t),
-                      direction="bottom-up", max_depth=3)
+            _time(graphs, roots[:1], t, ceiling)
+            spbfs.bfs(graphs[t], roots[0], direction="bottom-up", max_depth=3)
     print(f"numba threading layer {numba.threading_layer()}, pool {numba.config.NUMBA_NUM_THREADS}"
           f", caller's threads {ceiling}, {args.rounds} rounds x {args.roots} searches")
     print(_sampling_cost())
@@ -157,7 +160,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{k} busy: before {_uptime()}", flush=True)
         hogs = _start_hogs(k)
         try:
-            for label, g, roots in cases:
+            for label, graphs, roots in cases:
                 times: dict[int | None, list[float]] = {t: [] for t in SETTINGS}
                 picked: Counter[int] = Counter()
                 for rnd in range(args.rounds):
@@ -165,7 +168,7 @@ def main(argv: list[str] | None = None) -> int:
                     for t in order:
                         if t is None:
                             picked[policy.choose(ceiling, numba.config.NUMBA_NUM_THREADS - 1)] += 1
-                        times[t] += _time(g, roots, t, ceiling)
+                        times[t] += _time(graphs, roots, t, ceiling)
                 med = {t: median(v) for t, v in times.items()}
                 best = min(med.values())
                 rows.append([k, label, *(f"{med[t]:.2f}" for t in SETTINGS),
