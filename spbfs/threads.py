@@ -140,7 +140,18 @@ def count_threads(ceiling: int, running: int, own_running: int, cpus: int, allow
         ``min(ceiling, allowed, idle + spare)``, at least 1, where ``idle`` is
         ``allowed`` less the other processes' runnable tasks, counting only
         those that the CPUs outside this process's mask cannot hold.
+
+    Raises
+    ------
+    ValueError
+        For a count out of its range (``allowed > cpus`` included).
     """
+    if ceiling < 1 or own_running < 1 or running < 0 or allowed < 1 or cpus < allowed \
+            or spare < 0:
+        raise ValueError(
+            f"count_threads needs ceiling >= 1, own_running >= 1, running >= 0, "
+            f"1 <= allowed <= cpus and spare >= 0; got ceiling={ceiling}, running={running}, "
+            f"own_running={own_running}, cpus={cpus}, allowed={allowed}, spare={spare}")
     others = max(0, running - own_running)
     # Other work fills the cores this process may not use first (a cpuset elsewhere).
     on_ours = max(0, others - max(0, cpus - allowed))

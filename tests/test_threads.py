@@ -77,6 +77,16 @@ def test_count_threads(ceiling, running, own, cpus, allowed, spare, want):
     assert count_threads(ceiling, running, own, cpus, allowed, spare) == want
 
 
+@pytest.mark.parametrize("bad", [
+    {"ceiling": 0}, {"own_running": 0}, {"running": -1}, {"allowed": 0}, {"allowed": 3},
+    {"spare": -1},
+])
+def test_count_threads_refuses_bad_counts(bad):
+    args = {"ceiling": 2, "running": 1, "own_running": 1, "cpus": 2, "allowed": 2, "spare": 1}
+    with pytest.raises(ValueError, match=f"{next(iter(bad))}={next(iter(bad.values()))}"):
+        count_threads(**{**args, **bad})
+
+
 # ----------------------------------------------------------------- readings
 
 
