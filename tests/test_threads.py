@@ -188,8 +188,11 @@ def test_env_and_toml(tmp_path):
     f = tmp_path / "c.toml"
     f.write_text('threads = "auto"\n')
     assert Config.from_toml(f).threads is None
-    # A keyword "auto" beats the environment's number.
+    # A keyword "auto" beats the environment's number, the environment's the file's.
     assert load_config(environ={"SPBFS_THREADS": "3"}, threads="auto").threads is None
+    f.write_text("threads = 4\n")
+    assert load_config(f, environ={}).threads == 4
+    assert load_config(f, environ={"SPBFS_THREADS": "auto"}).threads is None
 
 
 # ----------------------------------------------------------------- inside a search
