@@ -199,6 +199,11 @@ class ThreadPolicy:
         -------
         int
             Between 1 and ``ceiling``.
+
+        Raises
+        ------
+        ValueError
+            For a ``ceiling`` below 1 or a negative ``workers``.
         """
         if isinstance(ceiling, bool) or not isinstance(ceiling, int) or ceiling < 1:
             raise ValueError(f"'ceiling' must be a positive integer; got {ceiling!r}")
