@@ -27,6 +27,7 @@ from spbfs.search.driver import LocalEngine, run_levels
 from spbfs.search.numba_engine import NumbaEngine, ScratchPool, nonempty_columns
 from spbfs.search.semiring_engine import semiring_search
 from spbfs.search.vectorized_engine import VectorizedEngine
+from spbfs.threads import search_threads
 
 __all__ = ["bfs"]
 
@@ -137,13 +138,11 @@ def bfs(
     if target is not None:
         target = check_vertex(g.resolve_vertex(target, "target"), g.n, "target")
     max_depth = check_max_depth(max_depth)
-    if cfg.threads is not None:
-        import numba
-
-        numba.set_num_threads(min(cfg.threads, numba.config.NUMBA_NUM_THREADS))
-    if kind == VALUES:
-        return semiring_search(g, source, cfg, semiring, source_value, max_depth, target, reverse)
-    return _search(g, source, cfg, max_depth, target, reverse)
+    with search_threads(cfg.threads):  # None: as many as the machine has idle now
+        if kind == VALUES:
+            return semiring_search(g, source, cfg, semiring, source_value, max_depth, target,
+                                   reverse)
+        return _search(g, source, cfg, max_depth, target, reverse)
 
 
 def _engine(g: Graph, backend: Any, reverse: bool, cfg: Config) -> LocalEngine:

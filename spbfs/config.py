@@ -121,9 +121,15 @@ class Config:
         Process grid ``(pr, pc)``; None chooses one from the number of ranks.
     output : {"both", "parents", "levels"}
         Which result arrays BFS returns.
-    threads : int or None
-        Numba threads; None leaves numba's default (all cores, or 1 per rank
-        when several MPI ranks share a machine).
+    threads : int, "auto" or None
+        Numba threads. A number is obeyed (capped at numba's pool,
+        ``NUMBA_NUM_THREADS``). None (the default; ``"auto"`` means the same
+        and is stored as None): a one-process search runs on as many of the
+        caller's ``numba.get_num_threads()`` threads as the machine has idle
+        cores at that moment, plus one (:mod:`spbfs.threads`), so that it does
+        not wait on descheduled threads when other processes keep the cores
+        busy; MPI ranks run 1 thread each when several share a machine, else
+        numba's default. Environment: ``SPBFS_THREADS`` (a number or ``auto``).
     bind : {"auto", "none", "core"}
         Pinning of MPI ranks to cores: ``core`` pins each rank of a machine to
         one of the cores it may use (round robin by its rank on the machine);
@@ -215,9 +221,11 @@ def _check(name: str, value: Any) -> Any:
     if name == "grid":
         return None if value is None else _parse_grid(value)
     if name == "threads":
-        if value is not None and (isinstance(value, bool) or not isinstance(value, int)
-                                  or value < 1):
-            raise ValueError(f"config 'threads' must be a positive integer; got {value!r}")
+        if value is None or (isinstance(value, str) and value.strip().lower() == "auto"):
+            return None
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise ValueError(f"config 'threads' must be a positive integer or 'auto'; "
+                             f"got {value!r}")
         return value
     if name == "wait":
         return _check_wait(value)
@@ -347,11 +355,14 @@ def _env_value(key: str, name: str, raw: str) -> Any:
             value: Any = float(raw)
         except ValueError:
             raise ValueError(f"environment {key} must be a number; got {raw!r}") from None
+    elif name == "threads" and raw.lower() == "auto":
+        value = None
     elif name in ("threads", "butterfly_fanout"):
         try:
             value = int(raw)
         except ValueError:
-            raise ValueError(f"environment {key} must be an integer; got {raw!r}") from None
+            what = "an integer or 'auto'" if name == "threads" else "an integer"
+            raise ValueError(f"environment {key} must be {what}; got {raw!r}") from None
     elif name in _BOOLS:
         if raw.lower() not in _BOOL_WORDS:
             valid = ", ".join(repr(w) for w in _BOOL_WORDS)

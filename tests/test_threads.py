@@ -1,0 +1,331 @@
+"""The thread count of a one-process search (spbfs.threads) and the ``threads`` setting."""
+
+from __future__ import annotations
+
+import importlib
+import threading
+from pathlib import Path
+
+import networkx as nx
+import numba
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from scipy.sparse.csgraph import shortest_path
+
+import spbfs
+import spbfs.threads as T
+from spbfs.config import Config, load_config
+from spbfs.threads import ThreadPolicy, count_threads, read_own_running, read_running
+
+# The module, not the function ``spbfs.bfs`` that the package exports under its name.
+bfs_module = importlib.import_module("spbfs.bfs")
+POOL = numba.config.NUMBA_NUM_THREADS
+needs_two = pytest.mark.skipif(POOL < 2, reason="numba's pool has one thread")
+
+
+# ----------------------------------------------------------------- synthetic /proc
+
+
+def _loadavg(tmp_path: Path, running: int, total: int = 200) -> str:
+    f = tmp_path / "loadavg"
+    f.write_text(f"2.50 1.20 0.80 {running}/{total} 12345\n")
+    return str(f)
+
+
+def _tasks(tmp_path: Path, states: list[str]) -> str:
+    """A task folder like /proc/self/task: one thread per state letter."""
+    d = tmp_path / "task"
+    for i, s in enumerate(states):
+        (d / str(100 + i)).mkdir(parents=True)
+        # A name with a space and a ") S" inside: the state follows the last ')'.
+        (d / str(100 + i) / "stat").write_text(f"{100 + i} (numba ) S w{i}) {s} 1 2 3 4\n")
+    return str(d)
+
+
+@pytest.fixture
+def machine(monkeypatch):
+    """Make the policy see a machine of ``cpus`` CPUs of which ``allowed`` are ours."""
+    def set_(cpus: int, allowed: int) -> None:
+        monkeypatch.setattr(T.os, "cpu_count", lambda: cpus)
+        monkeypatch.setattr(T, "_allowed_cpus", lambda: allowed)
+    return set_
+
+
+# ----------------------------------------------------------------- the pure rule
+
+
+@pytest.mark.parametrize(
+    ("ceiling", "running", "own", "cpus", "allowed", "spare", "want"),
+    [
+        (2, 1, 1, 2, 2, 1, 2),     # quiet: only the reader runs
+        (2, 2, 1, 2, 2, 1, 2),     # one other process: one core idle, plus the spare
+        (2, 3, 1, 2, 2, 1, 1),     # two others: both cores taken
+        (2, 9, 1, 2, 2, 1, 1),     # far more: never below 1
+        (2, 2, 1, 2, 2, 0, 1),     # no spare: idle cores only
+        (2, 3, 2, 2, 2, 1, 2),     # the second runnable task is our own worker
+        (16, 1, 1, 16, 16, 1, 16),
+        (16, 9, 1, 16, 16, 1, 9),  # 8 others on 16 cores: 8 idle + 1
+        (4, 9, 1, 16, 16, 1, 4),   # the caller's ceiling caps it
+        (16, 1, 1, 16, 4, 1, 4),   # affinity: 4 CPUs are ours
+        (4, 13, 1, 16, 4, 1, 4),   # 12 others fit on the 12 CPUs that are not ours
+        (4, 15, 1, 16, 4, 1, 3),   # 14 others: 2 spill onto ours -> 2 idle + 1
+        (4, 40, 1, 16, 4, 1, 1),
+    ],
+)
+def test_count_threads(ceiling, running, own, cpus, allowed, spare, want):
+    assert count_threads(ceiling, running, own, cpus, allowed, spare) == want
+
+
+@pytest.mark.parametrize("bad", [
+    {"ceiling": 0}, {"own_running": 0}, {"running": -1}, {"allowed": 0}, {"allowed": 3},
+    {"spare": -1},
+])
+def test_count_threads_refuses_bad_counts(bad):
+    args = {"ceiling": 2, "running": 1, "own_running": 1, "cpus": 2, "allowed": 2, "spare": 1}
+    with pytest.raises(ValueError, match=f"{next(iter(bad))}={next(iter(bad.values()))}"):
+        count_threads(**{**args, **bad})
+
+
+# ----------------------------------------------------------------- readings
+
+
+def test_read_running(tmp_path):
+    assert read_running(_loadavg(tmp_path, 7)) == 7
+    assert read_running(str(tmp_path / "absent")) is None
+    bad = tmp_path / "bad"
+    bad.write_text("0.1 0.2 0.3\n")
+    assert read_running(str(bad)) is None
+    bad.write_text("0.1 0.2 0.3 x/9 1\n")
+    assert read_running(str(bad)) is None
+
+
+def test_read_own_running(tmp_path):
+    assert read_own_running(_tasks(tmp_path, ["R", "S", "R", "D"])) == 2
+    assert read_own_running(str(tmp_path / "absent")) is None
+
+
+def test_real_proc_is_read_where_there_is_one():
+    if not Path("/proc/loadavg").exists():
+        pytest.skip("no /proc here")
+    assert read_running() >= 1  # this very test is running
+    assert read_own_running() >= 1
+
+
+# ----------------------------------------------------------------- the policy
+
+
+def test_policy_idle_busy_and_one_other(tmp_path, machine):
+    machine(2, 2)
+    assert ThreadPolicy(loadavg=_loadavg(tmp_path, 1)).choose(2, 1) == 2
+    assert ThreadPolicy(loadavg=_loadavg(tmp_path, 5)).choose(2, 1) == 1
+    assert ThreadPolicy(loadavg=_loadavg(tmp_path, 2)).choose(2, 1) == 2
+    # The caller's ceiling is never exceeded.
+    assert ThreadPolicy(loadavg=_loadavg(tmp_path, 1)).choose(1, 1) == 1
+
+
+def test_policy_counts_its_own_spinning_workers(tmp_path, machine):
+    """3 runnable on 2 cores: busy if 2 are others, quiet if one is our own worker."""
+    machine(2, 2)
+    load = _loadavg(tmp_path, 3)
+    ours_spin = ThreadPolicy(loadavg=load, task_dir=_tasks(tmp_path / "a", ["R", "R"]))
+    assert ours_spin.choose(2, 1) == 2
+    ours_sleep = ThreadPolicy(loadavg=load, task_dir=_tasks(tmp_path / "b", ["R", "S"]))
+    assert ours_sleep.choose(2, 1) == 1
+    # Unreadable task list: the safe side (fewer threads).
+    assert ThreadPolicy(loadavg=load, task_dir=str(tmp_path / "none")).choose(2, 1) == 1
+
+
+def test_policy_affinity_limited(tmp_path, machine):
+    machine(16, 2)
+    assert ThreadPolicy(loadavg=_loadavg(tmp_path, 1)).choose(16, 15) == 2
+    # 9 others fit on the 14 CPUs outside the mask: ours stay idle.
+    assert ThreadPolicy(loadavg=_loadavg(tmp_path, 10)).choose(16, 15) == 2
+    # 14 others on the 14 CPUs outside the mask, 2 more on ours (workers asleep).
+    policy = ThreadPolicy(loadavg=_loadavg(tmp_path, 17), task_dir=_tasks(tmp_path, ["R"]))
+    assert policy.choose(16, 15) == 1
+
+
+def test_policy_without_proc(tmp_path, machine):
+    """macOS, Windows: no /proc, every thread the caller allows (as before)."""
+    machine(8, 8)
+    policy = ThreadPolicy(loadavg=str(tmp_path / "absent"), task_dir=str(tmp_path / "absent"))
+    assert policy.choose(8, 7) == 8
+    assert policy.choose(3, 7) == 3
+    machine(8, 4)
+    assert policy.choose(8, 7) == 4
+
+
+def test_policy_bad_arguments():
+    with pytest.raises(ValueError, match="'spare' must be an integer >= 0"):
+        ThreadPolicy(spare=-1)
+    with pytest.raises(ValueError, match="'ceiling' must be a positive integer"):
+        ThreadPolicy().choose(0, 1)
+    with pytest.raises(ValueError, match="'workers' must be an integer >= 0"):
+        ThreadPolicy().choose(2, -1)
+
+
+# ----------------------------------------------------------------- configuration
+
+
+@pytest.mark.parametrize("value", [None, "auto", " AUTO "])
+def test_config_auto(value):
+    assert Config(threads=value).threads is None
+    assert Config().threads is None  # the default adapts
+
+
+@pytest.mark.parametrize("value", [0, -2, 1.5, True, "two", ""])
+def test_config_bad_threads(value):
+    with pytest.raises(ValueError, match="'threads' must be a positive integer or 'auto'"):
+        Config(threads=value)
+
+
+def test_env_and_toml(tmp_path):
+    assert load_config(environ={"SPBFS_THREADS": "auto"}).threads is None
+    assert load_config(environ={"SPBFS_THREADS": "3"}).threads == 3
+    with pytest.raises(ValueError, match="SPBFS_THREADS must be an integer or 'auto'"):
+        load_config(environ={"SPBFS_THREADS": "many"})
+    f = tmp_path / "c.toml"
+    f.write_text('threads = "auto"\n')
+    assert Config.from_toml(f).threads is None
+    # A keyword "auto" beats the environment's number, the environment's the file's.
+    assert load_config(environ={"SPBFS_THREADS": "3"}, threads="auto").threads is None
+    f.write_text("threads = 4\n")
+    assert load_config(f, environ={}).threads == 4
+    assert load_config(f, environ={"SPBFS_THREADS": "auto"}).threads is None
+
+
+# ----------------------------------------------------------------- inside a search
+
+
+@pytest.fixture
+def seen(monkeypatch):
+    """numba's thread count inside every search (read where the engine is made)."""
+    counts: list[int] = []
+    inner = bfs_module._search
+
+    def spy(*args, **kwargs):
+        counts.append(numba.get_num_threads())
+        return inner(*args, **kwargs)
+
+    monkeypatch.setattr(bfs_module, "_search", spy)
+    return counts
+
+
+@pytest.fixture
+def keep_threads():
+    before = numba.get_num_threads()
+    yield before
+    numba.set_num_threads(before)
+
+
+def _graph() -> spbfs.Graph:
+    from spbfs.generators import kronecker
+
+    return spbfs.Graph.from_edgelist(kronecker(10, 8, seed=3))
+
+
+def _load(monkeypatch, running: int) -> None:
+    monkeypatch.setattr(T, "read_running", lambda path="/proc/loadavg": running)
+    monkeypatch.setattr(T, "read_own_running", lambda task_dir="/proc/self/task": 1)
+
+
+@needs_two
+def test_explicit_threads_are_obeyed_even_when_busy(monkeypatch, seen, keep_threads):
+    _load(monkeypatch, 50)
+    g = _graph()
+    for t in (1, 2):
+        spbfs.bfs(g, 0, config=g.config.replace(threads=t))
+        assert seen[-1] == t
+        assert numba.get_num_threads() == t  # stays set, as the command line reports it
+
+
+@needs_two
+def test_auto_follows_the_load_and_restores_the_callers_count(monkeypatch, seen, keep_threads,
+                                                              machine):
+    machine(POOL, POOL)
+    numba.set_num_threads(2)
+    g = _graph()
+    _load(monkeypatch, 50)  # every core taken by others
+    spbfs.bfs(g, 0)
+    assert seen[-1] == 1
+    assert numba.get_num_threads() == 2
+    _load(monkeypatch, 1)  # quiet
+    spbfs.bfs(g, 0)
+    assert seen[-1] == 2
+    numba.set_num_threads(1)  # the caller's own setting is the ceiling
+    spbfs.bfs(g, 0)
+    assert seen[-1] == 1 and numba.get_num_threads() == 1
+
+
+@needs_two
+def test_auto_restores_after_an_error(monkeypatch, keep_threads, machine):
+    machine(POOL, POOL)
+    numba.set_num_threads(2)
+    _load(monkeypatch, 50)
+
+    def boom(*args, **kwargs):
+        assert numba.get_num_threads() == 1
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(bfs_module, "_search", boom)
+    with pytest.raises(RuntimeError, match="boom"):
+        spbfs.bfs(_graph(), 0)
+    assert numba.get_num_threads() == 2
+
+
+@needs_two
+def test_each_python_thread_keeps_its_own_count(monkeypatch, seen, keep_threads, machine):
+    """numba's count is per thread: a worker thread's setting is its searches' ceiling."""
+    machine(POOL, POOL)
+    _load(monkeypatch, 1)
+    numba.set_num_threads(2)
+    g = _graph()
+    inside: list[int] = []
+
+    def work() -> None:
+        numba.set_num_threads(1)
+        spbfs.bfs(g, 0)
+        inside.append(numba.get_num_threads())
+
+    t = threading.Thread(target=work)
+    t.start()
+    t.join()
+    assert seen == [1] and inside == [1]
+    assert numba.get_num_threads() == 2
+
+
+@pytest.mark.parametrize("fmt", ["csr", "dcsc"])
+@pytest.mark.parametrize("semiring", ["min_second", "plus_second"])
+def test_results_identical_under_every_setting(monkeypatch, keep_threads, machine, fmt,
+                                               semiring):
+    rng = np.random.default_rng(5)
+    n = 3000
+    nxg = nx.gnm_random_graph(n, 12000, seed=7)
+    src, dst = np.array(nxg.edges(), dtype=np.int64).T
+    g = spbfs.Graph.from_edges(src, dst, n=n, config=Config(format=fmt))
+    a = sp.coo_matrix((np.ones(len(src)), (src, dst)), shape=(n, n))
+    a = (a + a.T).tocsr()
+    machine(POOL, POOL)
+    for s in rng.choice(n, size=3, replace=False).tolist():
+        want = shortest_path(a, unweighted=True, indices=s)
+        want = np.where(np.isinf(want), -1, want).astype(np.int64)
+        runs = []
+        for threads, running in ((1, 1), (2, 1), (None, 1), (None, 50)):
+            _load(monkeypatch, running)
+            r = spbfs.bfs(g, s, config=g.config.replace(threads=threads), semiring=semiring)
+            assert np.array_equal(r.levels, want), (threads, running)
+            runs.append(r)
+        first = runs[0]
+        for r in runs[1:]:
+            if semiring == "min_second":
+                assert np.array_equal(r.parents, first.parents)
+            else:
+                assert np.array_equal(r.values, first.values)
+        if semiring == "min_second":
+            # Parents are the smallest neighbour one level up (checked against the matrix).
+            p = first.parents
+            for v in np.flatnonzero(want > 0):
+                nbrs = a.indices[a.indptr[v]:a.indptr[v + 1]]
+                up = nbrs[want[nbrs] == want[v] - 1]
+                assert p[v] == up.min()
