@@ -176,10 +176,14 @@ class MatrixCache:
             return len(self._entries)
 
     def __repr__(self) -> str:
-        with self._lock:
-            graphs = sum(len(e.graphs) for e in self._entries.values())
-        return (f"MatrixCache({len(self)} matrices, {graphs} graphs, "
+        return (f"MatrixCache({len(self)} matrices, {self.num_graphs} graphs, "
                 f"max_matrices={self.max_matrices})")
+
+    @property
+    def num_graphs(self) -> int:
+        """Graphs kept (a matrix searched under several storages or ``directed`` has several)."""
+        with self._lock:
+            return sum(len(e.graphs) for e in self._entries.values())
 
     def clear(self) -> None:
         """Forget every matrix and drop every Graph kept."""
