@@ -21,9 +21,7 @@ collected one, is never served a stale Graph. Values are not part of the
 digest: a search ignores them (every stored entry, explicit zeros included, is
 an edge, as :meth:`~spbfs.graph.Graph.from_matrix` has it).
 
-Where the cache lives
----------------------
-The cache is an object, not hidden module state: :func:`spbfs.bfs` takes
+**Where the cache lives.** The cache is an object, not hidden module state: :func:`spbfs.bfs` takes
 ``cache=`` (a :class:`MatrixCache`, ``True`` or ``False``). Code that searches
 several matrices repeatedly, or that wants the memory back at a known point,
 makes its own ``MatrixCache`` and passes it. ``cache=True``, the default, uses
