@@ -54,7 +54,9 @@ def bfs(
     ----------
     graph : Graph, EdgeList, sparse matrix, networkx graph, path or (src, dst)
         The graph; anything but a :class:`~spbfs.graph.Graph` is converted
-        with :func:`~spbfs.graph.as_graph` (``directed`` applies then).
+        with :func:`~spbfs.graph.as_graph` (``directed`` applies then), except
+        a scipy sparse matrix, which ``cache`` decides: its rows searched as
+        they are, or a Graph built (and kept) from it.
     source : int or node label
         Root vertex id; for a networkx graph its node label (the result is by
         vertex id: ``graph.ids`` maps ids back to labels).
