@@ -496,3 +496,21 @@ def test_fingerprint_sees_every_single_word_change() -> None:
         if y[0] != y[-1]:
             assert fingerprint(y) != base
         assert fingerprint(x[:-1]) != base
+
+
+def test_threads_share_a_cache(cache: MatrixCache) -> None:
+    """Searches from several threads on one matrix and one cache all get scipy's answer."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    a = kron_matrix(9)
+    b = directed_matrix(13)
+    jobs = [(m, s) for m in (a, b) for s in (0, 1, 2, hub(m))] * 3
+
+    def run(job):
+        m, s = job
+        return spbfs.bfs(m, s, cache=cache), m, s
+
+    with ThreadPoolExecutor(4) as pool:
+        for r, m, s in pool.map(run, jobs):
+            check_result(r, m, s)
+    assert len(cache) == 2 and cache.num_graphs >= 2
