@@ -35,6 +35,7 @@ from spbfs.bfs import bfs
 from spbfs.config import Config, load_config
 from spbfs.edges import EdgeList
 from spbfs.graph import Graph, as_graph
+from spbfs.matrix_cache import MatrixCache
 from spbfs.result import BFSResult, LevelStats
 
 __version__ = "0.1.0"
@@ -45,6 +46,7 @@ __all__ = [
     "EdgeList",
     "Graph",
     "LevelStats",
+    "MatrixCache",
     "as_graph",
     "betweenness_centrality",
     "bfs",

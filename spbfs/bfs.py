@@ -21,6 +21,8 @@ from spbfs.config import Config
 from spbfs.direction import DirectionPolicy
 from spbfs.graph import Graph, as_graph
 from spbfs.kernels import bfs_numba as nbk
+from spbfs.kernels.rows_bfs import MAX_VERTICES, rows_search
+from spbfs.matrix_cache import MatrixCache, RowsInput, process_cache, rows_input
 from spbfs.result import BFSResult
 from spbfs.search.checks import PARENTS, VALUES, check_max_depth, check_semiring, check_vertex
 from spbfs.search.driver import LocalEngine, run_levels
@@ -45,6 +47,7 @@ def bfs(
     directed: bool | None = None,
     semiring: Semiring | str = "min_second",
     source_value: Any = 1,
+    cache: MatrixCache | bool = True,
 ) -> BFSResult:
     """Breadth-first search from ``source``, or a traversal over any semiring.
 
@@ -52,7 +55,9 @@ def bfs(
     ----------
     graph : Graph, EdgeList, sparse matrix, networkx graph, path or (src, dst)
         The graph; anything but a :class:`~spbfs.graph.Graph` is converted
-        with :func:`~spbfs.graph.as_graph` (``directed`` applies then).
+        with :func:`~spbfs.graph.as_graph` (``directed`` applies then), except
+        a scipy sparse matrix, which ``cache`` decides: its rows searched as
+        they are, or a Graph built (and kept) from it.
     source : int or node label
         Root vertex id; for a networkx graph its node label (the result is by
         vertex id: ``graph.ids`` maps ids back to labels).
@@ -89,6 +94,18 @@ def bfs(
         The source's value in a generic semiring's frontier (default 1). The
         values are int64 (bools and integers) or float64. Only 1 is accepted
         with ``min_second`` and ``any_pair``, whose frontiers carry no values.
+    cache : MatrixCache or bool
+        For a scipy sparse ``graph`` only: where the Graph built from it is
+        kept for the next search on the same unchanged matrix
+        (:mod:`spbfs.matrix_cache`). ``True`` (default) uses the process's
+        cache (:func:`~spbfs.matrix_cache.process_cache`), ``False`` none.
+        The first search on a matrix (and every search with ``cache=False``)
+        reads the rows of the matrix as they are, top-down, when it can: not
+        for ``reverse=True``, ``directed=False``, a forced bottom-up
+        direction, a semiring other than ``min_second`` / ``any_pair``, or a
+        backend other than numba; those build the Graph at once. The second
+        search on the same content builds it and later ones reuse it. The
+        answer is the same either way; a one-off's levels are all top-down.
 
     Returns
     -------
@@ -123,16 +140,18 @@ def bfs(
     >>> spbfs.bfs(g, 0, semiring="plus_second").values.tolist()   # shortest-path counts
     [1, 1, 1, 1]
     """
-    g = as_graph(graph, config=config, directed=directed)
-    cfg = config or g.config
-    kind, semiring = check_semiring(semiring, output, cfg.output, source_value)
-    overrides = {k: v for k, v in (("output", output), ("direction", direction)) if v is not None}
-    if overrides:
-        cfg = cfg.replace(**overrides)
-    if kind != PARENTS:
-        cfg = cfg.replace(output="levels")  # any_pair and the generic engine give no parents
+    g, cfg, kind, semiring = _resolve_graph(graph, config, directed, output, direction, reverse,
+                                            semiring, source_value, cache)
     if g.n == 0:
         raise ValueError("graph is empty (0 vertices): there is no source to start from")
+    if isinstance(g, RowsInput):
+        # A one-off search on a scipy matrix: its rows, top-down, no Graph built.
+        source = check_vertex(source, g.n, "source")
+        if target is not None:
+            target = check_vertex(target, g.n, "target")
+        max_depth = check_max_depth(max_depth)
+        with search_threads(cfg.threads):
+            return rows_search(g.indptr, g.indices, g.n, source, max_depth, target, cfg)
     # A networkx graph's vertices are its node labels (as in spbfs.sssp and the backend).
     source = check_vertex(g.resolve_vertex(source), g.n, "source")
     if target is not None:
@@ -143,6 +162,47 @@ def bfs(
             return semiring_search(g, source, cfg, semiring, source_value, max_depth, target,
                                    reverse)
         return _search(g, source, cfg, max_depth, target, reverse)
+
+
+def _resolve_graph(
+    graph: Any, config: Config | None, directed: bool | None, output: str | None,
+    direction: str | None, reverse: bool, semiring: Semiring | str, source_value: Any,
+    cache: MatrixCache | bool,
+) -> tuple[Graph | RowsInput, Config, str, Semiring]:
+    """The graph to search (a kept Graph, a new one, or a matrix's rows) and the config.
+
+    ``cfg`` is ``config``, else the graph's; output and direction overrides
+    and the semiring's needs applied.
+    """
+    import scipy.sparse as sp
+
+    if not (isinstance(cache, bool) or isinstance(cache, MatrixCache)):
+        raise TypeError(f"cache must be a MatrixCache, True or False, got {type(cache).__name__}")
+    if not sp.issparse(graph):
+        g: Graph | RowsInput = as_graph(graph, config=config, directed=directed)
+        cfg = config or g.config
+    else:
+        cfg = config or Config()
+    kind, semiring = check_semiring(semiring, output, cfg.output, source_value)
+    overrides = {k: v for k, v in (("output", output), ("direction", direction)) if v is not None}
+    if overrides:
+        cfg = cfg.replace(**overrides)
+    if kind != PARENTS:
+        cfg = cfg.replace(output="levels")  # any_pair and the generic engine give no parents
+    if sp.issparse(graph):
+        # Rows alone serve a search that only goes top-down along out-edges; the
+        # numba backend's (the default on a CPU) is the one search they replace.
+        rows_ok = (kind != VALUES and not reverse and directed is not False
+                   and cfg.direction != "bottom-up" and get_backend(cfg.backend).name == "numba"
+                   and graph.shape[0] <= MAX_VERTICES)
+        store = process_cache() if cache is True else cache
+        if store is False:
+            g = rows_input(graph) if rows_ok else as_graph(graph, config=config,
+                                                               directed=directed)
+        else:
+            g = store.prepare(graph, directed=directed, config=config or Config(),
+                              rows_ok=rows_ok)
+    return g, cfg, kind, semiring
 
 
 def _engine(g: Graph, backend: Any, reverse: bool, cfg: Config) -> LocalEngine:

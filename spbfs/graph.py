@@ -25,6 +25,12 @@ from semirings.backend import Backend, get_backend
 from semirings.blocks import Block, block_from_edges, block_from_scipy
 from spbfs.config import Config
 from spbfs.edges import EdgeList, check_vertex_ids, sparse_ids_problem
+from spbfs.matrix_structure import (
+    CANONICAL,
+    check_compressed,
+    row_order,
+    structurally_symmetric,
+)
 from spbfs.search.checks import check_vertex
 
 __all__ = ["Graph", "as_graph"]
@@ -159,7 +165,20 @@ class Graph:
         """Build from a scipy/cupyx sparse adjacency matrix (``A[u, v]``: edge ``u -> v``).
 
         The CSR structure of ``A`` is the CSC structure of ``B = A.T``, so a
-        csr input becomes a csr-format block without copying it.
+        csr input becomes a csr-format block without copying it (the Graph
+        then shares ``A``'s arrays). Every stored entry is an edge, explicit
+        zeros included; duplicate entries are one edge. The structure is read
+        in full before it is used: pointers and ids out of range raise, and
+        rows are sorted and merged (on a copy) when the arrays say they need it,
+        whatever scipy's ``has_canonical_format`` flag says (an in-place edit
+        does not reset it).
+
+        Raises
+        ------
+        TypeError
+            When ``matrix`` is not a scipy/cupyx sparse matrix.
+        ValueError
+            When it is not square, or its ``indptr`` / ``indices`` are invalid.
         """
         import scipy.sparse as sp
 
@@ -171,17 +190,18 @@ class Graph:
         if matrix.ndim != 2 or matrix.shape[0] != matrix.shape[1]:
             raise ValueError(
                 f"matrix must be square to be an adjacency matrix, got shape "
-                f"{matrix.shape[0]}x{matrix.shape[1]}"
+                f"{'x'.join(str(d) for d in matrix.shape)}"
             )
-        a = matrix.tocsr()
-        if not a.has_canonical_format:
-            a = a.copy()
-            a.sum_duplicates()
+        a = _canonical_csr(matrix)
         pattern_t = a.T  # csc of B = A.T, no copy
         if directed is None:
-            directed = not _structurally_symmetric(a)
-        elif not directed and not _structurally_symmetric(a):
-            a = (a + a.T).tocsr()  # "undirected" means each edge goes both ways
+            directed = not _structurally_symmetric(a, canonical=True)
+        elif not directed and not _structurally_symmetric(a, canonical=True):
+            # "Undirected" means each edge goes both ways. Ones, not A's values: a sum
+            # would drop an explicit zero, or a value cancelled by its mirror.
+            ones = sp.csr_matrix((np.ones(a.nnz, dtype=np.int8), a.indices, a.indptr),
+                                 shape=a.shape)
+            a = (ones + ones.T).tocsr()
             pattern_t = a.T
         backend = _block_backend(config)
         kw = {"pattern": True, "index_dtype": config.index_dtype, "backend": backend}
@@ -561,14 +581,30 @@ def _column_counts(block: Block) -> Any:
     return deg
 
 
-def _structurally_symmetric(a: Any) -> bool:
+def _canonical_csr(matrix: Any) -> Any:
+    """``matrix`` as csr with sorted rows and no duplicate, checked (a copy only if needed)."""
+    a = matrix.tocsr()
+    check_compressed(a.indptr, a.indices, a.shape[1])
+    if row_order(a.indptr, a.indices) != CANONICAL:
+        a = a.copy()
+        # scipy skips the work when its flags say it is done; the arrays said otherwise.
+        a.has_sorted_indices = False
+        a.has_canonical_format = False
+        a.sum_duplicates()
+    return a
+
+
+def _structurally_symmetric(a: Any, canonical: bool = False) -> bool:
+    """Whether the pattern of a square csr matrix equals its transpose (no transpose built).
+
+    ``canonical=True`` says ``a`` is already checked and canonical
+    (:func:`_canonical_csr`); otherwise it is made so first.
+    """
     if a.nnz == 0:
         return True
-    b = a.T.tocsr()
-    b.sort_indices()
-    c = a.copy()
-    c.sort_indices()
-    return bool(np.array_equal(b.indptr, c.indptr) and np.array_equal(b.indices, c.indices))
+    if not canonical:
+        a = _canonical_csr(a)
+    return structurally_symmetric(a.indptr, a.indices)
 
 
 def as_graph(obj: Any, *, config: Config | None = None, directed: bool | None = None) -> Graph:
