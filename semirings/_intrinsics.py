@@ -116,6 +116,10 @@ def dcsc_column_range(ptr, jc, aux, shift, u):  # type: ignore[no-untyped-def]
     a road network's top-down levels (the inlined branches defeat LLVM's loop
     optimizations; the branch at the call site does not).
     """
+    if shift == 0:
+        # One column per chunk: aux[u + 1] - aux[u] is 1 where u has entries, 0
+        # where not, so the range is two loads away, with no branch on jc.
+        return np.int64(ptr[aux[u]]), np.int64(ptr[aux[u + 1]])
     c = u >> shift
     lo = np.int64(aux[c])
     end = np.int64(aux[c + 1])
