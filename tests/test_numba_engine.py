@@ -203,8 +203,8 @@ def _run(engine: NumbaEngine, source: int, policy: DirectionPolicy, **kw):
 @pytest.mark.parametrize("direction", DIRECTIONS)
 def test_int64_state_path_gives_the_same_search(fmt: str, direction: str) -> None:
     """The int64 state (what n >= 2**31 uses), forced on a small graph, small record too."""
-    assert state_dtype(2**31 - 1, 5) == np.int32
-    assert state_dtype(2**31, 5) == np.int64 and state_dtype(10, 2**31) == np.int64
+    assert state_dtype(2**30, 5) == np.int32
+    assert state_dtype(2**30 + 1, 5) == np.int64 and state_dtype(10, 2**31) == np.int64
     src, dst, n = _edges(gen.kronecker(10, 16, seed=9))
     a = _matrix(src, dst, n, False)
     g = _graph(a, False, fmt)

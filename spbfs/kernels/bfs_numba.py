@@ -48,8 +48,8 @@ _SIX = np.uint64(6)
 _MASK = np.uint64(63)
 
 # Slots of the search's scalar state ``sv`` (kept between calls of search_levels).
-SV_HEAD, SV_TAIL, SV_DEPTH, SV_CUR, SV_MU, SV_MF, SV_NCAND, SV_CAND, SV_MARK = range(9)
-SV_SIZE = 9
+SV_HEAD, SV_TAIL, SV_DEPTH, SV_CUR, SV_MU, SV_MF, SV_NCAND, SV_CAND = range(8)
+SV_SIZE = 8
 
 # Why search_levels returned.
 EXHAUSTED, MAX_DEPTH, TARGET, FULL = 0, 1, 2, 3
@@ -161,75 +161,137 @@ def init_state(deg, state):
             state[v] = -1 - deg[v]
 
 
-@nb.njit(cache=True, nogil=True, parallel=True)
-def _finish_parallel(state, queue, offsets, parents, levels, want_parents, want_levels,
-                     nchunks):
-    n = state.shape[0]
-    if want_parents:
-        for v in nb.prange(n):
-            s = state[v]
+@nb.njit(cache=True, nogil=True)
+def _finish_range(state, parents, levels, want_parents, want_levels, deg, reset, lo, hi):
+    # levels[v] of a reached v is left to _scatter_levels: the two write disjoint
+    # entries, so a parallel finish runs both in one region, without a barrier.
+    for v in range(lo, hi):
+        s = state[v]
+        if want_parents:
             parents[v] = s if s >= 0 else -1
-    if want_levels:
-        for v in nb.prange(n):
+        if want_levels and s < 0:
             levels[v] = -1
-        total = offsets[-1]
-        step = -(-total // nchunks)
-        for c in nb.prange(nchunks):
-            lo = c * step
-            hi = min(total, lo + step)
-            if lo < hi:
-                d = np.searchsorted(offsets, lo, side="right") - 1
-                for i in range(lo, hi):
-                    while i >= offsets[d + 1]:
-                        d += 1
-                    levels[queue[i]] = d
+        if reset:
+            state[v] = -1 - deg[v]
 
 
 @nb.njit(cache=True, nogil=True)
-def finish(state, queue, offsets, parents, levels, want_parents, want_levels, nchunks):
-    """The int64 results from the search's state, in one pass each.
+def _scatter_levels(queue, offsets, levels, lo, hi):
+    d = np.searchsorted(offsets, lo, side="right") - 1
+    for i in range(lo, hi):
+        while i >= offsets[d + 1]:
+            d += 1
+        levels[queue[i]] = d
+
+
+@nb.njit(cache=True, nogil=True, parallel=True)
+def _finish_parallel(state, queue, offsets, parents, levels, want_parents, want_levels, deg,
+                     reset, nchunks):
+    n = state.shape[0]
+    step = -(-n // nchunks)
+    total = offsets[-1]
+    qstep = -(-total // nchunks)
+    for c in nb.prange(nchunks):
+        # The queue is read before the same chunk's state is reset: reset touches
+        # state only, the scatter reads queue only.
+        if want_levels:
+            _scatter_levels(queue, offsets, levels, min(total, c * qstep),
+                            min(total, c * qstep + qstep))
+        _finish_range(state, parents, levels, want_parents, want_levels, deg, reset,
+                      c * step, min(n, c * step + step))
+
+
+@nb.njit(cache=True, nogil=True)
+def finish(state, queue, offsets, parents, levels, want_parents, want_levels, deg, reset,
+           nchunks):
+    """The int64 results from the search's state, in one pass over n (and one over the reached).
 
     ``parents[v]`` is ``state[v]`` where reached, ``-1`` elsewhere; level ``d``'s
     vertices are ``queue[offsets[d]:offsets[d + 1]]`` (level 0 the source).
+    With ``reset`` the same pass sets ``state`` back to unvisited
+    (``-1 - deg``) for the graph's next search, which then skips
+    :func:`init_state`: one pass over n and one parallel region fewer.
     """
     n = state.shape[0]
     if n >= _PAR_N and nchunks > 1:
         _finish_parallel(state, queue, offsets, parents, levels, want_parents, want_levels,
-                         nchunks)
+                         deg, reset, nchunks)
         return
-    if want_parents:
-        for v in range(n):
-            s = state[v]
-            parents[v] = s if s >= 0 else -1
+    _finish_range(state, parents, levels, want_parents, want_levels, deg, reset, 0, n)
     if want_levels:
-        levels[:] = -1
-        for d in range(offsets.shape[0] - 1):
-            for i in range(offsets[d], offsets[d + 1]):
-                levels[queue[i]] = d
+        _scatter_levels(queue, offsets, levels, 0, offsets[-1])
 
 
 # -- top-down ----------------------------------------------------------------
 
 
+@nb.njit(cache=True, inline="always")
+def _claim(ind, lo, hi, u, state, off, out, k):  # type: ignore[no-untyped-def]
+    """Frontier vertex ``u``'s column ``ind[lo:hi]``: claim the unvisited, keep the smallest
+    parent of the ones claimed this level; returns (next ``k``, degree sum of new).
+
+    A vertex claimed this level holds ``parent + off`` (``off >= n``) until
+    :func:`_settle` takes ``off`` away after the level, so one compare tells
+    it from one reached before (``< n``) and from a larger claimant. No bitmap
+    is touched: on a 1000 x 1000 grid a bitmap of the level's new vertices
+    (set, tested, cleared) made the level 2x slower.
+    """
+    degsum = 0
+    uo = u + off
+    # Unsigned ids index without numba's negative-index fix-up: measured 1.7x on a
+    # road network's top-down levels (no signed id meets an unsigned one here).
+    for e in range(np.uint64(lo), np.uint64(hi)):
+        v = np.uint64(ind[e])
+        s = state[v]
+        if s < 0:
+            state[v] = uo
+            out[k] = v
+            k += 1
+            degsum += -1 - s
+        elif s > uo:
+            state[v] = uo  # claimed this level by a larger frontier vertex
+    return k, degsum
+
+
 @nb.njit(cache=True, nogil=True)
-def _topdown_range(ptr, ind, jc, aux, shift, dcsc, queue, head, tail, state, new, out, opos,
+def _settle(ids, state, off):
+    """Parents of the vertices claimed in a level: ``state[v] -= off``."""
+    for i in range(ids.shape[0]):
+        v = np.uint64(ids[i])
+        state[v] -= off
+
+
+@nb.njit(cache=True, nogil=True)
+def _topdown_range(ptr, ind, jc, aux, shift, dcsc, queue, head, tail, state, off, out, opos,
                    vlo, vhi, whole):
     """Top-down from ``queue[head:tail]`` into the destinations ``vlo <= v < vhi`` only.
 
-    New vertices are listed in ``out`` from ``opos`` on and their bits set in
-    ``new``; returns (new count, edges scanned, degree sum of new). Columns
+    New vertices are listed in ``out`` from ``opos`` on, their state still
+    ``parent + off`` (see :func:`_claim`); returns (new count, edges scanned,
+    degree sum of new). Columns
     are sorted, so a long column's share is found by binary search and the
     parts of a parallel level together read each edge once.
+
+    One loop per way of finding a column (csr, dcsc with one column per index
+    chunk, dcsc with a scan): with the format tested inside one loop, LLVM
+    compiled the csr case 1.6x slower on a 1000 x 1000 grid.
     """
     k = opos
     scanned = 0
     degsum = 0
-    one = np.uint64(1)
-    for i in range(head, tail):
-        if not dcsc:
+    if not dcsc:
+        for i in range(head, tail):
             if i + _AHEAD < tail:
                 prefetch(ind, ptr[queue[i + _AHEAD]])
-        elif shift == 0:
+            u = queue[i]
+            lo, hi = np.int64(ptr[u]), np.int64(ptr[u + 1])
+            if not whole:
+                lo, hi = column_share(ind, lo, hi, vlo, vhi)
+            scanned += hi - lo
+            k, ds = _claim(ind, lo, hi, u, state, off, out, k)
+            degsum += ds
+    elif shift == 0:
+        for i in range(head, tail):
             # The index, the column's slot, then its list: three hops, asked for in turn.
             if i + 2 * _AHEAD < tail:
                 prefetch(aux, queue[i + 2 * _AHEAD])
@@ -237,62 +299,58 @@ def _topdown_range(ptr, ind, jc, aux, shift, dcsc, queue, head, tail, state, new
                 prefetch(ptr, aux[queue[i + _AHEAD]])
             if i + _AHEAD // 2 < tail:
                 prefetch(ind, ptr[aux[queue[i + _AHEAD // 2]]])
-        u = queue[i]
-        if not dcsc:
-            lo, hi = np.int64(ptr[u]), np.int64(ptr[u + 1])
-        elif shift == 0:
-            # Written out here, not through dcsc_column_range: the inlined general
-            # lookup (a loop with early returns) measured 2x slower on a road network.
+            u = queue[i]
+            # Written out, not through dcsc_column_range: the inlined general lookup
+            # (a loop with early returns) measured 2x slower on a road network.
             lo, hi = np.int64(ptr[aux[u]]), np.int64(ptr[aux[u + 1]])
-        else:
+            if not whole:
+                lo, hi = column_share(ind, lo, hi, vlo, vhi)
+            scanned += hi - lo
+            k, ds = _claim(ind, lo, hi, u, state, off, out, k)
+            degsum += ds
+    else:
+        for i in range(head, tail):
+            u = queue[i]
             lo, hi = dcsc_column_range(ptr, jc, aux, shift, u)
-        if not whole:
-            lo, hi = column_share(ind, lo, hi, vlo, vhi)
-        scanned += hi - lo
-        # Unsigned ids index without numba's negative-index fix-up: measured 1.7x
-        # on a road network's top-down levels (no signed id meets an unsigned one).
-        for e in range(np.uint64(lo), np.uint64(hi)):
-            v = np.uint64(ind[e])
-            s = state[v]
-            w = v >> _SIX
-            bit = one << (v & _MASK)
-            if s < 0:
-                state[v] = u
-                out[k] = v
-                k += 1
-                new[w] |= bit
-                degsum += -1 - s
-            elif s > u and new[w] & bit:
-                state[v] = u  # claimed this level by a larger frontier vertex
+            if not whole:
+                lo, hi = column_share(ind, lo, hi, vlo, vhi)
+            scanned += hi - lo
+            k, ds = _claim(ind, lo, hi, u, state, off, out, k)
+            degsum += ds
     return k - opos, scanned, degsum
 
 
 @nb.njit(cache=True, nogil=True, parallel=True)
-def _topdown_parts(ptr, ind, jc, aux, shift, dcsc, queue, head, tail, state, new, buf, cuts,
+def _topdown_parts(ptr, ind, jc, aux, shift, dcsc, queue, head, tail, state, off, buf, cuts,
                    parts):
     for t in nb.prange(cuts.shape[0] - 1):
         k, sc, ds = _topdown_range(ptr, ind, jc, aux, shift, dcsc, queue, head, tail, state,
-                                   new, buf, cuts[t], cuts[t], cuts[t + 1], False)
+                                   off, buf, cuts[t], cuts[t], cuts[t + 1], False)
+        _settle(buf[cuts[t]:cuts[t] + k], state, off)
         parts[t, 0] = k
         parts[t, 1] = sc
         parts[t, 2] = ds
 
 
 @nb.njit(cache=True, nogil=True)
-def topdown_level(ptr, ind, jc, aux, shift, dcsc, queue, head, tail, state, new, buf, nparts):
+def topdown_level(ptr, ind, jc, aux, shift, dcsc, queue, head, tail, state, off, buf, nparts):
     """One top-down level from ``queue[head:tail]``; the new vertices go to ``queue[tail:]``.
 
     Returns (new count, edges scanned, degree sum of new). With ``nparts > 1``
     the destinations are split in word-aligned ranges searched in parallel
-    (listed in ``buf``, then copied behind the frontier).
+    (listed in ``buf``, then copied behind the frontier): each part owns its
+    vertices' state, so every parent is the smallest as in the serial level.
+    ``off`` (at least n) marks the level's claims until they are settled.
     """
     n = state.shape[0]
     if nparts <= 1:
-        return _topdown_range(ptr, ind, jc, aux, shift, dcsc, queue, head, tail, state, new,
-                              queue, tail, 0, n, True)
+        k, sc, ds = _topdown_range(ptr, ind, jc, aux, shift, dcsc, queue, head, tail, state,
+                                   off, queue, tail, 0, n, True)
+        _settle(queue[tail:tail + k], state, off)
+        return k, sc, ds
     cuts = word_cuts(n, nparts)
     parts = np.zeros((nparts, 3), np.int64)
-    _topdown_parts(ptr, ind, jc, aux, shift, dcsc, queue, head, tail, state, new, buf, cuts,
+    _topdown_parts(ptr, ind, jc, aux, shift, dcsc, queue, head, tail, state, off, buf, cuts,
                    parts)
     k = tail
     for t in range(nparts):
@@ -460,16 +518,18 @@ PAR_TOPDOWN = 1 << 15
 
 @nb.njit(cache=True, nogil=True)
 def search_levels(optr, oind, ojc, oaux, oshift, odcsc, iptr, iind, ijc, idcsc, slots,
-                  has_slots, state, queue, buf, bm, cands, sv, mode, alpha, beta, gamma,
+                  has_slots, state, off, queue, buf, front, cands, sv, mode, alpha, beta, gamma,
                   nparts, nchunks, par_topdown, max_depth, target, st, st_t):
     """Run levels, both directions, until the search ends or must return to Python.
 
-    The frontier is ``queue[sv[SV_HEAD]:sv[SV_TAIL]]`` and its bits are set in
-    ``bm[sv[SV_MARK]]`` (the other row is clear); ``sv`` holds the rest of the
-    search's scalars (depth, next direction, unvisited and frontier degree
-    sums, candidates) and is updated on return. ``max_depth`` and ``target``
-    are ``-1`` when not wanted. Each level's frontier, new vertices, edges
-    scanned and direction go to ``st[level]``, its seconds to ``st_t``.
+    The frontier is ``queue[sv[SV_HEAD]:sv[SV_TAIL]]``; ``sv`` holds the rest
+    of the search's scalars (depth, next direction, unvisited and frontier
+    degree sums, candidates) and is updated on return. ``off`` (at least n,
+    within the state's dtype) marks a top-down level's claims; ``front`` is a
+    clear bitmap, which a bottom-up level fills with its frontier and clears.
+    ``max_depth`` and ``target`` are ``-1`` when not wanted. Each level's
+    frontier, new vertices, edges scanned and direction go to ``st[level]``,
+    its seconds to ``st_t``.
 
     Returns (levels run, reason): ``EXHAUSTED``, ``MAX_DEPTH``, ``TARGET``
     (a stop before the next level is due) or ``FULL`` (``st`` is full).
@@ -483,7 +543,7 @@ def search_levels(optr, oind, ojc, oaux, oshift, odcsc, iptr, iind, ijc, idcsc, 
     m_f = sv[SV_MF]
     ncand = sv[SV_NCAND]
     ci = sv[SV_CAND]
-    mi = sv[SV_MARK]
+    sorted_front = False
     nlev = 0
     reason = EXHAUSTED
     while tail > head:
@@ -498,20 +558,19 @@ def search_levels(optr, oind, ojc, oaux, oshift, odcsc, iptr, iind, ijc, idcsc, 
             break
         t0 = monotonic()
         depth += 1
-        front = bm[mi]
-        new = bm[1 - mi]
         n_f = tail - head
         if cur == TOP_DOWN:
             k, scanned, degsum = topdown_level(optr, oind, ojc, oaux, oshift, odcsc, queue,
-                                               head, tail, state, new, buf,
+                                               head, tail, state, off, buf,
                                                nparts if m_f >= par_topdown else 1)
         else:
+            # A frontier from a bottom-up level is sorted: its bits may be set in parallel.
+            set_bits(queue[head:tail], front, nparts if sorted_front else 1)
             k, ncand, scanned, degsum, ci = bottomup_level(
                 iptr, iind, ijc, idcsc, slots, has_slots, front, state, queue, tail, buf,
                 cands, ci, ncand, nchunks)
-            set_bits(queue[tail:tail + k], new, nparts)
-        clear_words(queue[head:tail], front)
-        mi = 1 - mi
+            clear_words(queue[head:tail], front)
+        sorted_front = cur != TOP_DOWN
         st[nlev, 0] = n_f
         st[nlev, 1] = k
         st[nlev, 2] = scanned
@@ -531,5 +590,4 @@ def search_levels(optr, oind, ojc, oaux, oshift, odcsc, iptr, iind, ijc, idcsc, 
     sv[SV_MF] = m_f
     sv[SV_NCAND] = ncand
     sv[SV_CAND] = ci
-    sv[SV_MARK] = mi
     return nlev, reason

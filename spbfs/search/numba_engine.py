@@ -23,6 +23,9 @@ from spbfs.search.driver import LocalEngine
 __all__ = ["NumbaEngine", "ScratchPool", "nonempty_columns", "state_dtype"]
 
 _INT32_LIMIT = 2**31 - 1
+# A top-down level marks its claims as parent + offset (kernels: _claim), so ids
+# must stay below the offset and parent + offset within the dtype.
+_OFFSETS = {np.dtype(np.int32): 2**30, np.dtype(np.int64): 2**62}
 
 
 def nonempty_columns(block: Any) -> np.ndarray:
@@ -37,8 +40,9 @@ def nonempty_columns(block: Any) -> np.ndarray:
 
 
 def state_dtype(n: int, max_degree: int) -> np.dtype:
-    """int32 where every vertex id and ``-1 - degree`` fit in it, else int64."""
-    return np.dtype(np.int32 if n <= _INT32_LIMIT and max_degree < _INT32_LIMIT else np.int64)
+    """int32 where ``id + 2**30`` and ``-1 - degree`` fit in it (n <= 2**30), else int64."""
+    small = n <= _OFFSETS[np.dtype(np.int32)] and max_degree < _INT32_LIMIT
+    return np.dtype(np.int32 if small else np.int64)
 
 
 class ScratchPool:
@@ -55,23 +59,28 @@ class ScratchPool:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._item: tuple[np.ndarray, ...] | None = None
+        self._clean_for: np.ndarray | None = None
 
-    def take(self, n: int, nc: int, dtype: np.dtype) -> tuple[np.ndarray, ...]:
+    def take(self, n: int, nc: int, dtype: np.dtype,
+             deg: np.ndarray) -> tuple[tuple[np.ndarray, ...], bool]:
         """``state, queue, buf`` (n, n, max(n, nc)), ``cands`` (2 x nc) of ``dtype`` and
-        the two clear bitmaps ``bm`` (2 x words): reused when they fit."""
+        a clear bitmap (n bits), reused when they fit; and whether
+        ``state`` already holds ``-1 - deg`` (left so by the last search)."""
         with self._lock:
             item, self._item = self._item, None
+            clean_for, self._clean_for = self._clean_for, None
         if (item is not None and item[0].shape[0] == n and item[3].shape[1] == nc
                 and item[0].dtype == dtype):
-            return item
+            return item, clean_for is deg
         return (np.empty(n, dtype), np.empty(n, dtype), np.empty(max(n, nc), dtype),
-                np.empty((2, nc), dtype), np.zeros((2, (n + 63) // 64), np.uint64))
+                np.empty((2, nc), dtype), np.zeros((n + 63) // 64, np.uint64)), False
 
-    def give(self, item: tuple[np.ndarray, ...]) -> None:
-        """Keep ``item`` (its bitmaps clear) for the next :meth:`take`."""
+    def give(self, item: tuple[np.ndarray, ...], clean_for: np.ndarray | None) -> None:
+        """Keep ``item`` (its bitmaps clear) for the next :meth:`take`; ``clean_for``
+        is the degree array its ``state`` was reset to, if it was."""
         if sum(a.nbytes for a in item) <= self.max_bytes:
             with self._lock:
-                self._item = item
+                self._item, self._clean_for = item, clean_for
 
 
 class NumbaEngine(LocalEngine):
@@ -118,10 +127,15 @@ class NumbaEngine(LocalEngine):
             big = self.total_degree >= _INT32_LIMIT
             dtype = state_dtype(n, int(deg.max()) if big and n else self.total_degree)
         self.dtype = np.dtype(dtype)
+        if self.dtype not in _OFFSETS:
+            raise TypeError(f"dtype must be int32 or int64, got {self.dtype}")
         nc = in_block.nzc if in_block.format == "dcsc" else n
         self.pool = pool
-        self.scratch = pool.take(n, nc, self.dtype)
-        self.state, self.queue, self.buf, self.cands, self.bm = self.scratch
+        self.scratch, self.clean = pool.take(n, nc, self.dtype, deg)
+        self.state, self.queue, self.buf, self.cands, self.front = self.scratch
+        self.off = _OFFSETS[self.dtype]
+        if n > self.off:
+            raise ValueError(f"dtype {self.dtype} cannot hold the state of {n} vertices")
         has_slots = slots is not None
         if slots is None or slots.dtype != self.dtype:
             slots = (self.queue[:0] if slots is None else slots.astype(self.dtype))
@@ -136,15 +150,16 @@ class NumbaEngine(LocalEngine):
 
     # -- the driver's protocol -------------------------------------------------
     def start(self, source: int) -> tuple[np.ndarray, int]:
-        """Every vertex unvisited, then ``source`` at level 0 (its bit set)."""
-        nbk.init_state(self.deg, self.state)
+        """Every vertex unvisited (already so after a finished search), then ``source``."""
+        if not self.clean:
+            nbk.init_state(self.deg, self.state)
+        self.clean = False
         self.state[source] = source
         self.queue[0] = source
         sv = self.sv
         sv[:] = 0
         sv[nbk.SV_TAIL] = 1
         sv[nbk.SV_NCAND] = -1  # the first bottom-up level lists the candidates as it goes
-        self.bm[0, source >> 6] |= np.uint64(1) << np.uint64(source & 63)
         return self.queue[:1], int(self.deg[source])
 
     def reached(self, v: int) -> bool:
@@ -166,7 +181,7 @@ class NumbaEngine(LocalEngine):
         iptr, iind, ijc, idcsc = self.inn
         nlev, _ = nbk.search_levels(
             optr, oind, ojc, aux, shift, odcsc, iptr, iind, ijc, idcsc, self.slots,
-            self.has_slots, self.state, self.queue, self.buf, self.bm, self.cands, sv,
+            self.has_slots, self.state, self.off, self.queue, self.buf, self.front, self.cands, sv,
             *policy.fused, self.nparts, self.nchunks, self.par_topdown,
             -1 if max_depth is None else max_depth, -1 if target is None else target,
             self.st, self.st_t,
@@ -208,10 +223,10 @@ class NumbaEngine(LocalEngine):
         parents = np.empty(n if want_parents else 0, np.int64)
         levels = np.empty(n if want_levels else 0, np.int64)
         nbk.finish(self.state, self.queue, offsets, parents, levels, want_parents, want_levels,
-                   self.nchunks)
+                   self.deg, True, self.nchunks)
+        self.clean = True
         return (parents if want_parents else None), (levels if want_levels else None)
 
     def release(self) -> None:
-        """Clear the last frontier's bits; hand the scratch arrays back for the next search."""
-        nbk.clear_words(self.frontier(), self.bm[self.sv[nbk.SV_MARK]])
-        self.pool.give(self.scratch)
+        """Hand the scratch arrays back for the graph's next search."""
+        self.pool.give(self.scratch, self.deg if self.clean else None)
