@@ -85,7 +85,13 @@ GRAPHS = {
     "grid": lambda: (*_edges(gen.grid2d(40, 30)), False),
     "kronecker": lambda: (*_edges(gen.kronecker(11, 16, seed=2)), False),
     "directed": lambda: (*_edges(gen.erdos_renyi(1500, m=4000, directed=True, seed=4)), True),
+    # Most vertices isolated: a dcsc column index with several columns per chunk.
+    "hypersparse": lambda: _spread(*_edges(gen.kronecker(9, 8, seed=7)), 7),
 }
+
+
+def _spread(src: np.ndarray, dst: np.ndarray, n: int, factor: int):
+    return src * factor, dst * factor, n * factor, False
 
 
 def _edges(el: EdgeList) -> tuple[np.ndarray, np.ndarray, int]:
@@ -109,6 +115,12 @@ def test_levels_and_smallest_parents_match_references(fmt: str, name: str,
         if directed:
             _check(a, g, source, directed, spbfs.bfs(g, source, direction=direction,
                                                      reverse=True), reverse=True)
+
+
+def test_hypersparse_dcsc_uses_the_scanning_lookup() -> None:
+    src, dst, n, _ = GRAPHS["hypersparse"]()
+    g = _graph(_matrix(src, dst, n, False), False, "dcsc")
+    assert g.out_block.column_index()[1] > 0
 
 
 def test_kronecker_switches_both_ways_in_one_compiled_run() -> None:

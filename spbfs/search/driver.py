@@ -48,8 +48,8 @@ class Engine(Protocol):
     n: int
     #: Degree sum (in the search direction) of the whole graph.
     total_degree: int
-    #: Optional run of consecutive top-down levels in compiled code (see
-    #: :meth:`spbfs.search.numba_engine.NumbaEngine.topdown_levels`), or None.
+    #: Optional run of consecutive top-down levels in compiled code (the CUDA
+    #: engine's, :mod:`spbfs.kernels.bfs_cuda`), or None.
     topdown_levels: Any
     #: Optional: the whole search in compiled code, both directions (see
     #: :meth:`spbfs.search.numba_engine.NumbaEngine.levels_run`), or None / absent.
