@@ -1,7 +1,7 @@
 """Fused BFS kernels for the numba backend: the whole search in one compiled loop.
 
-The search keeps one word per vertex, ``state`` (int32 below 2**31 vertices,
-as GAPBS does): ``-1 - degree`` while the vertex is unvisited, its parent once
+The search keeps one word per vertex, ``state`` (int32 up to 2**30 vertices,
+as GAPBS does; int64 above): ``-1 - degree`` while the vertex is unvisited, its parent once
 reached. A top-down level reads that one word per edge and gets the degree it
 adds to the next frontier's edge count with it; no levels, mark or degree
 array is touched per edge. The visited vertices are appended, level after
@@ -11,12 +11,13 @@ levels and the int64 results are written once, after the search
 
 Top-down is the SpMSV ``t = B ⊕.⊗ f`` over ``min_second``, masked by the
 complement of the visited set. The frontier is taken in any order: the first
-frontier vertex to reach ``v`` claims it and sets ``v``'s bit in the bitmap of
-the level's new vertices; a later, smaller one that reaches ``v`` while that
-bit is set takes its place. So the parent is the smallest frontier vertex
-reaching ``v`` (the ``min`` of the semiring) without sorting any frontier and
-without atomics. A large level splits the destinations over the threads in
-word-aligned ranges: each thread owns its ranges' state words and bits.
+frontier vertex to reach ``v`` claims it, writing ``parent + off`` (``off >= n``);
+a later, smaller one that reaches ``v`` sees a claim of this level (a value
+``>= off``) and takes its place; the level's claims are settled
+(``-= off``) after it. So the parent is the smallest frontier vertex reaching
+``v`` (the ``min`` of the semiring) without sorting any frontier, without
+atomics and without a bitmap. A large level splits the destinations over the
+threads in word-aligned ranges: each thread owns its ranges' state words.
 
 Bottom-up scans the in-edges of every candidate (unvisited, with in-edges) in
 increasing order and stops at the first frontier neighbour, the smallest:
