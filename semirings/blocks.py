@@ -314,6 +314,35 @@ class DCSCBlock(Block):
     def nzc(self) -> int:
         return int(self.jc.shape[0])
 
+    def column_index(self) -> tuple[np.ndarray, int]:
+        """``(aux, shift)``: where each chunk of ``2**shift`` columns starts in ``jc`` (cached).
+
+        Buluç and Gilbert's AUX array for DCSC: the columns are cut in chunks of
+        ``2**shift >= ncols / (2 nzc)`` ids, and ``aux[c]`` is the first slot of
+        ``jc`` holding a column ``>= c << shift`` (``aux[-1] = nzc``), so a
+        column is found by scanning a chunk's few slots instead of a binary
+        search over all of ``jc``. At most ``2 max(nzc, 1) + 2`` entries: O(nzc)
+        memory like the block itself. Half of Buluç and Gilbert's chunk size
+        makes one column per chunk (``shift == 0``) whenever at least half the
+        columns have entries, as in a one-process graph: the lookup is then
+        ``ptr[aux[u]], ptr[aux[u + 1]]``, without a branch. Host blocks only;
+        see ``semirings._intrinsics.dcsc_column_range`` for the lookup.
+        """
+        cached = getattr(self, "_column_index", None)
+        if cached is not None:
+            return cached
+        if self.backend.xp is not np:
+            raise TypeError("column_index is built for host (numpy) blocks only")
+        ncols, nzc = self.shape[1], self.nzc
+        shift = 0
+        while (ncols >> shift) > 2 * max(nzc, 1):
+            shift += 1
+        nchunks = (ncols >> shift) + 1
+        starts = np.arange(nchunks + 1, dtype=np.int64) << shift
+        aux = np.searchsorted(self.jc, starts).astype(self.index_dtype)
+        self._column_index = (aux, shift)
+        return self._column_index
+
     def col_ranges(self, cols: Any) -> tuple[Any, Any]:
         xp = self.backend.xp
         nzc = self.jc.shape[0]

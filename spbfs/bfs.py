@@ -244,6 +244,16 @@ def _search(
 
     t_start = time.perf_counter()
     xp = engine.xp
+    if isinstance(engine, NumbaEngine):
+        # The engine keeps its own compact state; the int64 results are written at the end.
+        run = run_levels(engine, policy, source, max_depth, target)
+        stats = run.log.stats()
+        parents, levels = engine.finish(stats.discovered, cfg.output in ("both", "parents"),
+                                        want_levels)
+        seconds = time.perf_counter() - t_start
+        engine.release()
+        return BFSResult(source=source, parents=parents, levels=levels, stats=stats,
+                         seconds=seconds, config=cfg, stopped=run.stopped)
     if xp is np and n >= 1 << 16:
         # Fresh result arrays: first touch (page faults and all) split over the threads.
         parents = np.empty(n, dtype=np.int64)

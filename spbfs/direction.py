@@ -25,19 +25,41 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["BOTTOM_UP", "TOP_DOWN", "DirectionPolicy", "leave_top_down"]
+__all__ = ["BOTTOM_UP", "MODES", "TOP_DOWN", "DirectionPolicy", "leave_top_down",
+           "next_direction"]
 
 TOP_DOWN = 0
 BOTTOM_UP = 1
+#: ``DirectionPolicy.mode`` as the number the compiled loops take (its index here).
+MODES = ("auto", "top-down", "bottom-up")
 
 
 def leave_top_down(m_f: float, m_u: float, n: float, alpha: float, gamma: float) -> bool:
     """Beamer's test with the first-sweep guard: whether to go bottom-up after a top-down level.
 
-    A plain function of numbers, so that the compiled top-down loops
-    (``numba.njit(leave_top_down)``) run this very test instead of a copy.
+    The test itself is written once, in :func:`next_direction`.
     """
-    return m_f * alpha > m_u and m_f * gamma >= n
+    return next_direction(0, TOP_DOWN, 0, m_f, m_u, n, True, alpha, 0.0, gamma) == BOTTOM_UP
+
+
+def next_direction(mode: int, current: int, n_f: float, m_f: float, m_u: float, n: float,
+                   growing: bool, alpha: float, beta: float, gamma: float) -> int:
+    """The direction of the next level: the whole policy as a function of numbers.
+
+    ``mode`` indexes :data:`MODES`. :meth:`DirectionPolicy.choose` calls it, and
+    the compiled search loop of the numba engine (``numba.njit(next_direction)``)
+    runs this very function, so the two cannot drift apart.
+    """
+    if mode == 1:
+        return TOP_DOWN
+    if mode == 2:
+        return BOTTOM_UP
+    if current == TOP_DOWN:
+        # Beamer's test with the first-sweep guard (see the module docstring).
+        return BOTTOM_UP if m_f * alpha > m_u and m_f * gamma >= n else TOP_DOWN
+    if growing or n_f * beta > n:
+        return BOTTOM_UP
+    return TOP_DOWN
 
 
 @dataclass(frozen=True)
@@ -69,6 +91,11 @@ class DirectionPolicy:
         """
         return self.alpha, self.gamma, self.mode == "auto"
 
+    @property
+    def fused(self) -> tuple[int, float, float, float]:
+        """``(mode, alpha, beta, gamma)`` for :func:`next_direction` in compiled code."""
+        return MODES.index(self.mode), self.alpha, self.beta, self.gamma
+
     def choose(self, current: int, n_f: int, m_f: int, m_u: int, n: int, growing: bool) -> int:
         """Direction for the next level.
 
@@ -85,12 +112,5 @@ class DirectionPolicy:
         growing : bool
             Whether the frontier grew in the level just done.
         """
-        if self.mode == "top-down":
-            return TOP_DOWN
-        if self.mode == "bottom-up":
-            return BOTTOM_UP
-        if current == TOP_DOWN:
-            return BOTTOM_UP if leave_top_down(m_f, m_u, n, self.alpha, self.gamma) else TOP_DOWN
-        if growing or n_f * self.beta > n:
-            return BOTTOM_UP
-        return TOP_DOWN
+        return next_direction(MODES.index(self.mode), current, n_f, m_f, m_u, n, growing,
+                              self.alpha, self.beta, self.gamma)

@@ -301,45 +301,6 @@ def test_direction_policy_guard_against_tiny_bottom_up_switches() -> None:
     assert np.any(r.stats.direction == BOTTOM_UP)
 
 
-@pytest.mark.parametrize("nparts", [1, 2, 3, 5])
-def test_parallel_topdown_step_lists_every_new_vertex(nparts: int) -> None:
-    """The parts' lists are closed up into one (read when the new frontier is
-    sorted, not read off the bitmap), and ``sorted_new`` leaves the bitmap clear."""
-    from spbfs.kernels import bfs_numba as nbk
-
-    g = spbfs.Graph.from_edgelist(gen.kronecker(12, 16, seed=5))
-    ptr, ind, jc, dcsc = g.out_block.kernel_view
-    n, deg = g.n, np.asarray(g.out_degree)
-    hub = int(np.argmax(deg))
-    parents = np.full(n, -1, np.int64)
-    levels = np.full(n, -1, np.int64)
-    parents[hub] = hub
-    buf = np.empty(n, np.int64)
-    mark = np.zeros((n + 63) // 64, np.uint64)
-    k, scanned, _ = nbk.topdown_step(ptr, ind, jc, dcsc, np.array([hub], np.int64), parents,
-                                     levels, True, 1, deg, buf, mark, nparts)
-    expect = np.flatnonzero(levels == 1)
-    assert scanned == deg[hub] and k == expect.size > 0
-    np.testing.assert_array_equal(np.sort(buf[:k]), expect)
-    np.testing.assert_array_equal(nbk.sorted_new(buf, k, mark), expect)
-    assert not mark.any()
-
-
-def test_sorted_new_sorts_or_reads_the_bitmap() -> None:
-    """Few ids spread wide are sorted; many or close ones are read off the words."""
-    from spbfs.kernels import bfs_numba as nbk
-
-    mark = np.zeros(1 << 14, np.uint64)
-    rng = np.random.default_rng(7)
-    for ids in (np.array([900_000, 5, 70_000]), rng.choice(1 << 20, 5_000, replace=False),
-                np.array([640, 700, 650])):
-        ids = ids.astype(np.int64)
-        nbk.set_bits(ids, mark)
-        np.testing.assert_array_equal(nbk.sorted_new(ids.copy(), ids.size, mark), np.sort(ids))
-        assert not mark.any()
-    assert nbk.sorted_new(np.zeros(4, np.int64), 0, mark).size == 0
-
-
 def test_direction_string_runs() -> None:
     from spbfs.result import direction_string
 
@@ -350,7 +311,7 @@ def test_direction_string_runs() -> None:
 
 
 def test_fused_topdown_loop_loads_from_the_cache(tmp_path) -> None:
-    """A new process loads the fused top-down loop from numba's cache.
+    """A new process loads the compiled search loop from numba's cache.
 
     It read the clock through a ctypes pointer, which numba cannot cache: every
     process compiled it again, 0.9 s before its first search.
@@ -360,7 +321,7 @@ def test_fused_topdown_loop_loads_from_the_cache(tmp_path) -> None:
             "from spbfs.generators import path\n"
             "r = spbfs.bfs(spbfs.Graph.from_edgelist(path(50)), 0)\n"
             "assert r.levels[49] == 49 and r.stats.seconds.min() >= 0\n"
-            "print(sum(k.topdown_levels.stats.cache_hits.values()))\n")
+            "print(sum(k.search_levels.stats.cache_hits.values()))\n")
     env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path), "SPBFS_BACKEND": "numba"}
     hits = [int(subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
                                text=True, check=True, timeout=300).stdout.split()[-1])

@@ -1,14 +1,34 @@
-"""Fused BFS steps for the numba backend.
+"""Fused BFS kernels for the numba backend: the whole search in one compiled loop.
 
-The top-down step is the SpMSV ``t = B ⊕.⊗ f`` over ``min_second``, masked by
-the complement of the visited set, fused with the update of parents, levels
-and the next frontier. The frontier is processed in increasing vertex order,
-so the first writer of ``parent[v]`` is the smallest frontier vertex reaching
-``v``: exactly the ``min`` of the semiring, with no atomics.
+The search keeps one word per vertex, ``state`` (int32 up to 2**30 vertices,
+as GAPBS does; int64 above): ``-1 - degree`` while the vertex is unvisited, its parent once
+reached. A top-down level reads that one word per edge and gets the degree it
+adds to the next frontier's edge count with it; no levels, mark or degree
+array is touched per edge. The visited vertices are appended, level after
+level, to one ``queue`` (the frontier of a level is a window of it), so the
+levels and the int64 results are written once, after the search
+(:func:`finish`).
 
-The bottom-up step scans the in-edges of every unvisited vertex in increasing
-order and stops at the first frontier neighbour, which is again the smallest:
-both directions give the same parents as the algebra says.
+Top-down is the SpMSV ``t = B ⊕.⊗ f`` over ``min_second``, masked by the
+complement of the visited set. The frontier is taken in any order: the first
+frontier vertex to reach ``v`` claims it, writing ``parent + off`` (``off >= n``);
+a later, smaller one that reaches ``v`` sees a claim of this level (a value
+``>= off``) and takes its place; the level's claims are settled
+(``-= off``) after it. So the parent is the smallest frontier vertex reaching
+``v`` (the ``min`` of the semiring) without sorting any frontier, without
+atomics and without a bitmap. A large level splits the destinations over the
+threads in word-aligned ranges: each thread owns its ranges' state words.
+
+Bottom-up scans the in-edges of every candidate (unvisited, with in-edges) in
+increasing order and stops at the first frontier neighbour, the smallest:
+both directions give the same parents, as the algebra says. Candidates that
+stay unvisited are compacted, so later sweeps touch only what is left.
+
+:func:`search_levels` runs level after level, both directions, choosing each
+with :func:`spbfs.direction.next_direction` compiled from the Python policy's
+own function, and returns to Python only when the search ends, a ``max_depth``
+or ``target`` stop is due, or its per-level record is full. A road network's
+thousand levels of a hundred vertices then cost what their edges cost.
 """
 
 from __future__ import annotations
@@ -16,91 +36,24 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from semirings._intrinsics import column_range, column_share, monotonic, prefetch
-from spbfs.direction import leave_top_down
-from spbfs.kernels.bitmaps import first_member, ids_from_bits
+from semirings._intrinsics import column_share, dcsc_column_range, monotonic, prefetch
+from spbfs.direction import TOP_DOWN, next_direction
 from spbfs.kernels.bitmaps import set_bits as _set_ids
 
-# The driver's direction test, compiled for the fused top-down loop.
-_leave_top_down = nb.njit(cache=True, nogil=True)(leave_top_down)
+# The policy's own function, compiled for the search loop.
+_next_direction = nb.njit(cache=True, nogil=True)(next_direction)
 
 # Iterations ahead at which the next adjacency list is requested (see prefetch).
 _AHEAD = 16
+_SIX = np.uint64(6)
+_MASK = np.uint64(63)
 
+# Slots of the search's scalar state ``sv`` (kept between calls of search_levels).
+SV_HEAD, SV_TAIL, SV_DEPTH, SV_CUR, SV_MU, SV_MF, SV_NCAND, SV_CAND = range(8)
+SV_SIZE = 8
 
-@nb.njit(cache=True, nogil=True)
-def _topdown_range(ptr, ind, jc, dcsc, frontier, parents, levels, want_levels, depth, deg, out,
-                   mark, vlo, vhi, res):
-    """Top-down over ``frontier`` (sorted) into the destinations ``vlo <= v < vhi`` only.
-
-    New vertices are listed from ``out[vlo]`` on in discovery order and marked
-    in the bitmap ``mark``; ``res`` gets (new count, edges scanned, degree sum
-    of new). Columns are sorted, so a long column's share is found by binary
-    search and the parts of a parallel step together read each edge once.
-    """
-    whole = vlo == 0 and vhi == parents.shape[0]
-    k = vlo
-    scanned = 0
-    degsum = 0
-    nf = frontier.shape[0]
-    for i in range(nf):
-        if not dcsc and i + _AHEAD < nf:
-            prefetch(ind, ptr[frontier[i + _AHEAD]])
-        u = frontier[i]
-        lo, hi = column_range(ptr, jc, dcsc, u)
-        if not whole:
-            lo, hi = column_share(ind, lo, hi, vlo, vhi)
-        scanned += hi - lo
-        for e in range(lo, hi):
-            v = ind[e]
-            if parents[v] == -1:
-                parents[v] = u
-                if want_levels:
-                    levels[v] = depth
-                out[k] = v
-                mark[v >> 6] |= np.uint64(1) << np.uint64(v & 63)
-                k += 1
-                degsum += deg[v]
-    res[0] = k - vlo
-    res[1] = scanned
-    res[2] = degsum
-
-
-@nb.njit(cache=True, nogil=True, parallel=True)
-def _topdown_parts(ptr, ind, jc, dcsc, frontier, parents, levels, want_levels, depth, deg, out,
-                   mark, cuts, res):
-    for t in nb.prange(cuts.shape[0] - 1):
-        _topdown_range(ptr, ind, jc, dcsc, frontier, parents, levels, want_levels, depth, deg,
-                       out, mark, cuts[t], cuts[t + 1], res[t])
-
-
-# A top-down level expecting at least this many edges splits the destinations
-# over the threads (a parallel region costs tens of microseconds).
-_PAR_TOPDOWN = 1 << 15
-
-
-@nb.njit(cache=True, nogil=True)
-def topdown_step(ptr, ind, jc, dcsc, frontier, parents, levels, want_levels, depth, deg, out,
-                 mark, nparts):
-    """Expand ``frontier`` (sorted); return (new count, edges scanned, degree sum of new).
-
-    The new vertices are listed in ``out[:count]`` and marked in the bitmap
-    ``mark`` (for :func:`sorted_new`). With ``nparts > 1`` the destinations
-    are split in ``nparts`` word-aligned ranges searched in parallel: each
-    range still takes its frontier in increasing order, so every parent is
-    the smallest one as in the serial step, with no atomics.
-    """
-    n = parents.shape[0]
-    if nparts <= 1:
-        res = np.zeros(3, np.int64)
-        _topdown_range(ptr, ind, jc, dcsc, frontier, parents, levels, want_levels, depth, deg,
-                       out, mark, 0, n, res)
-        return res[0], res[1], res[2]
-    cuts = word_cuts(n, nparts)
-    parts = np.zeros((nparts, 3), np.int64)
-    _topdown_parts(ptr, ind, jc, dcsc, frontier, parents, levels, want_levels, depth, deg, out,
-                   mark, cuts, parts)
-    return close_parts(out, cuts, parts)
+# Why search_levels returned.
+EXHAUSTED, MAX_DEPTH, TARGET, FULL = 0, 1, 2, 3
 
 
 @nb.njit(cache=True, nogil=True)
@@ -126,180 +79,6 @@ def close_parts(out, cuts, parts):
     return k, parts[:, 1].sum(), parts[:, 2].sum()
 
 
-# Reading the new frontier off the bitmap costs a pass over the words its ids
-# span; sorting costs k log k. Below this many words per id the pass wins, on
-# a Kronecker graph's big levels by orders of magnitude and still on a road
-# network's levels of ninety ids (benchmarks page, "Sorted new frontiers").
-_WORDS_PER_ID = 64
-
-
-@nb.njit(cache=True, nogil=True)
-def sorted_new(out, k, mark):
-    """``out[:k]`` (distinct ids, all marked in ``mark``) in increasing order; clears ``mark``."""
-    if k == 0:
-        return out[:0].copy()
-    wlo = out[0] >> 6
-    whi = wlo
-    for i in range(1, k):
-        w = out[i] >> 6
-        if w < wlo:
-            wlo = w
-        elif w > whi:
-            whi = w
-    if (whi - wlo + 1) > k * _WORDS_PER_ID:
-        res = np.sort(out[:k])
-        for i in range(k):
-            mark[res[i] >> 6] = 0
-        return res
-    res = np.empty(k, out.dtype)
-    span = mark[wlo:whi + 1]
-    ids_from_bits(span, wlo << 6, res, 0)
-    span[:] = 0
-    return res
-
-
-@nb.njit(cache=True, nogil=True)
-def topdown_levels(ptr, ind, jc, dcsc, frontier, parents, levels, want_levels, depth, deg, buf,
-                   mark, nparts, m_u, m_f, alpha, gamma, switch, max_depth, target, st_f, st_new,
-                   st_e, st_t):
-    """Run consecutive top-down levels without returning to Python.
-
-    High-diameter graphs (a road network has over a thousand levels of a few
-    vertices each) would otherwise pay the interpreter once per level. The loop
-    stops when the frontier empties, ``max_depth`` (if >= 0) is reached,
-    ``target`` (if >= 0) is reached, the stats buffers are full, or - when
-    ``switch`` - :func:`spbfs.direction.leave_top_down` says bottom-up. ``m_f``, the degree sum
-    of ``frontier``, is the edge count that decides a parallel step.
-
-    Returns (frontier, levels done, depth, m_u, m_f, reason) with reason
-    0 = frontier empty or limit reached, 1 = switch to bottom-up, 2 = buffers full.
-    """
-    nlev = 0
-    cur = frontier
-    reason = 0
-    while cur.shape[0] > 0:
-        if max_depth >= 0 and depth >= max_depth:
-            break
-        if target >= 0 and parents[target] != -1:
-            break
-        if nlev > 0 and switch and _leave_top_down(m_f, m_u, parents.shape[0], alpha, gamma):
-            reason = 1
-            break
-        if nlev == st_f.shape[0]:
-            reason = 2
-            break
-        t0 = monotonic()
-        depth += 1
-        k, scanned, degsum = topdown_step(ptr, ind, jc, dcsc, cur, parents, levels, want_levels,
-                                          depth, deg, buf, mark,
-                                          nparts if m_f >= _PAR_TOPDOWN else 1)
-        nxt = sorted_new(buf, k, mark)
-        st_f[nlev] = cur.shape[0]
-        st_new[nlev] = k
-        st_e[nlev] = scanned
-        st_t[nlev] = monotonic() - t0
-        nlev += 1
-        m_u -= degsum
-        m_f = degsum
-        cur = nxt
-    return cur, nlev, depth, m_u, m_f, reason
-
-
-@nb.njit(cache=True, nogil=True)
-def _bottomup_range(ptr, ind, jc, dcsc, front, parents, levels, want_levels, depth, deg,
-                    src, cand, first, lo_c, hi_c, found, out):
-    """Bottom-up over ``src[lo_c:hi_c]``; survivors (in ``cand``) and finds go from ``lo_c`` on.
-
-    With ``first`` the candidates are all major slots ``lo_c .. hi_c - 1`` and
-    ``src`` is not read. ``src`` may be ``cand`` itself: survivors never
-    overtake the read position.
-    An empty ``deg`` means the degree that counts is the in-degree of the block
-    (an undirected graph): it is ``hi - lo``, already in registers, which saves
-    a stream over an n-long array.
-    """
-    sym = deg.shape[0] == 0
-    f = lo_c
-    r = lo_c
-    scanned = 0
-    degsum = 0
-    for i in range(lo_c, hi_c):
-        if first:
-            if i + _AHEAD < hi_c:
-                prefetch(ind, ptr[i + _AHEAD])
-        else:
-            # Scattered candidates miss on parents and ptr too: ask for those
-            # twice as early, so the adjacency prefetch finds its pointer cached.
-            if i + 2 * _AHEAD < hi_c:
-                k2 = src[i + 2 * _AHEAD]
-                prefetch(ptr, k2)
-                prefetch(parents, np.int64(jc[k2]) if dcsc else k2)
-            if i + _AHEAD < hi_c:
-                prefetch(ind, ptr[src[i + _AHEAD]])
-        k = i if first else src[i]
-        v = np.int64(jc[k]) if dcsc else k
-        if parents[v] != -1:
-            continue
-        lo = ptr[k]
-        hi = ptr[k + 1]
-        e = first_member(front, ind, lo, hi)
-        if e < hi:
-            parents[v] = ind[e]
-            if want_levels:
-                levels[v] = depth
-            found[f] = v
-            f += 1
-            degsum += (hi - lo) if sym else deg[v]
-            scanned += e - lo + 1
-        elif hi > lo:  # a vertex without in-edges can never find a parent: drop it
-            cand[r] = k
-            r += 1
-            scanned += hi - lo
-    out[0] = f - lo_c
-    out[1] = r - lo_c
-    out[2] = scanned
-    out[3] = degsum
-
-
-@nb.njit(cache=True, nogil=True, parallel=True)
-def _bottomup_chunks(ptr, ind, jc, dcsc, front, parents, levels, want_levels, depth, deg,
-                     src, cand, first, ncand, found, nchunks, step, outs):
-    for c in nb.prange(nchunks):
-        _bottomup_range(ptr, ind, jc, dcsc, front, parents, levels, want_levels, depth, deg,
-                        src, cand, first, c * step, min(ncand, c * step + step), found, outs[c])
-
-
-@nb.njit(cache=True, nogil=True)
-def _close_gaps(cand, found, outs, step, nxt):
-    """Gather the per-chunk finds into ``nxt`` and compact the survivors in ``cand``."""
-    fpos = 0
-    rpos = 0
-    for c in range(outs.shape[0]):
-        lo_c = c * step
-        nxt[fpos:fpos + outs[c, 0]] = found[lo_c:lo_c + outs[c, 0]]
-        if rpos != lo_c:
-            for t in range(outs[c, 1]):
-                cand[rpos + t] = cand[lo_c + t]
-        fpos += outs[c, 0]
-        rpos += outs[c, 1]
-    return rpos
-
-
-@nb.njit(cache=True, nogil=True, parallel=True)
-def _gather_chunks(cand, found, outs, step, nxt, cand_out):
-    """``_close_gaps`` in parallel: survivors go to ``cand_out`` (no in-place overlap)."""
-    nch = outs.shape[0]
-    fofs = np.zeros(nch + 1, np.int64)
-    rofs = np.zeros(nch + 1, np.int64)
-    for c in range(nch):
-        fofs[c + 1] = fofs[c] + outs[c, 0]
-        rofs[c + 1] = rofs[c] + outs[c, 1]
-    for c in nb.prange(nch):
-        lo_c = c * step
-        nxt[fofs[c]:fofs[c + 1]] = found[lo_c:lo_c + outs[c, 0]]
-        cand_out[rofs[c]:rofs[c + 1]] = cand[lo_c:lo_c + outs[c, 1]]
-    return rofs[nch]
-
-
 @nb.njit(cache=True, nogil=True, parallel=True)
 def fill_minus1(a, b):
     """``a[:] = b[:] = -1`` in parallel (first touch of fresh result arrays)."""
@@ -307,61 +86,6 @@ def fill_minus1(a, b):
         a[i] = -1
     for i in nb.prange(b.shape[0]):
         b[i] = -1
-
-
-# Below this many ids to move, gathering the chunks runs inline.
-_PAR_GATHER = 1 << 16
-
-
-def bottomup_step(ptr, ind, jc, dcsc, front, parents, levels, want_levels, depth, deg,
-                  cand, ncand, found, nchunks, cand_out=None, slots=None):
-    """One bottom-up level over a bitmap frontier (uint64 words).
-
-    ``cand[:ncand]`` lists the vertices that may still find a parent (unvisited,
-    with in-edges); each is scanned in increasing neighbour order until the
-    first frontier neighbour. Survivors are compacted in place to the front of
-    ``cand`` and the vertices found are returned as a new array (both sorted;
-    ``found`` is scratch), so later levels touch only what is left and the next
-    top-down level gets its frontier without an O(n) scan.
-
-    ``ncand < 0`` means "every major slot" (the first bottom-up level), or
-    every slot listed in ``slots`` when given: the csr columns that have
-    entries. Skipping the empty ones there measured 15% off the first
-    bottom-up level of Kronecker scale 20, where 38% of the vertices are isolated
-    and the test for them is a branch the CPU cannot predict.
-
-    With ``cand_out`` (as long as ``cand``) a large gather runs in parallel and
-    may leave the survivors in ``cand_out`` instead.
-
-    Returns (next frontier, survivors count, edges scanned, degree sum of new,
-    the array now holding the survivors).
-    """
-    first = ncand < 0
-    src = cand
-    if first and slots is not None:
-        first, src, ncand = False, slots, slots.shape[0]
-    elif first:
-        ncand = jc.shape[0] if dcsc else ptr.shape[0] - 1
-    # A parallel region costs tens of microseconds (more on a loaded machine):
-    # small candidate sets, common in the long tail of a road network, run inline.
-    if ncand < 4096:
-        nchunks = 1
-    step = max(1, -(-ncand // nchunks))
-    outs = np.zeros((nchunks, 4), np.int64)
-    if nchunks == 1:
-        _bottomup_range(ptr, ind, jc, dcsc, front, parents, levels, want_levels, depth, deg,
-                        src, cand, first, 0, ncand, found, outs[0])
-    else:
-        _bottomup_chunks(ptr, ind, jc, dcsc, front, parents, levels, want_levels, depth, deg,
-                         src, cand, first, ncand, found, nchunks, step, outs)
-    tot = outs.sum(axis=0)
-    nxt = np.empty(int(tot[0]), dtype=found.dtype)
-    if nchunks > 1 and cand_out is not None and tot[0] + tot[1] >= _PAR_GATHER:
-        rpos = _gather_chunks(cand, found, outs, step, nxt, cand_out)
-        cand = cand_out
-    else:
-        rpos = _close_gaps(cand, found, outs, step, nxt)
-    return nxt, int(rpos), int(tot[2]), int(tot[3]), cand
 
 
 @nb.njit(cache=True, nogil=True)
@@ -396,6 +120,7 @@ def _bits_parallel(ids, bits, nparts, clear):
 _PAR_BITS = 1 << 17
 
 
+@nb.njit(cache=True, nogil=True)
 def set_bits(ids, bits, nparts=1):
     """Set the bits of ``ids`` in a uint64 bitmap (``nparts > 1``: ``ids`` sorted)."""
     if nparts > 1 and ids.shape[0] >= _PAR_BITS:
@@ -404,9 +129,466 @@ def set_bits(ids, bits, nparts=1):
         _set_ids(ids, bits, 0)
 
 
-def clear_bits(ids, bits, nparts=1):
-    """Clear the words holding ``ids``: clearing a frontier costs O(frontier), not O(n)."""
-    if nparts > 1 and ids.shape[0] >= _PAR_BITS:
-        _bits_parallel(ids, bits, nparts, True)
+@nb.njit(cache=True, nogil=True)
+def clear_words(ids, bits):
+    """Clear the words holding ``ids`` (any order): O(len(ids)), or one pass over
+    ``bits`` when that is shorter."""
+    if ids.shape[0] * 4 >= bits.shape[0]:
+        bits[:] = 0
     else:
         _clear_bits(ids, bits, 0, ids.shape[0])
+
+
+# -- the per-vertex state ------------------------------------------------------
+
+# Below this many vertices the passes over n run inline (a parallel region
+# costs tens of microseconds; a road network of 100 k vertices runs in one ms).
+_PAR_N = 1 << 18
+
+
+@nb.njit(cache=True, nogil=True, parallel=True)
+def _init_state_parallel(deg, state):
+    for v in nb.prange(state.shape[0]):
+        state[v] = -1 - deg[v]
+
+
+@nb.njit(cache=True, nogil=True)
+def init_state(deg, state):
+    """``state[v] = -1 - deg[v]``: every vertex unvisited, its degree folded in."""
+    if state.shape[0] >= _PAR_N:
+        _init_state_parallel(deg, state)
+    else:
+        for v in range(state.shape[0]):
+            state[v] = -1 - deg[v]
+
+
+@nb.njit(cache=True, nogil=True)
+def _finish_range(state, parents, levels, want_parents, want_levels, deg, reset, lo, hi):
+    # levels[v] of a reached v is left to _scatter_levels: the two write disjoint
+    # entries, so a parallel finish runs both in one region, without a barrier.
+    for v in range(lo, hi):
+        s = state[v]
+        if want_parents:
+            parents[v] = s if s >= 0 else -1
+        if want_levels and s < 0:
+            levels[v] = -1
+        if reset:
+            state[v] = -1 - deg[v]
+
+
+@nb.njit(cache=True, nogil=True)
+def _scatter_levels(queue, offsets, levels, lo, hi):
+    d = np.searchsorted(offsets, lo, side="right") - 1
+    for i in range(lo, hi):
+        while i >= offsets[d + 1]:
+            d += 1
+        levels[queue[i]] = d
+
+
+@nb.njit(cache=True, nogil=True, parallel=True)
+def _finish_parallel(state, queue, offsets, parents, levels, want_parents, want_levels, deg,
+                     reset, nchunks):
+    n = state.shape[0]
+    step = -(-n // nchunks)
+    total = offsets[-1]
+    qstep = -(-total // nchunks)
+    for c in nb.prange(nchunks):
+        # The queue is read before the same chunk's state is reset: reset touches
+        # state only, the scatter reads queue only.
+        if want_levels:
+            _scatter_levels(queue, offsets, levels, min(total, c * qstep),
+                            min(total, c * qstep + qstep))
+        _finish_range(state, parents, levels, want_parents, want_levels, deg, reset,
+                      c * step, min(n, c * step + step))
+
+
+@nb.njit(cache=True, nogil=True)
+def finish(state, queue, offsets, parents, levels, want_parents, want_levels, deg, reset,
+           nchunks):
+    """The int64 results from the search's state, in one pass over n (and one over the reached).
+
+    ``parents[v]`` is ``state[v]`` where reached, ``-1`` elsewhere; level ``d``'s
+    vertices are ``queue[offsets[d]:offsets[d + 1]]`` (level 0 the source).
+    With ``reset`` the same pass sets ``state`` back to unvisited
+    (``-1 - deg``) for the graph's next search, which then skips
+    :func:`init_state`: one pass over n and one parallel region fewer.
+    """
+    n = state.shape[0]
+    if n >= _PAR_N and nchunks > 1:
+        _finish_parallel(state, queue, offsets, parents, levels, want_parents, want_levels,
+                         deg, reset, nchunks)
+        return
+    _finish_range(state, parents, levels, want_parents, want_levels, deg, reset, 0, n)
+    if want_levels:
+        _scatter_levels(queue, offsets, levels, 0, offsets[-1])
+
+
+# -- top-down ----------------------------------------------------------------
+
+
+@nb.njit(cache=True, inline="always")
+def _claim(ind, lo, hi, u, state, off, out, k):  # type: ignore[no-untyped-def]
+    """Frontier vertex ``u``'s column ``ind[lo:hi]``: claim the unvisited, keep the smallest
+    parent of the ones claimed this level; returns (next ``k``, degree sum of new).
+
+    A vertex claimed this level holds ``parent + off`` (``off >= n``) until
+    :func:`_settle` takes ``off`` away after the level, so one compare tells
+    it from one reached before (``< n``) and from a larger claimant. No bitmap
+    is touched: on a 1000 x 1000 grid a bitmap of the level's new vertices
+    (set, tested, cleared) made the level 2x slower.
+    """
+    degsum = 0
+    uo = u + off
+    # Unsigned ids index without numba's negative-index fix-up: measured 1.7x on a
+    # road network's top-down levels (no signed id meets an unsigned one here).
+    for e in range(np.uint64(lo), np.uint64(hi)):
+        v = np.uint64(ind[e])
+        s = state[v]
+        if s < 0:
+            state[v] = uo
+            out[k] = v
+            k += 1
+            degsum += -1 - s
+        elif s > uo:
+            state[v] = uo  # claimed this level by a larger frontier vertex
+    return k, degsum
+
+
+@nb.njit(cache=True, nogil=True)
+def _settle(ids, state, off):
+    """Parents of the vertices claimed in a level: ``state[v] -= off``."""
+    for i in range(ids.shape[0]):
+        v = np.uint64(ids[i])
+        state[v] -= off
+
+
+@nb.njit(cache=True, nogil=True)
+def _topdown_range(ptr, ind, jc, aux, shift, dcsc, queue, head, tail, state, off, out, opos,
+                   vlo, vhi, whole):
+    """Top-down from ``queue[head:tail]`` into the destinations ``vlo <= v < vhi`` only.
+
+    New vertices are listed in ``out`` from ``opos`` on, their state still
+    ``parent + off`` (see :func:`_claim`); returns (new count, edges scanned,
+    degree sum of new). Columns
+    are sorted, so a long column's share is found by binary search and the
+    parts of a parallel level together read each edge once.
+
+    One loop per way of finding a column (csr, dcsc with one column per index
+    chunk, dcsc with a scan): with the format tested inside one loop, LLVM
+    compiled the csr case 1.6x slower on a 1000 x 1000 grid.
+    """
+    k = opos
+    scanned = 0
+    degsum = 0
+    if not dcsc:
+        for i in range(head, tail):
+            if i + _AHEAD < tail:
+                prefetch(ind, ptr[queue[i + _AHEAD]])
+            u = queue[i]
+            lo, hi = np.int64(ptr[u]), np.int64(ptr[u + 1])
+            if not whole:
+                lo, hi = column_share(ind, lo, hi, vlo, vhi)
+            scanned += hi - lo
+            k, ds = _claim(ind, lo, hi, u, state, off, out, k)
+            degsum += ds
+    elif shift == 0:
+        for i in range(head, tail):
+            # The index, the column's slot, then its list: three hops, asked for in turn.
+            if i + 2 * _AHEAD < tail:
+                prefetch(aux, queue[i + 2 * _AHEAD])
+            if i + _AHEAD < tail:
+                prefetch(ptr, aux[queue[i + _AHEAD]])
+            if i + _AHEAD // 2 < tail:
+                prefetch(ind, ptr[aux[queue[i + _AHEAD // 2]]])
+            u = queue[i]
+            # Written out, not through dcsc_column_range: the inlined general lookup
+            # (a loop with early returns) measured 2x slower on a road network.
+            lo, hi = np.int64(ptr[aux[u]]), np.int64(ptr[aux[u + 1]])
+            if not whole:
+                lo, hi = column_share(ind, lo, hi, vlo, vhi)
+            scanned += hi - lo
+            k, ds = _claim(ind, lo, hi, u, state, off, out, k)
+            degsum += ds
+    else:
+        for i in range(head, tail):
+            u = queue[i]
+            lo, hi = dcsc_column_range(ptr, jc, aux, shift, u)
+            if not whole:
+                lo, hi = column_share(ind, lo, hi, vlo, vhi)
+            scanned += hi - lo
+            k, ds = _claim(ind, lo, hi, u, state, off, out, k)
+            degsum += ds
+    return k - opos, scanned, degsum
+
+
+@nb.njit(cache=True, nogil=True, parallel=True)
+def _topdown_parts(ptr, ind, jc, aux, shift, dcsc, queue, head, tail, state, off, buf, cuts,
+                   parts):
+    for t in nb.prange(cuts.shape[0] - 1):
+        k, sc, ds = _topdown_range(ptr, ind, jc, aux, shift, dcsc, queue, head, tail, state,
+                                   off, buf, cuts[t], cuts[t], cuts[t + 1], False)
+        _settle(buf[cuts[t]:cuts[t] + k], state, off)
+        parts[t, 0] = k
+        parts[t, 1] = sc
+        parts[t, 2] = ds
+
+
+@nb.njit(cache=True, nogil=True)
+def topdown_level(ptr, ind, jc, aux, shift, dcsc, queue, head, tail, state, off, buf, nparts):
+    """One top-down level from ``queue[head:tail]``; the new vertices go to ``queue[tail:]``.
+
+    Returns (new count, edges scanned, degree sum of new). With ``nparts > 1``
+    the destinations are split in word-aligned ranges searched in parallel
+    (listed in ``buf``, then copied behind the frontier): each part owns its
+    vertices' state, so every parent is the smallest as in the serial level.
+    ``off`` (at least n) marks the level's claims until they are settled.
+    """
+    n = state.shape[0]
+    if nparts <= 1:
+        k, sc, ds = _topdown_range(ptr, ind, jc, aux, shift, dcsc, queue, head, tail, state,
+                                   off, queue, tail, 0, n, True)
+        _settle(queue[tail:tail + k], state, off)
+        return k, sc, ds
+    cuts = word_cuts(n, nparts)
+    parts = np.zeros((nparts, 3), np.int64)
+    _topdown_parts(ptr, ind, jc, aux, shift, dcsc, queue, head, tail, state, off, buf, cuts,
+                   parts)
+    k = tail
+    for t in range(nparts):
+        c = parts[t, 0]
+        queue[k:k + c] = buf[cuts[t]:cuts[t] + c]
+        k += c
+    return k - tail, parts[:, 1].sum(), parts[:, 2].sum()
+
+
+# -- bottom-up ---------------------------------------------------------------
+
+
+@nb.njit(cache=True, inline="always")
+def _first_member(bits, ind, lo, hi):
+    """``spbfs.kernels.bitmaps.first_member`` with unsigned ids (no negative-index fix-up)."""
+    for e in range(np.uint64(lo), np.uint64(hi)):
+        u = np.uint64(ind[e])
+        if (bits[u >> _SIX] >> (u & _MASK)) & np.uint64(1):
+            return np.int64(e)
+    return hi
+
+
+@nb.njit(cache=True, nogil=True)
+def _bottomup_range(ptr, ind, jc, dcsc, front, state, src, cand, first, lo_c, hi_c, found, out):
+    """Bottom-up over ``src[lo_c:hi_c]``; survivors (in ``cand``) and finds go from ``lo_c`` on.
+
+    With ``first`` the candidates are all major slots ``lo_c .. hi_c - 1`` and
+    ``src`` is not read. ``src`` may be ``cand`` itself: survivors never
+    overtake the read position. ``out`` gets (found, survivors, edges scanned,
+    degree sum of found).
+    """
+    f = lo_c
+    r = lo_c
+    scanned = 0
+    degsum = 0
+    for i in range(lo_c, hi_c):
+        if first:
+            if i + _AHEAD < hi_c:
+                prefetch(ind, ptr[i + _AHEAD])
+        else:
+            # Scattered candidates miss on state and ptr too: ask for those
+            # twice as early, so the adjacency prefetch finds its pointer cached.
+            if i + 2 * _AHEAD < hi_c:
+                k2 = src[i + 2 * _AHEAD]
+                prefetch(ptr, k2)
+                prefetch(state, np.int64(jc[k2]) if dcsc else k2)
+            if i + _AHEAD < hi_c:
+                prefetch(ind, ptr[src[i + _AHEAD]])
+        k = i if first else src[i]
+        v = np.int64(jc[k]) if dcsc else np.int64(k)
+        s = state[v]
+        if s >= 0:
+            continue
+        lo = np.int64(ptr[k])
+        hi = np.int64(ptr[k + 1])
+        e = _first_member(front, ind, lo, hi)
+        if e < hi:
+            state[v] = ind[e]
+            found[f] = v
+            f += 1
+            degsum += -1 - s
+            scanned += e - lo + 1
+        elif hi > lo:  # a vertex without in-edges can never find a parent: drop it
+            cand[r] = k
+            r += 1
+            scanned += hi - lo
+    out[0] = f - lo_c
+    out[1] = r - lo_c
+    out[2] = scanned
+    out[3] = degsum
+
+
+@nb.njit(cache=True, nogil=True, parallel=True)
+def _bottomup_chunks(ptr, ind, jc, dcsc, front, state, src, cand, first, ncand, found, step,
+                     outs):
+    for c in nb.prange(outs.shape[0]):
+        _bottomup_range(ptr, ind, jc, dcsc, front, state, src, cand, first, c * step,
+                        min(ncand, c * step + step), found, outs[c])
+
+
+@nb.njit(cache=True, nogil=True, parallel=True)
+def _gather_chunks(cand, found, outs, step, nxt, cand_out):
+    """The chunks' finds into ``nxt`` and survivors into ``cand_out``, in parallel."""
+    nch = outs.shape[0]
+    fofs = np.zeros(nch + 1, np.int64)
+    rofs = np.zeros(nch + 1, np.int64)
+    for c in range(nch):
+        fofs[c + 1] = fofs[c] + outs[c, 0]
+        rofs[c + 1] = rofs[c] + outs[c, 1]
+    for c in nb.prange(nch):
+        lo_c = c * step
+        nxt[fofs[c]:fofs[c + 1]] = found[lo_c:lo_c + outs[c, 0]]
+        cand_out[rofs[c]:rofs[c + 1]] = cand[lo_c:lo_c + outs[c, 1]]
+
+
+# Below this many candidates a bottom-up level runs inline; below this many ids
+# to move, its chunks are gathered inline.
+_PAR_BOTTOMUP = 4096
+_PAR_GATHER = 1 << 16
+
+
+@nb.njit(cache=True, nogil=True)
+def bottomup_level(ptr, ind, jc, dcsc, slots, has_slots, front, state, queue, tail, found,
+                   cands, ci, ncand, nchunks):
+    """One bottom-up level over the bitmap ``front``; the finds go to ``queue[tail:]``, sorted.
+
+    ``cands[ci][:ncand]`` lists the major slots that may still find a parent.
+    ``ncand < 0`` means the first bottom-up level: every slot, or every slot
+    in ``slots`` (the csr columns with entries) when ``has_slots``. Skipping
+    the empty ones measured 15% off the first bottom-up level of Kronecker
+    scale 20, where 38% of the vertices are isolated and the test for them is
+    a branch the CPU cannot predict.
+
+    Returns (found, survivors, edges scanned, degree sum of found, the row
+    of ``cands`` now holding the survivors).
+    """
+    first = ncand < 0
+    if first and has_slots:
+        return _bottomup_from(ptr, ind, jc, dcsc, front, state, slots, False, slots.shape[0],
+                              queue, tail, found, cands, ci, nchunks)
+    if first:
+        ncand = jc.shape[0] if dcsc else ptr.shape[0] - 1
+    return _bottomup_from(ptr, ind, jc, dcsc, front, state, cands[ci], first, ncand, queue,
+                          tail, found, cands, ci, nchunks)
+
+
+@nb.njit(cache=True, nogil=True)
+def _bottomup_from(ptr, ind, jc, dcsc, front, state, src, first, ncand, queue, tail, found,
+                   cands, ci, nchunks):
+    cand = cands[ci]
+    nch = nchunks if ncand >= _PAR_BOTTOMUP else 1
+    step = max(1, -(-ncand // nch))
+    outs = np.zeros((nch, 4), np.int64)
+    if nch == 1:
+        _bottomup_range(ptr, ind, jc, dcsc, front, state, src, cand, first, 0, ncand, found,
+                        outs[0])
+    else:
+        _bottomup_chunks(ptr, ind, jc, dcsc, front, state, src, cand, first, ncand, found,
+                         step, outs)
+    nfound = outs[:, 0].sum()
+    nsurv = outs[:, 1].sum()
+    if nch > 1 and nfound + nsurv >= _PAR_GATHER:
+        _gather_chunks(cand, found, outs, step, queue[tail:], cands[1 - ci])
+        ci = 1 - ci
+    else:
+        fpos = tail
+        rpos = 0
+        for c in range(nch):
+            lo_c = c * step
+            queue[fpos:fpos + outs[c, 0]] = found[lo_c:lo_c + outs[c, 0]]
+            if rpos != lo_c:  # leftwards: a forward copy is safe where they overlap
+                for t in range(outs[c, 1]):
+                    cand[rpos + t] = cand[lo_c + t]
+            fpos += outs[c, 0]
+            rpos += outs[c, 1]
+    return nfound, nsurv, outs[:, 2].sum(), outs[:, 3].sum(), ci
+
+
+# -- the search loop -----------------------------------------------------------
+
+# A top-down level expecting at least this many edges splits the destinations
+# over the threads (a parallel region costs tens of microseconds).
+PAR_TOPDOWN = 1 << 15
+
+
+@nb.njit(cache=True, nogil=True)
+def search_levels(optr, oind, ojc, oaux, oshift, odcsc, iptr, iind, ijc, idcsc, slots,
+                  has_slots, state, off, queue, buf, front, cands, sv, mode, alpha, beta, gamma,
+                  nparts, nchunks, par_topdown, max_depth, target, st, st_t):
+    """Run levels, both directions, until the search ends or must return to Python.
+
+    The frontier is ``queue[sv[SV_HEAD]:sv[SV_TAIL]]``; ``sv`` holds the rest
+    of the search's scalars (depth, next direction, unvisited and frontier
+    degree sums, candidates) and is updated on return. ``off`` (at least n,
+    within the state's dtype) marks a top-down level's claims; ``front`` is a
+    clear bitmap, which a bottom-up level fills with its frontier and clears.
+    ``max_depth`` and ``target`` are ``-1`` when not wanted. Each level's
+    frontier, new vertices, edges scanned and direction go to ``st[level]``,
+    its seconds to ``st_t``.
+
+    Returns (levels run, reason): ``EXHAUSTED``, ``MAX_DEPTH``, ``TARGET``
+    (a stop before the next level is due) or ``FULL`` (``st`` is full).
+    """
+    n = state.shape[0]
+    head = sv[SV_HEAD]
+    tail = sv[SV_TAIL]
+    depth = sv[SV_DEPTH]
+    cur = sv[SV_CUR]
+    m_u = sv[SV_MU]
+    m_f = sv[SV_MF]
+    ncand = sv[SV_NCAND]
+    ci = sv[SV_CAND]
+    sorted_front = False
+    nlev = 0
+    reason = EXHAUSTED
+    while tail > head:
+        if max_depth >= 0 and depth >= max_depth:
+            reason = MAX_DEPTH
+            break
+        if target >= 0 and state[target] >= 0:
+            reason = TARGET
+            break
+        if nlev == st.shape[0]:
+            reason = FULL
+            break
+        t0 = monotonic()
+        depth += 1
+        n_f = tail - head
+        if cur == TOP_DOWN:
+            k, scanned, degsum = topdown_level(optr, oind, ojc, oaux, oshift, odcsc, queue,
+                                               head, tail, state, off, buf,
+                                               nparts if m_f >= par_topdown else 1)
+        else:
+            # A frontier from a bottom-up level is sorted: its bits may be set in parallel.
+            set_bits(queue[head:tail], front, nparts if sorted_front else 1)
+            k, ncand, scanned, degsum, ci = bottomup_level(
+                iptr, iind, ijc, idcsc, slots, has_slots, front, state, queue, tail, buf,
+                cands, ci, ncand, nchunks)
+            clear_words(queue[head:tail], front)
+        sorted_front = cur != TOP_DOWN
+        st[nlev, 0] = n_f
+        st[nlev, 1] = k
+        st[nlev, 2] = scanned
+        st[nlev, 3] = cur
+        st_t[nlev] = monotonic() - t0
+        nlev += 1
+        m_u -= degsum
+        m_f = degsum
+        head = tail
+        tail += k
+        cur = _next_direction(mode, cur, k, m_f, m_u, n, k > n_f, alpha, beta, gamma)
+    sv[SV_HEAD] = head
+    sv[SV_TAIL] = tail
+    sv[SV_DEPTH] = depth
+    sv[SV_CUR] = cur
+    sv[SV_MU] = m_u
+    sv[SV_MF] = m_f
+    sv[SV_NCAND] = ncand
+    sv[SV_CAND] = ci
+    return nlev, reason

@@ -13,8 +13,11 @@ process and one Allreduce on a grid, which is also where a grid completes the
 frontier exchange it posted at the end of the step.
 
 Per-level Python is a handful of calls: a road network runs a thousand levels
-of a few dozen vertices, and an engine may run a whole stretch of small
-top-down levels in compiled code (:meth:`Engine.topdown_levels`).
+of a few dozen vertices. An engine may run a whole stretch of small top-down
+levels in compiled code (``topdown_levels``, the CUDA engine), or the whole
+search, both directions, with the policy's own test compiled
+(``levels_run``, the numba engine): the driver then only checks the stops
+and keeps the record.
 """
 
 from __future__ import annotations
@@ -23,10 +26,12 @@ import time
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from spbfs.direction import TOP_DOWN, DirectionPolicy
-from spbfs.result import LevelLog
+import numpy as np
 
-__all__ = ["Engine", "LocalEngine", "SearchRun", "run_levels"]
+from spbfs.direction import TOP_DOWN, DirectionPolicy
+from spbfs.result import LevelLog, LevelStats
+
+__all__ = ["Engine", "LocalEngine", "RecordLog", "SearchRun", "run_levels"]
 
 #: A step's result: (next frontier, its size, edges scanned, its degree sum).
 Step = tuple[Any, int, int, int]
@@ -43,9 +48,12 @@ class Engine(Protocol):
     n: int
     #: Degree sum (in the search direction) of the whole graph.
     total_degree: int
-    #: Optional run of consecutive top-down levels in compiled code (see
-    #: :meth:`spbfs.search.numba_engine.NumbaEngine.topdown_levels`), or None.
+    #: Optional run of consecutive top-down levels in compiled code (the CUDA
+    #: engine's, :mod:`spbfs.kernels.bfs_cuda`), or None.
     topdown_levels: Any
+    #: Optional: the whole search in compiled code, both directions (see
+    #: :meth:`spbfs.search.numba_engine.NumbaEngine.levels_run`), or None / absent.
+    levels_run: Any
 
     def start(self, source: int) -> tuple[Any, int]:
         """Mark ``source`` visited at level 0; return (first frontier, its degree here).
@@ -66,6 +74,49 @@ class Engine(Protocol):
         """The level's counts summed over the processes (the identity on one)."""
 
 
+class RecordLog(LevelLog):
+    """A :class:`~spbfs.result.LevelLog` that also takes whole runs of levels as arrays.
+
+    A compiled loop hands back a thousand levels at once; keeping its arrays
+    (instead of a Python int per level and entry) keeps the record's cost off
+    a road network's search.
+    """
+
+    __slots__ = ("_runs",)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._runs: list[tuple[np.ndarray, ...]] = []
+
+    def extend_record(self, rows: np.ndarray, seconds: np.ndarray) -> None:
+        """Levels as rows (frontier, discovered, edges, direction) and their seconds (copied)."""
+        self._flush()
+        self._runs.append((rows.copy(), seconds.copy()))
+
+    def _flush(self) -> None:
+        if self.frontier:
+            rows = np.array([self.frontier, self.discovered, self.edges, self.direction],
+                            dtype=np.int64).T
+            self._runs.append((rows, np.array(self.seconds, dtype=np.float64)))
+            for lst in (self.frontier, self.discovered, self.edges, self.direction,
+                        self.seconds):
+                lst.clear()
+
+    def stats(self, extra: dict[str, Any] | None = None) -> LevelStats:
+        """The record as arrays."""
+        self._flush()
+        if self._runs:
+            rows = np.concatenate([r for r, _ in self._runs])
+            seconds = np.concatenate([t for _, t in self._runs])
+        else:
+            rows, seconds = np.empty((0, 4), np.int64), np.empty(0, np.float64)
+        return LevelStats(
+            frontier=rows[:, 0].copy(), discovered=rows[:, 1].copy(), edges=rows[:, 2].copy(),
+            direction=rows[:, 3].astype(np.int8), seconds=seconds,
+            extra={} if extra is None else extra,
+        )
+
+
 class LocalEngine:
     """The part of :class:`Engine` every one-process engine shares.
 
@@ -81,6 +132,7 @@ class LocalEngine:
     levels: Any
     want: bool
     topdown_levels: Any = None
+    levels_run: Any = None
 
     def start(self, source: int) -> tuple[Any, int]:
         """Mark ``source``; return it as a one-vertex frontier and its degree."""
@@ -133,7 +185,8 @@ def run_levels(engine: Engine, policy: DirectionPolicy, source: int,
     n = engine.n
     m_u = engine.total_degree - m_f
     current = policy.choose(TOP_DOWN, n_f, m_f, m_u, n, True)
-    log = LevelLog()
+    whole = getattr(engine, "levels_run", None)
+    log = LevelLog() if whole is None else RecordLog()
     depth = 0
     stopped = "exhausted"
     clock = time.perf_counter
@@ -147,6 +200,13 @@ def run_levels(engine: Engine, policy: DirectionPolicy, source: int,
         if hit:
             stopped = "target"
             break
+        if whole is not None:
+            frontier, rows, seconds, depth, current, m_u, m_f = whole(
+                depth, current, m_u, m_f, policy, max_depth, target)
+            log.extend_record(rows, seconds)
+            n_f = int(frontier.shape[0])
+            hit = int(target is not None and engine.reached(target))
+            continue
         if current == TOP_DOWN and fused is not None:
             frontier, run, depth, m_u, m_f, switch = fused(
                 frontier, depth, m_u, m_f, policy, max_depth, target

@@ -1,9 +1,12 @@
 """The numba engine: one process on the CPU, the kernels of :mod:`spbfs.kernels.bfs_numba`.
 
-Frontiers are sorted id arrays (sorted frontiers keep the smallest parent
-without atomics and make the next gather stream); the bottom-up step keeps its
-own bitmap of the frontier and the list of candidates still without a parent,
-so a later sweep touches only what is left.
+The search runs in :func:`~spbfs.kernels.bfs_numba.search_levels`, level after
+level in compiled code, both directions; the driver sees it return only when
+the search is over, a stop is due or its per-level record is full. The search
+keeps one compact word per vertex (``state``: int32 below 2**31 vertices, the
+parent once reached, ``-1 - degree`` before) and the visited vertices in level
+order (``queue``); the int64 parents and levels the user gets are written once
+at the end (:meth:`NumbaEngine.finish`).
 """
 
 from __future__ import annotations
@@ -13,11 +16,16 @@ from typing import Any
 
 import numpy as np
 
-from spbfs.direction import DirectionPolicy
+from spbfs.direction import BOTTOM_UP, TOP_DOWN, DirectionPolicy
 from spbfs.kernels import bfs_numba as nbk
 from spbfs.search.driver import LocalEngine
 
-__all__ = ["NumbaEngine", "ScratchPool", "nonempty_columns"]
+__all__ = ["NumbaEngine", "ScratchPool", "nonempty_columns", "state_dtype"]
+
+_INT32_LIMIT = 2**31 - 1
+# A top-down level marks its claims as parent + offset (kernels: _claim), so ids
+# must stay below the offset and parent + offset within the dtype.
+_OFFSETS = {np.dtype(np.int32): 2**30, np.dtype(np.int64): 2**62}
 
 
 def nonempty_columns(block: Any) -> np.ndarray:
@@ -29,6 +37,12 @@ def nonempty_columns(block: Any) -> np.ndarray:
     ptr = block.ptr
     dt = np.int32 if ptr.shape[0] <= 2**31 else np.int64
     return np.flatnonzero(ptr[1:] != ptr[:-1]).astype(dt)
+
+
+def state_dtype(n: int, max_degree: int) -> np.dtype:
+    """int32 where ``id + 2**30`` and ``-1 - degree`` fit in it (n <= 2**30), else int64."""
+    small = n <= _OFFSETS[np.dtype(np.int32)] and max_degree < _INT32_LIMIT
+    return np.dtype(np.int32 if small else np.int64)
 
 
 class ScratchPool:
@@ -45,106 +59,174 @@ class ScratchPool:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._item: tuple[np.ndarray, ...] | None = None
+        self._clean_for: np.ndarray | None = None
 
-    def take(self, n: int, nc: int) -> tuple[np.ndarray, ...]:
-        """Four int64 arrays of lengths ``n, n, nc, nc`` (reused when they fit)."""
+    def take(self, n: int, nc: int, dtype: np.dtype,
+             deg: np.ndarray) -> tuple[tuple[np.ndarray, ...], bool]:
+        """``state, queue, buf`` (n, n, max(n, nc)), ``cands`` (2 x nc) of ``dtype`` and
+        a clear bitmap (n bits), reused when they fit; and whether
+        ``state`` already holds ``-1 - deg`` (left so by the last search)."""
         with self._lock:
             item, self._item = self._item, None
-        if item is not None and item[0].shape[0] == n and item[2].shape[0] == nc:
-            return item
-        return (np.empty(n, dtype=np.int64), np.empty(n, dtype=np.int64),
-                np.empty(nc, dtype=np.int64), np.empty(nc, dtype=np.int64))
+            clean_for, self._clean_for = self._clean_for, None
+        if (item is not None and item[0].shape[0] == n and item[3].shape[1] == nc
+                and item[0].dtype == dtype):
+            return item, clean_for is deg
+        return (np.empty(n, dtype), np.empty(n, dtype), np.empty(max(n, nc), dtype),
+                np.empty((2, nc), dtype), np.zeros((n + 63) // 64, np.uint64)), False
 
-    def give(self, item: tuple[np.ndarray, ...]) -> None:
-        """Keep ``item`` for the next :meth:`take`."""
+    def give(self, item: tuple[np.ndarray, ...], clean_for: np.ndarray | None) -> None:
+        """Keep ``item`` (its bitmaps clear) for the next :meth:`take`; ``clean_for``
+        is the degree array its ``state`` was reset to, if it was."""
         if sum(a.nbytes for a in item) <= self.max_bytes:
             with self._lock:
-                self._item = item
+                self._item, self._clean_for = item, clean_for
 
 
 class NumbaEngine(LocalEngine):
-    xp = np
+    """One process, numba kernels, the whole search in compiled code.
 
-    def __init__(self, out_block: Any, in_block: Any, deg: np.ndarray,
-                 pool: ScratchPool, slots: np.ndarray | None = None) -> None:
+    Parameters
+    ----------
+    out_block, in_block : Block
+        The blocks followed top-down (columns = out-edges) and bottom-up.
+    deg : numpy.ndarray
+        Degree of every vertex in the search direction.
+    pool : ScratchPool
+        The graph's scratch arrays.
+    slots : numpy.ndarray, optional
+        The in-block's non-empty csr columns (first bottom-up sweep).
+    dtype : numpy.dtype, optional
+        The per-vertex state's dtype; default :func:`state_dtype` (int32 where
+        it fits). int64 is always correct; tests force it on small graphs.
+    threads : int, optional
+        Threads of the parallel levels (default: numba's current count).
+    """
+
+    xp = np
+    #: Levels per call of the compiled loop (its per-level record).
+    record = 4096
+
+    def __init__(self, out_block: Any, in_block: Any, deg: np.ndarray, pool: ScratchPool,
+                 slots: np.ndarray | None = None, dtype: np.dtype | None = None,
+                 threads: int | None = None) -> None:
         import numba
 
-        self.out = out_block.kernel_view
+        n = self.n = out_block.shape[0]
+        optr, oind, ojc, odcsc = out_block.kernel_view
+        aux, shift = out_block.column_index() if odcsc else (optr[:0], 0)
+        self.out = (optr, oind, ojc, aux, shift, odcsc)
         self.inn = in_block.kernel_view
         self.deg = deg
-        # Undirected: the degree bottom-up needs is the in-block's own hi - lo (empty = use it).
-        self.in_deg = deg[:0] if in_block is out_block else deg
         # deg counts the columns of the out-block: its sum is the block's nonzero count,
         # read off the pointers instead of summing n degrees on every search.
-        ptr = self.out[0]
-        self.total_degree = int(ptr[-1]) - int(ptr[0]) if ptr.shape[0] else int(deg.sum())
-        n = self.n = out_block.shape[0]
+        self.total_degree = (int(optr[-1]) - int(optr[0]) if optr.shape[0]
+                             else int(deg.sum()))
+        if dtype is None:
+            # No vertex has more edges than the block holds: only a huge block needs the max.
+            big = self.total_degree >= _INT32_LIMIT
+            dtype = state_dtype(n, int(deg.max()) if big and n else self.total_degree)
+        self.dtype = np.dtype(dtype)
+        if self.dtype not in _OFFSETS:
+            raise TypeError(f"dtype must be int32 or int64, got {self.dtype}")
         nc = in_block.nzc if in_block.format == "dcsc" else n
         self.pool = pool
-        self.buf, self.found, self.cand, self.cand2 = pool.take(n, nc)
-        self.ncand = -1  # the first bottom-up level lists the candidates as it goes
-        self.slots = slots
-        # The frontier as a bitmap: 1 bit per vertex stays in cache where a byte map would not.
-        self.bits = np.zeros((n + 63) // 64, dtype=np.uint64)
-        # Top-down marks its new vertices here to hand them on sorted without a sort.
-        self.mark = np.zeros((n + 63) // 64, dtype=np.uint64)
-        self.in_bits: np.ndarray = self.buf[:0].copy()  # ids whose bits are set
-        # Per-level statistics of fused top-down runs (frontier, new, edges, seconds).
-        self.stats = (np.empty(4096, np.int64), np.empty(4096, np.int64),
-                      np.empty(4096, np.int64), np.empty(4096, np.float64))
+        self.scratch, self.clean = pool.take(n, nc, self.dtype, deg)
+        self.state, self.queue, self.buf, self.cands, self.front = self.scratch
+        self.off = _OFFSETS[self.dtype]
+        if n > self.off:
+            raise ValueError(f"dtype {self.dtype} cannot hold the state of {n} vertices")
+        has_slots = slots is not None
+        if slots is None or slots.dtype != self.dtype:
+            slots = (self.queue[:0] if slots is None else slots.astype(self.dtype))
+        self.slots, self.has_slots = slots, has_slots
+        self.sv = np.zeros(nbk.SV_SIZE, np.int64)
+        self.st = np.empty((self.record, 4), np.int64)
+        self.st_t = np.empty(self.record, np.float64)
+        self.nparts = threads or numba.get_num_threads()
         # A few chunks per thread balance the skewed degrees of power-law graphs.
-        self.nchunks = 4 * numba.get_num_threads()
-        self.nparts = numba.get_num_threads()
+        self.nchunks = 4 * self.nparts
+        self.par_topdown = nbk.PAR_TOPDOWN
 
-    def bind(self, parents: np.ndarray, levels: np.ndarray, want_levels: bool) -> None:
-        self.parents, self.levels, self.want = parents, levels, want_levels
+    # -- the driver's protocol -------------------------------------------------
+    def start(self, source: int) -> tuple[np.ndarray, int]:
+        """Every vertex unvisited (already so after a finished search), then ``source``."""
+        if not self.clean:
+            nbk.init_state(self.deg, self.state)
+        self.clean = False
+        self.state[source] = source
+        self.queue[0] = source
+        sv = self.sv
+        sv[:] = 0
+        sv[nbk.SV_TAIL] = 1
+        sv[nbk.SV_NCAND] = -1  # the first bottom-up level lists the candidates as it goes
+        return self.queue[:1], int(self.deg[source])
+
+    def reached(self, v: int) -> bool:
+        """Whether ``v`` has a parent."""
+        return int(self.state[v]) >= 0
+
+    def levels_run(self, depth: int, current: int, m_u: int, m_f: int,
+                   policy: DirectionPolicy, max_depth: int | None,
+                   target: int | None) -> tuple[Any, ...]:
+        """Levels in compiled code until the search ends, a stop is due or the record is full.
+
+        Returns (frontier, record rows (frontier, new, edges, direction),
+        seconds, depth, next direction, m_u, m_f); the frontier is a view that
+        the next call overwrites.
+        """
+        sv = self.sv
+        sv[nbk.SV_DEPTH], sv[nbk.SV_CUR], sv[nbk.SV_MU], sv[nbk.SV_MF] = depth, current, m_u, m_f
+        optr, oind, ojc, aux, shift, odcsc = self.out
+        iptr, iind, ijc, idcsc = self.inn
+        nlev, _ = nbk.search_levels(
+            optr, oind, ojc, aux, shift, odcsc, iptr, iind, ijc, idcsc, self.slots,
+            self.has_slots, self.state, self.off, self.queue, self.buf, self.front, self.cands, sv,
+            *policy.fused, self.nparts, self.nchunks, self.par_topdown,
+            -1 if max_depth is None else max_depth, -1 if target is None else target,
+            self.st, self.st_t,
+        )
+        return (self.frontier(), self.st[:nlev], self.st_t[:nlev], int(sv[nbk.SV_DEPTH]),
+                int(sv[nbk.SV_CUR]), int(sv[nbk.SV_MU]), int(sv[nbk.SV_MF]))
+
+    def frontier(self) -> np.ndarray:
+        """The current frontier (a view of the queue)."""
+        return self.queue[self.sv[nbk.SV_HEAD]:self.sv[nbk.SV_TAIL]]
+
+    def _step(self, direction: int, depth: int) -> tuple[Any, int, int, int]:
+        # One level of the compiled loop, its direction forced and a stop right after it
+        # (called through the class: a test may switch the instance's levels_run off).
+        forced = DirectionPolicy(("top-down", "bottom-up")[direction])
+        sv = self.sv
+        frontier, rec, _, _, _, _, m_f = NumbaEngine.levels_run(
+            self, depth - 1, direction, int(sv[nbk.SV_MU]), int(sv[nbk.SV_MF]), forced, depth,
+            None)
+        return frontier, int(rec[0, 1]), int(rec[0, 2]), m_f
+
+    def topdown(self, frontier: np.ndarray, depth: int) -> tuple[Any, int, int, int]:
+        """One top-down level (the driver's path without :meth:`levels_run`)."""
+        return self._step(TOP_DOWN, depth)
+
+    def bottomup(self, frontier: np.ndarray, depth: int) -> tuple[Any, int, int, int]:
+        """One bottom-up level (the driver's path without :meth:`levels_run`)."""
+        return self._step(BOTTOM_UP, depth)
+
+    # -- results ---------------------------------------------------------------
+    def finish(self, discovered: np.ndarray, want_parents: bool,
+               want_levels: bool) -> tuple[np.ndarray | None, np.ndarray | None]:
+        """int64 parents and levels from the state; ``discovered`` is the per-level count."""
+        n = self.n
+        offsets = np.empty(discovered.shape[0] + 2, np.int64)
+        offsets[0], offsets[1] = 0, 1
+        np.cumsum(discovered, out=offsets[2:])
+        offsets[2:] += 1
+        parents = np.empty(n if want_parents else 0, np.int64)
+        levels = np.empty(n if want_levels else 0, np.int64)
+        nbk.finish(self.state, self.queue, offsets, parents, levels, want_parents, want_levels,
+                   self.deg, True, self.nchunks)
+        self.clean = True
+        return (parents if want_parents else None), (levels if want_levels else None)
 
     def release(self) -> None:
         """Hand the scratch arrays back for the graph's next search."""
-        self.pool.give((self.buf, self.found, self.cand, self.cand2))
-
-    def topdown(self, frontier: np.ndarray, depth: int) -> tuple[Any, int, int, int]:
-        ptr, ind, jc, dcsc = self.out
-        k, scanned, degsum = nbk.topdown_step(
-            ptr, ind, jc, dcsc, frontier, self.parents, self.levels, self.want, depth,
-            self.deg, self.buf, self.mark, self.nparts,
-        )
-        # Sorted frontiers keep min-parent semantics and make the next gather stream.
-        return nbk.sorted_new(self.buf, k, self.mark), k, scanned, degsum
-
-    def topdown_levels(
-        self, frontier: np.ndarray, depth: int, m_u: int, m_f: int, policy: DirectionPolicy,
-        max_depth: int | None, target: int | None,
-    ) -> tuple[np.ndarray, tuple[Any, ...], int, int, int, bool]:
-        """Several top-down levels in one compiled call (see ``topdown_levels``).
-
-        ``m_f`` is the degree sum of ``frontier``.
-        """
-        ptr, ind, jc, dcsc = self.out
-        st = self.stats
-        cur, nlev, depth, m_u, m_f, reason = nbk.topdown_levels(
-            ptr, ind, jc, dcsc, frontier, self.parents, self.levels, self.want, depth, self.deg,
-            self.buf, self.mark, self.nparts, m_u, m_f, *policy.fused_switch,
-            -1 if max_depth is None else max_depth, -1 if target is None else target,
-            st[0], st[1], st[2], st[3],
-        )
-        run = tuple(a[:nlev].tolist() for a in st)
-        return cur, run, depth, m_u, m_f, reason == 1
-
-    def bottomup(self, frontier: np.ndarray, depth: int) -> tuple[Any, int, int, int]:
-        ptr, ind, jc, dcsc = self.inn
-        if frontier is not self.in_bits:
-            # Words are cleared whole, so clear the old frontier before setting the new one.
-            nbk.clear_bits(self.in_bits, self.bits, self.nparts)
-            nbk.set_bits(frontier, self.bits, self.nparts)
-            self.in_bits = frontier
-        nxt, self.ncand, scanned, degsum, cand = nbk.bottomup_step(
-            ptr, ind, jc, dcsc, self.bits, self.parents, self.levels, self.want, depth,
-            self.in_deg, self.cand, self.ncand, self.found, self.nchunks, self.cand2, self.slots,
-        )
-        if cand is not self.cand:
-            self.cand, self.cand2 = cand, self.cand
-        # The bitmap of nxt is made when a bottom-up level needs it, not before.
-        return nxt, int(nxt.shape[0]), scanned, degsum
-
-
+        self.pool.give(self.scratch, self.deg if self.clean else None)

@@ -1,0 +1,326 @@
+"""The numba engine's whole-search loop: compact state, both directions in compiled code.
+
+Every result is checked against an independent reference: levels against
+``scipy.sparse.csgraph``, parents by the Graph500 rules (``spbfs.validate``) and
+against the smallest-parent tree computed here from scipy's levels.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+import scipy.sparse.csgraph as csg
+
+import spbfs
+from semirings._intrinsics import dcsc_column_range
+from semirings.blocks import block_from_edges
+from spbfs import generators as gen
+from spbfs.config import Config
+from spbfs.direction import BOTTOM_UP, TOP_DOWN, DirectionPolicy
+from spbfs.edges import EdgeList
+from spbfs.search.driver import run_levels
+from spbfs.search.numba_engine import NumbaEngine, ScratchPool, nonempty_columns, state_dtype
+from spbfs.validate import validate_bfs_tree
+
+FORMATS = ("csr", "dcsc")
+DIRECTIONS = ("auto", "top-down", "bottom-up")
+
+
+def _matrix(src: np.ndarray, dst: np.ndarray, n: int, directed: bool) -> sp.csr_matrix:
+    a = sp.coo_matrix((np.ones(src.size), (src, dst)), shape=(n, n)).tocsr()
+    if not directed:
+        a = (a + a.T).tocsr()
+    a.data[:] = 1
+    return a
+
+
+def _graph(a: sp.csr_matrix, directed: bool, fmt: str) -> spbfs.Graph:
+    return spbfs.Graph.from_matrix(a, directed=directed, config=Config(format=fmt))
+
+
+def _ref_levels(a: sp.csr_matrix, source: int, directed: bool) -> np.ndarray:
+    d = csg.shortest_path(a, directed=directed, unweighted=True, indices=source)
+    return np.where(np.isinf(d), -1, d).astype(np.int64)
+
+
+def _min_parents(a: sp.csr_matrix, levels: np.ndarray, source: int) -> np.ndarray:
+    """For every reached v: the smallest u one level up with an edge u -> v."""
+    coo = a.tocoo()
+    u, v = coo.row.astype(np.int64), coo.col.astype(np.int64)
+    keep = (levels[u] >= 0) & (levels[v] == levels[u] + 1)
+    ref = np.full(levels.size, np.iinfo(np.int64).max)
+    np.minimum.at(ref, v[keep], u[keep])
+    ref[levels < 0] = -1
+    ref[source] = source
+    return ref
+
+
+def _check(a: sp.csr_matrix, g: spbfs.Graph, source: int, directed: bool,
+           r: spbfs.BFSResult, reverse: bool = False) -> None:
+    m = a.T.tocsr() if reverse else a
+    levels = _ref_levels(m, source, directed)
+    np.testing.assert_array_equal(r.levels, levels)
+    np.testing.assert_array_equal(r.parents, _min_parents(m, levels, source))
+    coo = m.tocoo()
+    edges = EdgeList(coo.row.astype(np.int64), coo.col.astype(np.int64), m.shape[0], directed)
+    validate_bfs_tree(edges, source, r.parents, r.levels, directed=directed)
+    assert r.levels.dtype == np.int64 and r.parents.dtype == np.int64
+    assert int(r.stats.discovered.sum()) + 1 == int((levels >= 0).sum())
+
+
+def _lux_like(n: int = 3000, seed: int = 0) -> tuple[np.ndarray, np.ndarray, int]:
+    """A long, thin, shuffled mesh: hundreds of levels of a few vertices, ids scattered."""
+    rng = np.random.default_rng(seed)
+    w = 3
+    ids = np.arange(n)
+    src = np.concatenate([ids[:-w], ids[:-1][(ids[:-1] % w) != w - 1]])
+    dst = np.concatenate([ids[w:], ids[1:][(ids[:-1] % w) != w - 1]])
+    perm = rng.permutation(n)
+    return perm[src], perm[dst], n
+
+
+GRAPHS = {
+    "lux_like": lambda: (*_lux_like(), False),
+    "grid": lambda: (*_edges(gen.grid2d(40, 30)), False),
+    "kronecker": lambda: (*_edges(gen.kronecker(11, 16, seed=2)), False),
+    "directed": lambda: (*_edges(gen.erdos_renyi(1500, m=4000, directed=True, seed=4)), True),
+    # Most vertices isolated: a dcsc column index with several columns per chunk.
+    "hypersparse": lambda: _spread(*_edges(gen.kronecker(9, 8, seed=7)), 7),
+}
+
+
+def _spread(src: np.ndarray, dst: np.ndarray, n: int, factor: int):
+    return src * factor, dst * factor, n * factor, False
+
+
+def _edges(el: EdgeList) -> tuple[np.ndarray, np.ndarray, int]:
+    return np.asarray(el.src, np.int64), np.asarray(el.dst, np.int64), int(el.n)
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+@pytest.mark.parametrize("name", sorted(GRAPHS))
+@pytest.mark.parametrize("direction", DIRECTIONS)
+def test_levels_and_smallest_parents_match_references(fmt: str, name: str,
+                                                      direction: str) -> None:
+    src, dst, n, directed = GRAPHS[name]()
+    a = _matrix(src, dst, n, directed)
+    g = _graph(a, directed, fmt)
+    deg = np.diff(a.indptr)
+    for source in (int(np.argmax(deg)), int(np.flatnonzero(deg)[0]), n - 1):
+        r = spbfs.bfs(g, source, direction=direction)
+        _check(a, g, source, directed, r)
+        if direction != "auto":
+            assert set(r.stats.direction.tolist()) <= {DIRECTIONS.index(direction) - 1}
+        if directed:
+            _check(a, g, source, directed, spbfs.bfs(g, source, direction=direction,
+                                                     reverse=True), reverse=True)
+
+
+def test_hypersparse_dcsc_uses_the_scanning_lookup() -> None:
+    src, dst, n, _ = GRAPHS["hypersparse"]()
+    g = _graph(_matrix(src, dst, n, False), False, "dcsc")
+    assert g.out_block.column_index()[1] > 0
+
+
+def test_kronecker_switches_both_ways_in_one_compiled_run() -> None:
+    """A direction-optimizing search goes bottom-up and back; the schedule is the
+    Python policy's, replayed here level by level from the recorded counts."""
+    src, dst, n = _edges(gen.kronecker(13, 16, seed=3))
+    a = _matrix(src, dst, n, False)
+    g = _graph(a, False, "csr")
+    source = int(np.argmax(np.diff(a.indptr)))
+    r = spbfs.bfs(g, source)
+    _check(a, g, source, False, r)
+    st = r.stats
+    assert BOTTOM_UP in st.direction.tolist() and st.direction[-1] == TOP_DOWN
+    pol = DirectionPolicy()
+    deg = np.diff(a.indptr)
+    m_u = int(deg.sum()) - int(deg[source])
+    m_f = int(deg[source])
+    cur = pol.choose(TOP_DOWN, 1, m_f, m_u, n, True)
+    for i in range(len(st)):
+        assert st.direction[i] == cur
+        new = r.levels == i + 1
+        m_f = int(deg[new].sum())
+        m_u -= m_f
+        cur = pol.choose(cur, int(st.discovered[i]), m_f, m_u, n,
+                         bool(st.discovered[i] > st.frontier[i]))
+
+
+def test_luxembourg_osm_runs_in_few_calls() -> None:
+    """The bundled road network: over a thousand levels, exact levels and parents."""
+    g = spbfs.datasets.load("luxembourg_osm")
+    a = g.out_block.to_scipy().tocsr()
+    a.data[:] = 1
+    for fmt in FORMATS:
+        gf = _graph(a, False, fmt)
+        r = spbfs.bfs(gf, 0)
+        _check(a, gf, 0, False, r)
+        assert len(r.stats) > 1000 and not r.stats.direction.any()
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_max_depth_and_target_stop_inside_a_run(fmt: str) -> None:
+    src, dst, n = _lux_like(2000, seed=5)
+    a = _matrix(src, dst, n, False)
+    g = _graph(a, False, fmt)
+    ref = _ref_levels(a, 7, False)
+    for depth in (0, 1, 5, 100, int(ref.max()), int(ref.max()) + 3):
+        r = spbfs.bfs(g, 7, max_depth=depth)
+        np.testing.assert_array_equal(r.levels, np.where(ref <= depth, ref, -1))
+        # A search that runs out spends one more level finding nothing.
+        assert len(r.stats) == min(depth, int(ref.max()) + 1)
+        assert r.stopped == ("max_depth" if depth <= ref.max() else "exhausted")
+        reached = r.parents >= 0
+        np.testing.assert_array_equal(reached, r.levels >= 0)
+    for target in (int(np.flatnonzero(ref == 37)[0]), int(np.argmax(ref)), 7):
+        r = spbfs.bfs(g, 7, target=target)
+        stop = int(ref[target])
+        np.testing.assert_array_equal(r.levels, np.where(ref <= stop, ref, -1))
+        assert r.stopped == "target" and len(r.stats) == stop
+
+
+@pytest.mark.parametrize("output", ["levels", "parents", "both"])
+def test_output_selects_the_arrays(output: str) -> None:
+    src, dst, n = _lux_like(500)
+    a = _matrix(src, dst, n, False)
+    r = spbfs.bfs(_graph(a, False, "csr"), 3, output=output)
+    ref = _ref_levels(a, 3, False)
+    if output == "parents":
+        assert r.levels is None
+    else:
+        np.testing.assert_array_equal(r.levels, ref)
+    if output == "levels":
+        assert r.parents is None
+    else:
+        np.testing.assert_array_equal(r.parents, _min_parents(a, ref, 3))
+
+
+def _engine(g: spbfs.Graph, dtype=None, threads=None) -> NumbaEngine:
+    slots = nonempty_columns(g.in_block) if g.in_block.format == "csr" else None
+    return NumbaEngine(g.out_block, g.in_block, np.asarray(g.out_degree), ScratchPool(),
+                       slots, dtype=dtype, threads=threads)
+
+
+def _run(engine: NumbaEngine, source: int, policy: DirectionPolicy, **kw):
+    run = run_levels(engine, policy, source, **kw)
+    stats = run.log.stats()
+    parents, levels = engine.finish(stats.discovered, True, True)
+    engine.release()
+    return parents, levels, stats
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+@pytest.mark.parametrize("direction", DIRECTIONS)
+def test_int64_state_path_gives_the_same_search(fmt: str, direction: str) -> None:
+    """The int64 state (what n >= 2**31 uses), forced on a small graph, small record too."""
+    assert state_dtype(2**30, 5) == np.int32
+    assert state_dtype(2**30 + 1, 5) == np.int64 and state_dtype(10, 2**31) == np.int64
+    src, dst, n = _edges(gen.kronecker(10, 16, seed=9))
+    a = _matrix(src, dst, n, False)
+    g = _graph(a, False, fmt)
+    source = int(np.argmax(np.diff(a.indptr)))
+    pol = DirectionPolicy(direction)
+    results = []
+    for dtype, record, threads in ((None, 4096, None), (np.int64, 4096, 2), (np.int64, 2, 1)):
+        e = _engine(g, dtype, threads)
+        e.record = record
+        e.st, e.st_t = e.st[:record], e.st_t[:record]
+        assert e.state.dtype == (np.int32 if dtype is None else np.int64)
+        results.append(_run(e, source, pol))
+    levels = _ref_levels(a, source, False)
+    for parents, lv, stats in results:
+        np.testing.assert_array_equal(lv, levels)
+        np.testing.assert_array_equal(parents, _min_parents(a, levels, source))
+        np.testing.assert_array_equal(stats.direction, results[0][2].direction)
+
+
+def test_one_level_steps_equal_the_compiled_loop() -> None:
+    """Without ``levels_run`` the driver calls topdown/bottomup per level: same search."""
+    src, dst, n = _edges(gen.kronecker(12, 16, seed=1))
+    a = _matrix(src, dst, n, False)
+    g = _graph(a, False, "dcsc")
+    source = int(np.argmax(np.diff(a.indptr)))
+    fused = _run(_engine(g), source, DirectionPolicy())
+    stepped_engine = _engine(g)
+    stepped_engine.levels_run = None
+    stepped = _run(stepped_engine, source, DirectionPolicy())
+    for x, y in zip(fused, stepped[:2], strict=False):
+        np.testing.assert_array_equal(x, y)
+    for field in ("frontier", "discovered", "edges", "direction"):
+        np.testing.assert_array_equal(getattr(fused[2], field), getattr(stepped[2], field))
+
+
+def test_parallel_topdown_keeps_the_smallest_parent() -> None:
+    """Large top-down levels split over threads (threshold forced to 0)."""
+    src, dst, n = _edges(gen.kronecker(11, 16, seed=6))
+    a = _matrix(src, dst, n, False)
+    g = _graph(a, False, "csr")
+    levels = _ref_levels(a, 0, False)
+    for nparts in (2, 3, 5):
+        e = _engine(g, threads=nparts)
+        e.par_topdown = 0
+        parents, lv, _ = _run(e, 0, DirectionPolicy("top-down"))
+        np.testing.assert_array_equal(lv, levels)
+        np.testing.assert_array_equal(parents, _min_parents(a, levels, 0))
+
+
+def test_scratch_reuse_leaves_no_state_behind() -> None:
+    """Repeated searches on one graph (pooled scratch), stops included, stay exact."""
+    src, dst, n = _edges(gen.kronecker(10, 8, seed=2))
+    a = _matrix(src, dst, n, False)
+    g = _graph(a, False, "csr")
+    deg = np.diff(a.indptr)
+    for source in [*np.flatnonzero(deg)[:6].tolist(), int(np.argmax(deg))]:
+        spbfs.bfs(g, int(source), max_depth=1)
+        r = spbfs.bfs(g, int(source))
+        np.testing.assert_array_equal(r.levels, _ref_levels(a, int(source), False))
+
+
+# -- the dcsc column index -----------------------------------------------------
+
+
+def _lookup_all(block) -> None:
+    aux, shift = block.column_index()
+    ptr, _, jc, _ = block.kernel_view
+    ncols = block.shape[1]
+    assert aux.shape[0] <= 2 * max(block.nzc, 1) + 2
+    start, stop = block.col_ranges(np.arange(ncols, dtype=np.int64))
+    for u in range(ncols):
+        lo, hi = _lookup(ptr, jc, aux, shift, u)
+        assert (hi - lo) == (stop[u] - start[u])
+        if hi > lo:
+            assert lo == start[u]
+
+
+_lookup = __import__("numba").njit(
+    lambda ptr, jc, aux, shift, u: dcsc_column_range(ptr, jc, aux, shift, u))
+
+
+@pytest.mark.parametrize("cols", [
+    [], [0], [6], [99], list(range(100)), [*range(40), 99],  # clustered: bisection
+    [3, 50, 51, 52, 97], list(range(0, 100, 7)),
+])
+def test_dcsc_column_index_finds_every_column(cols: list[int]) -> None:
+    cols_a = np.repeat(np.asarray(cols, np.int64), 2)
+    rows = np.arange(cols_a.size, dtype=np.int64) % 5
+    block = block_from_edges("dcsc", rows, cols_a, (5, 100))
+    _lookup_all(block)
+    assert block.column_index() is block.column_index()  # built once
+
+
+def test_dcsc_column_index_on_hypersparse_and_empty_blocks() -> None:
+    rng = np.random.default_rng(3)
+    cols = rng.choice(1 << 20, 30, replace=False)
+    block = block_from_edges("dcsc", np.zeros(30, np.int64), cols, (1, 1 << 20))
+    aux, shift = block.column_index()
+    assert aux.shape[0] <= 62 and (1 << 20) >> shift <= 60
+    ptr, _, jc, _ = block.kernel_view
+    for u in list(cols) + list(rng.integers(0, 1 << 20, 200)):
+        lo, hi = _lookup(ptr, jc, aux, shift, int(u))
+        assert (hi - lo) == int(u in set(cols.tolist()))
+    empty = block_from_edges("dcsc", [], [], (4, 0))
+    assert empty.column_index()[0].tolist() == [0, 0]
+    _lookup_all(block_from_edges("dcsc", [], [], (4, 9)))
+    _lookup_all(block_from_edges("dcsc", [2], [0], (4, 1)))
