@@ -286,8 +286,13 @@ class Graph:
         if same:
             if config == self.config:
                 return self
-            return Graph(self.out_block, self.in_block, directed=self.directed, config=config,
-                         edges=self.edges, ids=self.ids)
+            g = Graph(self.out_block, self.in_block, directed=self.directed, config=config,
+                      edges=self.edges, ids=self.ids)
+            # Same blocks: what searches keep per graph (degrees, scratch arrays) is shared,
+            # so bfs(g, s, config=...) in a loop does not rebuild it on every call.
+            g._out_degree, g._in_degree = self._out_degree, self._in_degree
+            g._search_cache = self._search_cache
+            return g
         if self.edges is not None:
             return Graph.from_edgelist(self.edges, directed=self.directed, config=config)
         a = self.out_block.to_scipy().T.tocsr()
