@@ -14,6 +14,7 @@ Usage (repository root)::
     python benchmarks/memory.py --scales 20 22 --roots 16
     python benchmarks/memory.py --scales 20 22 24 --tree before=/tmp/base --tree after=.
     python benchmarks/memory.py --scales 26 --roots 8 --markdown
+    python benchmarks/memory.py --scales 20 --rounds 3 --tree before=/tmp/base --tree after=.
 
 A scale whose run fails (out of memory: the kernel kills the child) is shown
 as such, with the peak it reached. Memory, not time, is the measurement here;
@@ -29,6 +30,8 @@ import sys
 import time
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
@@ -121,6 +124,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--edgefactor", type=int, default=16)
     ap.add_argument("--tree", action="append", default=[],
                     help="NAME=PATH of a source tree to measure (default: this one)")
+    ap.add_argument("--rounds", type=int, default=1,
+                    help="runs per scale and tree, interleaved (tree A, tree B, A, B, ...); "
+                         "the table shows medians")
     ap.add_argument("--markdown", action="store_true")
     ap.add_argument("extra", nargs="*", help="more spbfs bench options (after --)")
     args = ap.parse_args(argv)
@@ -132,23 +138,33 @@ def main(argv: list[str] | None = None) -> int:
     rows = []
     for scale in args.scales:
         m = args.edgefactor << scale
-        for name, path in trees:
-            rec = _run_measured(Path(path), scale, args.roots, extra)
-            peak = rec["peak_bytes"]
-            ok = rec["rc"] == 0
+        runs: dict[str, list[dict[str, Any]]] = {name: [] for name, _ in trees}
+        for _ in range(args.rounds):
+            for name, path in trees:
+                rec = _run_measured(Path(path), scale, args.roots, extra)
+                runs[name].append(rec)
+                print(f"scale {scale} {name}: rc {rec['rc']}, build {rec.get('build_s')} s, "
+                      f"peak {rec['peak_bytes'] / 2**30:.2f} GiB, load {load_average()}",
+                      flush=True)
+                if rec["rc"] != 0:
+                    print(rec["stderr"], file=sys.stderr)
+        for name, _ in trees:
+            recs = runs[name]
+            ok = all(r["rc"] == 0 for r in recs)
+
+            def med(key: str, recs: list[dict[str, Any]] = recs) -> float:
+                return float(np.median([r.get(key, float("nan")) for r in recs]))
+
+            peak = max(r["peak_bytes"] for r in recs)
             rows.append([
                 scale, name,
-                f"{rec.get('build_s', float('nan')):.2f}" if ok else "failed",
-                f"{rec.get('gen_s', float('nan')):.2f}" if ok else "",
-                f"{rec.get('graph_bpe', float('nan')):.2f}" if ok else "",
+                f"{med('build_s'):.2f}" if ok else "failed",
+                f"{med('gen_s'):.2f}" if ok else "",
+                f"{med('graph_bpe'):.2f}" if ok else "",
                 f"{peak / m:.2f}", f"{peak / 2**30:.2f}",
-                f"{rec.get('teps', float('nan')):.3g}" if ok else f"rc {rec['rc']}",
-                f"{rec['wall_s']:.0f}",
+                f"{med('teps'):.3g}" if ok else f"rc {recs[0]['rc']}",
+                f"{med('wall_s'):.0f}",
             ])
-            print(f"scale {scale} {name}: rc {rec['rc']}, peak {peak / 2**30:.2f} GiB, "
-                  f"load {load_average()}", flush=True)
-            if not ok:
-                print(rec["stderr"], file=sys.stderr)
     headers = ["scale", "tree", "build s", "generate s", "graph B/edge", "peak B/edge",
                "peak GiB", "TEPS (hmean)", "wall s"]
     print(format_table(headers, rows, markdown=args.markdown))

@@ -742,6 +742,11 @@ def _grid_bench(args: argparse.Namespace, cfg: Config, grid: Any) -> int:
         "cpu_seconds_per_search": cpu / nb,
         "cores_busy_during_search": cpu / wall if wall > 0 else 0.0,
     }
+    # Peak resident set over all ranks (the sum: they share the machine's memory when
+    # on one node), generation to the last validation.
+    peak = float(C.allreduce(comm, np.array([float(_peak_rss_bytes())]))[0])
+    header["peak_rss_bytes"] = int(peak)
+    header["peak_bytes_per_edge"] = peak / max(g.input_edges, 1)
     result = BenchmarkResult(roots=roots, times=times, nedges=nedges, teps=teps,
                              validate_times=vtimes, header=header)
     if rank == 0:

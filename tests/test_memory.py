@@ -547,3 +547,23 @@ def test_directed_streamed_graph_searches_like_reference():
         np.testing.assert_array_equal(
             r.levels, reference_levels(el.src, el.dst, el.n, source, directed=True))
         validate_bfs_tree_graph(g, source, r.parents, r.levels)
+
+
+@pytest.mark.mpi
+def test_grid_bench_reports_peak_bytes_per_edge(tmp_path):
+    import json
+
+    from mpi_launch import MPIEXEC, launch
+
+    if MPIEXEC is None:
+        pytest.skip("needs mpiexec")
+    js = tmp_path / "b.json"
+    rc, out, err, _ = launch(2, ["-m", "spbfs.mpi", "bench", "--scale", "8", "--roots", "2",
+                                 "--grid", "1x2", "--json", str(js)], timeout=120)
+    assert rc == 0, err
+    header = json.loads(js.read_text())["header"]
+    m = 16 << 8
+    assert header["peak_bytes_per_edge"] == pytest.approx(header["peak_rss_bytes"] / m)
+    # Two ranks, each a Python process with numba loaded: far more than the blocks.
+    assert header["peak_rss_bytes"] > header["bytes_per_edge"] * m
+    assert re.search(r"^peak_bytes_per_edge:\s+[\d.]+$", out, re.M)
