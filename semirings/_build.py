@@ -3,7 +3,14 @@
 A counting sort scatters edges into their major slots in O(m) time and one
 output-sized allocation, then each slot is sorted (and optionally deduplicated)
 in parallel. This is what lets a 500-million-edge block be built on a laptop:
-an ``argsort`` of the edge list would need several times the memory.
+an ``argsort`` of the edge list would need several times the memory. Merged
+repeats are squeezed out in place and the array shrunk by ``realloc``, so the
+entries are never held twice.
+
+:func:`count_into`, :func:`scatter_into` and :func:`finish_compressed` are the
+same three steps for pairs that arrive in chunks (a generator run twice, an
+edge list read in slices): count every chunk, allocate once, scatter every
+chunk, finish. :func:`build_compressed` is them for pairs held in memory.
 """
 
 from __future__ import annotations
@@ -11,7 +18,7 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-__all__ = ["build_compressed"]
+__all__ = ["build_compressed", "count_into", "finish_compressed", "scatter_into"]
 
 
 @nb.njit(cache=True)
@@ -80,16 +87,112 @@ def _sort_segments(ptr, idx, vals, has_values, dedup, newlen):
             newlen[i] = hi - lo
 
 
-@nb.njit(parallel=True, cache=True)
-def _compact(ptr, idx, vals, has_values, newlen, newptr, idx2, vals2):
+@nb.njit(cache=True)
+def _compact_inplace(ptr, idx, vals, has_values, newlen, newptr):
+    # Segment i moves down from ptr[i] to newptr[i] <= ptr[i]; in increasing i, a
+    # move never overwrites a segment that is still to move, so no second array
+    # (the size of the whole block) is needed. Serial for that reason.
     n = ptr.shape[0] - 1
-    for i in nb.prange(n):
+    for i in range(n):
         src = ptr[i]
         dst = newptr[i]
+        if src == dst:
+            continue
         for k in range(newlen[i]):
-            idx2[dst + k] = idx[src + k]
+            idx[dst + k] = idx[src + k]
             if has_values:
-                vals2[dst + k] = vals[src + k]
+                vals[dst + k] = vals[src + k]
+
+
+@nb.njit(cache=True)
+def count_into(counts, loops, major, minor, symmetric, drop_loops, count_loops):
+    """Add the entries of one chunk of pairs to ``counts[slot + 1]`` (kept loops too).
+
+    ``loops[a]`` counts the dropped self-loops ``(a, a)`` when ``count_loops``:
+    with the counts, that gives each slot's number of input pairs.
+    """
+    for k in range(major.shape[0]):
+        a = major[k]
+        b = minor[k]
+        if a == b:
+            if count_loops:
+                loops[a] += 1
+            if drop_loops:
+                continue
+        counts[a + 1] += 1
+        if symmetric and a != b:
+            counts[b + 1] += 1
+
+
+@nb.njit(cache=True)
+def scatter_into(pos, idx, major, minor, symmetric, drop_loops):
+    """Write one chunk of pairs into their slots; ``pos[slot]`` is the next free place."""
+    for k in range(major.shape[0]):
+        m = major[k]
+        w = minor[k]
+        if drop_loops and m == w:
+            continue
+        p = pos[m]
+        idx[p] = w
+        pos[m] = p + 1
+        if symmetric and m != w:
+            p = pos[w]
+            idx[p] = m
+            pos[w] = p + 1
+
+
+def finish_compressed(
+    ptr: np.ndarray,
+    idx: np.ndarray,
+    *,
+    vals: np.ndarray | None = None,
+    dedup: bool = True,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """Sort every slot of a filled structure, merge repeats, and shrink it in place.
+
+    Parameters
+    ----------
+    ptr : numpy.ndarray
+        int64 offsets, ``nmajor + 1``, of the filled (unsorted) slots.
+    idx : numpy.ndarray
+        Minor indices, filled slot by slot. Must own its memory and have no
+        other view: when repeats are merged it is compacted in place and
+        shrunk with ``ndarray.resize`` (a ``realloc``), so no second array
+        of its size is ever allocated.
+    vals : numpy.ndarray, optional
+        Values aligned with ``idx`` (summed over repeats), under the same rules.
+    dedup : bool
+        Merge repeated minor indices within a slot.
+
+    Returns
+    -------
+    ptr, idx, vals
+        The int64 offsets after merging (a new array when anything merged),
+        and ``idx`` and ``vals`` (the same objects, possibly shorter).
+    """
+    has_values = vals is not None
+    nmajor = ptr.shape[0] - 1
+    newlen = np.empty(nmajor, np.int64)
+    _sort_segments(ptr, idx, vals if has_values else np.empty(0), has_values, dedup, newlen)
+    if dedup and int(newlen.sum()) != idx.shape[0]:
+        newptr = np.zeros(nmajor + 1, np.int64)
+        np.cumsum(newlen, out=newptr[1:])
+        nnz = int(newptr[-1])
+        _compact_inplace(ptr, idx, vals if has_values else np.empty(0), has_values,
+                         newlen, newptr)
+        _shrink(idx, nnz)
+        if has_values:
+            _shrink(vals, nnz)
+        ptr = newptr
+    return ptr, idx, vals
+
+
+def _shrink(a: np.ndarray, size: int) -> None:
+    """Cut ``a`` to its first ``size`` entries in place, handing the rest back."""
+    if a.base is None and a.flags.owndata:
+        a.resize(size, refcheck=False)  # realloc: shrinking keeps the data where it is
+    else:  # pragma: no cover - every caller here allocates its own arrays
+        raise ValueError("finish_compressed needs arrays that own their memory")
 
 
 def build_compressed(
@@ -143,14 +246,6 @@ def build_compressed(
         major, minor, values if has_values else np.empty(0), ptr, idx, vals, has_values,
         symmetric, drop_loops,
     )
-    newlen = np.empty(int(nmajor), np.int64)
-    _sort_segments(ptr, idx, vals, has_values, dedup, newlen)
-    if dedup and int(newlen.sum()) != idx.shape[0]:
-        newptr = np.zeros(int(nmajor) + 1, np.int64)
-        np.cumsum(newlen, out=newptr[1:])
-        nnz = int(newptr[-1])
-        idx2 = np.empty(nnz, dtype=index_dtype)
-        vals2 = np.empty(nnz, dtype=vals.dtype) if has_values else np.empty(0)
-        _compact(ptr, idx, vals, has_values, newlen, newptr, idx2, vals2)
-        ptr, idx, vals = newptr, idx2, vals2
-    return ptr.astype(index_dtype, copy=False), idx, (vals if has_values else None)
+    ptr, idx, out_vals = finish_compressed(ptr, idx, vals=vals if has_values else None,
+                                           dedup=dedup)
+    return ptr.astype(index_dtype, copy=False), idx, out_vals

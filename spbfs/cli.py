@@ -325,18 +325,20 @@ def _cmd_bench(args: argparse.Namespace, cfg: Config) -> int:
     import numba
 
     from spbfs.bfs import bfs
-    from spbfs.generators import kronecker
+    from spbfs.generators import KroneckerSource
     from spbfs.graph import Graph
     from spbfs.graph500 import run_benchmark, sample_roots
 
     progress = _progress(args)
+    # Streamed: the generator is read twice, slice by slice, and the int64 edge list
+    # (16 bytes per edge) never exists; validation checks the graph's own blocks.
+    source = KroneckerSource(args.scale, args.edgefactor, seed=args.seed)
     t0 = time.perf_counter()
-    edges = kronecker(args.scale, args.edgefactor, seed=args.seed,
-                      progress=progress.bar("generate"))
-    t_gen = time.perf_counter() - t0
-    t0 = time.perf_counter()
-    graph = Graph.from_edgelist(edges, config=cfg, progress=progress.bar("build"))
-    t_build = time.perf_counter() - t0
+    graph = Graph.from_source(source, config=cfg,
+                              progress=_two_bars(progress.bar("generate"), progress.bar("build")))
+    t_gen = source.seconds
+    t_build = time.perf_counter() - t0 - t_gen
+    m = source.num_edges
     roots = sample_roots(graph.backend.to_host(graph.out_degree), args.roots, seed=args.seed)
 
     def one(root: int) -> tuple[np.ndarray, np.ndarray]:
@@ -352,7 +354,8 @@ def _cmd_bench(args: argparse.Namespace, cfg: Config) -> int:
         "backend": graph.backend.name,
         "direction": cfg.direction,
         "grid": "1x1",
-        "bytes_per_edge": graph.nbytes / max(edges.num_edges, 1),
+        "construction": "streamed",
+        "bytes_per_edge": graph.nbytes / max(m, 1),
     }
     # Untimed: a few levels in each direction, so that numba loads every kernel
     # signature before the timed loop (its own warm-up is one auto search, after
@@ -364,10 +367,12 @@ def _cmd_bench(args: argparse.Namespace, cfg: Config) -> int:
                 bfs(graph, int(roots[0]), direction=direction, max_depth=3)
     header["threads"] = numba.get_num_threads()  # as the searches set it (--threads)
     result = run_benchmark(
-        one, edges, roots, validate=not args.no_validate,
+        one, graph, roots, validate=not args.no_validate,
         progress=progress.bar("BFS"), header=header,
     )
-    sys.stdout.write(result.format())
+    peak = _peak_rss_bytes()  # generation, build, searches and validation
+    sys.stdout.write(result.format({"peak_rss_bytes": peak,
+                                    "peak_bytes_per_edge": peak / max(m, 1)}))
     if args.plot:
         from spbfs.plot import plot_benchmark
 
@@ -442,8 +447,41 @@ def _cmd_info(args: argparse.Namespace, cfg: Config) -> int:
                       f"no in-edges {int(np.count_nonzero(indeg == 0))}")
             print(f"isolated:    {int(np.count_nonzero((deg == 0) & (indeg == 0)))} "
                   f"(no edges but self-loops)")
-        print(f"{fmt:>4} block: {b.nbytes / 2**20:.2f} MiB ({b.index_dtype} local ids)")
+        print(f"{fmt:>4} block: {b.nbytes / 2**20:.2f} MiB ({b.index_dtype} local ids), "
+              f"{b.nbytes / max(edges.num_edges, 1):.2f} B per input edge")
+        del b
+    peak = _peak_rss_bytes()
+    print(f"peak RSS:    {peak / 2**20:.1f} MiB, {peak / max(edges.num_edges, 1):.2f} B per "
+          f"input edge (reading, both blocks)")
     return 0
+
+
+def _two_bars(first: Callable[[int, int], Any] | None,
+              second: Callable[[int, int], Any] | None) -> Callable[[int, int], Any] | None:
+    """One ``progress(i, n)`` over two bars: the first half of the steps, then the second.
+
+    The streamed build's first pass generates and counts, its second generates again
+    and places: drawn as "generate" and "build".
+    """
+    if first is None or second is None:
+        return None
+
+    def progress(i: int, n: int) -> None:
+        half = n // 2
+        if i <= half:
+            first(i, half)
+        else:
+            second(i - half, n - half)
+
+    return progress
+
+
+def _peak_rss_bytes() -> int:
+    """This process's peak resident set size so far (``ru_maxrss``), in bytes."""
+    import resource
+
+    peak = int(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+    return peak if sys.platform == "darwin" else peak * 1024  # Linux counts KiB
 
 
 # --------------------------------------------------------------------------- algorithms
@@ -704,6 +742,11 @@ def _grid_bench(args: argparse.Namespace, cfg: Config, grid: Any) -> int:
         "cpu_seconds_per_search": cpu / nb,
         "cores_busy_during_search": cpu / wall if wall > 0 else 0.0,
     }
+    # Peak resident set over all ranks (the sum: they share the machine's memory when
+    # on one node), generation to the last validation.
+    peak = float(C.allreduce(comm, np.array([float(_peak_rss_bytes())]))[0])
+    header["peak_rss_bytes"] = int(peak)
+    header["peak_bytes_per_edge"] = peak / max(g.input_edges, 1)
     result = BenchmarkResult(roots=roots, times=times, nedges=nedges, teps=teps,
                              validate_times=vtimes, header=header)
     if rank == 0:

@@ -9,10 +9,48 @@ validation rules need: they are stated on the input edge list.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Protocol, runtime_checkable
 
 import numpy as np
 
-__all__ = ["EdgeList", "check_vertex_ids"]
+__all__ = ["EdgeList", "EdgeSource", "check_vertex_ids"]
+
+
+@runtime_checkable
+class EdgeSource(Protocol):
+    """Edges that can be read, any slice any number of times, without holding them all.
+
+    What a streaming graph build needs (:meth:`spbfs.graph.Graph.from_source`):
+    it reads every slice twice, once to count each vertex's edges and once to
+    place them, so a generator behind a source must give the same edges each
+    time (:class:`spbfs.generators.KroneckerSource` regenerates them from its
+    counter-based stream). An :class:`EdgeList` is a source over the arrays it
+    holds.
+
+    Attributes
+    ----------
+    n : int
+        Number of vertices.
+    num_edges : int
+        Number of edges, duplicates and self-loops included.
+    directed : bool or None
+        As in :class:`EdgeList`.
+    meta : dict
+        Provenance.
+    """
+
+    n: int
+    directed: bool | None
+    meta: dict
+
+    @property
+    def num_edges(self) -> int:
+        """Number of edges."""
+        ...
+
+    def chunk(self, start: int, stop: int) -> tuple[np.ndarray, np.ndarray]:
+        """Edges ``start .. stop-1`` as integer ``(src, dst)`` arrays with ids in ``[0, n)``."""
+        ...
 
 
 @dataclass
@@ -77,6 +115,20 @@ class EdgeList:
 
     def __len__(self) -> int:
         return self.num_edges
+
+    def chunk(self, start: int, stop: int) -> tuple[np.ndarray, np.ndarray]:
+        """Edges ``start .. stop-1`` as views of :attr:`src` and :attr:`dst` (no copy).
+
+        Raises
+        ------
+        ValueError
+            When ``0 <= start <= stop <= num_edges`` does not hold.
+        """
+        start, stop = int(start), int(stop)
+        if not 0 <= start <= stop <= self.num_edges:
+            raise ValueError(f"chunk [start, stop) = [{start}, {stop}) must lie within "
+                             f"[0, {self.num_edges}]")
+        return self.src[start:stop], self.dst[start:stop]
 
     def __repr__(self) -> str:
         kind = {None: "unspecified", True: "directed", False: "undirected"}[self.directed]

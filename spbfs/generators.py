@@ -18,6 +18,7 @@ materializing an n-array.
 from __future__ import annotations
 
 import numbers
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -27,6 +28,7 @@ from numba import njit, prange
 from spbfs.edges import EdgeList
 
 __all__ = [
+    "KroneckerSource",
     "erdos_renyi",
     "fe_mesh",
     "grid2d",
@@ -329,6 +331,72 @@ def kronecker(
         "permute": permute,
     }
     return EdgeList(src, dst, 1 << scale, directed=False, meta=meta)
+
+
+class KroneckerSource:
+    """The Graph500 Kronecker graph as an edge source: any slice, regenerated on demand.
+
+    The same edges as :func:`kronecker` with the same arguments, produced slice
+    by slice by :func:`kronecker_edges` instead of held: a streaming build
+    (:meth:`spbfs.graph.Graph.from_source`) reads every slice twice and never
+    holds the int64 edge list (16 bytes per edge). Satisfies
+    :class:`spbfs.edges.EdgeSource`.
+
+    Parameters
+    ----------
+    scale, edgefactor, seed, a, b, c, permute
+        See :func:`kronecker_edges`.
+
+    Attributes
+    ----------
+    n, num_edges, directed, meta
+        As in :class:`~spbfs.edges.EdgeList` (``directed=False``).
+    seconds : float
+        Time spent generating slices so far (the generator's share of a build).
+    """
+
+    def __init__(self, scale: int, edgefactor: int = 16, *, seed: int = 0, a: float = 0.57,
+                 b: float = 0.19, c: float = 0.19, permute: bool = True) -> None:
+        self.scale = _check_int(scale, "scale", 1, 40)
+        self.edgefactor = _check_int(edgefactor, "edgefactor", 1)
+        self.seed = _check_seed(seed)
+        self.a, self.b, self.c = _check_probs(a, b, c)
+        self.permute = bool(permute)
+        self.n = 1 << self.scale
+        self.directed: bool | None = False
+        self.meta = {
+            "generator": "kronecker",
+            "scale": self.scale,
+            "edgefactor": self.edgefactor,
+            "seed": self.seed,
+            "a": self.a,
+            "b": self.b,
+            "c": self.c,
+            "permute": self.permute,
+        }
+        self.seconds = 0.0
+
+    @property
+    def num_edges(self) -> int:
+        """``edgefactor * 2**scale``."""
+        return self.edgefactor << self.scale
+
+    def chunk(self, start: int, stop: int) -> tuple[np.ndarray, np.ndarray]:
+        """Edges ``start .. stop-1``, int64, as :func:`kronecker_edges` makes them."""
+        t0 = time.perf_counter()
+        out = kronecker_edges(self.scale, self.edgefactor, seed=self.seed, start=start,
+                              stop=stop, a=self.a, b=self.b, c=self.c, permute=self.permute)
+        self.seconds += time.perf_counter() - t0
+        return out
+
+    def edgelist(self) -> EdgeList:
+        """All the edges in memory: :func:`kronecker` with the same arguments."""
+        return kronecker(self.scale, self.edgefactor, seed=self.seed, a=self.a, b=self.b,
+                         c=self.c, permute=self.permute)
+
+    def __repr__(self) -> str:
+        return (f"KroneckerSource(scale={self.scale}, edgefactor={self.edgefactor}, "
+                f"seed={self.seed}, n={self.n}, edges={self.num_edges})")
 
 
 def rmat(

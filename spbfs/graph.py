@@ -22,9 +22,10 @@ from typing import Any
 import numpy as np
 
 from semirings.backend import Backend, get_backend
-from semirings.blocks import Block, block_from_edges, block_from_scipy
+from semirings.blocks import Block, block_from_scipy
 from spbfs.config import Config
-from spbfs.edges import EdgeList, check_vertex_ids, sparse_ids_problem
+from spbfs.construct import DEFAULT_CHUNK_EDGES, build_blocks
+from spbfs.edges import EdgeList, EdgeSource, check_vertex_ids, sparse_ids_problem
 from spbfs.matrix_structure import (
     CANONICAL,
     check_compressed,
@@ -60,6 +61,14 @@ class Graph:
         Original vertex labels when the input was renumbered.
     config : Config
         The configuration the blocks were built with.
+    input_degree : numpy.ndarray or None
+        Input edge tuples at each vertex, repeats and self-loops included (a
+        self-loop twice when undirected; a directed arc at its tail), when the
+        graph was built from edges (:meth:`from_edgelist`, :meth:`from_source`);
+        with a valid search's reached vertices it gives the Graph500 edge count
+        without the edge list. None for other inputs.
+    num_input_edges : int or None
+        Input edge tuples the graph was built from, when built from edges.
     """
 
     def __init__(
@@ -82,6 +91,8 @@ class Graph:
         self.config = config
         self.edges = edges
         self.ids = ids
+        self.input_degree: np.ndarray | None = None
+        self.num_input_edges: int | None = None if edges is None else edges.num_edges
         self._out_degree: Any = None
         self._in_degree: Any = None
         # Per-graph state the search engines keep between searches (scratch buffers).
@@ -99,33 +110,77 @@ class Graph:
         ``directed=None`` takes ``edges.directed``, and undirected when that is
         None too. ``progress``, when given, is called as ``progress(i, n)``
         after block ``i`` of ``n`` (one block undirected, two directed).
+
+        The blocks are built by :func:`spbfs.construct.build_blocks` over
+        slices of the edge list (no copy of it), as :meth:`from_source` builds
+        them from a generator: 4 bytes per stored entry where the ids and the
+        merged entries fit in int32 (``index_dtype="auto"``).
         """
+        if not isinstance(edges, EdgeList):
+            raise TypeError(f"edges must be an EdgeList, got {type(edges).__name__}")
+        return cls._from_source(edges, directed=directed, config=config, on_block=progress)
+
+    @classmethod
+    def from_source(
+        cls, source: EdgeSource, *, directed: bool | None = None, config: Config | None = None,
+        chunk_edges: int = DEFAULT_CHUNK_EDGES,
+        progress: Callable[[int, int], Any] | None = None,
+    ) -> Graph:
+        """Build from an edge source read in slices, never holding its whole edge list.
+
+        The streaming build (:mod:`spbfs.construct`): each slice of
+        ``chunk_edges`` edges is read twice (count, then place), so the build
+        holds the blocks, a few n-sized arrays and one slice, and the graph is
+        the same, bit for bit, as :meth:`from_edgelist` of all the edges. With
+        :class:`spbfs.generators.KroneckerSource` the edge list never exists.
+
+        Parameters
+        ----------
+        source : EdgeSource
+            An :class:`~spbfs.edges.EdgeList` or any object with ``n``,
+            ``num_edges``, ``directed``, ``meta`` and ``chunk(start, stop)``
+            that returns the same edges every time.
+        directed : bool, optional
+            As in :meth:`from_edgelist`.
+        config : Config, optional
+            Format, index dtype and backend.
+        chunk_edges : int
+            Edges per slice.
+        progress : callable, optional
+            ``progress(i, n)`` after each of the ``n`` slice reads (two per slice).
+
+        Returns
+        -------
+        Graph
+            ``edges`` is the source when it is an EdgeList, else None: validate
+            searches with :func:`spbfs.validate.validate_bfs_tree_graph` and
+            count their Graph500 edges from :attr:`input_degree`.
+        """
+        if not isinstance(source, EdgeSource):
+            raise TypeError(f"source must be an EdgeList or an EdgeSource (n, num_edges, "
+                            f"directed, meta, chunk(start, stop)), got {type(source).__name__}")
+        return cls._from_source(source, directed=directed, config=config,
+                                chunk_edges=chunk_edges, on_chunk=progress)
+
+    @classmethod
+    def _from_source(
+        cls, source: EdgeSource, *, directed: bool | None, config: Config | None,
+        chunk_edges: int = DEFAULT_CHUNK_EDGES,
+        on_chunk: Callable[[int, int], Any] | None = None,
+        on_block: Callable[[int, int], Any] | None = None,
+    ) -> Graph:
         config = config or Config()
         if directed is None:
-            directed = bool(edges.directed)
-        backend = _block_backend(config)
-        n = edges.n
-        kw: dict[str, Any] = {
-            "index_dtype": config.index_dtype,
-            "dedup": True,
-            "drop_loops": True,
-            "backend": backend,
-        }
-        src, dst = edges.src, edges.dst
-        if directed:
-            out_block = block_from_edges(config.format, dst, src, (n, n), **kw)
-            if progress is not None:
-                progress(1, 2)
-            in_block = block_from_edges(config.format, src, dst, (n, n), **kw)
-            if progress is not None:
-                progress(2, 2)
-        else:
-            out_block = block_from_edges(config.format, dst, src, (n, n), symmetric=True, **kw)
-            in_block = out_block
-            if progress is not None:
-                progress(1, 1)
-        return cls(out_block, in_block, directed=directed, config=config, edges=edges,
-                   ids=edges.ids)
+            directed = bool(source.directed)
+        built = build_blocks(source, directed=bool(directed), fmt=config.format,
+                             index_dtype=config.index_dtype, backend=_block_backend(config),
+                             chunk_edges=chunk_edges, on_chunk=on_chunk, on_block=on_block)
+        edges = source if isinstance(source, EdgeList) else None
+        g = cls(built.out_block, built.in_block, directed=bool(directed), config=config,
+                edges=edges, ids=getattr(source, "ids", None))
+        g.input_degree = built.input_degree
+        g.num_input_edges = built.num_edges
+        return g
 
     @classmethod
     def from_edges(
@@ -292,12 +347,15 @@ class Graph:
             # so bfs(g, s, config=...) in a loop does not rebuild it on every call.
             g._out_degree, g._in_degree = self._out_degree, self._in_degree
             g._search_cache = self._search_cache
-            return g
-        if self.edges is not None:
+        elif self.edges is not None:
             return Graph.from_edgelist(self.edges, directed=self.directed, config=config)
-        a = self.out_block.to_scipy().T.tocsr()
-        g = Graph.from_matrix(a, directed=self.directed, config=config)
-        g.ids = self.ids
+        else:
+            a = self.out_block.to_scipy().T.tocsr()
+            g = Graph.from_matrix(a, directed=self.directed, config=config)
+            g.ids = self.ids
+        # The same graph: its input counts carry over (a streamed graph has no edge list).
+        g.input_degree = self.input_degree
+        g.num_input_edges = self.num_input_edges
         return g
 
     # -- properties ----------------------------------------------------------------

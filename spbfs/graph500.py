@@ -25,7 +25,7 @@ from typing import Any, TextIO
 import numpy as np
 
 from spbfs.edges import EdgeList
-from spbfs.validate import ValidationError, _to_host, validate_bfs_tree
+from spbfs.validate import ValidationError, _to_host, validate_bfs_tree, validate_bfs_tree_graph
 
 __all__ = [
     "STAT_KEYS",
@@ -96,15 +96,19 @@ def sample_roots(degrees: np.ndarray, nroots: int = 64, *,
 # --------------------------------------------------------------------------- edge counts
 
 
-def traversed_edges(edges: EdgeList, levels_or_parents: np.ndarray, *,
+def traversed_edges(edges: Any, levels_or_parents: np.ndarray, *,
                     directed: bool | None = None, self_loops: bool = True) -> int:
     """Graph500 edge count of one search: input edge tuples inside the searched component.
 
     Parameters
     ----------
-    edges : EdgeList
+    edges : EdgeList or Graph
         The input edge list *as generated* (before graph construction removed
-        anything).
+        anything), or a :class:`~spbfs.graph.Graph` built from edges, whose
+        ``input_degree`` counts them per vertex (the streamed build keeps no
+        edge list). From degrees the count is ``sum(input_degree[reached])``,
+        halved when undirected: exact for a search that passes validation
+        (rule 4: no edge leaves the component); only ``self_loops=True``.
     levels_or_parents : numpy.ndarray
         A level or a parent array of shape ``(n,)``; only ``>= 0`` (reached)
         versus ``-1`` (unreached) matters.
@@ -136,7 +140,7 @@ def traversed_edges(edges: EdgeList, levels_or_parents: np.ndarray, *,
     it.
     """
     if not isinstance(edges, EdgeList):
-        raise TypeError(f"edges must be an EdgeList, got {type(edges).__name__}")
+        return _traversed_from_degree(edges, levels_or_parents, directed, self_loops)
     marks = _to_host(levels_or_parents)
     if marks.shape != (edges.n,):
         raise ValueError(f"levels_or_parents must have shape ({edges.n},), got {marks.shape}")
@@ -154,6 +158,26 @@ def traversed_edges(edges: EdgeList, levels_or_parents: np.ndarray, *,
             inside &= s != d
         count += int(np.count_nonzero(inside))
     return count
+
+
+def _traversed_from_degree(graph: Any, marks: Any, directed: bool | None,
+                           self_loops: bool) -> int:
+    """:func:`traversed_edges` of a graph's ``input_degree``."""
+    degree = getattr(graph, "input_degree", None)
+    if degree is None:
+        raise TypeError(f"edges must be an EdgeList or a Graph built from edges (with "
+                        f"input_degree), got {type(graph).__name__}")
+    if not self_loops:
+        raise ValueError("self_loops=False needs the edge list: input_degree counts loops")
+    marks = _to_host(marks)
+    if marks.shape != degree.shape:
+        raise ValueError(f"levels_or_parents must have shape {degree.shape}, got {marks.shape}")
+    if marks.dtype == np.bool_ or not np.issubdtype(marks.dtype, np.integer):
+        raise TypeError(f"levels_or_parents must be an integer array, got dtype {marks.dtype}")
+    if directed is None:
+        directed = graph.directed
+    total = int(np.sum(degree[marks >= 0], dtype=np.int64))
+    return total if directed else total // 2
 
 
 # --------------------------------------------------------------------------- statistics
@@ -396,7 +420,7 @@ class BenchmarkResult:
 
 
 def run_benchmark(bfs: Callable[[int], tuple[np.ndarray, np.ndarray | None]],
-                  edges: EdgeList, roots: Iterable[int] | np.ndarray, *,
+                  edges: Any, roots: Iterable[int] | np.ndarray, *,
                   validate: bool = True,
                   progress: Callable[[int, int], Any] | None = None,
                   header: Mapping[str, Any] | None = None,
@@ -411,8 +435,12 @@ def run_benchmark(bfs: Callable[[int], tuple[np.ndarray, np.ndarray | None]],
         ``-1`` for unreached vertices; ``levels`` may be ``None``. Whatever
         the search needs per root (e.g. degree-informed structures) must happen
         inside the call: only the call is timed.
-    edges : EdgeList
-        The input edge list as generated, for validation and edge counts.
+    edges : EdgeList or Graph
+        The input edge list as generated, for validation and edge counts; or
+        the searched :class:`~spbfs.graph.Graph` when it keeps no edge list
+        (:meth:`~spbfs.graph.Graph.from_source`): validation then checks the
+        rules on its blocks (:func:`~spbfs.validate.validate_bfs_tree_graph`)
+        and edges are counted from its ``input_degree``.
     roots : sequence of int
         Search keys, e.g. from :func:`sample_roots`.
     validate : bool, default True
@@ -445,8 +473,15 @@ def run_benchmark(bfs: Callable[[int], tuple[np.ndarray, np.ndarray | None]],
     if roots.size and (roots.dtype == np.bool_ or not np.issubdtype(roots.dtype, np.integer)):
         raise TypeError(f"roots must be integer vertex ids, got dtype {roots.dtype}")
     roots = roots.astype(np.int64).reshape(-1)
-    if roots.size and (roots.min() < 0 or roots.max() >= edges.n):
-        raise ValueError(f"roots must lie in [0, {edges.n})")
+    n = int(edges.n)
+    if roots.size and (roots.min() < 0 or roots.max() >= n):
+        raise ValueError(f"roots must lie in [0, {n})")
+    on_graph = not isinstance(edges, EdgeList)
+    if on_graph and getattr(edges, "out_block", None) is None:
+        raise TypeError(f"edges must be an EdgeList or a Graph, got {type(edges).__name__}")
+    if on_graph and directed is not None and bool(directed) != bool(edges.directed):
+        raise ValueError(f"directed={directed} disagrees with the graph "
+                         f"(directed={edges.directed}): a graph's edges are as built")
     nb = roots.shape[0]
     times = np.zeros(nb)
     nedges = np.zeros(nb, dtype=np.int64)
@@ -462,7 +497,10 @@ def run_benchmark(bfs: Callable[[int], tuple[np.ndarray, np.ndarray | None]],
         if validate:
             t0 = time.perf_counter()
             try:
-                facts = validate_bfs_tree(edges, root, parents, levels, directed=directed)
+                if on_graph:
+                    facts = validate_bfs_tree_graph(edges, root, parents, levels)
+                else:
+                    facts = validate_bfs_tree(edges, root, parents, levels, directed=directed)
             except ValidationError as err:
                 raise ValidationError(f"BFS {i} from root {root} failed to validate: {err}",
                                       rule=err.rule, example=err.example) from err

@@ -3,9 +3,11 @@
 :func:`validate_bfs_tree` implements the soft checks of the Graph500
 specification (section "Validation", unchanged since v1.2): it never recomputes
 the search, it checks that the returned parent tree is *a* BFS tree of the
-input edge list. :func:`check_levels` is the strict alternative: it compares a
-level array with :func:`reference_levels`, computed independently with
-:func:`scipy.sparse.csgraph.breadth_first_order`.
+input edge list. :func:`validate_bfs_tree_graph` checks the same rules on the
+graph's own blocks, for a graph built without keeping its edge list (a scale
+whose int64 edge list would not fit beside the graph). :func:`check_levels` is the
+strict alternative: it compares a level array with :func:`reference_levels`,
+computed independently with :func:`scipy.sparse.csgraph.breadth_first_order`.
 
 Conventions shared by every function here: vertex ids and parents are int64,
 ``-1`` marks an unreached vertex in both the parent and the level array, and
@@ -31,6 +33,7 @@ __all__ = [
     "reference_levels",
     "tree_levels",
     "validate_bfs_tree",
+    "validate_bfs_tree_graph",
 ]
 
 #: The Graph500 BFS validation rules, numbered as in the specification.
@@ -334,6 +337,200 @@ def validate_bfs_tree(edges: EdgeList, source: int, parents: np.ndarray,
         "component_edges": component_edges,
         "directed": directed,
     }
+
+
+def validate_bfs_tree_graph(graph: Any, source: int, parents: np.ndarray,
+                            levels: np.ndarray | None = None) -> dict[str, Any]:
+    """Check a BFS result against the Graph500 rules on the graph's own blocks.
+
+    The same five rules as :func:`validate_bfs_tree`, for a graph that keeps
+    no input edge list (:meth:`spbfs.graph.Graph.from_source`): the edges are
+    the stored entries of its blocks. Those are the input edges less their
+    repeats and self-loops, and neither changes a verdict: a repeat breaks a
+    rule exactly when its first copy does, a self-loop joins a vertex to its
+    own level, and a self-loop as a tree edge is a cycle (rule 1). So both
+    validators accept and reject the same trees; where a tree breaks several
+    rules they may name different ones, as they scan edges in different
+    orders.
+
+    Parameters
+    ----------
+    graph : spbfs.graph.Graph
+        The searched graph (any format or backend; device blocks are copied to
+        the host).
+    source : int
+        The search key.
+    parents : numpy.ndarray
+        int64 array of shape ``(n,)``, ``-1`` when unreached.
+    levels : numpy.ndarray, optional
+        As in :func:`validate_bfs_tree`.
+
+    Returns
+    -------
+    dict
+        ``reached``, ``max_level``, ``component_edges`` and ``directed`` as
+        :func:`validate_bfs_tree` gives them. ``component_edges`` counts input
+        edge tuples (repeats and self-loops included) from
+        ``graph.input_degree`` when the graph has it; otherwise it counts the
+        graph's edges in the component (each undirected edge once).
+
+    Raises
+    ------
+    ValidationError
+        If a rule is broken; ``.rule`` holds its number.
+    TypeError, ValueError
+        If an argument has the wrong type, dtype or shape, or ``source`` is out
+        of range.
+
+    Notes
+    -----
+    Rules 3 and 4 are one compiled, parallel pass over the out-block's entries
+    (``u -> v`` for every entry ``v`` of column ``u``); rule 5 is a binary
+    search of ``parents[v]`` in column ``v`` of the in-block (the in-neighbours
+    of ``v``), per reached vertex. Besides the blocks it needs a few n-sized
+    arrays and nothing edge-sized.
+    """
+    out_block = getattr(graph, "out_block", None)
+    if out_block is None or not hasattr(graph, "in_block"):
+        raise TypeError(f"graph must be a spbfs Graph, got {type(graph).__name__}")
+    n = int(graph.n)
+    directed = bool(graph.directed)
+    source = check_vertex(source, n)
+    parents = _as_vertex_array(parents, n, "parents")
+    depth = tree_levels(parents, source)
+    reached = depth >= 0
+    if levels is not None:
+        levels = _as_vertex_array(levels, n, "levels")
+        _check_given_levels(levels, parents, depth, source)
+
+    key, unreached_key = _level_keys(depth)
+    ptr, ind, jc, is_dcsc = _host_view(out_block)
+    nbad, inside = _edge_pass(ptr, ind, jc, is_dcsc, key, directed, unreached_key)
+    if nbad:
+        u, v = _first_bad_entry(ptr, ind, jc, is_dcsc, key, directed)
+        _raise_entry_error(u, v, int(nbad), depth, directed)
+
+    ptr, ind, jc, is_dcsc = _host_view(graph.in_block)
+    missing = np.zeros(n, dtype=np.bool_)
+    nmissing = _missing_tree_edges(ptr, ind, jc, is_dcsc, parents, source, missing)
+    if nmissing:
+        v = int(np.argmax(missing))
+        kind = "arc" if directed else "edge"
+        pair = f"{int(parents[v])} -> {v}" if directed else f"({v}, {int(parents[v])})"
+        raise _fail(5, f"tree {kind} {pair} is not in the graph ({int(nmissing)} such tree "
+                       f"edges)", (int(parents[v]), v))
+
+    degree = getattr(graph, "input_degree", None)
+    if degree is not None:
+        total = int(np.sum(degree[reached], dtype=np.int64))
+        # Rule 4 held: an undirected tuple inside the component counts at both ends.
+        component_edges = total if directed else total // 2
+    elif directed:
+        component_edges = int(inside)
+    else:
+        loops = _reached_self_loops(ptr, ind, jc, is_dcsc, key, unreached_key)
+        component_edges = (int(inside) + int(loops)) // 2
+    return {
+        "reached": int(np.count_nonzero(reached)),
+        "max_level": int(depth.max()),
+        "component_edges": component_edges,
+        "directed": directed,
+    }
+
+
+def _host_view(block: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, bool]:
+    """``(ptr, ind, jc, is_dcsc)`` of a block on the host (one signature for both formats)."""
+    ptr, ind, jc, is_dcsc = block.kernel_view
+    return _to_host(ptr), _to_host(ind), _to_host(jc), bool(is_dcsc)
+
+
+@numba.njit(parallel=True, cache=True, nogil=True)
+def _edge_pass(ptr, ind, jc, is_dcsc, key, directed, unreached):  # pragma: no cover
+    # Entries breaking rule 3 or 4, and entries whose column vertex is reached.
+    nbad = 0
+    inside = 0
+    for j in numba.prange(ptr.shape[0] - 1):
+        u = np.int64(jc[j]) if is_dcsc else np.int64(j)
+        ku = key[u]
+        lo, hi = ptr[j], ptr[j + 1]
+        for k in range(lo, hi):
+            d = key[ind[k]] - ku
+            if d > 1 or (not directed and d < -1):
+                nbad += 1
+        if ku != unreached:
+            inside += hi - lo
+    return nbad, inside
+
+
+@numba.njit(cache=True, nogil=True)
+def _first_bad_entry(ptr, ind, jc, is_dcsc, key, directed):  # pragma: no cover
+    for j in range(ptr.shape[0] - 1):
+        u = np.int64(jc[j]) if is_dcsc else np.int64(j)
+        for k in range(ptr[j], ptr[j + 1]):
+            d = key[ind[k]] - key[u]
+            if d > 1 or (not directed and d < -1):
+                return np.int64(u), np.int64(ind[k])
+    return np.int64(-1), np.int64(-1)
+
+
+@numba.njit(cache=True, nogil=True)
+def _reached_self_loops(ptr, ind, jc, is_dcsc, key, unreached):  # pragma: no cover
+    count = 0
+    for j in range(ptr.shape[0] - 1):
+        u = np.int64(jc[j]) if is_dcsc else np.int64(j)
+        if key[u] != unreached:
+            for k in range(ptr[j], ptr[j + 1]):
+                if ind[k] == u:
+                    count += 1
+    return count
+
+
+@numba.njit(parallel=True, cache=True, nogil=True)
+def _missing_tree_edges(ptr, ind, jc, is_dcsc, parents, source, missing):  # pragma: no cover
+    # Rule 5: parents[v] among the in-neighbours of v (column v, sorted), by bisection.
+    count = 0
+    for v in numba.prange(parents.shape[0]):
+        p = parents[v]
+        if p < 0 or v == source:
+            continue
+        col = np.int64(v)
+        found = False
+        if is_dcsc:
+            a, b = 0, jc.shape[0]
+            while a < b:
+                mid = (a + b) >> 1
+                if jc[mid] < v:
+                    a = mid + 1
+                else:
+                    b = mid
+            col = a if a < jc.shape[0] and jc[a] == v else -1
+        if col >= 0:
+            a, b = ptr[col], ptr[col + 1]
+            while a < b:
+                mid = (a + b) >> 1
+                if ind[mid] < p:
+                    a = mid + 1
+                else:
+                    b = mid
+            found = a < ptr[col + 1] and ind[a] == p
+        if not found:
+            missing[v] = True
+            count += 1
+    return count
+
+
+def _raise_entry_error(u: int, v: int, count: int, depth: np.ndarray, directed: bool) -> None:
+    lu, lv = int(depth[u]), int(depth[v])
+    kind = "arc" if directed else "edge"
+    shown = f"{u} -> {v}" if directed else f"({u}, {v})"
+    if (lu < 0) != (lv < 0):
+        inside, outside = (u, v) if lu >= 0 else (v, u)
+        what = "leads from reached vertex" if directed else "joins reached vertex"
+        raise _fail(4, f"{kind} {shown} of the graph {what} {inside} (level "
+                       f"{int(depth[inside])}) to unreached vertex {outside} ({count} stored "
+                       f"entries break rule 3 or 4)", (u, v))
+    raise _fail(3, f"{kind} {shown} of the graph joins levels {lu} and {lv} ({count} stored "
+                   f"entries break rule 3 or 4)", (u, v))
 
 
 def _check_given_levels(levels: np.ndarray, parents: np.ndarray, depth: np.ndarray,
