@@ -120,7 +120,11 @@ def _dist_ledger(g: Any) -> _Ledger:
     """Every array a DistGraph holds, blocks first (so that views count as aliases)."""
     led = _Ledger()
     attrs = vars(g)
-    order = ["block", "tblock", *sorted(k for k in attrs if k not in ("block", "tblock"))]
+    # B_ij beside its transpose where held (a directed graph; built on demand otherwise).
+    held = getattr(g, "block_held", None)
+    if held is None or held():
+        led.add("block", g.block)
+    order = ["tblock", *sorted(k for k in attrs if k not in ("block", "tblock"))]
     for k in order:
         if k in attrs:
             led.add(k, attrs[k])
@@ -201,9 +205,9 @@ def distributed(args: argparse.Namespace) -> None:
     led = _dist_ledger(g)
     mine = {"rows": led.rows, "aliases": sorted(led.aliases), "base_rss": base,
             "peak_after_build": peak_build, "rss_after_build": rss_build,
-            "peak_after_search": peak_search, "entries": int(g.block.nnz),
+            "peak_after_search": peak_search, "entries": int(g.tblock.nnz),
             "construction_time": g.construction_time,
-            "index_dtype": str(g.block.index_dtype)}
+            "index_dtype": str(g.tblock.index_dtype)}
     every = grid.comm.gather(mine, root=0)
     if grid.rank == 0:
         doc = {"scale": args.scale, "edgefactor": args.edgefactor, "seed": args.seed,

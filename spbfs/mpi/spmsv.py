@@ -47,7 +47,7 @@ from spbfs.mpi import comm as C
 from spbfs.mpi.exchange import Exchange
 
 __all__ = ["COMM_PHASES", "LOCAL_PHASES", "FrontierPhases", "GridOps", "PhaseCounters",
-           "merge_pairs", "product_sparse"]
+           "PostedSends", "exchange_sized", "merge_pairs", "product_sparse", "sendrecv_sized"]
 
 _TAG_COUNT = 41
 _TAG_DATA = 42
@@ -441,15 +441,16 @@ class FrontierPhases:
     visited, prev : numpy.ndarray
         The engine's bitmaps of its piece: visited now, and before the newest
         frontier was marked (so ``visited ^ prev`` is that frontier's bitmap).
-    gather_bufs, pair_bufs, msgbufs : list of numpy.ndarray
-        Receive buffers for frontier pieces (one per processor-column rank) and
-        pairs (one per processor-row rank); two send bitmaps used in turn.
+    msgbufs : tuple of numpy.ndarray
+        Two send bitmaps used in turn. Messages are received into arrays of
+        their own length (:func:`exchange_sized`, :class:`PostedSends`), not
+        into buffers of the longest possible one kept per rank.
     cnt : PhaseCounters
         Where the phases count.
     """
 
     def __init__(self, grid: Any, B: int, bw: int, plan: Any, visited: np.ndarray,
-                 prev: np.ndarray, gather_bufs: list[np.ndarray], pair_bufs: list[np.ndarray],
+                 prev: np.ndarray,
                  msgbufs: tuple[np.ndarray, np.ndarray], cnt: PhaseCounters) -> None:
         self.grid = grid
         self.B = B
@@ -459,7 +460,6 @@ class FrontierPhases:
         self.emu = plan.emulator if plan.emulator is not None and plan.emulator.active else None
         self.visited = visited
         self.prev = prev
-        self.pair_bufs = pair_bufs
         self.msgbufs = msgbufs
         self.msgflip = 0
         self.cnt = cnt
@@ -473,14 +473,13 @@ class FrontierPhases:
         jt = rank // pr
         self.col_srcs = [grid.j * pr + i2 for i2 in range(pr)]
         self.col_dests = [i2 * pc + jt for i2 in range(pr) if i2 * pc + jt != rank]
-        self.col_recvs = {src: gather_bufs[i2] for i2, src in enumerate(self.col_srcs)
-                          if src != rank}
+        self.col_recvs = [src for src in self.col_srcs if src != rank]
         self.col_ex = plan.col_ex
         self.row_ex = plan.row_ex
         self.gather_len = max(B, bw, 1) + _PAD
         self.pending: tuple | None = None  # a posted frontier exchange (post_expand)
         self.expand_pattern = plan.fixed_pattern or "p2p"
-        self.dec_ids: list[np.ndarray] = []  # decode buffers, one per column piece (lazy)
+        self.dec_ids: list[np.ndarray] = []  # decode buffers, one per chunk piece (lazy)
         self.dec_bits: list[np.ndarray] = []
         # Scratch of the pairs' counting sort (compressed pairs; allocated on first use).
         self.sort_bits = np.zeros(0, np.uint64)
@@ -542,8 +541,9 @@ class FrontierPhases:
         code = -int(msg[0]) - 1
         payload = msg[1:1 + code // 2]
         if not self.dec_ids:
-            self.dec_ids = [np.empty(self.B, np.int64) for _ in range(self.grid.pr)]
-            self.dec_bits = [np.empty(self.bw, np.uint64) for _ in range(self.grid.pr)]
+            q = max(self.grid.pr, self.grid.pc)
+            self.dec_ids = [np.empty(self.B, np.int64) for _ in range(q)]
+            self.dec_bits = [np.empty(self.bw, np.uint64) for _ in range(q)]
         if code % 2 == _COMPRESSED_BITMAP:
             bits = self.dec_bits[slot]
             codec.decode_bitmap(payload, bits)
@@ -574,7 +574,7 @@ class FrontierPhases:
         msg, enc = self.encode(frontier, len(self.col_dests))
         sends = {d: msg for d in self.col_dests}
         self.pending = (frontier, msg, self.col_srcs,
-                        C.Posted(grid.comm, sends, self.col_recvs, tag=11), enc,
+                        PostedSends(grid.comm, sends, self.col_recvs, tag=11), enc,
                         plan.last_estimate)
         self.cnt.tick(TRANSPOSE, t0)
 
@@ -625,8 +625,8 @@ class FrontierPhases:
         msg, enc = self.encode(frontier, grid.pr)
         if grid.transpose_dest != grid.rank:
             cnt.add(TRANSPOSE, 1 if msg.shape[0] else 0, msg.shape[0])
-            mine = C.sendrecv_any(grid.comm, msg, grid.transpose_dest, grid.transpose_src,
-                                  self.gather_len, tag=12)
+            mine = sendrecv_sized(grid.comm, msg, grid.transpose_dest, grid.transpose_src,
+                                  tag=12)
         else:
             mine = msg
         t1 = cnt.tick(TRANSPOSE, t0)
@@ -643,24 +643,87 @@ class FrontierPhases:
                              self.expand_pattern, enc, self.plan.last_estimate, t2 - t0))
         return parts
 
+    def drain(self) -> None:
+        """Receive and drop a posted frontier exchange that no level will read."""
+        if self.pending is not None:
+            self.pending[3].result()
+            self.pending = None
+
+    def expand_row(self, frontier: np.ndarray) -> list[tuple[np.ndarray, bool]]:
+        """The frontier pieces of this rank's *row* chunk (the transposed top-down).
+
+        The row chunk's pieces are the processor row's own: no transpose, one
+        allgather along the row by the plan's pattern, counted as the expand.
+        A column exchange posted for a bottom-up level that did not come is
+        received and dropped.
+        """
+        self.drain()
+        grid = self.grid
+        if grid.pc == 1:
+            return [(frontier, False)]
+        cnt = self.cnt
+        t0 = cnt.clock()
+        plan = self.plan
+        pattern = plan.fixed_pattern or plan.pattern("expand", grid.pc, self.last[0] / self.p)
+        msg, enc = self.encode(frontier, grid.pc - 1)
+        if pattern == "p2p":
+            got = exchange_sized(grid.row_comm, [msg] * grid.pc, tag=21)
+            m, w = grid.pc - 1, (grid.pc - 1) * msg.shape[0]
+        else:
+            got, m, w = self.row_ex.allgather(pattern, msg)
+        cnt.add(EXPAND, m, w)
+        parts = [(frontier, False) if j2 == grid.j else self.decode(got[j2], j2)
+                 for j2 in range(grid.pc)]
+        if self.emu is not None:
+            self.emu.hold(t0, m, 8 * w)
+        t1 = cnt.tick(EXPAND, t0)
+        if plan.recording:
+            self.log.append((self.level, "expand", pattern, enc, plan.last_estimate, t1 - t0))
+        return parts
+
+    def to_owner(self, recv: list[np.ndarray]) -> np.ndarray:
+        """Pairs for the piece this rank holds in the column layout, sent to its owner.
+
+        The transposed top-down folds down the processor column, so the pairs
+        for a piece arrive at the rank holding it in the column layout; this
+        *transpose* passes them on (one message) and returns the pairs for this
+        rank's own piece.
+        """
+        parts = [r for r in recv if r is not None and r.shape[0]]
+        mine = np.concatenate(parts) if len(parts) > 1 else \
+            parts[0] if parts else np.zeros(0, np.int64)
+        grid = self.grid
+        if grid.transpose_dest == grid.rank:
+            return mine
+        cnt = self.cnt
+        t0 = cnt.clock()
+        cnt.add(TRANSPOSE, 1 if mine.shape[0] else 0, mine.shape[0])
+        got = sendrecv_sized(grid.comm, mine, grid.transpose_src, grid.transpose_dest, tag=20)
+        if self.emu is not None:
+            self.emu.hold(t0, 1, 8 * mine.shape[0])
+        cnt.tick(TRANSPOSE, t0)
+        return got
+
     # -- along the processor row ---------------------------------------------------------
     def along_row(self, phase: int, sends: list[np.ndarray | None], messages: int,
-                  words: int) -> list[np.ndarray]:
+                  words: int, *, column: bool = False) -> list[np.ndarray]:
         """Pairs ``sends[t]`` to processor-row rank ``t``; returns those received.
 
         ``phase`` is :data:`FOLD` (top-down) or :data:`UPDATES` (the bottom-up
         finds for other pieces of the row chunk); ``messages`` and ``words``
-        are what this rank sends to others as plain pairs.
+        are what this rank sends to others as plain pairs. ``column``: to
+        processor-column rank ``t`` instead (the transposed top-down's fold,
+        see :meth:`to_owner`).
         """
         cnt = self.cnt
         t0 = cnt.clock()
         plan = self.plan
-        pc = self.grid.pc
+        grid = self.grid
+        q, own = (grid.pr, grid.i) if column else (grid.pc, grid.j)
         pattern = plan.fixed_pattern or plan.pattern(
-            "fold" if phase == FOLD else "updates", pc, self.last[1] / self.p)
+            "fold" if phase == FOLD else "updates", q, self.last[1] / self.p)
         enc = self.enc
         if enc != "list":  # pairs have no bitmap form
-            own = self.grid.j
             npairs = words // 2
             if enc == "auto":
                 enc = plan.pair_encoding(npairs, messages)
@@ -672,10 +735,11 @@ class FrontierPhases:
             else:
                 enc = "list"
         if pattern == "p2p":
-            recv = C.exchange(self.grid.row_comm, sends, self.pair_bufs,
-                              tag=14 + (phase == UPDATES))
+            recv = exchange_sized(grid.col_comm if column else grid.row_comm, sends,
+                                  tag=19 if column else 14 + (phase == UPDATES))
         else:
-            recv, messages, words = self.row_ex.alltoall(pattern, sends)
+            ex = self.col_ex if column else self.row_ex
+            recv, messages, words = ex.alltoall(pattern, sends)
         cnt.add(phase, messages, words)
         if self.plan.pairs_compressible:  # each sender chose its own encoding (auto)
             recv = [self._decode_pairs(r) for r in recv]
@@ -751,6 +815,97 @@ class FrontierPhases:
         out = red.tolist()
         self.last = out
         return out
+
+
+def _recv_sized(comm: Any, source: int, tag: int, wait: Any) -> np.ndarray:
+    """The next int64 message from ``source``, in an array of its length (a matched probe)."""
+    status = C.mpi().Status()
+    box: list[Any] = []
+
+    def test() -> bool:
+        m = comm.Improbe(source=source, tag=tag, status=status)
+        if m is None:
+            return False
+        box.append(m)
+        return True
+
+    if not test():
+        wait.poll(test)
+    buf = np.empty(status.Get_count(C.mpi().BYTE) // 8, np.int64)
+    box[0].Recv(buf)
+    return buf
+
+
+class PostedSends:
+    """Messages posted now, received later into arrays of their own length.
+
+    The receiving side of :class:`spbfs.mpi.comm.Posted` without its buffers of
+    the longest possible message (a frontier piece as ids: as long as the
+    piece): :meth:`wait` (which :func:`spbfs.mpi.comm.allreduce` calls with its
+    own request) completes only the other requests, since a large send
+    completes once its receiver matches it, which :meth:`result` does.
+    Every posted exchange must be received (:meth:`result`), or the next
+    one on the tag would match its messages.
+    """
+
+    __slots__ = ("comm", "got", "policy", "requests", "sources", "tag")
+
+    def __init__(self, comm: Any, sends: dict[int, np.ndarray], sources: list[int],
+                 tag: int) -> None:
+        self.comm = comm
+        self.tag = tag
+        self.sources = sources
+        self.policy = C.policy(comm)
+        self.requests = [comm.Isend(buf, dest=d, tag=tag) for d, buf in sends.items()]
+        self.got: dict[int, np.ndarray] | None = None
+
+    def wait(self, extra: list[Any] | None = None, bulk: bool = False) -> None:
+        """Complete the requests ``extra`` only (see the class)."""
+        if extra:
+            self.policy.wait(extra, bulk)
+
+    def result(self) -> dict[int, np.ndarray]:
+        """The received arrays by source rank (the sends completed too)."""
+        if self.got is None:
+            self.got = {src: _recv_sized(self.comm, src, self.tag, self.policy)
+                        for src in self.sources}
+            self.policy.wait(self.requests)
+        return self.got
+
+
+def exchange_sized(comm: Any, sends: list[np.ndarray | None], tag: int) -> list[np.ndarray]:
+    """:func:`spbfs.mpi.comm.exchange` with receive buffers of each message's own length.
+
+    Pairs may be many (up to two words per vertex of a chunk) but are few on
+    most levels: buffers for the longest possible message, kept per rank,
+    cost more memory than the block's share of a small grid. Here every
+    message is probed first (MPI's matched probe), then received into an array
+    of its length. ``sends[rank]`` is returned as is.
+    """
+    size = comm.Get_size()
+    rank = comm.Get_rank()
+    empty = np.zeros(0, np.int64)
+    if size == 1:
+        return [empty if sends[0] is None else sends[0]]
+    order = [(rank + k) % size for k in range(1, size)]
+    reqs = [comm.Isend(empty if sends[r] is None else sends[r], dest=r, tag=tag)
+            for r in order]
+    wait = C.policy(comm)
+    out: list[np.ndarray] = [empty] * size
+    out[rank] = empty if sends[rank] is None else sends[rank]
+    for r in reversed(order):  # the rank before first: it sent here first
+        out[r] = _recv_sized(comm, r, tag, wait)
+    wait.wait(reqs)
+    return out
+
+
+def sendrecv_sized(comm: Any, send: np.ndarray, dest: int, source: int, tag: int) -> np.ndarray:
+    """Send ``send`` to ``dest``; receive from ``source`` into an array of the message's length."""
+    req = comm.Isend(send, dest=dest, tag=tag)
+    wait = C.policy(comm)
+    got = _recv_sized(comm, source, tag, wait)
+    wait.wait(req)
+    return got
 
 
 def merge_pairs(recv: list[np.ndarray], skip: int, parents: np.ndarray, levels: np.ndarray,
