@@ -6,7 +6,7 @@ rank:
 
 * the bytes of every array the :class:`~spbfs.mpi.DistGraph` holds, found by
   walking its attributes (blocks by part: ``ptr``, ``ind``, ``jc``; tuples
-  and lists of arrays; ``_search_buffers`` after one search), each buffer
+  and lists of arrays; ``_search_buffers`` after ``--searches`` searches), each buffer
   counted once (``_raw``/``_traw`` are views of the blocks' arrays and show
   as aliases);
 * the resident set size before the build, its peak (``ru_maxrss``) after the
@@ -199,8 +199,9 @@ def distributed(args: argparse.Namespace) -> None:
     g = DistGraph.kronecker(args.scale, args.edgefactor, seed=args.seed, grid=grid, config=cfg)
     peak_build = peak_rss_bytes()
     rss_build = rss_bytes()
-    root = int(g.sample_roots(1, seed=args.seed)[0])
-    bfs(g, root)
+    # Several roots: buffers grown to what a level needed show the largest of them.
+    for root in g.sample_roots(args.searches, seed=args.seed).tolist():
+        bfs(g, int(root))
     peak_search = peak_rss_bytes()
     led = _dist_ledger(g)
     mine = {"rows": led.rows, "aliases": sorted(led.aliases), "base_rss": base,
@@ -306,6 +307,8 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--format", choices=("csr", "dcsc"), default="csr")
     ap.add_argument("--grid", default=None, help="RxC (default: the rank count's shape)")
+    ap.add_argument("--searches", type=int, default=4,
+                    help="searches (sampled roots) before the buffers are counted")
     ap.add_argument("--one-process", action="store_true",
                     help="measure the one-process graph only (no MPI)")
     ap.add_argument("--no-one-process", action="store_true",

@@ -275,6 +275,7 @@ class GridEngine:
         if bufs is None:
             nrow = grid.pc * self.B
             cdt = np.int32 if nrow < 2**31 else np.int64
+            fdt = np.int32 if self.B < 2**31 else np.int64
             # The top-down's "already sent" bitmap: over the row chunk, or over the
             # column chunk for the transposed product (its children are columns of B_ij).
             nsent = (grid.pr if self.transposed else grid.pc) * self.bw
@@ -284,7 +285,9 @@ class GridEngine:
                 # when the search runs in parallel chunks, grown to the most
                 # candidates seen (see _ensure).
                 [np.empty(0, np.int64), np.empty(0, np.int64)],
-                (np.empty(max(self.B, 1), np.int64), np.empty(max(self.B, 1), np.int64)),
+                # The new frontier piece (two: the old one is still read), in the
+                # local id dtype.
+                (np.empty(max(self.B, 1), fdt), np.empty(max(self.B, 1), fdt)),
                 np.zeros(nsent, np.uint64), np.empty(max(nrow, 1), cdt),
                 # Pairs to send: the fold of B_ij's own top-down (a directed graph)
                 # writes row rank t's from word 2 t B on; the parent updates and the
@@ -353,7 +356,7 @@ class GridEngine:
     # -- the driver's protocol -------------------------------------------------------
     def start(self, source: int) -> tuple[np.ndarray, int]:
         """Mark ``source`` on its owner; post the first frontier exchange."""
-        frontier = np.zeros(0, dtype=np.int64)
+        frontier = self.newbufs[0][:0]
         deg_source = 0
         lo, hi = self.g.lo, self.g.hi
         if lo <= source < hi:
@@ -361,7 +364,7 @@ class GridEngine:
             self.parents[ls] = source
             self.levels[ls] = 0
             K.set_bits(np.array([ls], np.int64), self.visited, 0)
-            frontier = np.array([ls], dtype=np.int64)
+            frontier = np.array([ls], dtype=self.newbufs[0].dtype)
             deg_source = int(self.deg[ls])
         if (self.max_depth is None or self.max_depth > 0) and not self.transposed:
             self.phases.post_expand(frontier)
