@@ -366,8 +366,8 @@ class GridEngine:
             K.set_bits(np.array([ls], np.int64), self.visited, 0)
             frontier = np.array([ls], dtype=self.newbufs[0].dtype)
             deg_source = int(self.deg[ls])
-        if (self.max_depth is None or self.max_depth > 0) and not self.transposed:
-            self.phases.post_expand(frontier)
+        if self.max_depth is None or self.max_depth > 0:
+            self.phases.post_expand(frontier, row=self.transposed)
         return frontier, deg_source
 
     def reached(self, v: int) -> bool:
@@ -380,10 +380,9 @@ class GridEngine:
         new, scanned, degsum = self._topdown(frontier, depth)
         self.stepped = True
         # Completed with the level's Allreduce. The transposed top-down expands along
-        # the row instead: after a top-down level (most likely followed by another)
-        # nothing is posted, and a bottom-up level sends its pieces when it comes.
-        if (self.max_depth is None or depth < self.max_depth) and not self.transposed:
-            self.phases.post_expand(new)
+        # the row: that is posted, the next level most likely being top-down too.
+        if self.max_depth is None or depth < self.max_depth:
+            self.phases.post_expand(new, row=self.transposed)
         return new, new.shape[0], scanned, degsum
 
     def bottomup(self, frontier: np.ndarray, depth: int) -> tuple[np.ndarray, int, int, int]:
@@ -530,9 +529,7 @@ class GridEngine:
         self.tick(LOCAL_TD, t0)
         cl = counts.tolist()
         sends = [buf[2 * t * cap:2 * (t * cap + c)] for t, c in enumerate(cl)]
-        msgs = sum(1 for t, c in enumerate(cl) if t != i and c)
-        recv = self.phases.along_row(FOLD, sends, msgs, 2 * (sum(cl) - cl[i]), column=True)
-        mine = self.phases.to_owner(recv)
+        mine = self.phases.fold_to_owners(sends, 2 * sum(cl))
         t0 = self.clock()
         k, degsum = merge_pairs([mine], -1, self.parents, self.levels, depth, self.visited,
                                 newbuf, 0, self.deg)

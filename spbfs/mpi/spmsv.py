@@ -47,7 +47,8 @@ from spbfs.mpi import comm as C
 from spbfs.mpi.exchange import Exchange
 
 __all__ = ["COMM_PHASES", "LOCAL_PHASES", "FrontierPhases", "GridOps", "PhaseCounters",
-           "PostedSends", "exchange_sized", "merge_pairs", "product_sparse", "sendrecv_sized"]
+           "PostedSends", "exchange_ranks", "exchange_sized", "merge_pairs", "product_sparse",
+           "sendrecv_sized"]
 
 _TAG_COUNT = 41
 _TAG_DATA = 42
@@ -474,6 +475,14 @@ class FrontierPhases:
         self.col_srcs = [grid.j * pr + i2 for i2 in range(pr)]
         self.col_dests = [i2 * pc + jt for i2 in range(pr) if i2 * pc + jt != rank]
         self.col_recvs = [src for src in self.col_srcs if src != rank]
+        # The transposed top-down's partners: the processor row (its expand), the
+        # owners of the column chunk's pieces (its fold) and the processor column
+        # ``rank // pr`` (whose ranks fold to this rank's piece).
+        self.row_srcs = [grid.i * pc + j2 for j2 in range(pc)]
+        self.row_dests = [r for r in self.row_srcs if r != rank]
+        self.owners = [grid.j * pr + t for t in range(pr)]
+        self.folders = [i2 * pc + rank // pr for i2 in range(pr)]
+        self.row_pattern = plan.fixed_pattern or "p2p"
         self.col_ex = plan.col_ex
         self.row_ex = plan.row_ex
         self.gather_len = max(B, bw, 1) + _PAD
@@ -551,32 +560,41 @@ class FrontierPhases:
         return codec.decode_ids(payload, out=self.dec_ids[slot]), False
 
     # -- transpose and expand ------------------------------------------------------------
-    def post_expand(self, frontier: np.ndarray) -> None:
+    def post_expand(self, frontier: np.ndarray, row: bool = False) -> None:
         """Start moving the frontier piece to the ranks of its column chunk.
 
-        With the ``p2p`` pattern the messages do not depend on the direction
-        the level-end Allreduce decides, so they travel with it
-        (:meth:`allreduce4` completes them). The pattern is chosen here, from
-        the current frontier's global size (the latest Allreduce's), the same
-        on every rank.
+        With the ``p2p`` pattern the messages travel with the level-end
+        Allreduce (:meth:`allreduce4` waits once for both). The pattern is
+        chosen here, from the current frontier's global size (the latest
+        Allreduce's), the same on every rank. ``row``: to the ranks of the
+        processor row instead, for a transposed top-down level (see
+        :meth:`expand_row`); which one the next level needs is the engine's
+        guess (the direction the Allreduce decides), and a wrong one is
+        received, dropped and sent again.
         """
+        self.drain()
         grid = self.grid
-        if grid.pr == 1:
+        if (grid.pc if row else grid.pr) == 1:
             return
         plan = self.plan
         if plan.fixed_pattern is None:
-            self.expand_pattern = plan.pattern("expand", grid.pr, self.last[0] / self.p)
-        if self.expand_pattern != "p2p":
-            self.pending = None
+            pattern = plan.pattern("expand", grid.pc if row else grid.pr, self.last[0] / self.p)
+            if row:
+                self.row_pattern = pattern
+            else:
+                self.expand_pattern = pattern
+        if (self.row_pattern if row else self.expand_pattern) != "p2p":
             return
         t0 = self.cnt.clock()
         self.t_expand = t0
-        msg, enc = self.encode(frontier, len(self.col_dests))
-        sends = {d: msg for d in self.col_dests}
-        self.pending = (frontier, msg, self.col_srcs,
-                        PostedSends(grid.comm, sends, self.col_recvs, tag=11), enc,
-                        plan.last_estimate)
-        self.cnt.tick(TRANSPOSE, t0)
+        dests = self.row_dests if row else self.col_dests
+        msg, enc = self.encode(frontier, len(dests))
+        sends = {d: msg for d in dests}
+        posted = PostedSends(grid.comm, sends, self.row_dests if row else self.col_recvs,
+                             tag=21 if row else 11)
+        self.pending = (frontier, msg, self.row_srcs if row else self.col_srcs, posted, enc,
+                        plan.last_estimate, row)
+        self.cnt.tick(EXPAND if row else TRANSPOSE, t0)
 
     def expand(self, frontier: np.ndarray, phase: int) -> list[tuple[np.ndarray, bool]]:
         """The frontier pieces of this rank's column chunk: *transpose* and ``phase``.
@@ -593,13 +611,13 @@ class FrontierPhases:
             return [(frontier, False)]
         if self.expand_pattern != "p2p":
             return self._expand_gathered(frontier, phase)
-        if self.pending is None or self.pending[0] is not frontier:
+        if self.pending is None or self.pending[0] is not frontier or self.pending[6]:
             self.post_expand(frontier)
             if self.expand_pattern != "p2p":
                 return self._expand_gathered(frontier, phase)
         cnt = self.cnt
         t0 = cnt.clock()
-        _, msg, srcs, posted, enc, estimate = self.pending
+        _, msg, srcs, posted, enc, estimate, _ = self.pending
         self.pending = None
         got = posted.result()
         if grid.transpose_dest != rank:
@@ -653,33 +671,98 @@ class FrontierPhases:
         """The frontier pieces of this rank's *row* chunk (the transposed top-down).
 
         The row chunk's pieces are the processor row's own: no transpose, one
-        allgather along the row by the plan's pattern, counted as the expand.
-        A column exchange posted for a bottom-up level that did not come is
-        received and dropped.
+        allgather along the row, counted as the expand; with ``p2p`` posted
+        with the previous level's Allreduce (:meth:`post_expand` with ``row``)
+        where the engine expected a top-down level. A column exchange posted
+        for a bottom-up level that did not come is received and dropped.
         """
-        self.drain()
         grid = self.grid
         if grid.pc == 1:
+            self.drain()
             return [(frontier, False)]
+        pending = self.pending
+        if pending is None or pending[0] is not frontier or not pending[6]:
+            self.post_expand(frontier, row=True)
+            pending = self.pending
         cnt = self.cnt
         t0 = cnt.clock()
         plan = self.plan
-        pattern = plan.fixed_pattern or plan.pattern("expand", grid.pc, self.last[0] / self.p)
-        msg, enc = self.encode(frontier, grid.pc - 1)
-        if pattern == "p2p":
-            got = exchange_sized(grid.row_comm, [msg] * grid.pc, tag=21)
-            m, w = grid.pc - 1, (grid.pc - 1) * msg.shape[0]
+        rank = grid.rank
+        if self.row_pattern == "p2p":
+            assert pending is not None
+            _, msg, srcs, posted, enc, estimate, _ = pending
+            self.pending = None
+            got = posted.result()
+            m = grid.pc - 1 if msg.shape[0] else 0
+            w = m * msg.shape[0]
+            parts = [(frontier, False) if src == rank else self.decode(got[src], j2)
+                     for j2, src in enumerate(srcs)]
+            t_start = self.t_expand
         else:
-            got, m, w = self.row_ex.allgather(pattern, msg)
+            msg, enc = self.encode(frontier, grid.pc - 1)
+            got, m, w = self.row_ex.allgather(self.row_pattern, msg)
+            parts = [(frontier, False) if j2 == grid.j else self.decode(got[j2], j2)
+                     for j2 in range(grid.pc)]
+            estimate = plan.last_estimate
+            t_start = t0
+            if self.emu is not None:
+                self.emu.hold(t0, m, 8 * w)
         cnt.add(EXPAND, m, w)
-        parts = [(frontier, False) if j2 == grid.j else self.decode(got[j2], j2)
-                 for j2 in range(grid.pc)]
-        if self.emu is not None:
-            self.emu.hold(t0, m, 8 * w)
         t1 = cnt.tick(EXPAND, t0)
         if plan.recording:
-            self.log.append((self.level, "expand", pattern, enc, plan.last_estimate, t1 - t0))
+            self.log.append((self.level, "expand", self.row_pattern, enc, estimate,
+                             t1 - t_start))
         return parts
+
+    def fold_to_owners(self, sends: list[np.ndarray], words: int) -> np.ndarray:
+        """The transposed top-down's fold: part ``t``'s pairs to the owner of its piece.
+
+        Part ``t`` of the column chunk is piece ``j pr + t``. With ``p2p`` each
+        part goes straight to that piece's owner (the fold and the *transpose*
+        in one message); the other patterns fold down the processor column and
+        transpose (:meth:`along_row` with ``column``, :meth:`to_owner`).
+        ``words`` counts every part's words. Returns the pairs received
+        for this rank's piece (compressed ones decoded).
+        """
+        grid = self.grid
+        plan = self.plan
+        pattern = plan.fixed_pattern or plan.pattern("fold", grid.pr, self.last[1] / self.p)
+        rank = grid.rank
+        if pattern != "p2p":
+            i = grid.i
+            msgs = sum(1 for t, x in enumerate(sends) if t != i and x.shape[0])
+            return self.to_owner(self.along_row(FOLD, sends, msgs, words - sends[i].shape[0],
+                                                column=True))
+        cnt = self.cnt
+        t0 = cnt.clock()
+        own = self.owners.index(rank) if rank in self.owners else -1
+        messages = sum(1 for t, x in enumerate(sends) if t != own and x.shape[0])
+        if own >= 0:
+            words -= sends[own].shape[0]
+        enc = self.enc
+        if enc != "list":
+            if enc == "auto":
+                enc = plan.pair_encoding(words // 2, messages)
+            if enc == "compressed":
+                sends = [x if t == own or not x.shape[0] else self._pairs_message(x)
+                         for t, x in enumerate(sends)]
+                words = sum(x.shape[0] for t, x in enumerate(sends) if t != own)
+            else:
+                enc = "list"
+        got = exchange_ranks(grid.comm, dict(zip(self.owners, sends, strict=True)),
+                             self.folders, tag=19)
+        recv = [got[src] for src in self.folders]
+        if plan.pairs_compressible:
+            recv = [self._decode_pairs(r) for r in recv]
+        cnt.add(FOLD, messages, words)
+        if self.emu is not None:
+            self.emu.hold(t0, messages, 8 * words)
+        t1 = cnt.tick(FOLD, t0)
+        if plan.recording:
+            self.log.append((self.level, "fold", pattern, enc, plan.last_estimate, t1 - t0))
+        parts = [r for r in recv if r is not None and r.shape[0]]
+        return np.concatenate(parts) if len(parts) > 1 else \
+            parts[0] if parts else np.zeros(0, np.int64)
 
     def to_owner(self, recv: list[np.ndarray]) -> np.ndarray:
         """Pairs for the piece this rank holds in the column layout, sent to its owner.
@@ -806,8 +889,9 @@ class FrontierPhases:
                 msgs, nbytes = (p - 1).bit_length(), 32 * (p - 1).bit_length()
                 start = t0
                 if pending is not None:
-                    msgs += len(self.col_dests)
-                    nbytes += 8 * pending[1].shape[0] * len(self.col_dests)
+                    dests = len(self.row_dests if pending[6] else self.col_dests)
+                    msgs += dests
+                    nbytes += 8 * pending[1].shape[0] * dests
                     start = self.t_expand
                 self.emu.hold(start, msgs, nbytes)
         self.cnt.tick(ALLREDUCE, t0)
@@ -895,6 +979,26 @@ def exchange_sized(comm: Any, sends: list[np.ndarray | None], tag: int) -> list[
     out[rank] = empty if sends[rank] is None else sends[rank]
     for r in reversed(order):  # the rank before first: it sent here first
         out[r] = _recv_sized(comm, r, tag, wait)
+    wait.wait(reqs)
+    return out
+
+
+def exchange_ranks(comm: Any, sends: dict[int, np.ndarray], sources: list[int],
+                   tag: int) -> dict[int, np.ndarray]:
+    """``sends[dest]`` to each ``dest``, one message from each of ``sources`` (any ranks).
+
+    :func:`exchange_sized` between two sets of ranks (a rank may be in
+    both: its own message is returned as is). Returns the received arrays by
+    source rank.
+    """
+    rank = comm.Get_rank()
+    size = comm.Get_size()
+    empty = np.zeros(0, np.int64)
+    reqs = [comm.Isend(sends[d], dest=d, tag=tag)
+            for d in sorted(sends, key=lambda r: (r - rank) % size) if d != rank]
+    wait = C.policy(comm)
+    out = {src: sends.get(rank, empty) if src == rank else _recv_sized(comm, src, tag, wait)
+           for src in sources}
     wait.wait(reqs)
     return out
 
