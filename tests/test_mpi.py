@@ -83,7 +83,11 @@ def test_bench_main(tmp_path: Path) -> None:
     doc = json.loads(js.read_text())
     assert len(doc["teps"]) and doc["header"]["grid"] == "1x2"
     assert min(doc["nedges"]) > 0 and all(v is not None for v in doc["validate_times"])
-    assert doc["memory"]["block"] > 0
+    # The Kronecker graph is undirected: every rank stores its block once, transposed.
+    assert doc["memory"]["tblock"] > 0 and doc["memory"]["block"] == 0
+    # One int32 copy: two entries (an edge and its mirror) of 4 bytes per input edge at
+    # most, with the pointers (the block and its transpose took 11.5 here).
+    assert doc["header"]["bytes_per_edge"] < 8, doc["header"]
     # 2 ranks are pinned only where a rank may use fewer than 2 cores.
     import os
 

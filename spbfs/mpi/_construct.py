@@ -7,10 +7,11 @@ buffers instead of the 16 of two int64 global ids. Counting sorts put records
 in destination order and entries in column order, without an ``argsort``
 permutation or an int64 copy of the edge list.
 
-A rank keeps its input tuples as a count per entry of its block (how many
-input tuples ``u -> v`` landed on the entry ``B[v, u]``; 0 for an entry only
-its mirror put there) plus the self-loops, which the block does not store:
-one byte per entry instead of two local ids per tuple.
+A rank stores its block transposed (``B_ijᵀ``, see :mod:`spbfs.mpi.graph`)
+and keeps its input tuples as a count per stored entry (how many input tuples
+``u -> v`` landed on the entry ``B[v, u]``; 0 for an entry only its mirror
+put there) plus the self-loops, which the block does not store: one byte per
+entry instead of two local ids per tuple.
 
 Ids: global ids are int64; a local row ``r`` of row chunk ``i`` is global
 ``(i * pc + r // B64) * b + r % B64`` (``row0 = i * pc``), a local column of

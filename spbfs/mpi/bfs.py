@@ -20,6 +20,17 @@ Top-down (Algorithm 3)
     processor column owns its whole row chunk: the SpMSV and the update are
     one pass there, a large level split over the rank's threads.
 
+Top-down over the transposed block (undirected graphs)
+    A rank stores only ``B_ijᵀ`` (:class:`~spbfs.mpi.DistGraph`), and ``B`` is
+    symmetric, so the level computes ``Bᵀ x``: the frontier of the *row*
+    chunk is gathered along the processor row (the expand, posted with the
+    Allreduce when the previous level was top-down too), the same masked
+    SpMSV finds children in the *column* chunk, with an "already sent"
+    bitmap over it, and the pairs fold to the owners of the column chunk's
+    pieces (straight to them with ``p2p``; down the processor column, then
+    transposed, otherwise). One processor row owns its column chunk: search
+    and update are one pass, as with one column above.
+
 Bottom-up (Algorithm 4)
     The frontier bitmap of the column chunk comes from *gather*; then ``pc``
     sub-steps search parents for the rows of one segment not yet completed,
@@ -291,8 +302,8 @@ class GridEngine:
                 np.zeros(nsent, np.uint64), np.empty(max(nrow, 1), cdt),
                 # Pairs to send: the fold of B_ij's own top-down (a directed graph)
                 # writes row rank t's from word 2 t B on; the parent updates and the
-                # transposed top-down's fold grow theirs to what a level needed.
-                [np.empty(2 * nrow if fold else 0, np.int64), np.empty(0, np.int64)],
+                # transposed top-down's fold grow it to what a level needed.
+                [np.empty(2 * nrow if fold else 0, np.int64)],
                 # Scratch bitmaps: the column-chunk frontier, a segment's completed
                 # rows and the one rotated in.
                 np.empty(grid.pr * self.bw, np.uint64),
@@ -509,7 +520,9 @@ class GridEngine:
             np.bitwise_or(sent[i * bw:(i + 1) * bw], self.visited, out=sent[i * bw:(i + 1) * bw])
         counts = self.counts[:pr]
         counts[:] = 0
-        buf = self.sendbufs[1]
+        # The pairs buffer of the parent updates (a level is one or the other, and its
+        # messages are complete when it returns): room for cap pairs per part.
+        buf = self.sendbufs[0]
         cap = buf.shape[0] // (2 * pr)
         at, e, scanned = 0, -1, 0
         nf = cols.shape[0]
@@ -525,7 +538,7 @@ class GridEngine:
             for t, c in enumerate(counts.tolist()):
                 grown[2 * t * new_cap:2 * (t * new_cap + c)] = buf[2 * t * cap:2 * (t * cap + c)]
             buf, cap = grown, new_cap
-            self.sendbufs[1] = buf
+            self.sendbufs[0] = buf
         self.tick(LOCAL_TD, t0)
         cl = counts.tolist()
         sends = [buf[2 * t * cap:2 * (t * cap + c)] for t, c in enumerate(cl)]

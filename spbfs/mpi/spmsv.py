@@ -923,13 +923,14 @@ def _recv_sized(comm: Any, source: int, tag: int, wait: Any) -> np.ndarray:
 class PostedSends:
     """Messages posted now, received later into arrays of their own length.
 
-    The receiving side of :class:`spbfs.mpi.comm.Posted` without its buffers of
-    the longest possible message (a frontier piece as ids: as long as the
-    piece): :meth:`wait` (which :func:`spbfs.mpi.comm.allreduce` calls with its
-    own request) completes only the other requests, since a large send
-    completes once its receiver matches it, which :meth:`result` does.
-    Every posted exchange must be received (:meth:`result`), or the next
-    one on the tag would match its messages.
+    :class:`spbfs.mpi.comm.Posted` without its receive buffers of the longest
+    possible message (a frontier piece as ids: as long as the piece). The
+    receives are matched probes: :meth:`wait` (which
+    :func:`spbfs.mpi.comm.allreduce` calls with its own request) polls the
+    requests ``extra`` and the sources together, receiving each message as it
+    arrives, so a level still waits once for its Allreduce and its frontier.
+    Every posted exchange must be received (:meth:`result`), or the next one
+    on the tag would match its messages.
     """
 
     __slots__ = ("comm", "got", "policy", "requests", "sources", "tag")
@@ -938,22 +939,44 @@ class PostedSends:
                  tag: int) -> None:
         self.comm = comm
         self.tag = tag
-        self.sources = sources
+        self.sources = list(sources)
         self.policy = C.policy(comm)
         self.requests = [comm.Isend(buf, dest=d, tag=tag) for d, buf in sends.items()]
-        self.got: dict[int, np.ndarray] | None = None
+        self.got: dict[int, np.ndarray] = {}
+
+    def _poll(self) -> bool:
+        """Receive what has arrived; whether every source's message is in."""
+        comm, tag, got = self.comm, self.tag, self.got
+        status = C.mpi().Status()
+        for src in self.sources:
+            if src not in got:
+                m = comm.Improbe(source=src, tag=tag, status=status)
+                if m is not None:
+                    buf = np.empty(status.Get_count(C.mpi().BYTE) // 8, np.int64)
+                    m.Recv(buf)
+                    got[src] = buf
+        return len(got) == len(self.sources)
 
     def wait(self, extra: list[Any] | None = None, bulk: bool = False) -> None:
-        """Complete the requests ``extra`` only (see the class)."""
-        if extra:
-            self.policy.wait(extra, bulk)
+        """Complete the requests ``extra`` and receive the messages, in one poll."""
+        reqs = list(extra or [])
+        testall = C.mpi().Request.Testall
+
+        def test() -> bool:
+            received = self._poll()
+            return (not reqs or bool(testall(reqs))) and received
+
+        if not test():
+            self.policy.poll(test, bulk)
 
     def result(self) -> dict[int, np.ndarray]:
         """The received arrays by source rank (the sends completed too)."""
-        if self.got is None:
-            self.got = {src: _recv_sized(self.comm, src, self.tag, self.policy)
-                        for src in self.sources}
+        if len(self.got) < len(self.sources):
+            self.wait()
+        if self.requests:
+            # A large send completes once its receiver matched it: after the receives.
             self.policy.wait(self.requests)
+            self.requests = []
         return self.got
 
 
