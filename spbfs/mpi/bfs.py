@@ -378,7 +378,7 @@ class GridEngine:
             frontier = np.array([ls], dtype=self.newbufs[0].dtype)
             deg_source = int(self.deg[ls])
         if self.max_depth is None or self.max_depth > 0:
-            self.phases.post_expand(frontier, row=self.transposed)
+            self._post(frontier, True)
         return frontier, deg_source
 
     def reached(self, v: int) -> bool:
@@ -390,10 +390,8 @@ class GridEngine:
         """One top-down level; posts the next frontier's exchange."""
         new, scanned, degsum = self._topdown(frontier, depth)
         self.stepped = True
-        # Completed with the level's Allreduce. The transposed top-down expands along
-        # the row: that is posted, the next level most likely being top-down too.
         if self.max_depth is None or depth < self.max_depth:
-            self.phases.post_expand(new, row=self.transposed)
+            self._post(new, True)
         return new, new.shape[0], scanned, degsum
 
     def bottomup(self, frontier: np.ndarray, depth: int) -> tuple[np.ndarray, int, int, int]:
@@ -401,8 +399,21 @@ class GridEngine:
         new, scanned, degsum = self._bottomup(frontier, depth)
         self.stepped = True
         if self.max_depth is None or depth < self.max_depth:
-            self.phases.post_expand(new)
+            self._post(new, False)
         return new, new.shape[0], scanned, degsum
+
+    def _post(self, frontier: np.ndarray, topdown: bool) -> None:
+        """Post the next level's frontier exchange, completed with the level's Allreduce.
+
+        Bottom-up levels gather down the processor column; the transposed
+        top-down expands along the row. The direction the Allreduce will
+        decide is guessed as the one just run (a wrong guess is received,
+        dropped, and the other exchange runs then); where one of the two moves
+        nothing (one processor row or column) the other is posted.
+        """
+        grid = self.grid
+        row = self.transposed and grid.pc > 1 and (topdown or grid.pr == 1)
+        self.phases.post_expand(frontier, row=row)
 
     def reduce(self, count: int, degsum: int, scanned: int, hit: int) -> list[int]:
         """The level-end Allreduce; also completes a posted frontier exchange."""

@@ -483,6 +483,14 @@ class FrontierPhases:
         self.owners = [grid.j * pr + t for t in range(pr)]
         self.folders = [i2 * pc + rank // pr for i2 in range(pr)]
         self.row_pattern = plan.fixed_pattern or "p2p"
+        # Frontier messages are at most a bitmap long (bw words) when bitmaps are
+        # forced or the size rule chooses (shared memory): then the posted receives
+        # get buffers of that length, kept per rank (small: a bit per vertex of a
+        # piece); otherwise each message is received at its own length (a probe).
+        self.small_bufs: dict[int, np.ndarray] | None = None
+        if self.enc == "bitmap" or (self.enc == "auto" and plan.link is None):
+            self.small_bufs = {src: np.empty(bw + _PAD, np.int64)
+                               for src in set(self.col_recvs) | set(self.row_dests)}
         self.col_ex = plan.col_ex
         self.row_ex = plan.row_ex
         self.gather_len = max(B, bw, 1) + _PAD
@@ -590,8 +598,11 @@ class FrontierPhases:
         dests = self.row_dests if row else self.col_dests
         msg, enc = self.encode(frontier, len(dests))
         sends = {d: msg for d in dests}
-        posted = PostedSends(grid.comm, sends, self.row_dests if row else self.col_recvs,
-                             tag=21 if row else 11)
+        srcs = self.row_dests if row else self.col_recvs
+        tag = 21 if row else 11
+        bufs = self.small_bufs
+        posted = C.Posted(grid.comm, sends, {s: bufs[s] for s in srcs}, tag=tag) \
+            if bufs is not None else PostedSends(grid.comm, sends, srcs, tag=tag)
         self.pending = (frontier, msg, self.row_srcs if row else self.col_srcs, posted, enc,
                         plan.last_estimate, row)
         self.cnt.tick(EXPAND if row else TRANSPOSE, t0)
