@@ -544,7 +544,7 @@ class GridEngine:
             if at == nf:
                 break
             # A part is full: grow every part's room (the first level pays a few).
-            new_cap = min(B, max(2 * cap, 4096))
+            new_cap = min(B, max(cap + cap // 2, 4096))
             grown = np.empty(2 * pr * new_cap, np.int64)
             for t, c in enumerate(counts.tolist()):
                 grown[2 * t * new_cap:2 * (t * new_cap + c)] = buf[2 * t * cap:2 * (t * cap + c)]
@@ -561,24 +561,22 @@ class GridEngine:
         self.tick(UPDATE, t0)
         return new, scanned, degsum
 
-    def _ensure(self, need: int, keep: int) -> None:
-        """Room for ``need`` bottom-up finds (scratch and, with ``pc > 1``, pairs).
+    def _ensure(self, need: int, keep: int, pairs: bool) -> None:
+        """Room for ``need`` bottom-up finds (scratch, and pairs for another piece).
 
         The first ``keep`` pairs already written stay. Grown to what a level
         needed, not to the row chunk: a search with few candidates keeps little.
         """
-        rows = self.finds[0]
-        if self.nchunks > 1 and rows.shape[0] < need:
-            size = min(max(need, 2 * rows.shape[0]), self.grid.pc * self.B)
+        # A little room beyond the need: the next searches need about as much.
+        size = min(need + need // 8, self.grid.pc * self.B)
+        if self.nchunks > 1 and self.finds[0].shape[0] < need:
             self.finds[0] = np.empty(size, np.int64)
             self.finds[1] = np.empty(size if self.grid.pc > 1 else 0, np.int64)
-        if self.grid.pc > 1:
-            pairs = self.sendbufs[0]
-            if pairs.shape[0] < 2 * need:
-                size = min(max(need, pairs.shape[0]), self.grid.pc * self.B)
-                grown = np.empty(2 * size, np.int64)
-                grown[:2 * keep] = pairs[:2 * keep]
-                self.sendbufs[0] = grown
+        buf = self.sendbufs[0]
+        if pairs and buf.shape[0] < 2 * need:
+            grown = np.empty(2 * size, np.int64)
+            grown[:2 * keep] = buf[:2 * keep]
+            self.sendbufs[0] = grown
 
     # -- one bottom-up level ---------------------------------------------------------
     def _bottomup(self, frontier: np.ndarray, depth: int) -> tuple[np.ndarray, int, int]:
@@ -622,7 +620,7 @@ class GridEngine:
             nc = self.ncand[t]
             if nc < 0 and ne is not None:  # csr, first bottom-up level: list the open rows
                 nc = K.ids_and_not(ne[t * bw:(t + 1) * bw], comp, t * B, cand)
-            self._ensure(k + (nc if nc >= 0 else int(slots[t + 1] - slots[t])), k)
+            self._ensure(k + (nc if nc >= 0 else int(slots[t + 1] - slots[t])), k, s > 0)
             pairs = self.sendbufs[0]
             if self.nchunks > 1:
                 rows, pars = self.finds
