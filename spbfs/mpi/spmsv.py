@@ -927,7 +927,9 @@ def _recv_sized(comm: Any, source: int, tag: int, wait: Any) -> np.ndarray:
     if not test():
         wait.poll(test)
     buf = np.empty(status.Get_count(C.mpi().BYTE) // 8, np.int64)
-    box[0].Recv(buf)
+    # Received under the wait policy: MPI's blocking receive of a large message
+    # spins, and on shared cores the sender then waits for the core.
+    wait.wait(box[0].Irecv(buf), buf.nbytes >= C.BULK_BYTES)
     return buf
 
 
@@ -944,7 +946,7 @@ class PostedSends:
     on the tag would match its messages.
     """
 
-    __slots__ = ("comm", "got", "policy", "requests", "sources", "tag")
+    __slots__ = ("comm", "got", "policy", "receiving", "requests", "sources", "tag")
 
     def __init__(self, comm: Any, sends: dict[int, np.ndarray], sources: list[int],
                  tag: int) -> None:
@@ -954,19 +956,23 @@ class PostedSends:
         self.policy = C.policy(comm)
         self.requests = [comm.Isend(buf, dest=d, tag=tag) for d, buf in sends.items()]
         self.got: dict[int, np.ndarray] = {}
+        self.receiving: list[Any] = []  # the matched messages' receives
 
     def _poll(self) -> bool:
         """Receive what has arrived; whether every source's message is in."""
         comm, tag, got = self.comm, self.tag, self.got
-        status = C.mpi().Status()
-        for src in self.sources:
-            if src not in got:
-                m = comm.Improbe(source=src, tag=tag, status=status)
-                if m is not None:
-                    buf = np.empty(status.Get_count(C.mpi().BYTE) // 8, np.int64)
-                    m.Recv(buf)
-                    got[src] = buf
-        return len(got) == len(self.sources)
+        if len(got) < len(self.sources):
+            status = C.mpi().Status()
+            for src in self.sources:
+                if src not in got:
+                    m = comm.Improbe(source=src, tag=tag, status=status)
+                    if m is not None:
+                        buf = np.empty(status.Get_count(C.mpi().BYTE) // 8, np.int64)
+                        self.receiving.append(m.Irecv(buf))
+                        got[src] = buf
+            if len(got) < len(self.sources):
+                return False
+        return not self.receiving or bool(C.mpi().Request.Testall(self.receiving))
 
     def wait(self, extra: list[Any] | None = None, bulk: bool = False) -> None:
         """Complete the requests ``extra`` and receive the messages, in one poll."""
@@ -982,8 +988,7 @@ class PostedSends:
 
     def result(self) -> dict[int, np.ndarray]:
         """The received arrays by source rank (the sends completed too)."""
-        if len(self.got) < len(self.sources):
-            self.wait()
+        self.wait()
         if self.requests:
             # A large send completes once its receiver matched it: after the receives.
             self.policy.wait(self.requests)
