@@ -282,6 +282,7 @@ class GridEngine:
         self.tick = cnt.tick
         self.p = grid.size
         self.transposed = g.transposed_topdown
+        self.direction = cfg.direction  # a forced one is the next level's for sure
         bufs = getattr(g, "_search_buffers", None)
         if bufs is None:
             nrow = grid.pc * self.B
@@ -412,8 +413,15 @@ class GridEngine:
         nothing (one processor row or column) the other is posted.
         """
         grid = self.grid
-        row = self.transposed and grid.pc > 1 and (topdown or grid.pr == 1)
-        self.phases.post_expand(frontier, row=row)
+        auto = self.direction == "auto"
+        if auto:
+            row = self.transposed and grid.pc > 1 and (topdown or grid.pr == 1)
+        else:  # the next level's exchange for sure (none for a top-down on one column)
+            row = self.transposed and self.direction == "top-down"
+        # Where both exchanges move something, both are posted: the waits a wrong
+        # guess costs (one per direction switch) cost more than the spare messages.
+        both = auto and self.transposed and grid.pr > 1 and grid.pc > 1
+        self.phases.post_expand(frontier, row=row, both=both)
 
     def reduce(self, count: int, degsum: int, scanned: int, hit: int) -> list[int]:
         """The level-end Allreduce; also completes a posted frontier exchange."""

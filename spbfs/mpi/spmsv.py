@@ -495,6 +495,7 @@ class FrontierPhases:
         self.row_ex = plan.row_ex
         self.gather_len = max(B, bw, 1) + _PAD
         self.pending: tuple | None = None  # a posted frontier exchange (post_expand)
+        self.spare: tuple | None = None  # the other direction's, posted beside it
         self.expand_pattern = plan.fixed_pattern or "p2p"
         self.dec_ids: list[np.ndarray] = []  # decode buffers, one per chunk piece (lazy)
         self.dec_bits: list[np.ndarray] = []
@@ -568,7 +569,7 @@ class FrontierPhases:
         return codec.decode_ids(payload, out=self.dec_ids[slot]), False
 
     # -- transpose and expand ------------------------------------------------------------
-    def post_expand(self, frontier: np.ndarray, row: bool = False) -> None:
+    def post_expand(self, frontier: np.ndarray, row: bool = False, both: bool = False) -> None:
         """Start moving the frontier piece to the ranks of its column chunk.
 
         With the ``p2p`` pattern the messages travel with the level-end
@@ -578,12 +579,20 @@ class FrontierPhases:
         processor row instead, for a transposed top-down level (see
         :meth:`expand_row`); which one the next level needs is the engine's
         guess (the direction the Allreduce decides), and a wrong one is
-        received, dropped and sent again.
+        received, dropped and sent again. ``both``: the other one too, so that
+        the level waits once whichever direction comes (the unused one is
+        dropped, and counted in its phase: its words did move).
         """
         self.drain()
+        self.pending = self._post_one(frontier, row)
+        if both:
+            self.spare = self._post_one(frontier, not row)
+
+    def _post_one(self, frontier: np.ndarray, row: bool) -> tuple | None:
+        """Post one frontier exchange (see :meth:`post_expand`); its record, or None."""
         grid = self.grid
         if (grid.pc if row else grid.pr) == 1:
-            return
+            return None
         plan = self.plan
         if plan.fixed_pattern is None:
             pattern = plan.pattern("expand", grid.pc if row else grid.pr, self.last[0] / self.p)
@@ -592,7 +601,7 @@ class FrontierPhases:
             else:
                 self.expand_pattern = pattern
         if (self.row_pattern if row else self.expand_pattern) != "p2p":
-            return
+            return None
         t0 = self.cnt.clock()
         self.t_expand = t0
         dests = self.row_dests if row else self.col_dests
@@ -603,9 +612,28 @@ class FrontierPhases:
         bufs = self.small_bufs
         posted = C.Posted(grid.comm, sends, {s: bufs[s] for s in srcs}, tag=tag) \
             if bufs is not None else PostedSends(grid.comm, sends, srcs, tag=tag)
-        self.pending = (frontier, msg, self.row_srcs if row else self.col_srcs, posted, enc,
-                        plan.last_estimate, row)
         self.cnt.tick(EXPAND if row else TRANSPOSE, t0)
+        return (frontier, msg, self.row_srcs if row else self.col_srcs, posted, enc,
+                plan.last_estimate, row)
+
+    def _use(self, row: bool) -> None:
+        """Make the posted exchange of this kind the pending one; drop the other."""
+        if self.spare is not None and self.spare[6] == row:
+            self._drop(self.pending)
+            self.pending, self.spare = self.spare, None
+        elif self.spare is not None:
+            self._drop(self.spare)
+            self.spare = None
+
+    def _drop(self, posted: tuple | None) -> None:
+        """Receive a posted exchange no level reads; count what it moved."""
+        if posted is None:
+            return
+        posted[3].result()
+        n = len(self.row_dests if posted[6] else self.col_dests)
+        words = posted[1].shape[0]
+        if words:
+            self.cnt.add(EXPAND if posted[6] else GATHER, n, n * words)
 
     def expand(self, frontier: np.ndarray, phase: int) -> list[tuple[np.ndarray, bool]]:
         """The frontier pieces of this rank's column chunk: *transpose* and ``phase``.
@@ -620,6 +648,7 @@ class FrontierPhases:
         pr, rank = grid.pr, grid.rank
         if pr == 1:  # the owner holds its piece in the column layout: nothing moves
             return [(frontier, False)]
+        self._use(False)
         if self.expand_pattern != "p2p":
             return self._expand_gathered(frontier, phase)
         if self.pending is None or self.pending[0] is not frontier or self.pending[6]:
@@ -673,10 +702,10 @@ class FrontierPhases:
         return parts
 
     def drain(self) -> None:
-        """Receive and drop a posted frontier exchange that no level will read."""
-        if self.pending is not None:
-            self.pending[3].result()
-            self.pending = None
+        """Receive and drop the posted frontier exchanges no level will read."""
+        self._drop(self.pending)
+        self._drop(self.spare)
+        self.pending = self.spare = None
 
     def expand_row(self, frontier: np.ndarray) -> list[tuple[np.ndarray, bool]]:
         """The frontier pieces of this rank's *row* chunk (the transposed top-down).
@@ -691,6 +720,7 @@ class FrontierPhases:
         if grid.pc == 1:
             self.drain()
             return [(frontier, False)]
+        self._use(True)
         pending = self.pending
         if pending is None or pending[0] is not frontier or not pending[6]:
             self.post_expand(frontier, row=True)
@@ -891,6 +921,8 @@ class FrontierPhases:
         pending = self.pending
         C.allreduce(self.grid.comm, red, also=None if pending is None else pending[3],
                     inplace=True)
+        if self.spare is not None:  # posted with it: in by now, or nearly
+            self.spare[3].wait()
         p = self.p
         if p > 1:
             self.cnt.add(ALLREDUCE, p - 1, 4 * (p - 1))
