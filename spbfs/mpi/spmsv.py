@@ -487,10 +487,12 @@ class FrontierPhases:
         # forced or the size rule chooses (shared memory): then the posted receives
         # get buffers of that length, kept per rank (small: a bit per vertex of a
         # piece); otherwise each message is received at its own length (a probe).
-        self.small_bufs: dict[int, np.ndarray] | None = None
+        # One per source and direction: both exchanges may be in flight at once.
+        self.small_bufs: dict[tuple[int, bool], np.ndarray] | None = None
         if self.enc == "bitmap" or (self.enc == "auto" and plan.link is None):
-            self.small_bufs = {src: np.empty(bw + _PAD, np.int64)
-                               for src in set(self.col_recvs) | set(self.row_dests)}
+            self.small_bufs = {(src, row): np.empty(bw + _PAD, np.int64)
+                               for row, srcs in ((False, self.col_recvs), (True, self.row_dests))
+                               for src in srcs}
         self.col_ex = plan.col_ex
         self.row_ex = plan.row_ex
         self.gather_len = max(B, bw, 1) + _PAD
@@ -610,7 +612,7 @@ class FrontierPhases:
         srcs = self.row_dests if row else self.col_recvs
         tag = 21 if row else 11
         bufs = self.small_bufs
-        posted = C.Posted(grid.comm, sends, {s: bufs[s] for s in srcs}, tag=tag) \
+        posted = C.Posted(grid.comm, sends, {s: bufs[s, row] for s in srcs}, tag=tag) \
             if bufs is not None else PostedSends(grid.comm, sends, srcs, tag=tag)
         self.cnt.tick(EXPAND if row else TRANSPOSE, t0)
         return (frontier, msg, self.row_srcs if row else self.col_srcs, posted, enc,
