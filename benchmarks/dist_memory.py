@@ -6,7 +6,7 @@ rank:
 
 * the bytes of every array the :class:`~spbfs.mpi.DistGraph` holds, found by
   walking its attributes (blocks by part: ``ptr``, ``ind``, ``jc``; tuples
-  and lists of arrays; ``_search_buffers`` after one search), each buffer
+  and lists of arrays; ``_search_buffers`` after ``--searches`` searches), each buffer
   counted once (``_raw``/``_traw`` are views of the blocks' arrays and show
   as aliases);
 * the resident set size before the build, its peak (``ru_maxrss``) after the
@@ -120,7 +120,11 @@ def _dist_ledger(g: Any) -> _Ledger:
     """Every array a DistGraph holds, blocks first (so that views count as aliases)."""
     led = _Ledger()
     attrs = vars(g)
-    order = ["block", "tblock", *sorted(k for k in attrs if k not in ("block", "tblock"))]
+    # B_ij beside its transpose where held (a directed graph; built on demand otherwise).
+    held = getattr(g, "block_held", None)
+    if held is None or held():
+        led.add("block", g.block)
+    order = ["tblock", *sorted(k for k in attrs if k not in ("block", "tblock"))]
     for k in order:
         if k in attrs:
             led.add(k, attrs[k])
@@ -195,15 +199,16 @@ def distributed(args: argparse.Namespace) -> None:
     g = DistGraph.kronecker(args.scale, args.edgefactor, seed=args.seed, grid=grid, config=cfg)
     peak_build = peak_rss_bytes()
     rss_build = rss_bytes()
-    root = int(g.sample_roots(1, seed=args.seed)[0])
-    bfs(g, root)
+    # Several roots: buffers grown to what a level needed show the largest of them.
+    for root in g.sample_roots(args.searches, seed=args.seed).tolist():
+        bfs(g, int(root))
     peak_search = peak_rss_bytes()
     led = _dist_ledger(g)
     mine = {"rows": led.rows, "aliases": sorted(led.aliases), "base_rss": base,
             "peak_after_build": peak_build, "rss_after_build": rss_build,
-            "peak_after_search": peak_search, "entries": int(g.block.nnz),
+            "peak_after_search": peak_search, "entries": int(g.tblock.nnz),
             "construction_time": g.construction_time,
-            "index_dtype": str(g.block.index_dtype)}
+            "index_dtype": str(g.tblock.index_dtype)}
     every = grid.comm.gather(mine, root=0)
     if grid.rank == 0:
         doc = {"scale": args.scale, "edgefactor": args.edgefactor, "seed": args.seed,
@@ -302,6 +307,8 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--format", choices=("csr", "dcsc"), default="csr")
     ap.add_argument("--grid", default=None, help="RxC (default: the rank count's shape)")
+    ap.add_argument("--searches", type=int, default=4,
+                    help="searches (sampled roots) before the buffers are counted")
     ap.add_argument("--one-process", action="store_true",
                     help="measure the one-process graph only (no MPI)")
     ap.add_argument("--no-one-process", action="store_true",

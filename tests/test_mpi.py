@@ -83,7 +83,11 @@ def test_bench_main(tmp_path: Path) -> None:
     doc = json.loads(js.read_text())
     assert len(doc["teps"]) and doc["header"]["grid"] == "1x2"
     assert min(doc["nedges"]) > 0 and all(v is not None for v in doc["validate_times"])
-    assert doc["memory"]["block"] > 0
+    # The Kronecker graph is undirected: every rank stores its block once, transposed.
+    assert doc["memory"]["tblock"] > 0 and doc["memory"]["block"] == 0
+    # One int32 copy: two entries (an edge and its mirror) of 4 bytes per input edge at
+    # most, with the pointers (the block and its transpose took 11.5 here).
+    assert doc["header"]["bytes_per_edge"] < 8, doc["header"]
     # 2 ranks are pinned only where a rank may use fewer than 2 cores.
     import os
 
@@ -279,6 +283,70 @@ def test_topdown_own_parallel_rows_match_serial(nparts: int) -> None:
     np.testing.assert_array_equal(p1, p2)
     np.testing.assert_array_equal(l1, l2)
     np.testing.assert_array_equal(v1, v2)
+
+
+@pytest.mark.parametrize(("nparts", "cap"), [(2, 10**9), (3, 7), (2, 1)])
+def test_topdown_pairs_resume_after_a_full_part(nparts: int, cap: int) -> None:
+    """The transposed top-down's kernel: every row reached by the frontier and not
+    already sent goes out once, with its smallest frontier column (as a global id of
+    the column chunk starting at piece 1) as the parent; a full part stops the call
+    before any pair is lost, and the caller grows the parts and resumes there."""
+    import scipy.sparse as sp
+
+    from spbfs.generators import kronecker
+    from spbfs.mpi import _kernels as K
+
+    el = kronecker(10, 8, seed=3)
+    n = el.n
+    B = n // nparts // 64 * 64
+    bw = B // 64
+    nrow = nparts * B
+    a = sp.coo_matrix((np.ones(2 * el.src.size), (np.r_[el.dst, el.src], np.r_[el.src, el.dst])),
+                      shape=(n, n)).tocsc()[:nrow, :]
+    a.sum_duplicates()
+    a.sort_indices()
+    ptr, ind = a.indptr.astype(np.int64), a.indices.astype(np.int32)
+    rng = np.random.default_rng(nparts + cap)
+    frontier = np.sort(rng.choice(n, 50, replace=False)).astype(np.int32)
+    sent = np.zeros(nparts * bw, np.uint64)
+    already = rng.choice(nrow, 150, replace=False)
+    K.set_bits(already.astype(np.int64), sent, 0)
+    b, piece0 = B - 3, 1  # local column u is global (piece0 + u // B) * b + u % B
+    counts = np.zeros(nparts, np.int64)
+    c = min(cap, B)
+    out = np.full(2 * nparts * c, -9, np.int64)
+    at, e, scanned, calls = 0, -1, 0, 0
+    while True:
+        at, e, sc = K.topdown_pairs(ptr, ind, ind[:0], False, frontier, sent, counts, out, c,
+                                    piece0, b, B, at, e)
+        scanned += sc
+        calls += 1
+        if at == frontier.shape[0]:
+            break
+        assert counts.max() == c  # stopped only at a full part
+        grown = np.full(2 * nparts * 2 * c, -9, np.int64)
+        for t in range(nparts):
+            grown[4 * t * c:4 * t * c + 2 * counts[t]] = out[2 * t * c:2 * t * c + 2 * counts[t]]
+        out, c = grown, 2 * c
+    best: dict[int, int] = {}
+    for u in frontier.tolist():
+        for v in ind[ptr[u]:ptr[u + 1]].tolist():
+            if v not in set(already.tolist()) and v not in best:
+                best[v] = (piece0 + u // B) * b + u % B
+    fullest = max(sum(1 for v in best if v // B == t) for t in range(nparts))
+    assert (calls > 1) == (fullest > min(cap, B))
+    assert scanned == int(np.diff(ptr)[frontier].sum())
+    assert int(counts.sum()) == len(best) > 0
+    for t in range(nparts):
+        rows = sorted(v for v in best if v // B == t)
+        part = out[2 * t * c:2 * (t * c + counts[t])].reshape(-1, 2)
+        part = part[np.argsort(part[:, 0])]
+        expect = np.array([[v - t * B, best[v]] for v in rows], dtype=np.int64).reshape(-1, 2)
+        np.testing.assert_array_equal(part, expect)
+    got = np.unpackbits(sent.view(np.uint8), bitorder="little")[:nrow].astype(bool)
+    want = np.zeros(nrow, bool)
+    want[list(set(already.tolist()) | set(best))] = True
+    np.testing.assert_array_equal(got, want)
 
 
 @pytest.mark.parametrize("nparts", [2, 3])

@@ -112,11 +112,12 @@ def _records(d: Distribution, i: int, j: int, k: int, seed: int) -> np.ndarray:
     return rec
 
 
+@pytest.mark.parametrize("transpose", [False, True])
 @pytest.mark.parametrize(("n", "pr", "pc", "i", "j"),
                          [(300, 1, 1, 0, 0), (300, 2, 2, 1, 1), (1000, 2, 3, 1, 0),
                           (200, 3, 1, 2, 0)])
 def test_block_and_tuple_counts_rebuild_the_tuples(n: int, pr: int, pc: int, i: int,
-                                                   j: int) -> None:
+                                                   j: int, transpose: bool) -> None:
     d = Distribution(n, pr, pc)
     row0, col0 = i * pc, j * pr
     tup = _records(d, i, j, 400, n + i)
@@ -127,40 +128,45 @@ def test_block_and_tuple_counts_rebuild_the_tuples(n: int, pr: int, pc: int, i: 
     gc = d.global_cols(tup[1::2].astype(np.int64), j)
     loop = gr == gc
     nrows, ncols = pc * d.B64, pr * d.B64
+    # The stored block's (slot, entry) words of a record: (column, row) of B_ij, or
+    # (row, column) of its transpose.
+    sw, ew = (0, 1) if transpose else (1, 0)
+    nslots, nind = (nrows, ncols) if transpose else (ncols, nrows)
     tup_box, mir_box = [tup.copy()], [mir.copy()]
     ptr, ind, counts, (lr, lc) = K.build_columns(tup_box, mir_box, row0, col0, d.b, d.B64,
-                                                 nrows, ncols)
+                                                 nind, nslots, transpose=transpose)
     assert tup_box == [] and mir_box == []  # emptied: the caller's references are gone
-    # The block: the distinct non-loop tuple entries and mirrors, sorted by (col, row).
-    er = np.concatenate([tup[0::2][~loop], mir[0::2]]).astype(np.int64)
-    ec = np.concatenate([tup[1::2][~loop], mir[1::2]]).astype(np.int64)
-    key = np.unique(ec * nrows + er)
-    assert np.array_equal(np.repeat(np.arange(ncols), np.diff(ptr)), key // nrows)
-    assert np.array_equal(ind, key % nrows)
+    # The block: the distinct non-loop tuple entries and mirrors, sorted by (slot, entry).
+    es = np.concatenate([tup[sw::2][~loop], mir[sw::2]]).astype(np.int64)
+    ee = np.concatenate([tup[ew::2][~loop], mir[ew::2]]).astype(np.int64)
+    key = np.unique(es * nind + ee)
+    assert np.array_equal(np.repeat(np.arange(nslots), np.diff(ptr)), key // nind)
+    assert np.array_equal(ind, key % nind)
     assert counts.dtype == np.uint8 and lr.size == int(loop.sum())
     # Every entry counts the non-loop tuples on it.
-    tk = (tup[1::2][~loop].astype(np.int64) * nrows + tup[0::2][~loop])
-    want_counts = np.searchsorted(np.sort(tk), key, side="right") - \
-        np.searchsorted(np.sort(tk), key, side="left")
+    tk = np.sort(tup[sw::2][~loop].astype(np.int64) * nind + tup[ew::2][~loop])
+    want_counts = np.searchsorted(tk, key, side="right") - np.searchsorted(tk, key, side="left")
     assert np.array_equal(counts, want_counts)
     rows = np.empty(int(counts.sum()), np.int32)
     cols = np.empty_like(rows)
-    k, s, e = K.expand_tuples(ptr, ind, ind[:0], False, counts, 0, 0, rows, cols)
-    assert (k, s, e) == (rows.size, ncols, ind.size)
+    # expand_tuples writes (entry, slot): a transposed block's are (column, row).
+    out = (cols, rows) if transpose else (rows, cols)
+    k, s, e = K.expand_tuples(ptr, ind, ind[:0], False, counts, 0, 0, *out)
+    assert (k, s, e) == (rows.size, nslots, ind.size)
     got = np.sort(np.concatenate([cols, lc]).astype(np.int64) * nrows
                   + np.concatenate([rows, lr]))
     want = np.sort(tup[1::2].astype(np.int64) * nrows + tup[0::2])
     assert np.array_equal(got, want)
     # In pieces: stops before an entry whose copies do not fit, resumes there.
     parts, s, e = [], 0, 0
-    while s < ncols:
+    while s < nslots:
         r2, c2 = np.empty(5, np.int32), np.empty(5, np.int32)
         k, s, e = K.expand_tuples(ptr, ind, ind[:0], False, counts, s, e, r2, c2)
         parts.append(c2[:k])
-    assert np.array_equal(np.concatenate(parts), cols)
+    assert np.array_equal(np.concatenate(parts), out[1])
     lev = np.where(np.arange(ncols) % 3 == 0, -1, 2)
     allc = np.concatenate([cols, lc])
-    assert K.reached_tuples(ptr, ind[:0], False, counts, lc, lev) == \
+    assert K.reached_tuples(ptr, ind, ind[:0], False, counts, lc, lev, transpose) == \
         np.count_nonzero(lev[allc] >= 0)
 
 
@@ -175,17 +181,23 @@ def test_tuple_counts_widen_past_255() -> None:
 
 @pytest.mark.parametrize("directed", [False, True])
 @pytest.mark.parametrize("seed", [0, 1, 2])
-def test_check_entries_equals_checking_the_rebuilt_tuples(directed: bool, seed: int) -> None:
+@pytest.mark.parametrize("transpose", [False, True])
+def test_check_entries_equals_checking_the_rebuilt_tuples(directed: bool, seed: int,
+                                                          transpose: bool) -> None:
     d = Distribution(400, 2, 2)
     i, j = 1, 0
     row0, col0 = i * d.pc, j * d.pr
     tup = _records(d, i, j, 300, seed)
     tup = np.concatenate([tup, tup[:100]])
     nrows, ncols = d.pc * d.B64, d.pr * d.B64
-    ptr, ind, counts, _ = K.build_columns([tup], [], row0, col0, d.b, d.B64, nrows, ncols)
+    shape = (ncols, nrows) if transpose else (nrows, ncols)
+    ptr, ind, counts, _ = K.build_columns([tup], [], row0, col0, d.b, d.B64, *shape,
+                                          transpose=transpose)
     rows = np.empty(int(counts.sum()), np.int32)
     cols = np.empty_like(rows)
-    K.expand_tuples(ptr, ind, ind[:0], False, counts, 0, 0, rows, cols)
+    # In the order check_entries visits the entries (a transposed block's: by row).
+    K.expand_tuples(ptr, ind, ind[:0], False, counts, 0, 0,
+                    *((cols, rows) if transpose else (rows, cols)))
     rng = np.random.default_rng(seed)
     unreached = np.int64(2**62)
     # Levels mostly one apart along tuples, some far apart (bad) and some unreached.
@@ -196,13 +208,14 @@ def test_check_entries_equals_checking_the_rebuilt_tuples(directed: bool, seed: 
     want_rc, want_cc = np.zeros(nrows, bool), np.zeros(ncols, bool)
     got_rc, got_cc = np.zeros(nrows, bool), np.zeros(ncols, bool)
     # Make some tree edges real, so that confirmations happen.
-    row_par[rows[:50]] = d.global_cols(cols[:50].astype(np.int64), j)
+    some = rng.choice(rows.size, 50, replace=False)
+    row_par[rows[some]] = d.global_cols(cols[some].astype(np.int64), j)
     bad_at, nbad, comp = DK.check_tuples(rows, cols, directed, row_key, col_key, row_par,
                                          col_par, row0, col0, d.b, d.B64, unreached, want_rc,
                                          want_cc)
     br, bc, nbad2, comp2 = K.check_entries(ptr, ind, ind[:0], False, counts, directed, row_key,
                                            col_key, row_par, col_par, row0, col0, d.b, d.B64,
-                                           unreached, got_rc, got_cc)
+                                           unreached, got_rc, got_cc, transpose)
     assert (nbad2, comp2) == (nbad, comp)
     assert np.array_equal(got_rc, want_rc) and np.array_equal(got_cc, want_cc)
     assert want_rc.any()

@@ -7,10 +7,11 @@ buffers instead of the 16 of two int64 global ids. Counting sorts put records
 in destination order and entries in column order, without an ``argsort``
 permutation or an int64 copy of the edge list.
 
-A rank keeps its input tuples as a count per entry of its block (how many
-input tuples ``u -> v`` landed on the entry ``B[v, u]``; 0 for an entry only
-its mirror put there) plus the self-loops, which the block does not store:
-one byte per entry instead of two local ids per tuple.
+A rank stores its block transposed (``B_ijᵀ``, see :mod:`spbfs.mpi.graph`)
+and keeps its input tuples as a count per stored entry (how many input tuples
+``u -> v`` landed on the entry ``B[v, u]``; 0 for an entry only its mirror
+put there) plus the self-loops, which the block does not store: one byte per
+entry instead of two local ids per tuple.
 
 Ids: global ids are int64; a local row ``r`` of row chunk ``i`` is global
 ``(i * pc + r // B64) * b + r % B64`` (``row0 = i * pc``), a local column of
@@ -31,6 +32,7 @@ __all__ = [
     "check_entries",
     "count_global",
     "count_mirrors",
+    "count_rows",
     "expand_tuples",
     "fill_global",
     "fill_mirrors",
@@ -107,17 +109,20 @@ def fill_mirrors(rec, row0, col0, b, B64, pr, pc, pos, out):  # type: ignore[no-
 
 # -- the block ---------------------------------------------------------------------------------
 @nb.njit(cache=True)
-def _count_columns(tup, mir, row0, col0, b, B64, ptr):  # type: ignore[no-untyped-def]
-    """Entries per column into ``ptr[1:]``, then offsets; returns the self-loop records."""
+def _count_columns(tup, mir, row0, col0, b, B64, ptr, cs):  # type: ignore[no-untyped-def]
+    """Entries per column into ``ptr[1:]``, then offsets; returns the self-loop records.
+
+    A record's column is its word ``cs`` (1: the block's column, 0: its row,
+    which builds the transposed block).
+    """
     loops = 0
     for k in range(tup.shape[0] // 2):
-        c = tup[2 * k + 1]
-        if _global(tup[2 * k], row0, b, B64) == _global(c, col0, b, B64):
+        if _global(tup[2 * k], row0, b, B64) == _global(tup[2 * k + 1], col0, b, B64):
             loops += 1
         else:
-            ptr[c + 1] += 1
+            ptr[tup[2 * k + cs] + 1] += 1
     for k in range(mir.shape[0] // 2):
-        ptr[mir[2 * k + 1] + 1] += 1
+        ptr[mir[2 * k + cs] + 1] += 1
     for c in range(ptr.shape[0] - 1):
         ptr[c + 1] += ptr[c]
     return loops
@@ -125,13 +130,15 @@ def _count_columns(tup, mir, row0, col0, b, B64, ptr):  # type: ignore[no-untype
 
 @nb.njit(cache=True)
 def _scatter_rows(  # type: ignore[no-untyped-def]
-    tup, mir, row0, col0, b, B64, ptr, ind, mid, lrows, lcols
+    tup, mir, row0, col0, b, B64, ptr, ind, mid, lrows, lcols, cs
 ):
     """Rows into their columns: a column's tuples first, up to ``mid[c]``, then its mirrors.
 
-    The self-loop records go to ``lrows``/``lcols`` instead.
+    The self-loop records go to ``lrows``/``lcols`` instead (the block's row
+    and column, whatever ``cs``; see :func:`_count_columns`).
     """
     ncols = ptr.shape[0] - 1
+    rs = 1 - cs
     for c in range(ncols):
         mid[c] = ptr[c]
     nl = 0
@@ -143,12 +150,13 @@ def _scatter_rows(  # type: ignore[no-untyped-def]
             lcols[nl] = c
             nl += 1
         else:
-            ind[mid[c]] = r
+            c = tup[2 * k + cs]
+            ind[mid[c]] = tup[2 * k + rs]
             mid[c] += 1
     pos = mid.copy()
     for k in range(mir.shape[0] // 2):
-        c = mir[2 * k + 1]
-        ind[pos[c]] = mir[2 * k]
+        c = mir[2 * k + cs]
+        ind[pos[c]] = mir[2 * k + rs]
         pos[c] += 1
 
 
@@ -210,6 +218,7 @@ def _merge_runs(ptr, mid, ind, newptr, out, counts, cap, over):  # type: ignore[
 
 def build_columns(tup: list[np.ndarray], mir: list[np.ndarray], row0: int, col0: int, b: int,
                   B64: int, nrows: int, ncols: int, index_dtype: str | np.dtype | type = "auto",
+                  transpose: bool = False,
                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray, tuple[np.ndarray, np.ndarray]]:
     """The block of the records: column pointers, rows, tuple counts, self-loops.
 
@@ -234,6 +243,10 @@ def build_columns(tup: list[np.ndarray], mir: list[np.ndarray], row0: int, col0:
     index_dtype : {"auto", "int32", "int64"} or dtype
         As for :func:`semirings.blocks.choose_index_dtype` (of the entries
         before duplicates are merged).
+    transpose : bool
+        Build the transposed block ``B_ijᵀ`` instead (columns: the records'
+        rows; ``nrows``, ``ncols`` its shape): the tuple counts then follow
+        its entries. The self-loops stay (block row, block column).
 
     Returns
     -------
@@ -255,12 +268,13 @@ def build_columns(tup: list[np.ndarray], mir: list[np.ndarray], row0: int, col0:
     t = tup.pop() if tup else np.zeros(0, np.int32)
     m = mir.pop() if mir else np.zeros(0, dtype=t.dtype)
     ptr = np.zeros(ncols + 1, dtype=np.int64)
-    nloops = _count_columns(t, m, row0, col0, b, B64, ptr)
+    cs = 0 if transpose else 1
+    nloops = _count_columns(t, m, row0, col0, b, B64, ptr, cs)
     dtype = choose_index_dtype(nrows, ncols, int(ptr[-1]), index_dtype)
     ind = np.empty(int(ptr[-1]), dtype=dtype)
     mid = np.empty(ncols, dtype=np.int64)
     loops = (np.empty(nloops, dtype=t.dtype), np.empty(nloops, dtype=t.dtype))
-    _scatter_rows(t, m, row0, col0, b, B64, ptr, ind, mid, *loops)
+    _scatter_rows(t, m, row0, col0, b, B64, ptr, ind, mid, *loops, cs)
     del t, m
     newptr = np.zeros(ncols + 1, dtype=np.int64)
     _sort_runs(ptr, mid, ind, newptr[1:])
@@ -309,10 +323,18 @@ def expand_tuples(ptr, ind, jc, dcsc, counts, s, e, rows, cols):  # type: ignore
 
 
 @nb.njit(cache=True)
-def reached_tuples(ptr, jc, dcsc, counts, loop_cols, col_levels):  # type: ignore[no-untyped-def]
-    """Tuples whose column ``u`` has ``col_levels[u] >= 0`` (entries' counts, then the loops)."""
+def reached_tuples(ptr, ind, jc, dcsc, counts, loop_cols, col_levels, tr):  # type: ignore[no-untyped-def]
+    """Tuples whose column ``u`` has ``col_levels[u] >= 0`` (entries' counts, then the loops).
+
+    ``tr``: the block is ``B_ijᵀ`` (a tuple's column ``u`` is the entry's row).
+    """
     tot = 0
     for s in range(ptr.shape[0] - 1):
+        if tr:
+            for e in range(ptr[s], ptr[s + 1]):
+                if col_levels[ind[e]] >= 0:
+                    tot += np.int64(counts[e])
+            continue
         c = jc[s] if dcsc else s
         if col_levels[c] >= 0:
             for e in range(ptr[s], ptr[s + 1]):
@@ -326,7 +348,7 @@ def reached_tuples(ptr, jc, dcsc, counts, loop_cols, col_levels):  # type: ignor
 @nb.njit(cache=True)
 def check_entries(  # type: ignore[no-untyped-def]
     ptr, ind, jc, dcsc, counts, directed, row_key, col_key, row_par, col_par, row_glob0,
-    col_glob0, b, B64, unreached, row_conf, col_conf,
+    col_glob0, b, B64, unreached, row_conf, col_conf, tr,
 ):
     """:func:`spbfs.mpi._kernels.check_tuples` over the tuples the entry counts stand for.
 
@@ -334,7 +356,8 @@ def check_entries(  # type: ignore[no-untyped-def]
     tuple ``u -> v``: each copy is bad, or in the component, exactly when the
     entry is, and confirming a tree edge twice changes nothing, so one visit
     per entry with a non-zero count gives the same results as checking the
-    rebuilt tuples one by one, without rebuilding them.
+    rebuilt tuples one by one, without rebuilding them. ``tr``: the block is
+    ``B_ijᵀ`` (slots are rows ``v``, entries columns ``u``).
 
     Returns (first bad tuple's row, its column, or -1, -1; bad tuples;
     component tuples).
@@ -344,13 +367,18 @@ def check_entries(  # type: ignore[no-untyped-def]
     nbad = 0
     comp = 0
     for s in range(ptr.shape[0] - 1):
-        u = np.int64(jc[s]) if dcsc else np.int64(s)
-        ku = col_key[u]
+        slot = np.int64(jc[s]) if dcsc else np.int64(s)
+        u = slot
+        ku = col_key[u] if not tr else unreached
         for x in range(ptr[s], ptr[s + 1]):
             m = np.int64(counts[x])
             if m == 0:
                 continue
             v = np.int64(ind[x])
+            if tr:
+                u = v
+                v = slot
+                ku = col_key[u]
             if check_tuple(v, u, row_key[v], ku, directed, row_par, col_par, row_glob0,
                            col_glob0, b, B64, row_conf, col_conf):
                 if bad_row < 0:
@@ -360,3 +388,10 @@ def check_entries(  # type: ignore[no-untyped-def]
             if ku != unreached:
                 comp += m
     return bad_row, bad_col, nbad, comp
+
+
+@nb.njit(cache=True)
+def count_rows(ind, counts):  # type: ignore[no-untyped-def]
+    """``counts[r]`` += entries of row ``r`` (``ind`` of any integer dtype, no wider copy)."""
+    for e in range(ind.shape[0]):
+        counts[ind[e]] += 1

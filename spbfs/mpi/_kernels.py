@@ -80,6 +80,52 @@ def topdown_fold(ptr, ind, jc, dcsc, frontier, sent, visited, own, bw, nparts, c
 
 
 @nb.njit(cache=True, nogil=True)
+def topdown_pairs(ptr, ind, jc, dcsc, frontier, sent, counts, out, cap, col_piece0, b, B64, i0,
+                  e0):
+    """The local step of the transposed top-down (``B x`` as ``Bᵀ x``, undirected graphs).
+
+    The masked SpMSV of :func:`topdown_fold` over the stored ``B_ijᵀ``: the
+    frontier is row-chunk ids (its columns), the children its rows (column-chunk
+    ids), pair ``(row within its part, global parent)`` written at pair
+    ``t * cap + counts[t]`` of ``out`` for part ``t = row // B64``. ``sent``
+    (over the column chunk) keeps every child to one pair per search, the
+    smallest parent: columns are visited in increasing order.
+
+    Starts at frontier entry ``i0``, edge ``e0`` (``-1``: the column's first)
+    and stops before a pair that would pass a part's ``cap``: the caller grows
+    ``out`` and calls again from the returned place. Returns (next frontier
+    entry, next edge, edges scanned); the entry is ``len(frontier)`` when done.
+    """
+    scanned = 0
+    nf = frontier.shape[0]
+    for i in range(i0, nf):
+        if not dcsc and i + _AHEAD < nf:
+            prefetch(ind, ptr[frontier[i + _AHEAD]])
+        u = frontier[i]
+        lo, hi = column_range(ptr, jc, dcsc, u)
+        if i == i0 and e0 >= 0:
+            lo = e0
+        if hi == lo:
+            continue
+        par = global_id(np.int64(u), col_piece0, b, B64)
+        for e in range(lo, hi):
+            v = np.int64(ind[e])
+            if (sent[v >> 6] >> np.uint64(v & 63)) & np.uint64(1):
+                continue
+            t = v // B64
+            c = counts[t]
+            if c == cap:
+                return i, e, scanned + e - lo
+            sent[v >> 6] |= np.uint64(1) << np.uint64(v & 63)
+            at = 2 * (t * cap + c)
+            out[at] = v - t * B64
+            out[at + 1] = par
+            counts[t] = c + 1
+        scanned += hi - lo
+    return nf, -1, scanned
+
+
+@nb.njit(cache=True, nogil=True)
 def _topdown_own_range(ptr, ind, jc, dcsc, frontier, visited, parents, levels, depth, deg,
                        col_piece0, b, B64, new, vlo, vhi, res):
     """:func:`topdown_own` for the rows ``vlo <= v < vhi`` only, listed from ``new[vlo]`` on.

@@ -20,6 +20,17 @@ Top-down (Algorithm 3)
     processor column owns its whole row chunk: the SpMSV and the update are
     one pass there, a large level split over the rank's threads.
 
+Top-down over the transposed block (undirected graphs)
+    A rank stores only ``B_ijᵀ`` (:class:`~spbfs.mpi.DistGraph`), and ``B`` is
+    symmetric, so the level computes ``Bᵀ x``: the frontier of the *row*
+    chunk is gathered along the processor row (the expand, posted with the
+    Allreduce when the previous level was top-down too), the same masked
+    SpMSV finds children in the *column* chunk, with an "already sent"
+    bitmap over it, and the pairs fold to the owners of the column chunk's
+    pieces (straight to them with ``p2p``; down the processor column, then
+    transposed, otherwise). One processor row owns its column chunk: search
+    and update are one pass, as with one column above.
+
 Bottom-up (Algorithm 4)
     The frontier bitmap of the column chunk comes from *gather*; then ``pc``
     sub-steps search parents for the rows of one segment not yet completed,
@@ -270,42 +281,45 @@ class GridEngine:
         self.clock = cnt.clock
         self.tick = cnt.tick
         self.p = grid.size
+        self.transposed = g.transposed_topdown
+        self.direction = cfg.direction  # a forced one is the next level's for sure
         bufs = getattr(g, "_search_buffers", None)
         if bufs is None:
             nrow = grid.pc * self.B
             cdt = np.int32 if nrow < 2**31 else np.int64
-            multi = grid.pc > 1  # pairs travel along the row only between several columns
-            # The column chunk's piece i2 comes from rank j pr + i2: never from oneself.
-            own = grid.rank - grid.j * grid.pr
-            bufs = (np.empty(nrow, np.int64), np.empty(nrow if multi else 0, np.int64),
-                    (np.empty(max(self.B, 1), np.int64), np.empty(max(self.B, 1), np.int64)),
-                    np.zeros(grid.pc * self.bw, np.uint64), np.empty(max(nrow, 1), cdt),
-                    # Receive buffers of the largest messages: a frontier piece (ids or
-                    # bitmap) per other processor-column rank, pairs per processor-row rank.
-                    # (A compressed message's header words fit in the slack.)
-                    [np.empty(0 if i2 == own else max(self.B, self.bw, 1) + 8, np.int64)
-                     for i2 in range(grid.pr)],
-                    [np.empty(max(2 * self.B, 1) + 8, np.int64)
-                     for _ in range(grid.pc if multi else 0)],
-                    # Pairs to send (fold, parent updates): at most B per row rank (the
-                    # fold writes row rank t's from word 2 t B on).
-                    np.empty(2 * nrow if grid.pc > 1 else 0, np.int64),
-                    # Scratch bitmaps: the column-chunk frontier, a segment's completed
-                    # rows and the one rotated in.
-                    np.empty(grid.pr * self.bw, np.uint64),
-                    np.empty(self.bw, np.uint64), np.empty(self.bw, np.uint64),
-                    # Frontier bitmaps being sent (two: one may still be in flight).
-                    (np.empty(self.bw, np.uint64), np.empty(self.bw, np.uint64)))
+            fdt = np.int32 if self.B < 2**31 else np.int64
+            # The top-down's "already sent" bitmap: over the row chunk, or over the
+            # column chunk for the transposed product (its children are columns of B_ij).
+            nsent = (grid.pr if self.transposed else grid.pc) * self.bw
+            fold = not self.transposed and grid.pc > 1
+            bufs = (
+                # The bottom-up finds of the segment being searched (rows, parents)
+                # when the search runs in parallel chunks, grown to the most
+                # candidates seen (see _ensure).
+                [np.empty(0, np.int64), np.empty(0, np.int64)],
+                # The new frontier piece (two: the old one is still read), in the
+                # local id dtype.
+                (np.empty(max(self.B, 1), fdt), np.empty(max(self.B, 1), fdt)),
+                np.zeros(nsent, np.uint64), np.empty(max(nrow, 1), cdt),
+                # Pairs to send: the fold of B_ij's own top-down (a directed graph)
+                # writes row rank t's from word 2 t B on; the parent updates and the
+                # transposed top-down's fold grow it to what a level needed.
+                [np.empty(2 * nrow if fold else 0, np.int64)],
+                # Scratch bitmaps: the column-chunk frontier, a segment's completed
+                # rows and the one rotated in.
+                np.empty(grid.pr * self.bw, np.uint64),
+                np.empty(self.bw, np.uint64), np.empty(self.bw, np.uint64),
+                # Frontier bitmaps being sent (two: one may still be in flight).
+                (np.empty(self.bw, np.uint64), np.empty(self.bw, np.uint64)))
             g._search_buffers = bufs
-        (self.out_rows, self.out_par, self.newbufs, self.sent, self.cand, self.gather_bufs,
-         self.pair_bufs, self.sendbuf, self.front, self.comp_a,
-         self.comp_b, self.msgbufs) = bufs
-        self.counts = np.zeros(grid.pc, np.int64)  # fold pairs per row rank
+        (self.finds, self.newbufs, self.sent, self.cand, self.sendbufs,
+         self.front, self.comp_a, self.comp_b, self.msgbufs) = bufs
+        self.counts = np.zeros(max(grid.pr, grid.pc), np.int64)  # fold pairs per part
         self.newbuf = self.newbufs[0]
         self.flip = 0
         # Candidates of the bottom-up search per segment (-1: not listed yet).
         self.ncand = [-1] * grid.pc
-        if grid.pc > 1:
+        if (grid.pr if self.transposed else grid.pc) > 1:
             self.sent[:] = 0
         if out is None:
             self.parents = np.full(self.size, -1, dtype=np.int64)
@@ -325,7 +339,7 @@ class GridEngine:
         self.prev = self.visited.copy()
         self.plan = planner(cfg, grid, self.B)
         self.phases = FrontierPhases(grid, self.B, self.bw, self.plan, self.visited, self.prev,
-                                     self.gather_bufs, self.pair_bufs, self.msgbufs, cnt)
+                                     self.msgbufs, cnt)
         self.nthreads = numba.get_num_threads()
         self.nchunks = 4 * self.nthreads if self.nthreads > 1 else 1
         self.m_f = 0  # degree sum of the current frontier, all ranks (set by reduce)
@@ -340,6 +354,7 @@ class GridEngine:
     def finish(self, run: SearchRun, source: int, cfg: Config, seconds: float) -> DistBFSResult:
         """The result on this rank: its pieces, and the counters summed over the grid."""
         grid = self.grid
+        self.phases.drain()  # the exchange posted after the last level
         msgs, words, phase_seconds = self.cnt.summed(grid.comm)
         stats = run.log.stats({"messages": msgs, "words": words})
         g = self.g
@@ -353,7 +368,7 @@ class GridEngine:
     # -- the driver's protocol -------------------------------------------------------
     def start(self, source: int) -> tuple[np.ndarray, int]:
         """Mark ``source`` on its owner; post the first frontier exchange."""
-        frontier = np.zeros(0, dtype=np.int64)
+        frontier = self.newbufs[0][:0]
         deg_source = 0
         lo, hi = self.g.lo, self.g.hi
         if lo <= source < hi:
@@ -361,10 +376,10 @@ class GridEngine:
             self.parents[ls] = source
             self.levels[ls] = 0
             K.set_bits(np.array([ls], np.int64), self.visited, 0)
-            frontier = np.array([ls], dtype=np.int64)
+            frontier = np.array([ls], dtype=self.newbufs[0].dtype)
             deg_source = int(self.deg[ls])
         if self.max_depth is None or self.max_depth > 0:
-            self.phases.post_expand(frontier)
+            self._post(frontier, True)
         return frontier, deg_source
 
     def reached(self, v: int) -> bool:
@@ -377,7 +392,7 @@ class GridEngine:
         new, scanned, degsum = self._topdown(frontier, depth)
         self.stepped = True
         if self.max_depth is None or depth < self.max_depth:
-            self.phases.post_expand(new)  # completed with the level's Allreduce
+            self._post(new, True)
         return new, new.shape[0], scanned, degsum
 
     def bottomup(self, frontier: np.ndarray, depth: int) -> tuple[np.ndarray, int, int, int]:
@@ -385,8 +400,28 @@ class GridEngine:
         new, scanned, degsum = self._bottomup(frontier, depth)
         self.stepped = True
         if self.max_depth is None or depth < self.max_depth:
-            self.phases.post_expand(new)
+            self._post(new, False)
         return new, new.shape[0], scanned, degsum
+
+    def _post(self, frontier: np.ndarray, topdown: bool) -> None:
+        """Post the next level's frontier exchange, completed with the level's Allreduce.
+
+        Bottom-up levels gather down the processor column; the transposed
+        top-down expands along the row. The direction the Allreduce will
+        decide is guessed as the one just run (a wrong guess is received,
+        dropped, and the other exchange runs then); where one of the two moves
+        nothing (one processor row or column) the other is posted.
+        """
+        grid = self.grid
+        auto = self.direction == "auto"
+        if auto:
+            row = self.transposed and grid.pc > 1 and (topdown or grid.pr == 1)
+        else:  # the next level's exchange for sure (none for a top-down on one column)
+            row = self.transposed and self.direction == "top-down"
+        # Where both exchanges move something, both are posted: the waits a wrong
+        # guess costs (one per direction switch) cost more than the spare messages.
+        both = auto and self.transposed and grid.pr > 1 and grid.pc > 1
+        self.phases.post_expand(frontier, row=row, both=both)
 
     def reduce(self, count: int, degsum: int, scanned: int, hit: int) -> list[int]:
         """The level-end Allreduce; also completes a posted frontier exchange."""
@@ -410,12 +445,9 @@ class GridEngine:
         return np.sort(self.newbuf[:k])
 
     # -- one top-down level --------------------------------------------------------------
-    def _topdown(self, frontier: np.ndarray, depth: int) -> tuple[np.ndarray, int, int]:
-        """One level; returns (next frontier piece, edges scanned, its degree sum)."""
-        grid, d, B = self.grid, self.d, self.B
-        parts = self.phases.expand(frontier, EXPAND)
-        t0 = self.clock()
-        # The column chunk's frontier as sorted local column ids.
+    def _chunk_ids(self, parts: list[tuple[np.ndarray, bool]]) -> np.ndarray:
+        """A chunk's frontier pieces (ids or bitmaps) as sorted chunk-local ids."""
+        B = self.B
         if len(parts) == 1 and not parts[0][1]:
             cols = parts[0][0]
         else:
@@ -431,6 +463,16 @@ class GridEngine:
                         cols[k:k + m.shape[0]] += i2 * B
                     k += m.shape[0]
             cols = cols[:k]
+        return cols
+
+    def _topdown(self, frontier: np.ndarray, depth: int) -> tuple[np.ndarray, int, int]:
+        """One level; returns (next frontier piece, edges scanned, its degree sum)."""
+        if self.transposed:
+            return self._topdown_transposed(frontier, depth)
+        grid, d, B = self.grid, self.d, self.B
+        parts = self.phases.expand(frontier, EXPAND)
+        t0 = self.clock()
+        cols = self._chunk_ids(parts)  # the column chunk's frontier
         j = grid.j
         ptr, ind, jc, dcsc = self.g._raw
         newbuf = self.next_buffer()
@@ -447,12 +489,13 @@ class GridEngine:
             self.tick(UPDATE, t0)
             return new, scanned, degsum
         counts = self.counts
+        sendbuf = self.sendbufs[0]
         nc, scanned, msgs = K.topdown_fold(ptr, ind, jc, dcsc, cols, self.sent, self.visited, j,
-                                           self.bw, grid.pc, counts, self.sendbuf, j * grid.pr,
+                                           self.bw, grid.pc, counts, sendbuf, j * grid.pr,
                                            d.b, B)
         self.tick(LOCAL_TD, t0)
-        cl = counts.tolist()
-        sends = [self.sendbuf[2 * t * B:2 * (t * B + c)] for t, c in enumerate(cl)]
+        cl = counts.tolist()[:grid.pc]
+        sends = [sendbuf[2 * t * B:2 * (t * B + c)] for t, c in enumerate(cl)]
         recv = self.phases.along_row(FOLD, sends, msgs, 2 * (nc - cl[j]))
         t0 = self.clock()
         k, degsum = merge_pairs(recv, -1, self.parents, self.levels, depth, self.visited,
@@ -460,6 +503,88 @@ class GridEngine:
         new = self.sort_new(k)
         self.tick(UPDATE, t0)
         return new, scanned, degsum
+
+    def _topdown_transposed(self, frontier: np.ndarray,
+                            depth: int) -> tuple[np.ndarray, int, int]:
+        """One top-down level as ``Bᵀ x`` over ``tblock`` (undirected graphs).
+
+        ``tblock``'s columns are the row chunk, its rows the column chunk: the
+        frontier is gathered along the processor row (the row's own pieces, no
+        transpose), the pairs fold down the processor column to the rank
+        holding each piece in the column layout, which passes them to the
+        owner. One processor row: the column chunk is the own piece, so the
+        search and the update are one pass, as with one column otherwise.
+        """
+        grid, d, B, bw = self.grid, self.d, self.B, self.bw
+        parts = self.phases.expand_row(frontier)
+        t0 = self.clock()
+        cols = self._chunk_ids(parts)  # the row chunk's frontier
+        tptr, tind, tjc, tdcsc = self.g._traw
+        newbuf = self.next_buffer()
+        self.prev[:] = self.visited
+        row0 = grid.i * grid.pc
+        if grid.pr == 1:
+            nparts = self.nthreads if self.m_f >= _PAR_TOPDOWN * self.p else 1
+            k, scanned, degsum = K.topdown_own(tptr, tind, tjc, tdcsc, cols, self.visited,
+                                               self.parents, self.levels, depth, self.deg,
+                                               row0, d.b, B, newbuf, nparts)
+            t0 = self.tick(LOCAL_TD, t0)
+            new = self.sort_new(k)
+            self.tick(UPDATE, t0)
+            return new, scanned, degsum
+        pr, i = grid.pr, grid.i
+        sent = self.sent
+        if grid.transpose_dest == grid.rank:
+            # The own piece is part i of the column chunk: never send a vertex reached.
+            np.bitwise_or(sent[i * bw:(i + 1) * bw], self.visited, out=sent[i * bw:(i + 1) * bw])
+        counts = self.counts[:pr]
+        counts[:] = 0
+        # The pairs buffer of the parent updates (a level is one or the other, and its
+        # messages are complete when it returns): room for cap pairs per part.
+        buf = self.sendbufs[0]
+        cap = buf.shape[0] // (2 * pr)
+        at, e, scanned = 0, -1, 0
+        nf = cols.shape[0]
+        while True:
+            at, e, sc = K.topdown_pairs(tptr, tind, tjc, tdcsc, cols, sent, counts, buf, cap,
+                                        row0, d.b, B, at, e)
+            scanned += sc
+            if at == nf:
+                break
+            # A part is full: grow every part's room (the first level pays a few).
+            new_cap = min(B, max(cap + cap // 2, 4096))
+            grown = np.empty(2 * pr * new_cap, np.int64)
+            for t, c in enumerate(counts.tolist()):
+                grown[2 * t * new_cap:2 * (t * new_cap + c)] = buf[2 * t * cap:2 * (t * cap + c)]
+            buf, cap = grown, new_cap
+            self.sendbufs[0] = buf
+        self.tick(LOCAL_TD, t0)
+        cl = counts.tolist()
+        sends = [buf[2 * t * cap:2 * (t * cap + c)] for t, c in enumerate(cl)]
+        mine = self.phases.fold_to_owners(sends, 2 * sum(cl))
+        t0 = self.clock()
+        k, degsum = merge_pairs([mine], -1, self.parents, self.levels, depth, self.visited,
+                                newbuf, 0, self.deg)
+        new = self.sort_new(k)
+        self.tick(UPDATE, t0)
+        return new, scanned, degsum
+
+    def _ensure(self, need: int, keep: int, pairs: bool) -> None:
+        """Room for ``need`` bottom-up finds (scratch, and pairs for another piece).
+
+        The first ``keep`` pairs already written stay. Grown to what a level
+        needed, not to the row chunk: a search with few candidates keeps little.
+        """
+        # A little room beyond the need: the next searches need about as much.
+        size = min(need + need // 8, self.grid.pc * self.B)
+        if self.nchunks > 1 and self.finds[0].shape[0] < need:
+            self.finds[0] = np.empty(size, np.int64)
+            self.finds[1] = np.empty(size if self.grid.pc > 1 else 0, np.int64)
+        buf = self.sendbufs[0]
+        if pairs and buf.shape[0] < 2 * need:
+            grown = np.empty(2 * size, np.int64)
+            grown[:2 * keep] = buf[:2 * keep]
+            self.sendbufs[0] = grown
 
     # -- one bottom-up level ---------------------------------------------------------
     def _bottomup(self, frontier: np.ndarray, depth: int) -> tuple[np.ndarray, int, int]:
@@ -474,6 +599,10 @@ class GridEngine:
             else:
                 front[i2 * bw:(i2 + 1) * bw] = 0
                 K.set_bits(m, front, i2 * B)
+        if self.transposed and grid.pr > 1:
+            # Vertices of the column chunk's frontier are reached: the transposed
+            # top-down need never send them (its "sent" is over the column chunk).
+            np.bitwise_or(self.sent, front, out=self.sent)
         tptr, tind, tjc, tdcsc = self.g._traw
         slots = self.g.seg_slots
         pc, j = grid.pc, grid.j
@@ -499,10 +628,21 @@ class GridEngine:
             nc = self.ncand[t]
             if nc < 0 and ne is not None:  # csr, first bottom-up level: list the open rows
                 nc = K.ids_and_not(ne[t * bw:(t + 1) * bw], comp, t * B, cand)
+            self._ensure(k + (nc if nc >= 0 else int(slots[t + 1] - slots[t])), k, s > 0)
+            pairs = self.sendbufs[0]
+            if self.nchunks > 1:
+                rows, pars = self.finds
+            elif s == 0:
+                # One chunk: the own finds are written where they end up (the new
+                # frontier from 0: nothing found before them), the others' in
+                # place as pairs, so there is no scratch to keep.
+                rows, pars = newbuf, pairs
+            else:
+                rows, pars = pairs[0::2], pairs[1::2]
             k, self.ncand[t], sc, ds, nk = K.bottomup_search(
                 tptr, tind, tjc, tdcsc, slots[t], slots[t + 1], t * B, front, comp, cand, nc,
                 s == 0, self.parents, self.levels, depth, self.deg, self.visited, newbuf, nk,
-                self.out_rows, self.out_par, k, col0, d.b, B, self.nchunks, self.sendbuf)
+                rows, pars, k, col0, d.b, B, self.nchunks, pairs)
             scanned += sc
             degsum += ds
             bounds.append(k)
@@ -521,7 +661,7 @@ class GridEngine:
             sends: list[np.ndarray | None] = [None] * pc
             msgs = 0
             for s in range(1, pc):
-                sends[segs[s]] = self.sendbuf[2 * bounds[s]:2 * bounds[s + 1]]
+                sends[segs[s]] = self.sendbufs[0][2 * bounds[s]:2 * bounds[s + 1]]
                 msgs += bounds[s + 1] > bounds[s]
             recv = self.phases.along_row(UPDATES, sends, msgs, 2 * k)
             t0 = self.clock()

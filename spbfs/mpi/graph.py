@@ -1,16 +1,18 @@
-"""The distributed graph: one block of ``B`` (and its transpose) per rank.
+"""The distributed graph: one block of ``B`` per rank (two for a directed graph).
 
 Construction is collective. Every rank passes its share of the input edges
 (any share: the union is the graph); each input tuple ``u -> v`` is routed
 with an Alltoallv to the owner of its entry ``B[v, u]``, as a pair of local
 ids of that rank's block; undirected, the owner then routes the mirror entry
-``B[u, v]`` on. Each rank builds its block ``B_ij`` over padded local ids in
-the configured format, and the transposed block for the bottom-up step's row
-access, except where ``B_ij`` is symmetric (an undirected graph's diagonal
-blocks of a square grid, the whole matrix on one rank): there the two are one
-object. The routed tuples themselves (self-loops and duplicates included)
+``B[u, v]`` on. Each rank builds its block ``B_ij`` *transposed* over padded
+local ids in the configured format (``tblock``: row access, what the
+bottom-up step scans). An undirected graph needs nothing more: ``B`` is
+symmetric, so the top-down product ``B x`` runs as ``Bᵀ x`` over the same
+block (:mod:`spbfs.mpi.bfs`), and a rank holds one copy of its entries. A
+directed graph's ranks also hold ``B_ij`` itself (column access for the
+top-down). The routed tuples themselves (self-loops and duplicates included)
 stay on the block owner for the distributed Graph500 validation and edge
-counts, kept as a count per block entry plus the self-loops
+counts, kept as a count per stored entry plus the self-loops
 (:mod:`spbfs.mpi._construct`), and rebuilt on demand.
 """
 
@@ -106,12 +108,16 @@ class DistGraph:
         Whether edges are followed one way only.
     config : Config
         Format, direction heuristics, frontier encoding, threads.
-    block : Block
-        This rank's ``B_ij`` (``pc * B64`` rows by ``pr * B64`` columns, local ids).
     tblock : Block
-        ``B_ij`` transposed, in the same format (row access for bottom-up);
-        ``block`` itself where ``B_ij`` is symmetric (undirected graph, square
-        grid, ``i == j``).
+        ``B_ij`` transposed (``pr * B64`` rows by ``pc * B64`` columns, local
+        ids): row access of this rank's block, the one every rank stores.
+    block : Block
+        This rank's ``B_ij`` (``pc * B64`` rows by ``pr * B64`` columns), column
+        access: ``tblock`` itself where ``B_ij`` is symmetric (undirected graph,
+        square grid, ``i == j``); held beside it for a directed graph; for an
+        undirected one built on first access (the BFS does not need it).
+    transposed_topdown : bool
+        The top-down runs over ``tblock`` (undirected graphs).
     lo, hi : int
         Global ids ``[lo, hi)`` of this rank's vector piece.
     input_edges : int
@@ -126,7 +132,7 @@ class DistGraph:
     """
 
     def __init__(self, grid: ProcessGrid, n: int, directed: bool, config: Config,
-                 block: Block, tblock: Block, tuple_counts: np.ndarray,
+                 block: Block | None, tblock: Block, tuple_counts: np.ndarray,
                  loops: tuple[np.ndarray, np.ndarray], deg: np.ndarray,
                  input_edges: int) -> None:
         self.grid = grid
@@ -134,10 +140,16 @@ class DistGraph:
         self.directed = bool(directed)
         self.config = config
         self.dist = Distribution(n, grid.pr, grid.pc)
-        self.block = block
         self.tblock = tblock
-        # The input tuples on this rank: how many fell on each entry of ``block``
-        # (aligned with block.ind), and the self-loops as (local rows, local cols).
+        if block is not None and block is not tblock:
+            tblock._transpose = block
+            block._transpose = tblock
+        #: Whether the top-down runs the transposed product over ``tblock`` (an
+        #: undirected graph: B is symmetric, so ``B x = Bᵀ x``), which lets the
+        #: rank keep one block.
+        self.transposed_topdown = not self.directed
+        # The input tuples on this rank: how many fell on each entry of ``tblock``
+        # (aligned with tblock.ind), and the self-loops as (local rows, local cols).
         self._tuple_counts = tuple_counts
         self._loops = loops
         self.local_tuples = int(tuple_counts.sum(dtype=np.int64)) + int(loops[0].shape[0])
@@ -161,8 +173,26 @@ class DistGraph:
             tptr = tblock.ptr
             self.nonempty = np.zeros(grid.pc * d.bw, dtype=np.uint64)
             set_bits(np.flatnonzero(tptr[1:] != tptr[:-1]), self.nonempty, 0)
-        self._raw = block.kernel_view
         self._traw = tblock.kernel_view
+
+    @property
+    def block(self) -> Block:
+        """``B_ij`` with column access (top-down of a directed graph, the algorithms).
+
+        An undirected graph's rank stores only :attr:`tblock`; the first access
+        builds the transpose and keeps it (with the memory that costs: the grid
+        BFS never asks for it).
+        """
+        return self.tblock.transpose()
+
+    @property
+    def _raw(self) -> tuple[Any, Any, Any, bool]:
+        """``block.kernel_view`` (see :attr:`block`)."""
+        return self.block.kernel_view
+
+    def block_held(self) -> bool:
+        """Whether ``B_ij`` is held beside ``tblock`` (directed, or built on demand)."""
+        return self.tblock.has_transpose and self.tblock._transpose is not self.tblock
 
     # -- construction ----------------------------------------------------------------
     @classmethod
@@ -257,21 +287,27 @@ class DistGraph:
             box.append(send)
             del send
             mirrors.append(_exchange(g, box, counts))
-        shape = (pc * B64, pr * B64)
-        # The records are freed inside, once scattered into the columns.
-        ptr, ind, tcounts, loops = K.build_columns(tup, mirrors, row0, col0, b, B64, shape[0],
-                                                   shape[1], config.index_dtype)
-        # Out-degrees: column counts of B_ij summed down the processor column, each rank
-        # keeping the piece it holds in the column layout, sent back to its owner.
-        colcount = np.diff(ptr)
-        block = _as_block(config.format, shape, ptr, ind)
+        # The rank stores B_ij transposed (row access: the bottom-up scans, and for
+        # an undirected graph the top-down's transposed product too); the tuple
+        # counts follow its entries. The records are freed inside.
+        tshape = (pr * B64, pc * B64)
+        ptr, ind, tcounts, loops = K.build_columns(tup, mirrors, row0, col0, b, B64, tshape[0],
+                                                   tshape[1], config.index_dtype, transpose=True)
+        # Out-degrees: column counts of B_ij (rows of the transpose) summed down the
+        # processor column, each rank keeping the piece it holds in the column layout,
+        # sent back to its owner.
+        colcount = np.zeros(tshape[0], dtype=np.int64)
+        K.count_rows(ind, colcount)
+        tblock = _as_block(config.format, tshape, ptr, ind)
         del ptr, ind
+        block: Block | None = None
         if not directed and pr == pc and g.i == g.j:
             # B_ii of a symmetric B on a square grid is symmetric: its transpose is itself.
-            tblock = block
-            block._transpose = block
-        else:
-            tblock = block.transpose()
+            block = tblock
+            tblock._transpose = tblock
+        elif directed:
+            # Arcs go one way: the top-down needs the column access of B_ij itself.
+            block = tblock.transpose()
         deg = _reduce_scatter_columns(g, d, colcount)
         lo, hi = d.piece_range(g.rank)
         return cls(g, n, directed, config, block, tblock, tcounts, loops, deg[:hi - lo],
@@ -395,15 +431,15 @@ class DistGraph:
         """``(rows, cols)``: local ids of every input tuple on this rank (a new copy).
 
         Tuple ``u -> v`` is ``B[v, u]``: ``v`` a local row, ``u`` a local
-        column; duplicates and self-loops included, ordered by column then row
-        (the self-loops last). Rebuilt from the block and the counts on every
-        access: :meth:`iter_tuples` gives them in bounded pieces and
-        :meth:`reached_tuples` counts without them.
+        column; duplicates and self-loops included, ordered by row then column
+        (the order of ``tblock``'s entries; the self-loops last). Rebuilt from
+        the block and the counts on every access: :meth:`iter_tuples` gives
+        them in bounded pieces and :meth:`reached_tuples` counts without them.
         """
         lr, lc = self._loops
         rows = np.empty(self.local_tuples, dtype=self.dist.local_dtype())
         cols = np.empty_like(rows)
-        k, _, _ = K.expand_tuples(*self._raw, self._tuple_counts, 0, 0, rows, cols)
+        k, _, _ = K.expand_tuples(*self._traw, self._tuple_counts, 0, 0, cols, rows)
         rows[k:] = lr
         cols[k:] = lc
         return rows, cols
@@ -415,7 +451,7 @@ class DistGraph:
         a fresh pair of arrays of the local id dtype.
         """
         counts = self._tuple_counts
-        ptr, ind, jc, dcsc = self._raw
+        ptr, ind, jc, dcsc = self._traw
         dt = self.dist.local_dtype()
         # Every entry's copies go to one piece: a piece holds the largest count.
         cap = max(int(chunk), int(counts.max(initial=0)), 1)
@@ -424,7 +460,7 @@ class DistGraph:
         while s < nslots:
             rows = np.empty(cap, dtype=dt)
             cols = np.empty(cap, dtype=dt)
-            k, s, e = K.expand_tuples(ptr, ind, jc, dcsc, counts, s, e, rows, cols)
+            k, s, e = K.expand_tuples(ptr, ind, jc, dcsc, counts, s, e, cols, rows)
             if k:
                 yield rows[:k], cols[:k]
         if self._loops[0].shape[0]:
@@ -438,9 +474,9 @@ class DistGraph:
         ``np.count_nonzero(col_levels[self._tuples[1]] >= 0)``, without
         rebuilding the tuples.
         """
-        ptr, _, jc, dcsc = self._raw
-        return int(K.reached_tuples(ptr, jc, dcsc, self._tuple_counts, self._loops[1],
-                                    col_levels))
+        ptr, ind, jc, dcsc = self._traw
+        return int(K.reached_tuples(ptr, ind, jc, dcsc, self._tuple_counts, self._loops[1],
+                                    col_levels, True))
 
     def piece_degrees(self) -> np.ndarray:
         """Out-degree (duplicates and self-loops removed) of this rank's vertices ``lo .. hi-1``."""
@@ -453,8 +489,8 @@ class DistGraph:
         :attr:`spbfs.Graph.out_block`. Collective; None on the other ranks.
         """
         d, g = self.dist, self.grid
-        rows = d.global_rows(np.asarray(self.block.ind, dtype=np.int64), g.i)
-        cols = d.global_cols(np.asarray(self.block.column_ids(), dtype=np.int64), g.j)
+        rows = d.global_rows(np.asarray(self.tblock.column_ids(), dtype=np.int64), g.i)
+        cols = d.global_cols(np.asarray(self.tblock.ind, dtype=np.int64), g.j)
         all_rows = C.gatherv(g.comm, rows)
         all_cols = C.gatherv(g.comm, cols)
         if g.rank != 0:
@@ -482,7 +518,7 @@ class DistGraph:
     @property
     def stored_entries(self) -> int:
         """Entries of ``B`` over all ranks (collective)."""
-        return int(C.allreduce(self.grid.comm, np.array([self.block.nnz]))[0])
+        return int(C.allreduce(self.grid.comm, np.array([self.tblock.nnz]))[0])
 
     def index_bytes(self) -> int:
         """Bytes of this rank's bottom-up index (segment starts; csr: the rows with entries)."""
@@ -496,12 +532,14 @@ class DistGraph:
     def memory(self) -> dict[str, int]:
         """Bytes over all ranks (collective) by part: ``block``, ``tblock``, ``index``, ``tuples``.
 
-        ``block`` is B, ``tblock`` B^T (the bottom-up rows), ``index`` the bottom-up
-        index (:meth:`index_bytes`), ``tuples`` the input tuples (:meth:`tuple_bytes`). A
-        ``tblock`` that is the block itself (symmetric ``B_ij``) counts 0.
+        ``tblock`` is B^T (every rank's stored block), ``block`` B where a rank
+        holds it too (a directed graph; an undirected one's built on demand, see
+        :attr:`block`), ``index`` the bottom-up index (:meth:`index_bytes`),
+        ``tuples`` the input tuples (:meth:`tuple_bytes`).
         """
-        tb = 0 if self.tblock is self.block else self.tblock.nbytes
-        local = np.array([self.block.nbytes, tb, self.index_bytes(), self.tuple_bytes()])
+        held = self.tblock._transpose if self.block_held() else None
+        bb = 0 if held is None else held.nbytes
+        local = np.array([bb, self.tblock.nbytes, self.index_bytes(), self.tuple_bytes()])
         tot = C.allreduce(self.grid.comm, local)
         return {"block": int(tot[0]), "tblock": int(tot[1]), "index": int(tot[2]),
                 "tuples": int(tot[3])}
@@ -509,7 +547,7 @@ class DistGraph:
     def __repr__(self) -> str:
         kind = "directed" if self.directed else "undirected"
         return (f"DistGraph(n={self.n}, {kind}, grid {self.grid.pr}x{self.grid.pc}, "
-                f"format={self.config.format}, rank {self.grid.rank}: {self.block.nnz} entries)")
+                f"format={self.config.format}, rank {self.grid.rank}: {self.tblock.nnz} entries)")
 
 
 def _reduce_scatter_columns(g: ProcessGrid, d: Distribution, colcount: np.ndarray) -> np.ndarray:

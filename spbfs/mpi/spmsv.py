@@ -47,7 +47,8 @@ from spbfs.mpi import comm as C
 from spbfs.mpi.exchange import Exchange
 
 __all__ = ["COMM_PHASES", "LOCAL_PHASES", "FrontierPhases", "GridOps", "PhaseCounters",
-           "merge_pairs", "product_sparse"]
+           "PostedSends", "exchange_ranks", "exchange_sized", "merge_pairs", "product_sparse",
+           "sendrecv_sized"]
 
 _TAG_COUNT = 41
 _TAG_DATA = 42
@@ -441,15 +442,16 @@ class FrontierPhases:
     visited, prev : numpy.ndarray
         The engine's bitmaps of its piece: visited now, and before the newest
         frontier was marked (so ``visited ^ prev`` is that frontier's bitmap).
-    gather_bufs, pair_bufs, msgbufs : list of numpy.ndarray
-        Receive buffers for frontier pieces (one per processor-column rank) and
-        pairs (one per processor-row rank); two send bitmaps used in turn.
+    msgbufs : tuple of numpy.ndarray
+        Two send bitmaps used in turn. Messages are received into arrays of
+        their own length (:func:`exchange_sized`, :class:`PostedSends`), not
+        into buffers of the longest possible one kept per rank.
     cnt : PhaseCounters
         Where the phases count.
     """
 
     def __init__(self, grid: Any, B: int, bw: int, plan: Any, visited: np.ndarray,
-                 prev: np.ndarray, gather_bufs: list[np.ndarray], pair_bufs: list[np.ndarray],
+                 prev: np.ndarray,
                  msgbufs: tuple[np.ndarray, np.ndarray], cnt: PhaseCounters) -> None:
         self.grid = grid
         self.B = B
@@ -459,7 +461,6 @@ class FrontierPhases:
         self.emu = plan.emulator if plan.emulator is not None and plan.emulator.active else None
         self.visited = visited
         self.prev = prev
-        self.pair_bufs = pair_bufs
         self.msgbufs = msgbufs
         self.msgflip = 0
         self.cnt = cnt
@@ -473,14 +474,32 @@ class FrontierPhases:
         jt = rank // pr
         self.col_srcs = [grid.j * pr + i2 for i2 in range(pr)]
         self.col_dests = [i2 * pc + jt for i2 in range(pr) if i2 * pc + jt != rank]
-        self.col_recvs = {src: gather_bufs[i2] for i2, src in enumerate(self.col_srcs)
-                          if src != rank}
+        self.col_recvs = [src for src in self.col_srcs if src != rank]
+        # The transposed top-down's partners: the processor row (its expand), the
+        # owners of the column chunk's pieces (its fold) and the processor column
+        # ``rank // pr`` (whose ranks fold to this rank's piece).
+        self.row_srcs = [grid.i * pc + j2 for j2 in range(pc)]
+        self.row_dests = [r for r in self.row_srcs if r != rank]
+        self.owners = [grid.j * pr + t for t in range(pr)]
+        self.folders = [i2 * pc + rank // pr for i2 in range(pr)]
+        self.row_pattern = plan.fixed_pattern or "p2p"
+        # Frontier messages are at most a bitmap long (bw words) when bitmaps are
+        # forced or the size rule chooses (shared memory): then the posted receives
+        # get buffers of that length, kept per rank (small: a bit per vertex of a
+        # piece); otherwise each message is received at its own length (a probe).
+        # One per source and direction: both exchanges may be in flight at once.
+        self.small_bufs: dict[tuple[int, bool], np.ndarray] | None = None
+        if self.enc == "bitmap" or (self.enc == "auto" and plan.link is None):
+            self.small_bufs = {(src, row): np.empty(bw + _PAD, np.int64)
+                               for row, srcs in ((False, self.col_recvs), (True, self.row_dests))
+                               for src in srcs}
         self.col_ex = plan.col_ex
         self.row_ex = plan.row_ex
         self.gather_len = max(B, bw, 1) + _PAD
         self.pending: tuple | None = None  # a posted frontier exchange (post_expand)
+        self.spare: tuple | None = None  # the other direction's, posted beside it
         self.expand_pattern = plan.fixed_pattern or "p2p"
-        self.dec_ids: list[np.ndarray] = []  # decode buffers, one per column piece (lazy)
+        self.dec_ids: list[np.ndarray] = []  # decode buffers, one per chunk piece (lazy)
         self.dec_bits: list[np.ndarray] = []
         # Scratch of the pairs' counting sort (compressed pairs; allocated on first use).
         self.sort_bits = np.zeros(0, np.uint64)
@@ -542,8 +561,9 @@ class FrontierPhases:
         code = -int(msg[0]) - 1
         payload = msg[1:1 + code // 2]
         if not self.dec_ids:
-            self.dec_ids = [np.empty(self.B, np.int64) for _ in range(self.grid.pr)]
-            self.dec_bits = [np.empty(self.bw, np.uint64) for _ in range(self.grid.pr)]
+            q = max(self.grid.pr, self.grid.pc)
+            self.dec_ids = [np.empty(self.B, np.int64) for _ in range(q)]
+            self.dec_bits = [np.empty(self.bw, np.uint64) for _ in range(q)]
         if code % 2 == _COMPRESSED_BITMAP:
             bits = self.dec_bits[slot]
             codec.decode_bitmap(payload, bits)
@@ -551,32 +571,71 @@ class FrontierPhases:
         return codec.decode_ids(payload, out=self.dec_ids[slot]), False
 
     # -- transpose and expand ------------------------------------------------------------
-    def post_expand(self, frontier: np.ndarray) -> None:
+    def post_expand(self, frontier: np.ndarray, row: bool = False, both: bool = False) -> None:
         """Start moving the frontier piece to the ranks of its column chunk.
 
-        With the ``p2p`` pattern the messages do not depend on the direction
-        the level-end Allreduce decides, so they travel with it
-        (:meth:`allreduce4` completes them). The pattern is chosen here, from
-        the current frontier's global size (the latest Allreduce's), the same
-        on every rank.
+        With the ``p2p`` pattern the messages travel with the level-end
+        Allreduce (:meth:`allreduce4` waits once for both). The pattern is
+        chosen here, from the current frontier's global size (the latest
+        Allreduce's), the same on every rank. ``row``: to the ranks of the
+        processor row instead, for a transposed top-down level (see
+        :meth:`expand_row`); which one the next level needs is the engine's
+        guess (the direction the Allreduce decides), and a wrong one is
+        received, dropped and sent again. ``both``: the other one too, so that
+        the level waits once whichever direction comes (the unused one is
+        dropped, and counted in its phase: its words did move).
         """
+        self.drain()
+        self.pending = self._post_one(frontier, row)
+        if both:
+            self.spare = self._post_one(frontier, not row)
+
+    def _post_one(self, frontier: np.ndarray, row: bool) -> tuple | None:
+        """Post one frontier exchange (see :meth:`post_expand`); its record, or None."""
         grid = self.grid
-        if grid.pr == 1:
-            return
+        if (grid.pc if row else grid.pr) == 1:
+            return None
         plan = self.plan
         if plan.fixed_pattern is None:
-            self.expand_pattern = plan.pattern("expand", grid.pr, self.last[0] / self.p)
-        if self.expand_pattern != "p2p":
-            self.pending = None
-            return
+            pattern = plan.pattern("expand", grid.pc if row else grid.pr, self.last[0] / self.p)
+            if row:
+                self.row_pattern = pattern
+            else:
+                self.expand_pattern = pattern
+        if (self.row_pattern if row else self.expand_pattern) != "p2p":
+            return None
         t0 = self.cnt.clock()
         self.t_expand = t0
-        msg, enc = self.encode(frontier, len(self.col_dests))
-        sends = {d: msg for d in self.col_dests}
-        self.pending = (frontier, msg, self.col_srcs,
-                        C.Posted(grid.comm, sends, self.col_recvs, tag=11), enc,
-                        plan.last_estimate)
-        self.cnt.tick(TRANSPOSE, t0)
+        dests = self.row_dests if row else self.col_dests
+        msg, enc = self.encode(frontier, len(dests))
+        sends = {d: msg for d in dests}
+        srcs = self.row_dests if row else self.col_recvs
+        tag = 21 if row else 11
+        bufs = self.small_bufs
+        posted = C.Posted(grid.comm, sends, {s: bufs[s, row] for s in srcs}, tag=tag) \
+            if bufs is not None else PostedSends(grid.comm, sends, srcs, tag=tag)
+        self.cnt.tick(EXPAND if row else TRANSPOSE, t0)
+        return (frontier, msg, self.row_srcs if row else self.col_srcs, posted, enc,
+                plan.last_estimate, row)
+
+    def _use(self, row: bool) -> None:
+        """Make the posted exchange of this kind the pending one; drop the other."""
+        if self.spare is not None and self.spare[6] == row:
+            self._drop(self.pending)
+            self.pending, self.spare = self.spare, None
+        elif self.spare is not None:
+            self._drop(self.spare)
+            self.spare = None
+
+    def _drop(self, posted: tuple | None) -> None:
+        """Receive a posted exchange no level reads; count what it moved."""
+        if posted is None:
+            return
+        posted[3].result()
+        n = len(self.row_dests if posted[6] else self.col_dests)
+        words = posted[1].shape[0]
+        if words:
+            self.cnt.add(EXPAND if posted[6] else GATHER, n, n * words)
 
     def expand(self, frontier: np.ndarray, phase: int) -> list[tuple[np.ndarray, bool]]:
         """The frontier pieces of this rank's column chunk: *transpose* and ``phase``.
@@ -591,15 +650,16 @@ class FrontierPhases:
         pr, rank = grid.pr, grid.rank
         if pr == 1:  # the owner holds its piece in the column layout: nothing moves
             return [(frontier, False)]
+        self._use(False)
         if self.expand_pattern != "p2p":
             return self._expand_gathered(frontier, phase)
-        if self.pending is None or self.pending[0] is not frontier:
+        if self.pending is None or self.pending[0] is not frontier or self.pending[6]:
             self.post_expand(frontier)
             if self.expand_pattern != "p2p":
                 return self._expand_gathered(frontier, phase)
         cnt = self.cnt
         t0 = cnt.clock()
-        _, msg, srcs, posted, enc, estimate = self.pending
+        _, msg, srcs, posted, enc, estimate, _ = self.pending
         self.pending = None
         got = posted.result()
         if grid.transpose_dest != rank:
@@ -625,8 +685,8 @@ class FrontierPhases:
         msg, enc = self.encode(frontier, grid.pr)
         if grid.transpose_dest != grid.rank:
             cnt.add(TRANSPOSE, 1 if msg.shape[0] else 0, msg.shape[0])
-            mine = C.sendrecv_any(grid.comm, msg, grid.transpose_dest, grid.transpose_src,
-                                  self.gather_len, tag=12)
+            mine = sendrecv_sized(grid.comm, msg, grid.transpose_dest, grid.transpose_src,
+                                  tag=12)
         else:
             mine = msg
         t1 = cnt.tick(TRANSPOSE, t0)
@@ -643,24 +703,153 @@ class FrontierPhases:
                              self.expand_pattern, enc, self.plan.last_estimate, t2 - t0))
         return parts
 
+    def drain(self) -> None:
+        """Receive and drop the posted frontier exchanges no level will read."""
+        self._drop(self.pending)
+        self._drop(self.spare)
+        self.pending = self.spare = None
+
+    def expand_row(self, frontier: np.ndarray) -> list[tuple[np.ndarray, bool]]:
+        """The frontier pieces of this rank's *row* chunk (the transposed top-down).
+
+        The row chunk's pieces are the processor row's own: no transpose, one
+        allgather along the row, counted as the expand; with ``p2p`` posted
+        with the previous level's Allreduce (:meth:`post_expand` with ``row``)
+        where the engine expected a top-down level. A column exchange posted
+        for a bottom-up level that did not come is received and dropped.
+        """
+        grid = self.grid
+        if grid.pc == 1:
+            self.drain()
+            return [(frontier, False)]
+        self._use(True)
+        pending = self.pending
+        if pending is None or pending[0] is not frontier or not pending[6]:
+            self.post_expand(frontier, row=True)
+            pending = self.pending
+        cnt = self.cnt
+        t0 = cnt.clock()
+        plan = self.plan
+        rank = grid.rank
+        if self.row_pattern == "p2p":
+            assert pending is not None
+            _, msg, srcs, posted, enc, estimate, _ = pending
+            self.pending = None
+            got = posted.result()
+            m = grid.pc - 1 if msg.shape[0] else 0
+            w = m * msg.shape[0]
+            parts = [(frontier, False) if src == rank else self.decode(got[src], j2)
+                     for j2, src in enumerate(srcs)]
+            t_start = self.t_expand
+        else:
+            msg, enc = self.encode(frontier, grid.pc - 1)
+            got, m, w = self.row_ex.allgather(self.row_pattern, msg)
+            parts = [(frontier, False) if j2 == grid.j else self.decode(got[j2], j2)
+                     for j2 in range(grid.pc)]
+            estimate = plan.last_estimate
+            t_start = t0
+            if self.emu is not None:
+                self.emu.hold(t0, m, 8 * w)
+        cnt.add(EXPAND, m, w)
+        t1 = cnt.tick(EXPAND, t0)
+        if plan.recording:
+            self.log.append((self.level, "expand", self.row_pattern, enc, estimate,
+                             t1 - t_start))
+        return parts
+
+    def fold_to_owners(self, sends: list[np.ndarray], words: int) -> np.ndarray:
+        """The transposed top-down's fold: part ``t``'s pairs to the owner of its piece.
+
+        Part ``t`` of the column chunk is piece ``j pr + t``. With ``p2p`` each
+        part goes straight to that piece's owner (the fold and the *transpose*
+        in one message); the other patterns fold down the processor column and
+        transpose (:meth:`along_row` with ``column``, :meth:`to_owner`).
+        ``words`` counts every part's words. Returns the pairs received
+        for this rank's piece (compressed ones decoded).
+        """
+        grid = self.grid
+        plan = self.plan
+        pattern = plan.fixed_pattern or plan.pattern("fold", grid.pr, self.last[1] / self.p)
+        rank = grid.rank
+        if pattern != "p2p":
+            i = grid.i
+            msgs = sum(1 for t, x in enumerate(sends) if t != i and x.shape[0])
+            return self.to_owner(self.along_row(FOLD, sends, msgs, words - sends[i].shape[0],
+                                                column=True))
+        cnt = self.cnt
+        t0 = cnt.clock()
+        own = self.owners.index(rank) if rank in self.owners else -1
+        messages = sum(1 for t, x in enumerate(sends) if t != own and x.shape[0])
+        if own >= 0:
+            words -= sends[own].shape[0]
+        enc = self.enc
+        if enc != "list":
+            if enc == "auto":
+                enc = plan.pair_encoding(words // 2, messages)
+            if enc == "compressed":
+                sends = [x if t == own or not x.shape[0] else self._pairs_message(x)
+                         for t, x in enumerate(sends)]
+                words = sum(x.shape[0] for t, x in enumerate(sends) if t != own)
+            else:
+                enc = "list"
+        got = exchange_ranks(grid.comm, dict(zip(self.owners, sends, strict=True)),
+                             self.folders, tag=19)
+        recv = [got[src] for src in self.folders]
+        if plan.pairs_compressible:
+            recv = [self._decode_pairs(r) for r in recv]
+        cnt.add(FOLD, messages, words)
+        if self.emu is not None:
+            self.emu.hold(t0, messages, 8 * words)
+        t1 = cnt.tick(FOLD, t0)
+        if plan.recording:
+            self.log.append((self.level, "fold", pattern, enc, plan.last_estimate, t1 - t0))
+        parts = [r for r in recv if r is not None and r.shape[0]]
+        return np.concatenate(parts) if len(parts) > 1 else \
+            parts[0] if parts else np.zeros(0, np.int64)
+
+    def to_owner(self, recv: list[np.ndarray]) -> np.ndarray:
+        """Pairs for the piece this rank holds in the column layout, sent to its owner.
+
+        The transposed top-down folds down the processor column, so the pairs
+        for a piece arrive at the rank holding it in the column layout; this
+        *transpose* passes them on (one message) and returns the pairs for this
+        rank's own piece.
+        """
+        parts = [r for r in recv if r is not None and r.shape[0]]
+        mine = np.concatenate(parts) if len(parts) > 1 else \
+            parts[0] if parts else np.zeros(0, np.int64)
+        grid = self.grid
+        if grid.transpose_dest == grid.rank:
+            return mine
+        cnt = self.cnt
+        t0 = cnt.clock()
+        cnt.add(TRANSPOSE, 1 if mine.shape[0] else 0, mine.shape[0])
+        got = sendrecv_sized(grid.comm, mine, grid.transpose_src, grid.transpose_dest, tag=20)
+        if self.emu is not None:
+            self.emu.hold(t0, 1, 8 * mine.shape[0])
+        cnt.tick(TRANSPOSE, t0)
+        return got
+
     # -- along the processor row ---------------------------------------------------------
     def along_row(self, phase: int, sends: list[np.ndarray | None], messages: int,
-                  words: int) -> list[np.ndarray]:
+                  words: int, *, column: bool = False) -> list[np.ndarray]:
         """Pairs ``sends[t]`` to processor-row rank ``t``; returns those received.
 
         ``phase`` is :data:`FOLD` (top-down) or :data:`UPDATES` (the bottom-up
         finds for other pieces of the row chunk); ``messages`` and ``words``
-        are what this rank sends to others as plain pairs.
+        are what this rank sends to others as plain pairs. ``column``: to
+        processor-column rank ``t`` instead (the transposed top-down's fold,
+        see :meth:`to_owner`).
         """
         cnt = self.cnt
         t0 = cnt.clock()
         plan = self.plan
-        pc = self.grid.pc
+        grid = self.grid
+        q, own = (grid.pr, grid.i) if column else (grid.pc, grid.j)
         pattern = plan.fixed_pattern or plan.pattern(
-            "fold" if phase == FOLD else "updates", pc, self.last[1] / self.p)
+            "fold" if phase == FOLD else "updates", q, self.last[1] / self.p)
         enc = self.enc
         if enc != "list":  # pairs have no bitmap form
-            own = self.grid.j
             npairs = words // 2
             if enc == "auto":
                 enc = plan.pair_encoding(npairs, messages)
@@ -672,10 +861,11 @@ class FrontierPhases:
             else:
                 enc = "list"
         if pattern == "p2p":
-            recv = C.exchange(self.grid.row_comm, sends, self.pair_bufs,
-                              tag=14 + (phase == UPDATES))
+            recv = exchange_sized(grid.col_comm if column else grid.row_comm, sends,
+                                  tag=19 if column else 14 + (phase == UPDATES))
         else:
-            recv, messages, words = self.row_ex.alltoall(pattern, sends)
+            ex = self.col_ex if column else self.row_ex
+            recv, messages, words = ex.alltoall(pattern, sends)
         cnt.add(phase, messages, words)
         if self.plan.pairs_compressible:  # each sender chose its own encoding (auto)
             recv = [self._decode_pairs(r) for r in recv]
@@ -733,6 +923,8 @@ class FrontierPhases:
         pending = self.pending
         C.allreduce(self.grid.comm, red, also=None if pending is None else pending[3],
                     inplace=True)
+        if self.spare is not None:  # posted with it: in by now, or nearly
+            self.spare[3].wait()
         p = self.p
         if p > 1:
             self.cnt.add(ALLREDUCE, p - 1, 4 * (p - 1))
@@ -742,8 +934,9 @@ class FrontierPhases:
                 msgs, nbytes = (p - 1).bit_length(), 32 * (p - 1).bit_length()
                 start = t0
                 if pending is not None:
-                    msgs += len(self.col_dests)
-                    nbytes += 8 * pending[1].shape[0] * len(self.col_dests)
+                    dests = len(self.row_dests if pending[6] else self.col_dests)
+                    msgs += dests
+                    nbytes += 8 * pending[1].shape[0] * dests
                     start = self.t_expand
                 self.emu.hold(start, msgs, nbytes)
         self.cnt.tick(ALLREDUCE, t0)
@@ -751,6 +944,145 @@ class FrontierPhases:
         out = red.tolist()
         self.last = out
         return out
+
+
+def _recv_sized(comm: Any, source: int, tag: int, wait: Any) -> np.ndarray:
+    """The next int64 message from ``source``, in an array of its length (a matched probe)."""
+    status = C.mpi().Status()
+    box: list[Any] = []
+
+    def test() -> bool:
+        m = comm.Improbe(source=source, tag=tag, status=status)
+        if m is None:
+            return False
+        box.append(m)
+        return True
+
+    if not test():
+        wait.poll(test)
+    buf = np.empty(status.Get_count(C.mpi().BYTE) // 8, np.int64)
+    # Received under the wait policy: MPI's blocking receive of a large message
+    # spins, and on shared cores the sender then waits for the core.
+    wait.wait(box[0].Irecv(buf), buf.nbytes >= C.BULK_BYTES)
+    return buf
+
+
+class PostedSends:
+    """Messages posted now, received later into arrays of their own length.
+
+    :class:`spbfs.mpi.comm.Posted` without its receive buffers of the longest
+    possible message (a frontier piece as ids: as long as the piece). The
+    receives are matched probes: :meth:`wait` (which
+    :func:`spbfs.mpi.comm.allreduce` calls with its own request) polls the
+    requests ``extra`` and the sources together, receiving each message as it
+    arrives, so a level still waits once for its Allreduce and its frontier.
+    Every posted exchange must be received (:meth:`result`), or the next one
+    on the tag would match its messages.
+    """
+
+    __slots__ = ("comm", "got", "policy", "receiving", "requests", "sources", "tag")
+
+    def __init__(self, comm: Any, sends: dict[int, np.ndarray], sources: list[int],
+                 tag: int) -> None:
+        self.comm = comm
+        self.tag = tag
+        self.sources = list(sources)
+        self.policy = C.policy(comm)
+        self.requests = [comm.Isend(buf, dest=d, tag=tag) for d, buf in sends.items()]
+        self.got: dict[int, np.ndarray] = {}
+        self.receiving: list[Any] = []  # the matched messages' receives
+
+    def _poll(self) -> bool:
+        """Receive what has arrived; whether every source's message is in."""
+        comm, tag, got = self.comm, self.tag, self.got
+        if len(got) < len(self.sources):
+            status = C.mpi().Status()
+            for src in self.sources:
+                if src not in got:
+                    m = comm.Improbe(source=src, tag=tag, status=status)
+                    if m is not None:
+                        buf = np.empty(status.Get_count(C.mpi().BYTE) // 8, np.int64)
+                        self.receiving.append(m.Irecv(buf))
+                        got[src] = buf
+            if len(got) < len(self.sources):
+                return False
+        return not self.receiving or bool(C.mpi().Request.Testall(self.receiving))
+
+    def wait(self, extra: list[Any] | None = None, bulk: bool = False) -> None:
+        """Complete the requests ``extra`` and receive the messages, in one poll."""
+        reqs = list(extra or [])
+        testall = C.mpi().Request.Testall
+
+        def test() -> bool:
+            received = self._poll()
+            return (not reqs or bool(testall(reqs))) and received
+
+        if not test():
+            self.policy.poll(test, bulk)
+
+    def result(self) -> dict[int, np.ndarray]:
+        """The received arrays by source rank (the sends completed too)."""
+        self.wait()
+        if self.requests:
+            # A large send completes once its receiver matched it: after the receives.
+            self.policy.wait(self.requests)
+            self.requests = []
+        return self.got
+
+
+def exchange_sized(comm: Any, sends: list[np.ndarray | None], tag: int) -> list[np.ndarray]:
+    """:func:`spbfs.mpi.comm.exchange` with receive buffers of each message's own length.
+
+    Pairs may be many (up to two words per vertex of a chunk) but are few on
+    most levels: buffers for the longest possible message, kept per rank,
+    cost more memory than the block's share of a small grid. Here every
+    message is probed first (MPI's matched probe), then received into an array
+    of its length. ``sends[rank]`` is returned as is.
+    """
+    size = comm.Get_size()
+    rank = comm.Get_rank()
+    empty = np.zeros(0, np.int64)
+    if size == 1:
+        return [empty if sends[0] is None else sends[0]]
+    order = [(rank + k) % size for k in range(1, size)]
+    reqs = [comm.Isend(empty if sends[r] is None else sends[r], dest=r, tag=tag)
+            for r in order]
+    wait = C.policy(comm)
+    out: list[np.ndarray] = [empty] * size
+    out[rank] = empty if sends[rank] is None else sends[rank]
+    for r in reversed(order):  # the rank before first: it sent here first
+        out[r] = _recv_sized(comm, r, tag, wait)
+    wait.wait(reqs)
+    return out
+
+
+def exchange_ranks(comm: Any, sends: dict[int, np.ndarray], sources: list[int],
+                   tag: int) -> dict[int, np.ndarray]:
+    """``sends[dest]`` to each ``dest``, one message from each of ``sources`` (any ranks).
+
+    :func:`exchange_sized` between two sets of ranks (a rank may be in
+    both: its own message is returned as is). Returns the received arrays by
+    source rank.
+    """
+    rank = comm.Get_rank()
+    size = comm.Get_size()
+    empty = np.zeros(0, np.int64)
+    reqs = [comm.Isend(sends[d], dest=d, tag=tag)
+            for d in sorted(sends, key=lambda r: (r - rank) % size) if d != rank]
+    wait = C.policy(comm)
+    out = {src: sends.get(rank, empty) if src == rank else _recv_sized(comm, src, tag, wait)
+           for src in sources}
+    wait.wait(reqs)
+    return out
+
+
+def sendrecv_sized(comm: Any, send: np.ndarray, dest: int, source: int, tag: int) -> np.ndarray:
+    """Send ``send`` to ``dest``; receive from ``source`` into an array of the message's length."""
+    req = comm.Isend(send, dest=dest, tag=tag)
+    wait = C.policy(comm)
+    got = _recv_sized(comm, source, tag, wait)
+    wait.wait(req)
+    return got
 
 
 def merge_pairs(recv: list[np.ndarray], skip: int, parents: np.ndarray, levels: np.ndarray,

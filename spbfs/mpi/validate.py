@@ -195,12 +195,12 @@ def validate_distributed(graph: Any, result: Any) -> dict[str, Any]:
     col_key = np.where(col_lev >= 0, col_lev, unreached)
     row_conf = np.zeros(row_key.shape[0], dtype=np.bool_)
     col_conf = np.zeros(col_key.shape[0], dtype=np.bool_)
-    # The tuples are checked where they are kept: as counts on the block's entries
+    # The tuples are checked where they are kept: as counts on tblock's entries
     # (one visit per entry stands for all its copies), then the self-loops.
     row0, col0 = g.i * g.pc, g.j * g.pr
     bad_row, bad_col, nbad, comp = B.check_entries(
-        *graph._raw, graph._tuple_counts, graph.directed, row_key, col_key, row_par, col_par,
-        row0, col0, d.b, d.B64, unreached, row_conf, col_conf)
+        *graph._traw, graph._tuple_counts, graph.directed, row_key, col_key, row_par, col_par,
+        row0, col0, d.b, d.B64, unreached, row_conf, col_conf, True)
     first = None if bad_row < 0 else (int(bad_row), int(bad_col))
     lrows, lcols = graph._loops
     bad_at, bad_n, comp_n = K.check_tuples(

@@ -158,6 +158,7 @@ def check_storage(g: DistGraph, el: EdgeList, directed: bool, tag: str) -> None:
     reached = np.arange(grid.pr * d.B64) % 3 - 1  # some columns "reached" (>= 0)
     assert g.reached_tuples(reached) == np.count_nonzero(reached[cols] >= 0), tag
     symmetric = not directed and grid.pr == grid.pc and grid.i == grid.j
+    assert g.block_held() == (directed and not symmetric), tag
     assert (g.tblock is g.block) == symmetric, tag
     t = g.block.to_scipy().T.tocsr()
     assert (g.tblock.to_scipy() != t).nnz == 0, f"{tag}: tblock is not the transpose"
@@ -202,9 +203,12 @@ def check_kronecker_grid_independence(grid: ProcessGrid, shape: str) -> None:
     assert np.array_equal(roots, again)
     if grid.rank == 0:
         print(f"roots {shape}: {roots.tolist()}", flush=True)
+    bfs(g, int(roots[0])).validate(g)
     mem = g.memory()
-    # One rank's block is symmetric: its transpose is itself and counts no bytes.
-    assert mem["block"] > 0 and (mem["tblock"] > 0) == (grid.size > 1), mem
+    # An undirected graph's rank stores B_ij once, transposed: neither the search nor
+    # the validation builds B_ij itself.
+    assert mem["block"] == 0 and mem["tblock"] > 0, mem
+    assert not g.block_held()
     assert mem["tuples"] > 0, mem
 
 
@@ -263,10 +267,24 @@ def check_counters(grid: ProcessGrid, shape: str) -> None:
     }
     for ph, (msgs, words) in want.items():
         assert (m[ph], w[ph]) == (msgs, words), (shape, ph, m[ph], w[ph], msgs, words)
-    td = bfs(g, int(g.sample_roots(1)[0]), direction="top-down")
-    assert td.words_by_phase()["rotate"] == 0 and td.words_by_phase()["parent_updates"] == 0
-    if pc > 1:
-        assert td.words_by_phase()["fold"] > 0
+    td = bfs(g, int(g.sample_roots(1)[0]), direction="top-down", frontier_encoding="list")
+    w = td.words_by_phase()
+    assert w["rotate"] == 0 and w["parent_updates"] == 0 and w["frontier_gather"] == 0
+    # An undirected graph's top-down runs as B^T x over the stored transposed block:
+    # every frontier id goes to the pc - 1 other ranks of its processor row, and pairs
+    # fold down the processor column (then to their owners) only between several rows.
+    # (The last level's frontier is expanded too: it finds nothing.)
+    assert w["expand"] == (pc - 1) * int(td.stats.frontier.sum()), (shape, w)
+    assert (w["fold"] > 0) == (pr > 1), (shape, w)
+    if pr == 1 or movers == 0:
+        assert w["transpose"] == 0, (shape, w)
+    # A directed graph keeps B_ij too: expand down the column, fold along the row.
+    el = erdos_renyi(200, m=1600, seed=4, directed=True)
+    src, dst = share(el, grid.rank, grid.size)
+    gd = DistGraph.from_edges(src, dst, el.n, directed=True, grid=grid)
+    wd = bfs(gd, 0, direction="top-down").words_by_phase()
+    assert (wd["fold"] > 0) == (pc > 1), (shape, wd)
+    assert (wd["expand"] > 0) == (pr > 1), (shape, wd)
 
 
 def check_save(grid: ProcessGrid, shape: str) -> None:
