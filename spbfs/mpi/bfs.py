@@ -418,10 +418,7 @@ class GridEngine:
             row = self.transposed and grid.pc > 1 and (topdown or grid.pr == 1)
         else:  # the next level's exchange for sure (none for a top-down on one column)
             row = self.transposed and self.direction == "top-down"
-        # Where both exchanges move something, both are posted: the waits a wrong
-        # guess costs (one per direction switch) cost more than the spare messages.
-        both = auto and self.transposed and grid.pr > 1 and grid.pc > 1
-        self.phases.post_expand(frontier, row=row, both=both)
+        self.phases.post_expand(frontier, row=row)
 
     def reduce(self, count: int, degsum: int, scanned: int, hit: int) -> list[int]:
         """The level-end Allreduce; also completes a posted frontier exchange."""
