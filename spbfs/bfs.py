@@ -140,6 +140,20 @@ def bfs(
     >>> spbfs.bfs(g, 0, semiring="plus_second").values.tolist()   # shortest-path counts
     [1, 1, 1, 1]
     """
+    # The thread count is chosen before the graph is resolved: a kept Graph of a
+    # scipy matrix is recognized by a digest of its structure, which runs in
+    # parallel only where the machine has idle cores.
+    threads = (config or (graph.config if isinstance(graph, Graph) else Config())).threads
+    with search_threads(threads):  # None: as many as the machine has idle now
+        return _bfs(graph, source, config, max_depth, target, output, direction, reverse,
+                    directed, semiring, source_value, cache)
+
+
+def _bfs(graph: Any, source: Any, config: Config | None, max_depth: int | None,
+         target: Any, output: str | None, direction: str | None, reverse: bool,
+         directed: bool | None, semiring: Semiring | str, source_value: Any,
+         cache: MatrixCache | bool) -> BFSResult:
+    """:func:`bfs` on the thread count it has set."""
     g, cfg, kind, semiring = _resolve_graph(graph, config, directed, output, direction, reverse,
                                             semiring, source_value, cache)
     if g.n == 0:
@@ -149,19 +163,16 @@ def bfs(
         source = check_vertex(source, g.n, "source")
         if target is not None:
             target = check_vertex(target, g.n, "target")
-        max_depth = check_max_depth(max_depth)
-        with search_threads(cfg.threads):
-            return rows_search(g.indptr, g.indices, g.n, source, max_depth, target, cfg)
+        return rows_search(g.indptr, g.indices, g.n, source, check_max_depth(max_depth),
+                           target, cfg)
     # A networkx graph's vertices are its node labels (as in spbfs.sssp and the backend).
     source = check_vertex(g.resolve_vertex(source), g.n, "source")
     if target is not None:
         target = check_vertex(g.resolve_vertex(target, "target"), g.n, "target")
     max_depth = check_max_depth(max_depth)
-    with search_threads(cfg.threads):  # None: as many as the machine has idle now
-        if kind == VALUES:
-            return semiring_search(g, source, cfg, semiring, source_value, max_depth, target,
-                                   reverse)
-        return _search(g, source, cfg, max_depth, target, reverse)
+    if kind == VALUES:
+        return semiring_search(g, source, cfg, semiring, source_value, max_depth, target, reverse)
+    return _search(g, source, cfg, max_depth, target, reverse)
 
 
 def _resolve_graph(

@@ -245,18 +245,19 @@ def _digest_words(words, tail, parallel):
     return a, b
 
 
-# Below this many bytes the digest runs on one thread. It reads about 10 GB/s
-# there (3 ms for Kronecker scale 18's 30 MB of ids); a parallel region on a
+# Below this many bytes the digest runs on one thread (a parallel region costs
+# tens of microseconds). Above, it runs on numba's current thread count, which
+# spbfs.bfs sets from the machine's idle cores first: a parallel region on a
 # machine whose cores are busy can wait tens of milliseconds for a descheduled
 # thread (measured at load 12 on 2 cores: 288 ms a search against 104).
-_PARALLEL_BYTES = 1 << 28
+_PARALLEL_BYTES = 1 << 23
 
 
 def fingerprint(a: np.ndarray) -> tuple[int, int, str, tuple[int, ...]]:
     """A digest of ``a``'s bytes, with its dtype and shape.
 
-    Every byte is read (in compiled code; over fixed chunks, in parallel for
-    arrays of 256 MiB and more): two
+    Every byte is read (in compiled code; over fixed chunks, in parallel on
+    numba's current threads for arrays of 8 MiB and more): two
     arrays that differ in one 8-byte word always get different digests, and
     arrays that differ more get equal ones with probability about 2**-64.
     Sampling would miss most in-place edits; this does not.
@@ -276,5 +277,6 @@ def fingerprint(a: np.ndarray) -> tuple[int, int, str, tuple[int, ...]]:
     words = flat[:8 * k].view(np.uint64)
     rest = flat[8 * k:]
     tail = int.from_bytes(rest.tobytes(), "little") | (len(rest) << 56) if len(rest) else 0
-    h1, h2 = _digest_words(words, np.uint64(tail), flat.shape[0] >= _PARALLEL_BYTES)
+    parallel = flat.shape[0] >= _PARALLEL_BYTES and nb.get_num_threads() > 1
+    h1, h2 = _digest_words(words, np.uint64(tail), parallel)
     return int(h1), int(h2), a.dtype.str, tuple(a.shape)
