@@ -286,14 +286,8 @@ def validate_bfs_tree(edges: EdgeList, source: int, parents: np.ndarray,
     """
     directed = _resolve_directed(edges, directed)
     n = edges.n
-    source = check_vertex(source, n)
-    parents = _as_vertex_array(parents, n, "parents")
-
-    depth = tree_levels(parents, source)
+    source, parents, depth = _checked_tree(parents, levels, n, source)
     reached = depth >= 0
-    if levels is not None:
-        levels = _as_vertex_array(levels, n, "levels")
-        _check_given_levels(levels, parents, depth, source)
 
     # ---- rules 3, 4 and 5 in one pass over the input edges.
     key, unreached_key = _level_keys(depth)
@@ -395,13 +389,8 @@ def validate_bfs_tree_graph(graph: Any, source: int, parents: np.ndarray,
         raise TypeError(f"graph must be a spbfs Graph, got {type(graph).__name__}")
     n = int(graph.n)
     directed = bool(graph.directed)
-    source = check_vertex(source, n)
-    parents = _as_vertex_array(parents, n, "parents")
-    depth = tree_levels(parents, source)
+    source, parents, depth = _checked_tree(parents, levels, n, source)
     reached = depth >= 0
-    if levels is not None:
-        levels = _as_vertex_array(levels, n, "levels")
-        _check_given_levels(levels, parents, depth, source)
 
     key, unreached_key = _level_keys(depth)
     ptr, ind, jc, is_dcsc = _host_view(out_block)
@@ -531,6 +520,21 @@ def _raise_entry_error(u: int, v: int, count: int, depth: np.ndarray, directed: 
                        f"entries break rule 3 or 4)", (u, v))
     raise _fail(3, f"{kind} {shown} of the graph joins levels {lu} and {lv} ({count} stored "
                    f"entries break rule 3 or 4)", (u, v))
+
+
+def _checked_tree(parents: Any, levels: Any, n: int, source: Any) -> tuple[int, Any, Any]:
+    """The checked source, parents as a vertex array and each vertex's depth in the tree.
+
+    Rules 1 and 2 (a tree rooted at ``source``, given levels equal to its depths)
+    are checked here, once for both validators.
+    """
+    source = check_vertex(source, n)
+    parents = _as_vertex_array(parents, n, "parents")
+    depth = tree_levels(parents, source)
+    if levels is not None:
+        levels = _as_vertex_array(levels, n, "levels")
+        _check_given_levels(levels, parents, depth, source)
+    return source, parents, depth
 
 
 def _check_given_levels(levels: np.ndarray, parents: np.ndarray, depth: np.ndarray,
