@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from spbfs.mpi.costmodel import (
@@ -87,7 +87,14 @@ def test_bad_encoding_is_named() -> None:
        n=st.floats(1, 1e6), factor=st.floats(1.01, 100), fanout=st.integers(2, 8))
 def test_more_ids_never_cost_less(phase: str, pattern: str, encoding: str, q: int, n: float,
                                   factor: float, fanout: int) -> None:
-    """Up to half the span: beyond, a compressed bitmap sends its clear bits, fewer."""
+    """Up to half the span: beyond, a compressed bitmap sends its clear bits, fewer.
+
+    Compressed ids are packed at a whole number of bits per gap, and a few more
+    ids in the same span can take that width down by one bit for every id
+    (1177 ids cost more than 1195 over 62 messages): only doubling them is
+    sure to cost more.
+    """
+    assume(encoding != "compressed" or factor >= 2)
     span = 1 << 28
     kw = dict(q=q, span=span, link=TENGBE, fanout=fanout)
     a = estimate(phase, pattern, encoding, counts=Summary(n * q, n), **kw)
