@@ -37,27 +37,6 @@ def _counts(major, minor, nmajor, symmetric, drop_loops):
     return ptr
 
 
-@nb.njit(cache=True)
-def _scatter(major, minor, values, ptr, idx, vals, has_values, symmetric, drop_loops):
-    pos = ptr[:-1].copy()
-    for k in range(major.shape[0]):
-        m = major[k]
-        w = minor[k]
-        if drop_loops and m == w:
-            continue
-        p = pos[m]
-        idx[p] = w
-        if has_values:
-            vals[p] = values[k]
-        pos[m] = p + 1
-        if symmetric and m != w:
-            p = pos[w]
-            idx[p] = m
-            if has_values:
-                vals[p] = values[k]
-            pos[w] = p + 1
-
-
 @nb.njit(parallel=True, cache=True)
 def _sort_segments(ptr, idx, vals, has_values, dedup, newlen):
     n = ptr.shape[0] - 1
@@ -125,8 +104,12 @@ def count_into(counts, loops, major, minor, symmetric, drop_loops, count_loops):
 
 
 @nb.njit(cache=True)
-def scatter_into(pos, idx, major, minor, symmetric, drop_loops):
-    """Write one chunk of pairs into their slots; ``pos[slot]`` is the next free place."""
+def scatter_into(pos, idx, major, minor, symmetric, drop_loops, values=None, vals=None):
+    """Write one chunk of pairs into their slots; ``pos[slot]`` is the next free place.
+
+    With ``values``, entry ``k``'s value goes to ``vals`` beside its index.
+    """
+    has_values = values is not None
     for k in range(major.shape[0]):
         m = major[k]
         w = minor[k]
@@ -134,10 +117,14 @@ def scatter_into(pos, idx, major, minor, symmetric, drop_loops):
             continue
         p = pos[m]
         idx[p] = w
+        if has_values:
+            vals[p] = values[k]
         pos[m] = p + 1
         if symmetric and m != w:
             p = pos[w]
             idx[p] = m
+            if has_values:
+                vals[p] = values[k]
             pos[w] = p + 1
 
 
@@ -242,10 +229,10 @@ def build_compressed(
     total = int(ptr[-1])
     idx = np.empty(total, dtype=index_dtype)
     vals = np.empty(total, dtype=values.dtype) if has_values else np.empty(0)
-    _scatter(
-        major, minor, values if has_values else np.empty(0), ptr, idx, vals, has_values,
-        symmetric, drop_loops,
-    )
+    if has_values:
+        scatter_into(ptr[:-1].copy(), idx, major, minor, symmetric, drop_loops, values, vals)
+    else:
+        scatter_into(ptr[:-1].copy(), idx, major, minor, symmetric, drop_loops)
     ptr, idx, out_vals = finish_compressed(ptr, idx, vals=vals if has_values else None,
                                            dedup=dedup)
     return ptr.astype(index_dtype, copy=False), idx, out_vals

@@ -23,6 +23,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse import csgraph
 
+from semirings._intrinsics import column_range
 from spbfs.edges import EdgeList
 from spbfs.search.checks import check_vertex
 
@@ -482,26 +483,9 @@ def _missing_tree_edges(ptr, ind, jc, is_dcsc, parents, source, missing):  # pra
         p = parents[v]
         if p < 0 or v == source:
             continue
-        col = np.int64(v)
-        found = False
-        if is_dcsc:
-            a, b = 0, jc.shape[0]
-            while a < b:
-                mid = (a + b) >> 1
-                if jc[mid] < v:
-                    a = mid + 1
-                else:
-                    b = mid
-            col = a if a < jc.shape[0] and jc[a] == v else -1
-        if col >= 0:
-            a, b = ptr[col], ptr[col + 1]
-            while a < b:
-                mid = (a + b) >> 1
-                if ind[mid] < p:
-                    a = mid + 1
-                else:
-                    b = mid
-            found = a < ptr[col + 1] and ind[a] == p
+        lo, hi = column_range(ptr, jc, is_dcsc, v)
+        a = lo + np.searchsorted(ind[lo:hi], p)
+        found = a < hi and ind[a] == p
         if not found:
             missing[v] = True
             count += 1

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import zlib
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -285,27 +286,33 @@ def test_topdown_own_parallel_rows_match_serial(nparts: int) -> None:
     np.testing.assert_array_equal(v1, v2)
 
 
+def _row_block(scale: int, seed: int, nparts: int) -> tuple[int, int, int, int, Any, Any]:
+    """A symmetric Kronecker graph's first ``nparts`` row chunks (column-major, sorted):
+    ``(n, chunk B, bitmap words per chunk, rows, ptr, ind)``."""
+    import scipy.sparse as sp
+
+    from spbfs.generators import kronecker
+
+    el = kronecker(scale, 8, seed=seed)
+    n = el.n
+    B = n // nparts // 64 * 64
+    nrow = nparts * B
+    a = sp.coo_matrix((np.ones(2 * el.src.size), (np.r_[el.dst, el.src], np.r_[el.src, el.dst])),
+                      shape=(n, n)).tocsc()[:nrow, :]
+    a.sum_duplicates()
+    a.sort_indices()
+    return n, B, B // 64, nrow, a.indptr.astype(np.int64), a.indices.astype(np.int32)
+
+
 @pytest.mark.parametrize(("nparts", "cap"), [(2, 10**9), (3, 7), (2, 1)])
 def test_topdown_pairs_resume_after_a_full_part(nparts: int, cap: int) -> None:
     """The transposed top-down's kernel: every row reached by the frontier and not
     already sent goes out once, with its smallest frontier column (as a global id of
     the column chunk starting at piece 1) as the parent; a full part stops the call
     before any pair is lost, and the caller grows the parts and resumes there."""
-    import scipy.sparse as sp
-
-    from spbfs.generators import kronecker
     from spbfs.mpi import _kernels as K
 
-    el = kronecker(10, 8, seed=3)
-    n = el.n
-    B = n // nparts // 64 * 64
-    bw = B // 64
-    nrow = nparts * B
-    a = sp.coo_matrix((np.ones(2 * el.src.size), (np.r_[el.dst, el.src], np.r_[el.src, el.dst])),
-                      shape=(n, n)).tocsc()[:nrow, :]
-    a.sum_duplicates()
-    a.sort_indices()
-    ptr, ind = a.indptr.astype(np.int64), a.indices.astype(np.int32)
+    n, B, bw, nrow, ptr, ind = _row_block(10, 3, nparts)
     rng = np.random.default_rng(nparts + cap)
     frontier = np.sort(rng.choice(n, 50, replace=False)).astype(np.int32)
     sent = np.zeros(nparts * bw, np.uint64)
@@ -355,21 +362,9 @@ def test_topdown_fold_pairs_against_numpy(nparts: int) -> None:
     frontier and not already sent (or visited in the own part) is sent once, with
     its smallest frontier column as the parent, in its owner's region of the
     output; the sent bitmap then holds every row sent."""
-    import scipy.sparse as sp
-
-    from spbfs.generators import kronecker
     from spbfs.mpi import _kernels as K
 
-    el = kronecker(11, 8, seed=7)
-    n = el.n
-    B = n // nparts // 64 * 64
-    bw = B // 64
-    nrow = nparts * B
-    a = sp.coo_matrix((np.ones(2 * el.src.size), (np.r_[el.dst, el.src], np.r_[el.src, el.dst])),
-                      shape=(n, n)).tocsc()[:nrow, :]
-    a.sum_duplicates()
-    a.sort_indices()
-    ptr, ind = a.indptr.astype(np.int64), a.indices.astype(np.int32)
+    n, B, bw, nrow, ptr, ind = _row_block(11, 7, nparts)
     rng = np.random.default_rng(nparts)
     frontier = np.sort(rng.choice(n, 60, replace=False)).astype(np.int64)
     own = 1
