@@ -10,9 +10,9 @@ spbfs runs:
 row                    call
 =====================  ==========================================================
 one-off                ``spbfs.bfs(A, s, cache=MatrixCache())``: a fresh cache,
-                       so the first search on ``A`` (digest, checks, the rows
-                       of ``A`` read top-down; no Graph built)
-one-off, no cache      ``spbfs.bfs(A, s, cache=False)`` (no digest either)
+                       so the first search on ``A`` (checks, the rows of ``A``
+                       read top-down; no digest, no Graph built)
+one-off, no cache      ``spbfs.bfs(A, s, cache=False)`` (nothing remembered)
 second call            the call that builds and keeps the Graph (a cache that
                        has seen ``A`` once); once per round, first root only
 repeated               ``spbfs.bfs(A, s)`` with the Graph kept (digest of

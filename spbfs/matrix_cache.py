@@ -11,13 +11,17 @@ is better depends on what comes next:
   searches), whose construction costs several searches.
 
 A :class:`MatrixCache` remembers the matrices it has seen: the first search on
-a matrix is a one-off; the second on the same unchanged matrix builds the Graph
-and keeps it; later ones reuse it. "Unchanged" is checked on every call by
-reading the whole structure: a digest of ``indptr`` and ``indices`` (``row``
-and ``col`` for coo), the shape, the format and the identity of those arrays.
-So a matrix edited in place (its ``indices``, ``indptr``, a ``resize``, a
-``sort_indices``), given new arrays, or a new matrix that got the id of a
-collected one, is never served a stale Graph. Values are not part of the
+a matrix is a one-off; the second builds the Graph and keeps it; later ones
+reuse it. A kept Graph is served only while the matrix is unchanged, checked
+on every call by reading the whole structure: a digest of ``indptr`` and
+``indices`` (``row`` and ``col`` for coo), the shape, the format and the
+identity of those arrays. So a matrix edited in place (its ``indices``,
+``indptr``, a ``resize``, a ``sort_indices``), given new arrays, or a new
+matrix that got the id of a collected one, is never served a stale Graph; a
+changed matrix goes back to one-off searches until it is searched unchanged
+again. The first search on a matrix reads no digest (it keeps nothing that
+could go stale, and a one-off must cost what scipy's own search costs); the
+second takes the digest of the content it builds the Graph from. Values are not part of the
 digest: a search ignores them (every stored entry, explicit zeros included, is
 an edge, as :meth:`~spbfs.graph.Graph.from_matrix` has it).
 
@@ -112,12 +116,13 @@ class _Entry:
     __slots__ = ("arrays", "digest", "graphs", "ref", "seen", "signature")
 
     def __init__(self, ref: weakref.ref, arrays: tuple[np.ndarray, ...],
-                 signature: tuple[Any, ...], digest: tuple[Any, ...]) -> None:
+                 signature: tuple[Any, ...], digest: tuple[Any, ...] | None) -> None:
         self.ref = ref
         # Weak references to the structure's arrays: "the same arrays" is checked by
         # identity without keeping arrays the matrix has dropped alive.
         self.arrays = tuple(weakref.ref(a) for a in arrays)
         self.signature = signature
+        # None until a search reads it (a matrix seen once, by a one-off).
         self.digest = digest
         self.seen = 1
         self.graphs: dict[tuple[Any, ...], Graph] = {}
@@ -234,19 +239,35 @@ class MatrixCache:
             return Graph.from_matrix(matrix, directed=directed, config=config)
         signature = (matrix.format, tuple(matrix.shape),
                      tuple((a.dtype.str, a.shape) for a in arrays))
-        digest = tuple(fingerprint(a)[:2] for a in arrays)
         gkey = (directed, config.format, config.index_dtype, config.backend)
         key = id(matrix)
         with self._lock:
             entry = self._entries.get(key)
-            same = (entry is not None and entry.ref() is matrix and entry.signature == signature
-                    and entry.digest == digest and entry.same_arrays(arrays))
-            if same:
+            known = (entry is not None and entry.ref() is matrix
+                     and entry.signature == signature and entry.same_arrays(arrays))
+        # The digest is read outside the lock (it reads the whole structure); a
+        # matrix seen for the first time with a one-off ahead needs none.
+        digest = (tuple(fingerprint(a)[:2] for a in arrays)
+                  if known or not rows_ok else None)
+        with self._lock:
+            if known and self._entries.get(key) is entry:
                 self._entries.move_to_end(key)
-                graph = entry.graphs.get(gkey)
-                if graph is not None:
-                    return graph
-                entry.seen += 1
+                if entry.digest is None:
+                    # Second search: the Graph is built from the content digested now,
+                    # whatever it held at the first.
+                    entry.digest = digest
+                    entry.seen += 1
+                elif entry.digest == digest:
+                    graph = entry.graphs.get(gkey)
+                    if graph is not None:
+                        return graph
+                    entry.seen += 1
+                else:
+                    # Changed since its Graphs were built: drop them, and build again
+                    # only if the next search finds this content unchanged.
+                    entry.digest = digest
+                    entry.graphs.clear()
+                    entry.seen = 1
             else:
                 entry = _Entry(weakref.ref(matrix, _forgetter(self, key)), arrays, signature,
                                digest)

@@ -201,6 +201,36 @@ def test_inplace_indices_edit(cache: MatrixCache) -> None:
     _three(a, s, cache)
 
 
+def test_first_search_reads_no_digest_and_second_builds_from_now(
+        cache: MatrixCache, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A one-off digests nothing; an edit between the first and second search is built from."""
+    import spbfs.matrix_cache as mc
+
+    calls = []
+    real = mc.fingerprint
+
+    def counting(arr):
+        calls.append(arr.shape)
+        return real(arr)
+
+    monkeypatch.setattr(mc, "fingerprint", counting)
+    a = kron_matrix(9)
+    s = hub(a)
+    check_result(spbfs.bfs(a, s, cache=cache), a, s)
+    assert calls == [] and cache.num_graphs == 0
+    lo, hi = a.indptr[s], a.indptr[s + 1]
+    a.indices[lo:hi] = s  # edited before the second search: its Graph must see the edit
+    r = spbfs.bfs(a, s, cache=cache)
+    check_result(r, a, s)
+    assert np.count_nonzero(r.levels >= 0) == 1
+    assert cache.num_graphs == 1 and len(calls) == 2  # indptr and indices, once each
+    a.indices[lo:hi] = (np.arange(hi - lo) + s + 1) % a.shape[0]  # changed again
+    check_result(spbfs.bfs(a, s, cache=cache), a, s)
+    assert cache.num_graphs == 0  # changed: back to one-off searches...
+    check_result(spbfs.bfs(a, s, cache=cache), a, s)
+    assert cache.num_graphs == 1  # ...until it is searched unchanged
+
+
 def test_inplace_single_index_edit(cache: MatrixCache) -> None:
     """One changed id, in a row far from the source, changes the answer and is seen."""
     n = 200
