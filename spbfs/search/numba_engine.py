@@ -39,6 +39,11 @@ def nonempty_columns(block: Any) -> np.ndarray:
     return np.flatnonzero(ptr[1:] != ptr[:-1]).astype(dt)
 
 
+def _all_columns(block: Any) -> bool:
+    """Whether a dcsc block stores every column (``nzc`` equals the column count)."""
+    return int(block.nzc) == int(block.shape[1])
+
+
 def state_dtype(n: int, max_degree: int) -> np.dtype:
     """int32 where ``id + 2**30`` and ``-1 - degree`` fit in it (n <= 2**30), else int64."""
     small = n <= _OFFSETS[np.dtype(np.int32)] and max_degree < _INT32_LIMIT
@@ -114,9 +119,14 @@ class NumbaEngine(LocalEngine):
 
         n = self.n = out_block.shape[0]
         optr, oind, ojc, odcsc = out_block.kernel_view
+        # A dcsc block with every column present is a csr block (jc is 0 .. n - 1): its
+        # kernels then skip the column index, one dependent load per frontier vertex
+        # (road networks, grids and meshes have no empty column).
+        odcsc = odcsc and not _all_columns(out_block)
         aux, shift = out_block.column_index() if odcsc else (optr[:0], 0)
         self.out = (optr, oind, ojc, aux, shift, odcsc)
-        self.inn = in_block.kernel_view
+        iptr, iind, ijc, idcsc = in_block.kernel_view
+        self.inn = (iptr, iind, ijc, idcsc and not _all_columns(in_block))
         self.deg = deg
         # deg counts the columns of the out-block: its sum is the block's nonzero count,
         # read off the pointers instead of summing n degrees on every search.
