@@ -11,6 +11,7 @@ at the end (:meth:`NumbaEngine.finish`).
 
 from __future__ import annotations
 
+import sys
 import threading
 from typing import Any
 
@@ -65,6 +66,34 @@ class ScratchPool:
         self._lock = threading.Lock()
         self._item: tuple[np.ndarray, ...] | None = None
         self._clean_for: np.ndarray | None = None
+        self._results: list[np.ndarray] = []
+
+    #: Result blocks kept: two serve ``r = bfs(g, s)`` in a loop, where the
+    #: previous result is alive while the next search runs.
+    keep_results = 2
+
+    def results(self, n: int) -> tuple[np.ndarray, np.ndarray]:
+        """Two int64 arrays of ``n`` entries for a search's parents and levels (contents undefined).
+
+        They are the rows of one ``(2, n)`` block. The pool keeps the blocks of
+        the last searches and hands one out again once nothing else refers to
+        it: every numpy view of a row (the caller's result, any view of it)
+        holds a reference to the block, so a block whose only references are
+        the pool's is free. Fresh memory costs a page fault per 4 KiB (or the
+        zeroing of a huge page) when first written: 1.3-1.8 ms of a 15 ms
+        search on a 1000 x 1000 grid, where a recycled block is overwritten
+        in 0.13 ms. Blocks above ``max_bytes`` are not kept.
+        """
+        with self._lock:
+            for block in self._results:
+                # Three references: the list's, ``block`` and getrefcount's argument.
+                if block.shape[1] == n and sys.getrefcount(block) <= 3:
+                    break
+            else:
+                block = np.empty((2, n), np.int64)
+                if block.nbytes <= self.max_bytes:
+                    self._results = [block, *self._results[:self.keep_results - 1]]
+            return block[0], block[1]
 
     def take(self, n: int, nc: int, dtype: np.dtype,
              deg: np.ndarray) -> tuple[tuple[np.ndarray, ...], bool]:
@@ -230,8 +259,11 @@ class NumbaEngine(LocalEngine):
         offsets[0], offsets[1] = 0, 1
         np.cumsum(discovered, out=offsets[2:])
         offsets[2:] += 1
-        parents = np.empty(n if want_parents else 0, np.int64)
-        levels = np.empty(n if want_levels else 0, np.int64)
+        parents, levels = self.pool.results(n)
+        if not want_parents:
+            parents = parents[:0]
+        if not want_levels:
+            levels = levels[:0]
         nbk.finish(self.state, self.queue, offsets, parents, levels, want_parents, want_levels,
                    self.deg, True, self.nchunks)
         self.clean = True
