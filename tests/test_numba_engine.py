@@ -88,7 +88,7 @@ GRAPHS = {
     # Most vertices isolated: a dcsc column index with several columns per chunk.
     "hypersparse": lambda: _spread(*_edges(gen.kronecker(9, 8, seed=7)), 7),
     # A road-like graph with a few isolated ids: dcsc keeps its one-column-per-chunk index.
-    "lux_like_holes": lambda: _spread(*_lux_like(800, seed=3), 1)[:2] + (805, False),
+    "lux_like_holes": lambda: (*_lux_like(800, seed=3)[:2], 805, False),
 }
 
 

@@ -67,6 +67,24 @@ class ScratchPool:
         self._item: tuple[np.ndarray, ...] | None = None
         self._clean_for: np.ndarray | None = None
         self._results: list[np.ndarray] = []
+        self._records: tuple[np.ndarray, np.ndarray] | None = None
+
+    def records(self, size: int) -> tuple[np.ndarray, np.ndarray]:
+        """The compiled loop's per-level record, ``size`` rows of 4 int64 and ``size`` seconds.
+
+        Kept between searches (the driver copies what a run wrote): a fresh
+        160 KB pair was a pair of mmap calls and page faults on every search.
+        """
+        with self._lock:
+            rec, self._records = self._records, None
+        if rec is None or rec[1].shape[0] != size:
+            rec = (np.empty((size, 4), np.int64), np.empty(size, np.float64))
+        return rec
+
+    def give_records(self, rec: tuple[np.ndarray, np.ndarray]) -> None:
+        """Keep ``rec`` for the next :meth:`records`."""
+        with self._lock:
+            self._records = rec
 
     #: Result blocks kept: two serve ``r = bfs(g, s)`` in a loop, where the
     #: previous result is alive while the next search runs.
@@ -180,8 +198,8 @@ class NumbaEngine(LocalEngine):
             slots = (self.queue[:0] if slots is None else slots.astype(self.dtype))
         self.slots, self.has_slots = slots, has_slots
         self.sv = np.zeros(nbk.SV_SIZE, np.int64)
-        self.st = np.empty((self.record, 4), np.int64)
-        self.st_t = np.empty(self.record, np.float64)
+        self._rec = pool.records(self.record)
+        self.st, self.st_t = self._rec
         self.nparts = threads or numba.get_num_threads()
         # A few chunks per thread balance the skewed degrees of power-law graphs.
         self.nchunks = 4 * self.nparts
@@ -272,3 +290,4 @@ class NumbaEngine(LocalEngine):
     def release(self) -> None:
         """Hand the scratch arrays back for the graph's next search."""
         self.pool.give(self.scratch, self.deg if self.clean else None)
+        self.pool.give_records(self._rec)
