@@ -258,7 +258,7 @@ def _claim(ind, lo, hi, u, state, off, out, k):  # type: ignore[no-untyped-def]
 def _settle(ids, lo, hi, state, off):
     """Parents of the vertices claimed in a level, ``ids[lo:hi]``: ``state[v] -= off``."""
     for i in range(lo, hi):
-        v = np.uint64(ids[i])
+        v = np.uint64(ids[np.uint64(i)])
         state[v] -= off
 
 
@@ -267,8 +267,26 @@ def _settle(ids, lo, hi, state, off):
 # arrays made a road network's level of a hundred vertices 20% slower (kernels
 # that allocate cannot do without it).
 @nb.njit(cache=True, nogil=True, _nrt=False)
+def _topdown_all(ptr, ind, jc, aux, shift, dcsc, queue, head, tail, state, off, out, opos):
+    """:func:`_topdown_range` over every destination (a serial level)."""
+    # The constant ``whole`` folds away the share test once inlined; passed as an
+    # argument (even a literal one) it stayed a runtime test per frontier vertex.
+    return _topdown_core(ptr, ind, jc, aux, shift, dcsc, queue, head, tail, state, off, out,
+                         opos, 0, state.shape[0], True)
+
+
+@nb.njit(cache=True, nogil=True, _nrt=False)
 def _topdown_range(ptr, ind, jc, aux, shift, dcsc, queue, head, tail, state, off, out, opos,
-                   vlo, vhi, whole):
+                   vlo, vhi):
+    """Top-down from ``queue[head:tail]`` into the destinations ``vlo <= v < vhi`` only
+    (see :func:`_topdown_core`)."""
+    return _topdown_core(ptr, ind, jc, aux, shift, dcsc, queue, head, tail, state, off, out,
+                         opos, vlo, vhi, False)
+
+
+@nb.njit(cache=True, inline="always")
+def _topdown_core(ptr, ind, jc, aux, shift, dcsc, queue, head, tail, state, off, out, opos,
+                  vlo, vhi, whole):
     """Top-down from ``queue[head:tail]`` into the destinations ``vlo <= v < vhi`` only.
 
     New vertices are listed in ``out`` from ``opos`` on, their state still
@@ -286,10 +304,12 @@ def _topdown_range(ptr, ind, jc, aux, shift, dcsc, queue, head, tail, state, off
     degsum = 0
     if not dcsc:
         for i in range(head, tail):
+            # Unsigned indices here too (no negative-index fix-up): 10% of a road
+            # network's search, whose levels hold about a hundred vertices.
             if i + _AHEAD < tail:
-                prefetch(ind, ptr[queue[i + _AHEAD]])
-            u = queue[i]
-            lo, hi = np.int64(ptr[u]), np.int64(ptr[u + 1])
+                prefetch(ind, ptr[np.uint64(queue[np.uint64(i + _AHEAD)])])
+            u = queue[np.uint64(i)]
+            lo, hi = np.int64(ptr[np.uint64(u)]), np.int64(ptr[np.uint64(u + 1)])
             if not whole:
                 lo, hi = column_share(ind, lo, hi, vlo, vhi)
             scanned += hi - lo
@@ -299,15 +319,16 @@ def _topdown_range(ptr, ind, jc, aux, shift, dcsc, queue, head, tail, state, off
         for i in range(head, tail):
             # The index, the column's slot, then its list: three hops, asked for in turn.
             if i + 2 * _AHEAD < tail:
-                prefetch(aux, queue[i + 2 * _AHEAD])
+                prefetch(aux, queue[np.uint64(i + 2 * _AHEAD)])
             if i + _AHEAD < tail:
-                prefetch(ptr, aux[queue[i + _AHEAD]])
+                prefetch(ptr, aux[np.uint64(queue[np.uint64(i + _AHEAD)])])
             if i + _AHEAD // 2 < tail:
-                prefetch(ind, ptr[aux[queue[i + _AHEAD // 2]]])
-            u = queue[i]
+                prefetch(ind, ptr[np.uint64(aux[np.uint64(queue[np.uint64(i + _AHEAD // 2)])])])
+            u = queue[np.uint64(i)]
             # Written out, not through dcsc_column_range: the inlined general lookup
             # (a loop with early returns) measured 2x slower on a road network.
-            lo, hi = np.int64(ptr[aux[u]]), np.int64(ptr[aux[u + 1]])
+            lo = np.int64(ptr[np.uint64(aux[np.uint64(u)])])
+            hi = np.int64(ptr[np.uint64(aux[np.uint64(u + 1)])])
             if not whole:
                 lo, hi = column_share(ind, lo, hi, vlo, vhi)
             scanned += hi - lo
@@ -330,7 +351,7 @@ def _topdown_parts(ptr, ind, jc, aux, shift, dcsc, queue, head, tail, state, off
                    parts):
     for t in nb.prange(cuts.shape[0] - 1):
         k, sc, ds = _topdown_range(ptr, ind, jc, aux, shift, dcsc, queue, head, tail, state,
-                                   off, buf, cuts[t], cuts[t], cuts[t + 1], False)
+                                   off, buf, cuts[t], cuts[t], cuts[t + 1])
         _settle(buf, cuts[t], cuts[t] + k, state, off)
         parts[t, 0] = k
         parts[t, 1] = sc
@@ -349,8 +370,8 @@ def topdown_level(ptr, ind, jc, aux, shift, dcsc, queue, head, tail, state, off,
     """
     n = state.shape[0]
     if nparts <= 1:
-        k, sc, ds = _topdown_range(ptr, ind, jc, aux, shift, dcsc, queue, head, tail, state,
-                                   off, queue, tail, 0, n, True)
+        k, sc, ds = _topdown_all(ptr, ind, jc, aux, shift, dcsc, queue, head, tail, state,
+                                 off, queue, tail)
         _settle(queue, tail, tail + k, state, off)
         return k, sc, ds
     cuts = word_cuts(n, nparts)
@@ -569,8 +590,8 @@ def search_levels(optr, oind, ojc, oaux, oshift, odcsc, iptr, iind, ijc, idcsc, 
         if cur == TOP_DOWN and (nparts <= 1 or m_f < par_topdown):
             # topdown_level's serial case, without its call: arrays passed to a
             # function that may allocate are reference-counted per call.
-            k, scanned, degsum = _topdown_range(optr, oind, ojc, oaux, oshift, odcsc, queue,
-                                                head, tail, state, off, queue, tail, 0, n, True)
+            k, scanned, degsum = _topdown_all(optr, oind, ojc, oaux, oshift, odcsc, queue,
+                                              head, tail, state, off, queue, tail)
             _settle(queue, tail, tail + k, state, off)
         elif cur == TOP_DOWN:
             k, scanned, degsum = topdown_level(optr, oind, ojc, oaux, oshift, odcsc, queue,
