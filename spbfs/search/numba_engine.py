@@ -282,8 +282,9 @@ class NumbaEngine(LocalEngine):
             parents = parents[:0]
         if not want_levels:
             levels = levels[:0]
+        # One thread (a busy machine, or threads=1): no parallel region at all.
         nbk.finish(self.state, self.queue, offsets, parents, levels, want_parents, want_levels,
-                   self.deg, True, self.nchunks)
+                   self.deg, True, self.nchunks if self.nparts > 1 else 1)
         self.clean = True
         return (parents if want_parents else None), (levels if want_levels else None)
 
