@@ -144,10 +144,6 @@ def clear_words(ids, bits):
 # Below this many vertices the passes over n run inline (a parallel region
 # costs tens of microseconds; a road network of 100 k vertices runs in one ms).
 _PAR_N = 1 << 18
-# The finish pass splits from this many vertices when it has more than one chunk:
-# on a road network of 115 k vertices 2 threads took 170 us against 210 us
-# (passive OpenMP waiting; 110 us with active waiting).
-_PAR_FINISH = 1 << 16
 
 
 @nb.njit(cache=True, nogil=True, parallel=True)
@@ -218,7 +214,7 @@ def finish(state, queue, offsets, parents, levels, want_parents, want_levels, de
     :func:`init_state`: one pass over n and one parallel region fewer.
     """
     n = state.shape[0]
-    if n >= _PAR_FINISH and nchunks > 1:
+    if n >= _PAR_N and nchunks > 1:
         _finish_parallel(state, queue, offsets, parents, levels, want_parents, want_levels,
                          deg, reset, nchunks)
         return
