@@ -166,7 +166,8 @@ def init_state(deg, state):
 def _finish_range(state, parents, levels, want_parents, want_levels, deg, reset, lo, hi):
     # levels[v] of a reached v is left to _scatter_levels: the two write disjoint
     # entries, so a parallel finish runs both in one region, without a barrier.
-    for v in range(lo, hi):
+    # Unsigned ids: no negative-index fix-up in the loops over n.
+    for v in range(np.uint64(lo), np.uint64(hi)):
         s = state[v]
         if want_parents:
             parents[v] = s if s >= 0 else -1
@@ -179,10 +180,13 @@ def _finish_range(state, parents, levels, want_parents, want_levels, deg, reset,
 @nb.njit(cache=True, nogil=True)
 def _scatter_levels(queue, offsets, levels, lo, hi):
     d = np.searchsorted(offsets, lo, side="right") - 1
-    for i in range(lo, hi):
-        while i >= offsets[d + 1]:
-            d += 1
-        levels[queue[i]] = d
+    while lo < hi:
+        # One level's window of the queue at a time: a plain loop, no test of the level.
+        end = min(hi, offsets[d + 1])
+        for i in range(np.uint64(lo), np.uint64(end)):
+            levels[np.uint64(queue[i])] = d
+        lo = end
+        d += 1
 
 
 @nb.njit(cache=True, nogil=True, parallel=True)
