@@ -559,7 +559,9 @@ def search_levels(optr, oind, ojc, oaux, oshift, odcsc, iptr, iind, ijc, idcsc, 
     clear bitmap, which a bottom-up level fills with its frontier and clears.
     ``max_depth`` and ``target`` are ``-1`` when not wanted. Each level's
     frontier, new vertices, edges scanned and direction go to ``st[level]``,
-    its seconds to ``st_t``.
+    its seconds to ``st_t`` (one clock reading per level: a level's seconds
+    run from the previous level's end, so they include the stop tests and the
+    direction choice between the two).
 
     Returns (levels run, reason): ``EXHAUSTED``, ``MAX_DEPTH``, ``TARGET``
     (a stop before the next level is due) or ``FULL`` (``st`` is full).
@@ -599,8 +601,7 @@ def search_levels(optr, oind, ojc, oaux, oshift, odcsc, iptr, iind, ijc, idcsc, 
             _settle(queue, tail, tail + k, state, off)
         elif cur == TOP_DOWN:
             k, scanned, degsum = topdown_level(optr, oind, ojc, oaux, oshift, odcsc, queue,
-                                               head, tail, state, off, buf,
-                                               nparts if m_f >= par_topdown else 1)
+                                               head, tail, state, off, buf, nparts)
         else:
             # A frontier from a bottom-up level is sorted: its bits may be set in parallel.
             set_bits(queue[head:tail], front, nparts if sorted_front else 1)
