@@ -213,6 +213,8 @@ def test_luxembourg_osm_runs_in_few_calls() -> None:
         r = spbfs.bfs(gf, 0)
         _check(a, gf, 0, False, r)
         assert len(r.stats) > 1000 and not r.stats.direction.any()
+        # One clock reading per level: the levels' seconds tile the compiled run.
+        assert r.stats.seconds.min() >= 0 and 0 < r.stats.seconds.sum() <= r.seconds
 
 
 @pytest.mark.parametrize("fmt", FORMATS)

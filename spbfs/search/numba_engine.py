@@ -102,15 +102,22 @@ class ScratchPool:
         search on a 1000 x 1000 grid, where a recycled block is overwritten
         in 0.13 ms. Blocks above ``max_bytes`` are not kept.
         """
+        # The count of a block only a list refers to, read the same way as the kept
+        # ones' (not a constant: how an interpreter counts the call's own
+        # temporary references may change between versions).
+        probe = [np.empty((2, 0), np.int64)]
+        unshared = sys.getrefcount(probe[0])
         with self._lock:
-            for block in self._results:
-                # Three references: the list's, ``block`` and getrefcount's argument.
-                if block.shape[1] == n and sys.getrefcount(block) <= 3:
+            kept = self._results
+            for i in range(len(kept)):
+                if kept[i].shape[1] == n and sys.getrefcount(kept[i]) <= unshared:
+                    block = kept[i]
                     break
             else:
                 block = np.empty((2, n), np.int64)
                 if block.nbytes <= self.max_bytes:
-                    self._results = [block, *self._results[:self.keep_results - 1]]
+                    self._results = [block, *kept[:self.keep_results - 1]]
+            # The views are made under the lock: once they exist the block counts as used.
             return block[0], block[1]
 
     def take(self, n: int, nc: int, dtype: np.dtype,
