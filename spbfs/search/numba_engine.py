@@ -58,6 +58,9 @@ class ScratchPool:
     written (milliseconds at a million vertices, taken inside the parallel
     sweep); repeated searches on one graph reuse them. One set is kept per
     graph, and none above ``max_bytes``: next to such searches the faults are cheap.
+    The pool also keeps the compiled loop's per-level record (:meth:`records`)
+    and the result blocks of the last searches, handed out again only once
+    their results are gone (:meth:`results`).
     """
 
     max_bytes = 1 << 28
