@@ -87,6 +87,8 @@ GRAPHS = {
     "directed": lambda: (*_edges(gen.erdos_renyi(1500, m=4000, directed=True, seed=4)), True),
     # Most vertices isolated: a dcsc column index with several columns per chunk.
     "hypersparse": lambda: _spread(*_edges(gen.kronecker(9, 8, seed=7)), 7),
+    # A road-like graph with a few isolated ids: dcsc keeps its one-column-per-chunk index.
+    "lux_like_holes": lambda: (*_lux_like(800, seed=3)[:2], 805, False),
 }
 
 
@@ -121,6 +123,59 @@ def test_hypersparse_dcsc_uses_the_scanning_lookup() -> None:
     src, dst, n, _ = GRAPHS["hypersparse"]()
     g = _graph(_matrix(src, dst, n, False), False, "dcsc")
     assert g.out_block.column_index()[1] > 0
+
+
+@pytest.mark.parametrize(("name", "full"), [("lux_like", True), ("grid", True),
+                                            ("lux_like_holes", False), ("hypersparse", False)])
+def test_dcsc_with_every_column_runs_the_csr_kernels(name: str, full: bool) -> None:
+    """A dcsc block storing every column is a csr block (its jc is 0 .. n - 1): the engine
+    hands it to the csr loops; with one empty column it keeps the dcsc lookup. Same search."""
+    src, dst, n, directed = GRAPHS[name]()
+    a = _matrix(src, dst, n, directed)
+    g = _graph(a, directed, "dcsc")
+    e = _engine(g)
+    assert e.out[5] is (not full) and e.inn[3] is (not full)
+    assert e.out[4] == 0 or not full
+    source = int(np.argmax(np.diff(a.indptr)))
+    parents, levels, _ = _run(e, source, DirectionPolicy())
+    ref = _ref_levels(a, source, directed)
+    np.testing.assert_array_equal(levels, ref)
+    np.testing.assert_array_equal(parents, _min_parents(a, ref, source))
+    for direction in ("bottom-up", "auto"):
+        _check(a, g, source, directed, spbfs.bfs(g, source, direction=direction))
+
+
+def test_result_blocks_are_recycled_only_when_nothing_refers_to_them() -> None:
+    """The parents/levels memory of a dropped result serves a later search; a result, or
+    any view of it, still alive is never written over."""
+    src, dst, n = _edges(gen.grid2d(30, 20))
+    a = _matrix(src, dst, n, False)
+    g = _graph(a, False, "csr")
+    ref = {s: _ref_levels(a, s, False) for s in (0, 7, n - 1, 250)}
+    first = spbfs.bfs(g, 0)
+    kept_view = first.levels[::3]  # only a strided view of the first result survives
+    addr = first.levels.__array_interface__["data"][0]
+    del first
+    second = spbfs.bfs(g, 7)  # the first block is still referenced: a new one
+    third = spbfs.bfs(g, n - 1)  # second alive: neither block is free
+    np.testing.assert_array_equal(kept_view, ref[0][::3])
+    for s, r in ((7, second), (n - 1, third)):
+        np.testing.assert_array_equal(r.levels, ref[s])
+        np.testing.assert_array_equal(r.parents, _min_parents(a, ref[s], s))
+    del r
+    assert addr not in {r.levels.__array_interface__["data"][0] for r in (second, third)}
+    addr_third = third.parents.__array_interface__["data"][0]
+    del third
+    fourth = spbfs.bfs(g, 250)  # third's block is free again: recycled, wholly rewritten
+    assert fourth.parents.__array_interface__["data"][0] == addr_third
+    np.testing.assert_array_equal(fourth.levels, ref[250])
+    np.testing.assert_array_equal(fourth.parents, _min_parents(a, ref[250], 250))
+    np.testing.assert_array_equal(second.levels, ref[7])
+    np.testing.assert_array_equal(kept_view, ref[0][::3])
+    levels_only = spbfs.bfs(g, 7, output="levels")
+    assert levels_only.parents is None
+    np.testing.assert_array_equal(levels_only.levels, ref[7])
+    assert not np.shares_memory(fourth.parents, fourth.levels)
 
 
 def test_kronecker_switches_both_ways_in_one_compiled_run() -> None:
@@ -158,6 +213,8 @@ def test_luxembourg_osm_runs_in_few_calls() -> None:
         r = spbfs.bfs(gf, 0)
         _check(a, gf, 0, False, r)
         assert len(r.stats) > 1000 and not r.stats.direction.any()
+        # One clock reading per level: the levels' seconds tile the compiled run.
+        assert r.stats.seconds.min() >= 0 and 0 < r.stats.seconds.sum() <= r.seconds
 
 
 @pytest.mark.parametrize("fmt", FORMATS)

@@ -166,7 +166,8 @@ def init_state(deg, state):
 def _finish_range(state, parents, levels, want_parents, want_levels, deg, reset, lo, hi):
     # levels[v] of a reached v is left to _scatter_levels: the two write disjoint
     # entries, so a parallel finish runs both in one region, without a barrier.
-    for v in range(lo, hi):
+    # Unsigned ids: no negative-index fix-up in the loops over n.
+    for v in range(np.uint64(lo), np.uint64(hi)):
         s = state[v]
         if want_parents:
             parents[v] = s if s >= 0 else -1
@@ -179,10 +180,13 @@ def _finish_range(state, parents, levels, want_parents, want_levels, deg, reset,
 @nb.njit(cache=True, nogil=True)
 def _scatter_levels(queue, offsets, levels, lo, hi):
     d = np.searchsorted(offsets, lo, side="right") - 1
-    for i in range(lo, hi):
-        while i >= offsets[d + 1]:
-            d += 1
-        levels[queue[i]] = d
+    while lo < hi:
+        # One level's window of the queue at a time: a plain loop, no test of the level.
+        end = min(hi, offsets[d + 1])
+        for i in range(np.uint64(lo), np.uint64(end)):
+            levels[np.uint64(queue[i])] = d
+        lo = end
+        d += 1
 
 
 @nb.njit(cache=True, nogil=True, parallel=True)
@@ -254,17 +258,39 @@ def _claim(ind, lo, hi, u, state, off, out, k):  # type: ignore[no-untyped-def]
     return k, degsum
 
 
-@nb.njit(cache=True, nogil=True)
-def _settle(ids, state, off):
-    """Parents of the vertices claimed in a level: ``state[v] -= off``."""
-    for i in range(ids.shape[0]):
-        v = np.uint64(ids[i])
+@nb.njit(cache=True, nogil=True, _nrt=False)
+def _settle(ids, lo, hi, state, off):
+    """Parents of the vertices claimed in a level, ``ids[lo:hi]``: ``state[v] -= off``."""
+    for i in range(lo, hi):
+        v = np.uint64(ids[np.uint64(i)])
         state[v] -= off
 
 
-@nb.njit(cache=True, nogil=True)
+# Without reference counting (_nrt=False): numba's call convention increfs every
+# array argument on entry and decrefs it on exit, a locked instruction each; ten
+# arrays made a road network's level of a hundred vertices 20% slower (kernels
+# that allocate cannot do without it).
+@nb.njit(cache=True, nogil=True, _nrt=False)
+def _topdown_all(ptr, ind, jc, aux, shift, dcsc, queue, head, tail, state, off, out, opos):
+    """:func:`_topdown_range` over every destination (a serial level)."""
+    # The constant ``whole`` folds away the share test once inlined; passed as an
+    # argument (even a literal one) it stayed a runtime test per frontier vertex.
+    return _topdown_core(ptr, ind, jc, aux, shift, dcsc, queue, head, tail, state, off, out,
+                         opos, 0, state.shape[0], True)
+
+
+@nb.njit(cache=True, nogil=True, _nrt=False)
 def _topdown_range(ptr, ind, jc, aux, shift, dcsc, queue, head, tail, state, off, out, opos,
-                   vlo, vhi, whole):
+                   vlo, vhi):
+    """Top-down from ``queue[head:tail]`` into the destinations ``vlo <= v < vhi`` only
+    (see :func:`_topdown_core`)."""
+    return _topdown_core(ptr, ind, jc, aux, shift, dcsc, queue, head, tail, state, off, out,
+                         opos, vlo, vhi, False)
+
+
+@nb.njit(cache=True, inline="always")
+def _topdown_core(ptr, ind, jc, aux, shift, dcsc, queue, head, tail, state, off, out, opos,
+                  vlo, vhi, whole):
     """Top-down from ``queue[head:tail]`` into the destinations ``vlo <= v < vhi`` only.
 
     New vertices are listed in ``out`` from ``opos`` on, their state still
@@ -282,10 +308,12 @@ def _topdown_range(ptr, ind, jc, aux, shift, dcsc, queue, head, tail, state, off
     degsum = 0
     if not dcsc:
         for i in range(head, tail):
+            # Unsigned indices here too (no negative-index fix-up): 10% of a road
+            # network's search, whose levels hold about a hundred vertices.
             if i + _AHEAD < tail:
-                prefetch(ind, ptr[queue[i + _AHEAD]])
-            u = queue[i]
-            lo, hi = np.int64(ptr[u]), np.int64(ptr[u + 1])
+                prefetch(ind, ptr[np.uint64(queue[np.uint64(i + _AHEAD)])])
+            u = queue[np.uint64(i)]
+            lo, hi = np.int64(ptr[np.uint64(u)]), np.int64(ptr[np.uint64(u + 1)])
             if not whole:
                 lo, hi = column_share(ind, lo, hi, vlo, vhi)
             scanned += hi - lo
@@ -295,15 +323,16 @@ def _topdown_range(ptr, ind, jc, aux, shift, dcsc, queue, head, tail, state, off
         for i in range(head, tail):
             # The index, the column's slot, then its list: three hops, asked for in turn.
             if i + 2 * _AHEAD < tail:
-                prefetch(aux, queue[i + 2 * _AHEAD])
+                prefetch(aux, queue[np.uint64(i + 2 * _AHEAD)])
             if i + _AHEAD < tail:
-                prefetch(ptr, aux[queue[i + _AHEAD]])
+                prefetch(ptr, aux[np.uint64(queue[np.uint64(i + _AHEAD)])])
             if i + _AHEAD // 2 < tail:
-                prefetch(ind, ptr[aux[queue[i + _AHEAD // 2]]])
-            u = queue[i]
+                prefetch(ind, ptr[np.uint64(aux[np.uint64(queue[np.uint64(i + _AHEAD // 2)])])])
+            u = queue[np.uint64(i)]
             # Written out, not through dcsc_column_range: the inlined general lookup
             # (a loop with early returns) measured 2x slower on a road network.
-            lo, hi = np.int64(ptr[aux[u]]), np.int64(ptr[aux[u + 1]])
+            lo = np.int64(ptr[np.uint64(aux[np.uint64(u)])])
+            hi = np.int64(ptr[np.uint64(aux[np.uint64(u + 1)])])
             if not whole:
                 lo, hi = column_share(ind, lo, hi, vlo, vhi)
             scanned += hi - lo
@@ -326,8 +355,8 @@ def _topdown_parts(ptr, ind, jc, aux, shift, dcsc, queue, head, tail, state, off
                    parts):
     for t in nb.prange(cuts.shape[0] - 1):
         k, sc, ds = _topdown_range(ptr, ind, jc, aux, shift, dcsc, queue, head, tail, state,
-                                   off, buf, cuts[t], cuts[t], cuts[t + 1], False)
-        _settle(buf[cuts[t]:cuts[t] + k], state, off)
+                                   off, buf, cuts[t], cuts[t], cuts[t + 1])
+        _settle(buf, cuts[t], cuts[t] + k, state, off)
         parts[t, 0] = k
         parts[t, 1] = sc
         parts[t, 2] = ds
@@ -345,9 +374,9 @@ def topdown_level(ptr, ind, jc, aux, shift, dcsc, queue, head, tail, state, off,
     """
     n = state.shape[0]
     if nparts <= 1:
-        k, sc, ds = _topdown_range(ptr, ind, jc, aux, shift, dcsc, queue, head, tail, state,
-                                   off, queue, tail, 0, n, True)
-        _settle(queue[tail:tail + k], state, off)
+        k, sc, ds = _topdown_all(ptr, ind, jc, aux, shift, dcsc, queue, head, tail, state,
+                                 off, queue, tail)
+        _settle(queue, tail, tail + k, state, off)
         return k, sc, ds
     cuts = word_cuts(n, nparts)
     parts = np.zeros((nparts, 3), np.int64)
@@ -530,7 +559,9 @@ def search_levels(optr, oind, ojc, oaux, oshift, odcsc, iptr, iind, ijc, idcsc, 
     clear bitmap, which a bottom-up level fills with its frontier and clears.
     ``max_depth`` and ``target`` are ``-1`` when not wanted. Each level's
     frontier, new vertices, edges scanned and direction go to ``st[level]``,
-    its seconds to ``st_t``.
+    its seconds to ``st_t`` (one clock reading per level: a level's seconds
+    run from the previous level's end, so they include the stop tests and the
+    direction choice between the two).
 
     Returns (levels run, reason): ``EXHAUSTED``, ``MAX_DEPTH``, ``TARGET``
     (a stop before the next level is due) or ``FULL`` (``st`` is full).
@@ -547,6 +578,9 @@ def search_levels(optr, oind, ojc, oaux, oshift, odcsc, iptr, iind, ijc, idcsc, 
     sorted_front = False
     nlev = 0
     reason = EXHAUSTED
+    # One clock reading per level (its end is the next one's start): a level of
+    # a road network costs about a microsecond, a reading some 25 ns.
+    t0 = monotonic()
     while tail > head:
         if max_depth >= 0 and depth >= max_depth:
             reason = MAX_DEPTH
@@ -557,13 +591,17 @@ def search_levels(optr, oind, ojc, oaux, oshift, odcsc, iptr, iind, ijc, idcsc, 
         if nlev == st.shape[0]:
             reason = FULL
             break
-        t0 = monotonic()
         depth += 1
         n_f = tail - head
-        if cur == TOP_DOWN:
+        if cur == TOP_DOWN and (nparts <= 1 or m_f < par_topdown):
+            # topdown_level's serial case, without its call: arrays passed to a
+            # function that may allocate are reference-counted per call.
+            k, scanned, degsum = _topdown_all(optr, oind, ojc, oaux, oshift, odcsc, queue,
+                                              head, tail, state, off, queue, tail)
+            _settle(queue, tail, tail + k, state, off)
+        elif cur == TOP_DOWN:
             k, scanned, degsum = topdown_level(optr, oind, ojc, oaux, oshift, odcsc, queue,
-                                               head, tail, state, off, buf,
-                                               nparts if m_f >= par_topdown else 1)
+                                               head, tail, state, off, buf, nparts)
         else:
             # A frontier from a bottom-up level is sorted: its bits may be set in parallel.
             set_bits(queue[head:tail], front, nparts if sorted_front else 1)
@@ -576,7 +614,9 @@ def search_levels(optr, oind, ojc, oaux, oshift, odcsc, iptr, iind, ijc, idcsc, 
         st[nlev, 1] = k
         st[nlev, 2] = scanned
         st[nlev, 3] = cur
-        st_t[nlev] = monotonic() - t0
+        t1 = monotonic()
+        st_t[nlev] = t1 - t0
+        t0 = t1
         nlev += 1
         m_u -= degsum
         m_f = degsum

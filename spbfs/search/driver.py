@@ -91,28 +91,31 @@ class RecordLog(LevelLog):
     def extend_record(self, rows: np.ndarray, seconds: np.ndarray) -> None:
         """Levels as rows (frontier, discovered, edges, direction) and their seconds (copied)."""
         self._flush()
-        self._runs.append((rows.copy(), seconds.copy()))
+        # Kept by column: one copy here, and none in stats() for a single run.
+        self._runs.append((rows.T.copy(), seconds.copy()))
 
     def _flush(self) -> None:
         if self.frontier:
-            rows = np.array([self.frontier, self.discovered, self.edges, self.direction],
-                            dtype=np.int64).T
-            self._runs.append((rows, np.array(self.seconds, dtype=np.float64)))
+            cols = np.array([self.frontier, self.discovered, self.edges, self.direction],
+                            dtype=np.int64)
+            self._runs.append((cols, np.array(self.seconds, dtype=np.float64)))
             for lst in (self.frontier, self.discovered, self.edges, self.direction,
                         self.seconds):
                 lst.clear()
 
     def stats(self, extra: dict[str, Any] | None = None) -> LevelStats:
-        """The record as arrays."""
+        """The record as arrays (frontier, discovered and edges are rows of one block)."""
         self._flush()
-        if self._runs:
-            rows = np.concatenate([r for r, _ in self._runs])
+        if len(self._runs) == 1:
+            cols, seconds = self._runs[0]
+        elif self._runs:
+            cols = np.concatenate([c for c, _ in self._runs], axis=1)
             seconds = np.concatenate([t for _, t in self._runs])
         else:
-            rows, seconds = np.empty((0, 4), np.int64), np.empty(0, np.float64)
+            cols, seconds = np.empty((4, 0), np.int64), np.empty(0, np.float64)
         return LevelStats(
-            frontier=rows[:, 0].copy(), discovered=rows[:, 1].copy(), edges=rows[:, 2].copy(),
-            direction=rows[:, 3].astype(np.int8), seconds=seconds,
+            frontier=cols[0], discovered=cols[1], edges=cols[2],
+            direction=cols[3].astype(np.int8), seconds=seconds,
             extra={} if extra is None else extra,
         )
 
