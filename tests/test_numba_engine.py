@@ -178,6 +178,25 @@ def test_result_blocks_are_recycled_only_when_nothing_refers_to_them() -> None:
     assert not np.shares_memory(fourth.parents, fourth.levels)
 
 
+def test_no_result_recycling_without_exact_reference_counts(monkeypatch) -> None:
+    """A free-threaded interpreter without its GIL: every search gets fresh result memory."""
+    import sys
+
+    from spbfs.search.numba_engine import ScratchPool
+
+    pool = ScratchPool()
+    a, _ = pool.results(100)
+    addr = a.__array_interface__["data"][0]
+    del a, _
+    b, _ = pool.results(100)
+    assert b.__array_interface__["data"][0] == addr  # with the GIL: the dropped block again
+    del b, _
+    monkeypatch.setattr(sys, "_is_gil_enabled", lambda: False, raising=False)
+    c, d = pool.results(100)
+    assert c.__array_interface__["data"][0] != addr
+    assert c.shape == d.shape == (100,) and c.dtype == np.int64
+
+
 def test_kronecker_switches_both_ways_in_one_compiled_run() -> None:
     """A direction-optimizing search goes bottom-up and back; the schedule is the
     Python policy's, replayed here level by level from the recorded counts."""

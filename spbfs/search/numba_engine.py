@@ -45,6 +45,16 @@ def _all_columns(block: Any) -> bool:
     return int(block.nzc) == int(block.shape[1])
 
 
+def _gil_enabled() -> bool:
+    """Interpreters before 3.13 always run with the GIL."""
+    return True
+
+
+def _fresh_rows(n: int) -> tuple[np.ndarray, np.ndarray]:
+    block = np.empty((2, n), np.int64)
+    return block[0], block[1]
+
+
 def state_dtype(n: int, max_degree: int) -> np.dtype:
     """int32 where ``id + 2**30`` and ``-1 - degree`` fit in it (n <= 2**30), else int64."""
     small = n <= _OFFSETS[np.dtype(np.int32)] and max_degree < _INT32_LIMIT
@@ -101,10 +111,14 @@ class ScratchPool:
         it: every numpy view of a row (the caller's result, any view of it)
         holds a reference to the block, so a block whose only references are
         the pool's is free. Fresh memory costs a page fault per 4 KiB (or the
-        zeroing of a huge page) when first written: 1.3-1.8 ms of a 15 ms
-        search on a 1000 x 1000 grid, where a recycled block is overwritten
-        in 0.13 ms. Blocks above ``max_bytes`` are not kept.
+        zeroing of a huge page) when first written, a tenth of a search on a
+        high-diameter graph of a million vertices (docs/benchmarks.md); a
+        recycled block is only overwritten. Blocks above ``max_bytes`` are not
+        kept, and none are where reference counts are not exact (a
+        free-threaded interpreter running without its GIL).
         """
+        if not getattr(sys, "_is_gil_enabled", _gil_enabled)():
+            return _fresh_rows(n)
         # The count of a block only a list refers to, read the same way as the kept
         # ones' (not a constant: how an interpreter counts the call's own
         # temporary references may change between versions).
