@@ -512,9 +512,19 @@ class GridEngine:
         owner. One processor row: the column chunk is the own piece, so the
         search and the update are one pass, as with one column otherwise.
         """
-        grid, d, B, bw = self.grid, self.d, self.B, self.bw
+        grid, d, B = self.grid, self.d, self.B
+        # One processor column: the column gather posted after the last level
+        # carries the column chunk's new frontier (the whole vertex set's): every
+        # vertex in it is reached, so "sent" learns it instead of dropping it.
+        learned = self.phases.take_posted_gather(frontier) if grid.pc == 1 else None
         parts = self.phases.expand_row(frontier)
         t0 = self.clock()
+        if learned is None and grid.pr == grid.pc and grid.i == grid.j and grid.pr > 1:
+            # A diagonal rank's row chunk is its column chunk: the expanded pieces
+            # are reached vertices of the chunk "sent" is over.
+            learned = parts
+        if learned is not None:
+            self._learn_sent(learned)
         cols = self._chunk_ids(parts)  # the row chunk's frontier
         tptr, tind, tjc, tdcsc = self.g._traw
         newbuf = self.next_buffer()
@@ -529,23 +539,26 @@ class GridEngine:
             new = self.sort_new(k)
             self.tick(UPDATE, t0)
             return new, scanned, degsum
-        pr, i = grid.pr, grid.i
+        pr = grid.pr
         sent = self.sent
-        if grid.transpose_dest == grid.rank:
-            # The own piece is part i of the column chunk: never send a vertex reached.
-            np.bitwise_or(sent[i * bw:(i + 1) * bw], self.visited, out=sent[i * bw:(i + 1) * bw])
+        # The own piece is part i of the column chunk where this rank holds it in the
+        # column layout: its children are taken in the search itself, not as pairs.
+        own = grid.i if grid.transpose_dest == grid.rank else -1
         counts = self.counts[:pr]
         counts[:] = 0
         # The pairs buffer of the parent updates (a level is one or the other, and its
         # messages are complete when it returns): room for cap pairs per part.
         buf = self.sendbufs[0]
         cap = buf.shape[0] // (2 * pr)
-        at, e, scanned = 0, -1, 0
+        at, e, scanned, k, degsum = 0, -1, 0, 0, 0
         nf = cols.shape[0]
         while True:
-            at, e, sc = K.topdown_pairs(tptr, tind, tjc, tdcsc, cols, sent, counts, buf, cap,
-                                        row0, d.b, B, at, e)
+            at, e, sc, k, ds = K.topdown_pairs(tptr, tind, tjc, tdcsc, cols, sent, counts, buf,
+                                               cap, row0, d.b, B, at, e, own, self.visited,
+                                               self.parents, self.levels, depth, self.deg,
+                                               newbuf, k)
             scanned += sc
+            degsum += ds
             if at == nf:
                 break
             # A part is full: grow every part's room (the first level pays a few).
@@ -560,11 +573,26 @@ class GridEngine:
         sends = [buf[2 * t * cap:2 * (t * cap + c)] for t, c in enumerate(cl)]
         mine = self.phases.fold_to_owners(sends, 2 * sum(cl))
         t0 = self.clock()
-        k, degsum = merge_pairs([mine], -1, self.parents, self.levels, depth, self.visited,
-                                newbuf, 0, self.deg)
+        k, ds = merge_pairs([mine], -1, self.parents, self.levels, depth, self.visited,
+                            newbuf, k, self.deg)
+        degsum += ds
         new = self.sort_new(k)
         self.tick(UPDATE, t0)
         return new, scanned, degsum
+
+    def _learn_sent(self, parts: list[tuple[np.ndarray, bool]]) -> None:
+        """Mark the column chunk's frontier ``parts`` (ids or bitmaps) in ``sent``.
+
+        They are reached, so the transposed top-down need never send a pair
+        for them: the fewer pairs, the less the fold moves and the owner merges.
+        """
+        bw, B, sent = self.bw, self.B, self.sent
+        for t, (m, bits) in enumerate(parts):
+            if bits:
+                np.bitwise_or(sent[t * bw:(t + 1) * bw], m.view(np.uint64),
+                              out=sent[t * bw:(t + 1) * bw])
+            elif m.shape[0]:
+                K.set_bits(m, sent, t * B)
 
     def _ensure(self, need: int, keep: int, pairs: bool) -> None:
         """Room for ``need`` bottom-up finds (scratch, and pairs for another piece).
