@@ -409,13 +409,19 @@ class GridEngine:
         Bottom-up levels gather down the processor column; the transposed
         top-down expands along the row. The direction the Allreduce will
         decide is guessed as the one just run (a wrong guess is received,
-        dropped, and the other exchange runs then); where one of the two moves
-        nothing (one processor row or column) the other is posted.
+        dropped, and the other exchange runs then); where the guessed one moves
+        nothing (a transposed top-down on one processor column) nothing is
+        posted, and with one processor row the gather moves nothing, so the
+        row expand is posted.
         """
         grid = self.grid
         auto = self.direction == "auto"
         if auto:
-            row = self.transposed and grid.pc > 1 and (topdown or grid.pr == 1)
+            # A transposed top-down on one processor column moves no frontier: after a
+            # top-down level nothing is posted there, and a switch to bottom-up
+            # gathers then (once a search), instead of every top-down level posting
+            # a gather that is dropped.
+            row = self.transposed and (topdown or grid.pr == 1)
         else:  # the next level's exchange for sure (none for a top-down on one column)
             row = self.transposed and self.direction == "top-down"
         self.phases.post_expand(frontier, row=row)
@@ -513,18 +519,8 @@ class GridEngine:
         search and the update are one pass, as with one column otherwise.
         """
         grid, d, B = self.grid, self.d, self.B
-        # One processor column: the column gather posted after the last level
-        # carries the column chunk's new frontier (the whole vertex set's): every
-        # vertex in it is reached, so "sent" learns it instead of dropping it.
-        learned = self.phases.take_posted_gather(frontier) if grid.pc == 1 else None
         parts = self.phases.expand_row(frontier)
         t0 = self.clock()
-        if learned is None and grid.pr == grid.pc and grid.i == grid.j and grid.pr > 1:
-            # A diagonal rank's row chunk is its column chunk: the expanded pieces
-            # are reached vertices of the chunk "sent" is over.
-            learned = parts
-        if learned is not None:
-            self._learn_sent(learned)
         cols = self._chunk_ids(parts)  # the row chunk's frontier
         tptr, tind, tjc, tdcsc = self.g._traw
         newbuf = self.next_buffer()
@@ -579,20 +575,6 @@ class GridEngine:
         new = self.sort_new(k)
         self.tick(UPDATE, t0)
         return new, scanned, degsum
-
-    def _learn_sent(self, parts: list[tuple[np.ndarray, bool]]) -> None:
-        """Mark the column chunk's frontier ``parts`` (ids or bitmaps) in ``sent``.
-
-        They are reached, so the transposed top-down need never send a pair
-        for them: the fewer pairs, the less the fold moves and the owner merges.
-        """
-        bw, B, sent = self.bw, self.B, self.sent
-        for t, (m, bits) in enumerate(parts):
-            if bits:
-                np.bitwise_or(sent[t * bw:(t + 1) * bw], m.view(np.uint64),
-                              out=sent[t * bw:(t + 1) * bw])
-            elif m.shape[0]:
-                K.set_bits(m, sent, t * B)
 
     def _ensure(self, need: int, keep: int, pairs: bool) -> None:
         """Room for ``need`` bottom-up finds (scratch, and pairs for another piece).

@@ -695,18 +695,6 @@ class FrontierPhases:
         self._drop(self.pending)
         self.pending = None
 
-    def take_posted_gather(self, frontier: np.ndarray) -> list[tuple[np.ndarray, bool]] | None:
-        """The column chunk's pieces from a posted column exchange of ``frontier``, or None.
-
-        For a level that does not read them as its frontier (a transposed
-        top-down on one processor column guessed wrong): counted as the gather
-        that moved them. None when no such exchange is posted (nothing is sent).
-        """
-        pending = self.pending
-        if pending is None or pending[0] is not frontier or pending[6]:
-            return None
-        return self.expand(frontier, GATHER)
-
     def expand_row(self, frontier: np.ndarray) -> list[tuple[np.ndarray, bool]]:
         """The frontier pieces of this rank's *row* chunk (the transposed top-down).
 
