@@ -409,19 +409,17 @@ class GridEngine:
         Bottom-up levels gather down the processor column; the transposed
         top-down expands along the row. The direction the Allreduce will
         decide is guessed as the one just run (a wrong guess is received,
-        dropped, and the other exchange runs then); where the guessed one moves
-        nothing (a transposed top-down on one processor column) nothing is
-        posted, and with one processor row the gather moves nothing, so the
-        row expand is posted.
+        dropped, and the other exchange runs then); where one of the two moves
+        nothing (one processor row or column) the other is posted.
         """
         grid = self.grid
         auto = self.direction == "auto"
         if auto:
-            # A transposed top-down on one processor column moves no frontier: after a
-            # top-down level nothing is posted there, and a switch to bottom-up
-            # gathers then (once a search), instead of every top-down level posting
-            # a gather that is dropped.
-            row = self.transposed and (topdown or grid.pr == 1)
+            # One processor column: the column gather is posted after a top-down level
+            # too (a transposed top-down there moves no frontier). Posting nothing made
+            # the switch to bottom-up gather unposted, one more wait per search, and
+            # the saved posts are small (docs/benchmarks.md: "where the last 4-8 % go").
+            row = self.transposed and grid.pc > 1 and (topdown or grid.pr == 1)
         else:  # the next level's exchange for sure (none for a top-down on one column)
             row = self.transposed and self.direction == "top-down"
         self.phases.post_expand(frontier, row=row)
