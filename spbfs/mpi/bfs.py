@@ -28,8 +28,11 @@ Top-down over the transposed block (undirected graphs)
     SpMSV finds children in the *column* chunk, with an "already sent"
     bitmap over it, and the pairs fold to the owners of the column chunk's
     pieces (straight to them with ``p2p``; down the processor column, then
-    transposed, otherwise). One processor row owns its column chunk: search
-    and update are one pass, as with one column above.
+    transposed, otherwise). A rank that holds its own piece in the column
+    layout (every rank of a pr × 1 grid, the diagonal of a square one) takes
+    that part's children in the search itself, as pairs go only to others.
+    One processor row owns its column chunk: search and update are one pass,
+    as with one column above.
 
 Bottom-up (Algorithm 4)
     The frontier bitmap of the column chunk comes from *gather*; then ``pc``
