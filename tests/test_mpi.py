@@ -304,29 +304,45 @@ def _row_block(scale: int, seed: int, nparts: int) -> tuple[int, int, int, int, 
     return n, B, B // 64, nrow, a.indptr.astype(np.int64), a.indices.astype(np.int32)
 
 
-@pytest.mark.parametrize(("nparts", "cap"), [(2, 10**9), (3, 7), (2, 1)])
-def test_topdown_pairs_resume_after_a_full_part(nparts: int, cap: int) -> None:
+@pytest.mark.parametrize(("nparts", "cap", "own"),
+                         [(2, 10**9, -1), (3, 7, -1), (2, 1, -1), (2, 10**9, 0), (3, 7, 1),
+                          (2, 1, 1)])
+def test_topdown_pairs_resume_after_a_full_part(nparts: int, cap: int, own: int) -> None:
     """The transposed top-down's kernel: every row reached by the frontier and not
     already sent goes out once, with its smallest frontier column (as a global id of
     the column chunk starting at piece 1) as the parent; a full part stops the call
-    before any pair is lost, and the caller grows the parts and resumes there."""
+    before any pair is lost, and the caller grows the parts and resumes there. Rows
+    of part ``own`` (this rank's piece) are taken at once instead, as the one-column
+    top-down takes them: not yet visited, the smallest parent, listed once."""
     from spbfs.mpi import _kernels as K
 
     n, B, bw, nrow, ptr, ind = _row_block(10, 3, nparts)
-    rng = np.random.default_rng(nparts + cap)
+    rng = np.random.default_rng(nparts + cap + 5 * (own + 1))
     frontier = np.sort(rng.choice(n, 50, replace=False)).astype(np.int32)
     sent = np.zeros(nparts * bw, np.uint64)
     already = rng.choice(nrow, 150, replace=False)
     K.set_bits(already.astype(np.int64), sent, 0)
+    # The own piece's visited rows: its share of ``already`` (its bits in ``sent``
+    # are not read), so the rows reached are the same either way.
+    visited = np.zeros(bw, np.uint64)
+    mine = already[(already // B) == own] - own * B if own >= 0 else already[:0]
+    K.set_bits(mine.astype(np.int64), visited, 0)
+    parents = np.full(B, -1, np.int64)
+    levels = np.full(B, -1, np.int64)
+    deg = rng.integers(1, 100, B).astype(np.int64)
+    new = np.full(B, -9, np.int64)
+    depth = 4
     b, piece0 = B - 3, 1  # local column u is global (piece0 + u // B) * b + u % B
     counts = np.zeros(nparts, np.int64)
     c = min(cap, B)
     out = np.full(2 * nparts * c, -9, np.int64)
-    at, e, scanned, calls = 0, -1, 0, 0
+    at, e, scanned, calls, k, degsum = 0, -1, 0, 0, 0, 0
     while True:
-        at, e, sc = K.topdown_pairs(ptr, ind, ind[:0], False, frontier, sent, counts, out, c,
-                                    piece0, b, B, at, e)
+        at, e, sc, k, ds = K.topdown_pairs(ptr, ind, ind[:0], False, frontier, sent, counts,
+                                           out, c, piece0, b, B, at, e, own, visited, parents,
+                                           levels, depth, deg, new, k)
         scanned += sc
+        degsum += ds
         calls += 1
         if at == frontier.shape[0]:
             break
@@ -340,20 +356,33 @@ def test_topdown_pairs_resume_after_a_full_part(nparts: int, cap: int) -> None:
         for v in ind[ptr[u]:ptr[u + 1]].tolist():
             if v not in set(already.tolist()) and v not in best:
                 best[v] = (piece0 + u // B) * b + u % B
-    fullest = max(sum(1 for v in best if v // B == t) for t in range(nparts))
+    paired = {v: p for v, p in best.items() if v // B != own}
+    fullest = max(sum(1 for v in paired if v // B == t) for t in range(nparts))
     assert (calls > 1) == (fullest > min(cap, B))
     assert scanned == int(np.diff(ptr)[frontier].sum())
-    assert int(counts.sum()) == len(best) > 0
+    assert int(counts.sum()) == len(paired) > 0
     for t in range(nparts):
-        rows = sorted(v for v in best if v // B == t)
+        rows = sorted(v for v in paired if v // B == t)
         part = out[2 * t * c:2 * (t * c + counts[t])].reshape(-1, 2)
         part = part[np.argsort(part[:, 0])]
         expect = np.array([[v - t * B, best[v]] for v in rows], dtype=np.int64).reshape(-1, 2)
         np.testing.assert_array_equal(part, expect)
     got = np.unpackbits(sent.view(np.uint8), bitorder="little")[:nrow].astype(bool)
     want = np.zeros(nrow, bool)
-    want[list(set(already.tolist()) | set(best))] = True
+    want[list(set(already.tolist()) | set(paired))] = True
     np.testing.assert_array_equal(got, want)
+    taken = sorted(v - own * B for v in best if v // B == own)
+    assert sorted(new[:k].tolist()) == taken
+    assert (own < 0) == (k == 0)
+    reached = np.flatnonzero(parents != -1)
+    np.testing.assert_array_equal(reached, taken)
+    np.testing.assert_array_equal(parents[reached], [best[v + own * B] for v in taken])
+    assert (levels[reached] == depth).all() and (levels[parents == -1] == -1).all()
+    assert degsum == int(deg[reached].sum())
+    got_v = np.unpackbits(visited.view(np.uint8), bitorder="little")[:B].astype(bool)
+    want_v = np.zeros(B, bool)
+    want_v[np.r_[mine, np.array(taken, np.int64)].astype(np.int64)] = True
+    np.testing.assert_array_equal(got_v, want_v)
 
 
 @pytest.mark.parametrize("nparts", [2, 3])

@@ -81,7 +81,7 @@ def topdown_fold(ptr, ind, jc, dcsc, frontier, sent, visited, own, bw, nparts, c
 
 @nb.njit(cache=True, nogil=True)
 def topdown_pairs(ptr, ind, jc, dcsc, frontier, sent, counts, out, cap, col_piece0, b, B64, i0,
-                  e0):
+                  e0, own, visited, parents, levels, depth, deg, new, k0):
     """The local step of the transposed top-down (``B x`` as ``Bᵀ x``, undirected graphs).
 
     The masked SpMSV of :func:`topdown_fold` over the stored ``B_ijᵀ``: the
@@ -91,13 +91,25 @@ def topdown_pairs(ptr, ind, jc, dcsc, frontier, sent, counts, out, cap, col_piec
     (over the column chunk) keeps every child to one pair per search, the
     smallest parent: columns are visited in increasing order.
 
+    Part ``own`` (``-1``: none) is this rank's piece: its children are not
+    written as pairs but taken at once, as :func:`topdown_own` takes them
+    (``visited`` is the piece's bitmap; a child gets the smallest parent of
+    this rank's frontier, appended to ``new`` from ``k0``), so they are not
+    written, then read and applied again; pairs from other ranks for them
+    are applied later and keep the smaller parent (:func:`apply_pairs`).
+
     Starts at frontier entry ``i0``, edge ``e0`` (``-1``: the column's first)
     and stops before a pair that would pass a part's ``cap``: the caller grows
     ``out`` and calls again from the returned place. Returns (next frontier
-    entry, next edge, edges scanned); the entry is ``len(frontier)`` when done.
+    entry, next edge, edges scanned, the new ``k``, degree sum of the own
+    children taken); the entry is ``len(frontier)`` when done.
     """
     scanned = 0
     nf = frontier.shape[0]
+    k = k0
+    degsum = 0
+    olo = own * B64
+    ohi = olo + B64 if own >= 0 else olo
     for i in range(i0, nf):
         if not dcsc and i + _AHEAD < nf:
             prefetch(ind, ptr[frontier[i + _AHEAD]])
@@ -110,19 +122,29 @@ def topdown_pairs(ptr, ind, jc, dcsc, frontier, sent, counts, out, cap, col_piec
         par = global_id(np.int64(u), col_piece0, b, B64)
         for e in range(lo, hi):
             v = np.int64(ind[e])
+            if olo <= v < ohi:
+                w = v - olo
+                if test_and_set(visited, w):
+                    continue
+                parents[w] = par
+                levels[w] = depth
+                degsum += deg[w]
+                new[k] = w
+                k += 1
+                continue
             if (sent[v >> 6] >> np.uint64(v & 63)) & np.uint64(1):
                 continue
             t = v // B64
             c = counts[t]
             if c == cap:
-                return i, e, scanned + e - lo
+                return i, e, scanned + e - lo, k, degsum
             sent[v >> 6] |= np.uint64(1) << np.uint64(v & 63)
             at = 2 * (t * cap + c)
             out[at] = v - t * B64
             out[at + 1] = par
             counts[t] = c + 1
         scanned += hi - lo
-    return nf, -1, scanned
+    return nf, -1, scanned, k, degsum
 
 
 @nb.njit(cache=True, nogil=True)

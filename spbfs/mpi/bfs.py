@@ -28,8 +28,11 @@ Top-down over the transposed block (undirected graphs)
     SpMSV finds children in the *column* chunk, with an "already sent"
     bitmap over it, and the pairs fold to the owners of the column chunk's
     pieces (straight to them with ``p2p``; down the processor column, then
-    transposed, otherwise). One processor row owns its column chunk: search
-    and update are one pass, as with one column above.
+    transposed, otherwise). A rank that holds its own piece in the column
+    layout (every rank of a pr × 1 grid, the diagonal of a square one) takes
+    that part's children in the search itself, as pairs go only to others.
+    One processor row owns its column chunk: search and update are one pass,
+    as with one column above.
 
 Bottom-up (Algorithm 4)
     The frontier bitmap of the column chunk comes from *gather*; then ``pc``
@@ -415,6 +418,10 @@ class GridEngine:
         grid = self.grid
         auto = self.direction == "auto"
         if auto:
+            # One processor column: the column gather is posted after a top-down level
+            # too (a transposed top-down there moves no frontier). Posting nothing made
+            # the switch to bottom-up gather unposted, one more wait per search, and
+            # the saved posts are small (docs/benchmarks.md: "where the last 4-8 % go").
             row = self.transposed and grid.pc > 1 and (topdown or grid.pr == 1)
         else:  # the next level's exchange for sure (none for a top-down on one column)
             row = self.transposed and self.direction == "top-down"
@@ -512,7 +519,7 @@ class GridEngine:
         owner. One processor row: the column chunk is the own piece, so the
         search and the update are one pass, as with one column otherwise.
         """
-        grid, d, B, bw = self.grid, self.d, self.B, self.bw
+        grid, d, B = self.grid, self.d, self.B
         parts = self.phases.expand_row(frontier)
         t0 = self.clock()
         cols = self._chunk_ids(parts)  # the row chunk's frontier
@@ -529,23 +536,26 @@ class GridEngine:
             new = self.sort_new(k)
             self.tick(UPDATE, t0)
             return new, scanned, degsum
-        pr, i = grid.pr, grid.i
+        pr = grid.pr
         sent = self.sent
-        if grid.transpose_dest == grid.rank:
-            # The own piece is part i of the column chunk: never send a vertex reached.
-            np.bitwise_or(sent[i * bw:(i + 1) * bw], self.visited, out=sent[i * bw:(i + 1) * bw])
+        # The own piece is part i of the column chunk where this rank holds it in the
+        # column layout: its children are taken in the search itself, not as pairs.
+        own = grid.i if grid.transpose_dest == grid.rank else -1
         counts = self.counts[:pr]
         counts[:] = 0
         # The pairs buffer of the parent updates (a level is one or the other, and its
         # messages are complete when it returns): room for cap pairs per part.
         buf = self.sendbufs[0]
         cap = buf.shape[0] // (2 * pr)
-        at, e, scanned = 0, -1, 0
+        at, e, scanned, k, degsum = 0, -1, 0, 0, 0
         nf = cols.shape[0]
         while True:
-            at, e, sc = K.topdown_pairs(tptr, tind, tjc, tdcsc, cols, sent, counts, buf, cap,
-                                        row0, d.b, B, at, e)
+            at, e, sc, k, ds = K.topdown_pairs(tptr, tind, tjc, tdcsc, cols, sent, counts, buf,
+                                               cap, row0, d.b, B, at, e, own, self.visited,
+                                               self.parents, self.levels, depth, self.deg,
+                                               newbuf, k)
             scanned += sc
+            degsum += ds
             if at == nf:
                 break
             # A part is full: grow every part's room (the first level pays a few).
@@ -560,8 +570,9 @@ class GridEngine:
         sends = [buf[2 * t * cap:2 * (t * cap + c)] for t, c in enumerate(cl)]
         mine = self.phases.fold_to_owners(sends, 2 * sum(cl))
         t0 = self.clock()
-        k, degsum = merge_pairs([mine], -1, self.parents, self.levels, depth, self.visited,
-                                newbuf, 0, self.deg)
+        k, ds = merge_pairs([mine], -1, self.parents, self.levels, depth, self.visited,
+                            newbuf, k, self.deg)
+        degsum += ds
         new = self.sort_new(k)
         self.tick(UPDATE, t0)
         return new, scanned, degsum
