@@ -46,6 +46,7 @@ _CHOICES: dict[str, tuple[str, ...]] = {
     "exchange": ("auto", "p2p", "collective", "butterfly"),
     "output": ("both", "parents", "levels"),
     "bind": ("auto", "none", "core"),
+    "grid_blocks": ("one", "both"),
 }
 _BOOLS = ("debug", "cuda_kernels", "cuda_fused")
 #: Named links of the ``network`` setting (their numbers: :mod:`spbfs.mpi.network`).
@@ -119,6 +120,16 @@ class Config:
         cached per machine).
     grid : tuple of int or None
         Process grid ``(pr, pc)``; None chooses one from the number of ranks.
+    grid_blocks : {"one", "both"}
+        What a rank of an undirected graph on a grid stores. ``one``: its block
+        ``B_ij`` once, transposed (row access), about its share of the graph;
+        a top-down level then runs as ``Bᵀ x``, sending every child found
+        outside the rank's own piece to its owner as a ``(child, parent)``
+        pair. ``both``: ``B_ij`` beside its transpose, about twice the
+        block memory; a top-down level gathers the frontier down the
+        processor column and updates the rank's own rows, as Buluç et al.'s
+        Algorithm 3 does, with fewer words on the wire (docs/benchmarks.md
+        has both measured). A directed graph always stores both.
     output : {"both", "parents", "levels"}
         Which result arrays BFS returns.
     threads : int, "auto" or None
@@ -173,6 +184,7 @@ class Config:
     network: str = "native"
     link_latency_us: float | None = None
     link_gbps: float | None = None
+    grid_blocks: str = "one"
 
     def __post_init__(self) -> None:
         for f in fields(self):

@@ -141,13 +141,15 @@ class DistGraph:
         self.config = config
         self.dist = Distribution(n, grid.pr, grid.pc)
         self.tblock = tblock
+        #: Whether the top-down runs the transposed product over ``tblock`` (an
+        #: undirected graph: B is symmetric, so ``B x = Bᵀ x``), which lets the
+        #: rank keep one block (``Config.grid_blocks``).
+        self.transposed_topdown = not self.directed and config.grid_blocks == "one"
+        if block is None and not self.transposed_topdown:
+            block = tblock.transpose()  # "both": held from the start, like a directed graph's
         if block is not None and block is not tblock:
             tblock._transpose = block
             block._transpose = tblock
-        #: Whether the top-down runs the transposed product over ``tblock`` (an
-        #: undirected graph: B is symmetric, so ``B x = Bᵀ x``), which lets the
-        #: rank keep one block.
-        self.transposed_topdown = not self.directed
         # The input tuples on this rank: how many fell on each entry of ``tblock``
         # (aligned with tblock.ind), and the self-loops as (local rows, local cols).
         self._tuple_counts = tuple_counts

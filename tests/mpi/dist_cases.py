@@ -131,6 +131,7 @@ def check_grid(shape: str, cases: list[int]) -> None:
                     cases[0] += 1
         # Graph-level extras on the last (dcsc) graph.
         check_limits(g, el, serial, directed, shape, name)
+        check_both_blocks(grid, el, serial, directed, shape, name)
     check_kronecker_grid_independence(grid, shape)
     check_validation_errors(grid, shape)
     check_counters(grid, shape)
@@ -138,6 +139,31 @@ def check_grid(shape: str, cases: list[int]) -> None:
     check_chunked_alltoallv(grid)
     check_bad_input(grid)
     grid.free()
+
+
+def check_both_blocks(grid: ProcessGrid, el: EdgeList, serial: Graph, directed: bool,
+                      shape: str, name: str) -> None:
+    """``grid_blocks="both"``: B_ij held beside its transpose, the same levels and parents."""
+    src, dst = share(el, grid.rank, grid.size)
+    for fmt in ("csr", "dcsc"):
+        cfg = Config(format=fmt, grid_blocks="both")
+        g = DistGraph.from_edges(src, dst, el.n, directed=directed, grid=grid, config=cfg)
+        symmetric = not directed and grid.pr == grid.pc and grid.i == grid.j
+        tag = f"{shape} {name} {fmt} grid_blocks=both"
+        assert g.transposed_topdown is False, tag
+        assert g.block_held() == (not symmetric), tag
+        t = g.block.to_scipy().T.tocsr()
+        assert (g.tblock.to_scipy() != t).nnz == 0, f"{tag}: tblock is not the transpose"
+        for direction in ("auto", "top-down"):
+            for s in sources_for(name, el):
+                r = bfs(g, s, direction=direction)
+                r.validate(g)
+                full = r.gather()
+                if grid.rank == 0:
+                    ref = serial_bfs(serial, s, direction=direction)
+                    assert np.array_equal(full.levels, ref.levels), f"{tag} {s}: levels differ"
+                    if direction == "top-down" or grid.pc == 1:
+                        assert np.array_equal(full.parents, ref.parents), f"{tag} {s}: parents"
 
 
 def check_storage(g: DistGraph, el: EdgeList, directed: bool, tag: str) -> None:
