@@ -4,11 +4,12 @@ The graph's pre-transposed adjacency ``B`` and the vectors are spread over a
 ``pr x pc`` process grid as in Buluç, Beamer, Madduri, Asanović and Patterson,
 *Distributed-Memory Breadth-First Search on Massive Graphs* (2017):
 rank ``(i, j)`` holds block ``B[row chunk i, column chunk j]`` (stored
-transposed, once for an undirected graph) and vector piece ``i * pc + j``.
+transposed, once for an undirected graph unless ``Config.grid_blocks`` is
+``"both"``) and vector piece ``i * pc + j``.
 Top-down levels are Algorithm 3 (transpose, expand down the processor
 column, local SpMSV over ``min_second``, fold along the row; for an
-undirected graph its transposed form, expand along the row and fold down
-the column, over the one stored block);
+undirected graph with one stored block its transposed form, expand along
+the row and fold down the column);
 bottom-up levels are Algorithm 4 (frontier bitmap gathered down the column,
 ``pc`` sub-steps rotating the ``completed`` bitmap along the row). The
 direction of each level comes from globally reduced counts with the
