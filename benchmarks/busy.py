@@ -4,8 +4,8 @@ For 0, 1 and 2 busy processes (``python -c 'while True: pass'``, started and
 ended by this script), this runs searches on Kronecker graphs (scales 16, 18
 and 20 by default, and at scale 16 from an isolated vertex) with 1 thread,
 with 2 threads and with the default (``Config.threads`` unset: the thread count
-:mod:`spbfs.threads` picks per search). The three settings are interleaved in
-rounds (their order rotates every round) and the table gives the median
+:mod:`spbfs.threads` picks per search). The three settings take turns search by
+search (their order rotates from one root to the next) and the table gives the median
 milliseconds per search of each, the ratio of the default to the best of the
 three, and how many threads the default's policy picked in samples taken
 between the rounds. ``uptime`` is printed before and after each busy level:
@@ -164,11 +164,17 @@ def main(argv: list[str] | None = None) -> int:
                 times: dict[int | None, list[float]] = {t: [] for t in SETTINGS}
                 picked: Counter[int] = Counter()
                 for rnd in range(args.rounds):
-                    order = SETTINGS[rnd % 3:] + SETTINGS[:rnd % 3]
-                    for t in order:
-                        if t is None:
-                            picked[policy.choose(ceiling, numba.config.NUMBA_NUM_THREADS - 1)] += 1
-                        times[t] += _time(graphs, roots, t, ceiling)
+                    # The settings take turns root by root, the order rotating: with
+                    # every core taken a search either runs through or waits a
+                    # scheduler slice, and which one a run of searches in a row gets
+                    # depends on its place in the sequence, not on its setting.
+                    for i, r in enumerate(roots):
+                        turn = (rnd + i) % len(SETTINGS)
+                        for t in SETTINGS[turn:] + SETTINGS[:turn]:
+                            if t is None and i == 0:
+                                picked[policy.choose(ceiling,
+                                                     numba.config.NUMBA_NUM_THREADS - 1)] += 1
+                            times[t] += _time(graphs, [r], t, ceiling)
                 med = {t: median(v) for t, v in times.items()}
                 best = min(med.values())
                 rows.append([k, label, *(f"{med[t]:.2f}" for t in SETTINGS),
