@@ -92,6 +92,16 @@ __all__ = ["COMM_PHASES", "LOCAL_PHASES", "DistBFSResult", "bfs", "traversed_edg
 # over the rank's threads (one grid column only; see _kernels.topdown_own).
 _PAR_TOPDOWN = 1 << 15
 
+# The frontier exchange posted before a level's Allreduce is the one the next
+# level most likely needs, guessed from numbers every rank holds (the last
+# Allreduce's), so every rank posts the same one. After a top-down level the
+# guess is bottom-up once the frontier's edges, grown by up to this factor,
+# would pass Beamer's test (Kronecker frontiers grow 20-5000x a level near the switch).
+_GROWTH_AHEAD = 256
+# After a bottom-up level the guess is top-down once the frontier stopped growing
+# and holds fewer than this many times n / beta vertices.
+_SHRINK_AHEAD = 4
+
 
 
 # --------------------------------------------------------------------------- result
@@ -269,8 +279,9 @@ class GridEngine:
 
     def __init__(self, g: DistGraph, cfg: Config,
                  out: tuple[np.ndarray, np.ndarray] | None = None,
-                 max_depth: int | None = None) -> None:
+                 max_depth: int | None = None, policy: DirectionPolicy | None = None) -> None:
         self.g = g
+        self.policy = policy or DirectionPolicy(cfg.direction, cfg.alpha, cfg.beta)
         self.n = g.n
         self.total_degree = g.total_degree
         self.max_depth = max_depth
@@ -346,6 +357,11 @@ class GridEngine:
         self.nthreads = numba.get_num_threads()
         self.nchunks = 4 * self.nthreads if self.nthreads > 1 else 1
         self.m_f = 0  # degree sum of the current frontier, all ranks (set by reduce)
+        # The rest of the latest Allreduce's picture (as the driver keeps it): the
+        # frontier's size, whether it grew, the edges out of unvisited vertices.
+        self.n_f = 0
+        self.grew = True
+        self.m_u = -1
         self.stepped = False  # a level ran since the last reduce
 
     def next_buffer(self) -> np.ndarray:
@@ -411,7 +427,7 @@ class GridEngine:
 
         Bottom-up levels gather down the processor column; the transposed
         top-down expands along the row. The direction the Allreduce will
-        decide is guessed as the one just run (a wrong guess is received,
+        decide is guessed (:meth:`_guess_topdown`; a wrong guess is received,
         dropped, and the other exchange runs then); where one of the two moves
         nothing (one processor row or column) the other is posted.
         """
@@ -422,10 +438,24 @@ class GridEngine:
             # too (a transposed top-down there moves no frontier). Posting nothing made
             # the switch to bottom-up gather unposted, one more wait per search, and
             # the saved posts are small (docs/benchmarks.md: "where the last 4-8 % go").
-            row = self.transposed and grid.pc > 1 and (topdown or grid.pr == 1)
+            row = self.transposed and grid.pc > 1 and (self._guess_topdown(topdown)
+                                                       or grid.pr == 1)
         else:  # the next level's exchange for sure (none for a top-down on one column)
             row = self.transposed and self.direction == "top-down"
         self.phases.post_expand(frontier, row=row)
+
+    def _guess_topdown(self, topdown: bool) -> bool:
+        """Whether the level after the one just run (``topdown`` or not) will be top-down.
+
+        A guess from the latest Allreduce's numbers, the same on every rank
+        (each posts what the others expect); wrong at most near a direction
+        switch, where it costs one exchange that was not posted.
+        """
+        pol = self.policy
+        if topdown:
+            return not (self.m_f * pol.alpha * _GROWTH_AHEAD > self.m_u
+                        and self.m_f * pol.gamma * _GROWTH_AHEAD >= self.n)
+        return not self.grew and self.n_f * pol.beta <= _SHRINK_AHEAD * self.n
 
     def reduce(self, count: int, degsum: int, scanned: int, hit: int) -> list[int]:
         """The level-end Allreduce; also completes a posted frontier exchange."""
@@ -434,6 +464,9 @@ class GridEngine:
             self.cnt.close_level()
             self.stepped = False
         self.m_f = red[1]  # the next frontier's edges: a large top-down level runs in parallel
+        self.m_u = (self.total_degree if self.m_u < 0 else self.m_u) - red[1]
+        self.grew = red[0] > self.n_f
+        self.n_f = red[0]
         return red
 
     # -- merge and order ----------------------------------------------------------------
@@ -785,7 +818,7 @@ def bfs(graph: DistGraph, source: int, *, direction: str | None = None,
         _check_out(out, graph.hi - graph.lo)
     policy = DirectionPolicy(cfg.direction, cfg.alpha, cfg.beta)
     t_start = time.perf_counter()
-    engine = GridEngine(graph, cfg, out, max_depth)
+    engine = GridEngine(graph, cfg, out, max_depth, policy)
     run = run_levels(engine, policy, source, max_depth, target)
     result = engine.finish(run, source, cfg, time.perf_counter() - t_start)
     if kind == LEVELS:
