@@ -22,6 +22,7 @@ Usage (repository root, venv active; A is an older checkout, e.g. a worktree)::
 
     git worktree add /tmp/before <commit>
     python benchmarks/ab.py --a /tmp/before --b . --rounds 3
+    python benchmarks/ab.py --a /tmp/before --b . --also mid=/tmp/middle --cases dist18x2x1
 
 Each side runs with ``PYTHONPATH`` set to its checkout, so both use this
 virtual environment's packages. The grid package is ``spbfs.mpi``
@@ -130,34 +131,47 @@ def main(argv: list[str] | None = None) -> int:
                     help="the luxembourg_osm Matrix Market file (default: the bundled "
                          "spbfs.datasets copy)")
     ap.add_argument("--timeout", type=float, default=900)
+    ap.add_argument("--also", action="append", default=[], metavar="NAME=PATH",
+                    help="a further checkout, rotated with A and B and compared with A "
+                         "(repeatable)")
     args = ap.parse_args(argv)
     sides = {"A": args.a.resolve(), "B": args.b.resolve()}
+    for item in args.also:
+        name, sep, path = item.partition("=")
+        if not sep or not name or not path or name in sides:
+            ap.error(f"--also takes NAME=PATH with a new NAME (not A or B), got {item!r}")
+        sides[name] = Path(path).resolve()
     cases = [c for c in args.cases.split(",") if c]
     if args.lux is None:
         sys.path.insert(0, str(ROOT))
         from spbfs.datasets import path as dataset_path
 
         args.lux = dataset_path("luxembourg_osm")
-    print(f"A = {sides['A']}\nB = {sides['B']}\nload before: {_load()}", flush=True)
+    print("\n".join(f"{k} = {v}" for k, v in sides.items()) + f"\nload before: {_load()}",
+          flush=True)
+    names = list(sides)
     results: dict[tuple[str, str], list[dict[str, float]]] = {}
     for rnd in range(args.rounds):
         for case in cases:
-            order = ("A", "B") if (rnd + cases.index(case)) % 2 == 0 else ("B", "A")
-            for side in order:
+            turn = (rnd + cases.index(case)) % len(names)
+            for side in names[turn:] + names[:turn]:
                 figs = _run(case, sides[side], args)
                 results.setdefault((case, side), []).append(figs)
                 print(f"round {rnd + 1} {case} {side}: "
                       + ", ".join(f"{k} {v:.4g}" for k, v in figs.items()), flush=True)
     print(f"load after: {_load()}\n")
-    print("| case | figure | A median | B median | B / A | B / A by round |")
-    print("|---|---|---|---|---|---|")
-    for case in cases:
-        for fig in results[(case, "A")][0]:
-            a = [r[fig] for r in results[(case, "A")]]
-            b = [r[fig] for r in results[(case, "B")]]
-            ma, mb = statistics.median(a), statistics.median(b)
-            paired = ", ".join(f"{y / x:.3f}" for x, y in zip(a, b, strict=True))
-            print(f"| {case} | {fig} | {ma:.4g} | {mb:.4g} | {mb / ma:.3f} | {paired} |")
+    for other in names[1:]:
+        print(f"| case | figure | A median | {other} median | {other} / A | "
+              f"{other} / A by round |")
+        print("|---|---|---|---|---|---|")
+        for case in cases:
+            for fig in results[(case, "A")][0]:
+                a = [r[fig] for r in results[(case, "A")]]
+                b = [r[fig] for r in results[(case, other)]]
+                ma, mb = statistics.median(a), statistics.median(b)
+                paired = ", ".join(f"{y / x:.3f}" for x, y in zip(a, b, strict=True))
+                print(f"| {case} | {fig} | {ma:.4g} | {mb:.4g} | {mb / ma:.3f} | {paired} |")
+        print()
     return 0
 
 
