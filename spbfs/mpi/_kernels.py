@@ -123,8 +123,8 @@ def topdown_pairs(ptr, ind, jc, dcsc, frontier, sent, counts, out, cap, col_piec
         for e in range(lo, hi):
             v = np.int64(ind[e])
             if olo <= v < ohi:
-                # topdown_own's claim, written out: the same through an inlined helper
-                # returning (k, degree) measured 5 % slower on a 2x1 grid.
+                # topdown_own's claim, written out: through an inlined helper returning
+                # (k, degree) the search was slower (docs/benchmarks.md, session 4).
                 w = v - olo
                 if test_and_set(visited, w):
                     continue
