@@ -82,6 +82,30 @@ class DirectionPolicy:
     beta: float = 24.0
     gamma: float = 32.0
 
+    def guess(self, current: int, n_f: int, m_f: int, m_u: int, n: int, grew: bool,
+              m_f_before: int, shrink: float = 4.0) -> int:
+        """The likely direction of the level after the one now running, before its counts.
+
+        A grid posts the next level's frontier exchange before the level's
+        Allreduce (:mod:`spbfs.mpi.bfs`), from the numbers of the latest one:
+        the running level's frontier (``n_f`` vertices, ``m_f`` edges; the one
+        before had ``m_f_before`` edges), the edges ``m_u`` out of unvisited
+        vertices and whether the frontier ``grew``. After a top-down level:
+        :meth:`choose`'s test on ``m_f`` grown once more as it grew last
+        (a Kronecker frontier grows a thousandfold into the switch; a road
+        network's or a grid's hardly at all). After a bottom-up level: top-down
+        once the frontier stopped growing and holds fewer than
+        ``shrink * n / beta`` vertices. Deterministic in its arguments, so
+        every rank guesses alike.
+        """
+        if self.mode != "auto":
+            return TOP_DOWN if self.mode == "top-down" else BOTTOM_UP
+        if current == TOP_DOWN:
+            reach = m_f * (m_f / m_f_before) if 0 < m_f_before < m_f else m_f
+            return next_direction(0, TOP_DOWN, n_f, reach, m_u, n, True, self.alpha,
+                                  self.beta, self.gamma)
+        return TOP_DOWN if not grew and n_f * self.beta <= shrink * n else BOTTOM_UP
+
     @property
     def fused_switch(self) -> tuple[float, float, bool]:
         """``(alpha, gamma, auto)`` for a compiled loop of top-down levels.

@@ -301,6 +301,32 @@ def test_direction_policy_guard_against_tiny_bottom_up_switches() -> None:
     assert np.any(r.stats.direction == BOTTOM_UP)
 
 
+def test_direction_policy_guess_before_the_counts() -> None:
+    """The grid's guess of the next direction: the documented rule, on numbers where it
+    differs from "the direction just run", and the forced modes."""
+    from spbfs.direction import BOTTOM_UP, TOP_DOWN, DirectionPolicy
+
+    pol = DirectionPolicy()
+    n, m_u = 1 << 18, 7_600_000
+    # A frontier of 1,828 edges after one of 2 (a Kronecker root's second level): grown
+    # as it grew, 1.67 M edges pass 7.6 M / 14 -> bottom-up next.
+    assert pol.guess(TOP_DOWN, 2, 1_828, m_u, n, True, 2) == BOTTOM_UP
+    assert pol.choose(TOP_DOWN, 2, 1_828, m_u, n, True) == TOP_DOWN  # the counts alone
+    # The source's level, and a road network's steady frontier, stay top-down.
+    assert pol.guess(TOP_DOWN, 1, 7, m_u, n, True, 0) == TOP_DOWN
+    assert pol.guess(TOP_DOWN, 120, 300, 200_000, 114_599, True, 290) == TOP_DOWN
+    # A long path's tail: the n / gamma guard holds, as in choose.
+    assert pol.guess(TOP_DOWN, 20, 50, 100, 115_000, False, 50) == TOP_DOWN
+    # Bottom-up: back to top-down only once the frontier stopped growing and is small.
+    assert pol.guess(BOTTOM_UP, 29_002, 0, m_u, n, False, 0) == TOP_DOWN
+    assert pol.guess(BOTTOM_UP, 29_002, 0, m_u, n, True, 0) == BOTTOM_UP
+    assert pol.guess(BOTTOM_UP, 139_955, 0, m_u, n, False, 0) == BOTTOM_UP
+    for mode, want in (("top-down", TOP_DOWN), ("bottom-up", BOTTOM_UP)):
+        forced = DirectionPolicy(mode)
+        assert {forced.guess(c, 1, 10**6, 1, n, g, 1) for c in (TOP_DOWN, BOTTOM_UP)
+                for g in (True, False)} == {want}
+
+
 def test_direction_string_runs() -> None:
     from spbfs.result import direction_string
 

@@ -62,7 +62,7 @@ import numpy as np
 
 from semirings.semiring import Semiring
 from spbfs.config import Config
-from spbfs.direction import BOTTOM_UP, DirectionPolicy
+from spbfs.direction import BOTTOM_UP, TOP_DOWN, DirectionPolicy
 from spbfs.io.parallel_npz import save_npz
 from spbfs.mpi import _kernels as K
 from spbfs.mpi import comm as C
@@ -92,15 +92,6 @@ __all__ = ["COMM_PHASES", "LOCAL_PHASES", "DistBFSResult", "bfs", "traversed_edg
 # over the rank's threads (one grid column only; see _kernels.topdown_own).
 _PAR_TOPDOWN = 1 << 15
 
-# The frontier exchange posted before a level's Allreduce is the one the next
-# level most likely needs, guessed from numbers every rank holds (the last
-# Allreduce's), so every rank posts the same one. After a top-down level the
-# guess is bottom-up once the frontier's edges, grown by up to this factor,
-# would pass Beamer's test (Kronecker frontiers grow 20-5000x a level near the switch).
-_GROWTH_AHEAD = 256
-# After a bottom-up level the guess is top-down once the frontier stopped growing
-# and holds fewer than this many times n / beta vertices.
-_SHRINK_AHEAD = 4
 
 
 
@@ -362,6 +353,7 @@ class GridEngine:
         self.n_f = 0
         self.grew = True
         self.m_u = -1
+        self.m_f_before = 0  # the frontier's edges one level earlier
         self.stepped = False  # a level ran since the last reduce
 
     def next_buffer(self) -> np.ndarray:
@@ -451,11 +443,9 @@ class GridEngine:
         (each posts what the others expect); wrong at most near a direction
         switch, where it costs one exchange that was not posted.
         """
-        pol = self.policy
-        if topdown:
-            return not (self.m_f * pol.alpha * _GROWTH_AHEAD > self.m_u
-                        and self.m_f * pol.gamma * _GROWTH_AHEAD >= self.n)
-        return not self.grew and self.n_f * pol.beta <= _SHRINK_AHEAD * self.n
+        current = TOP_DOWN if topdown else BOTTOM_UP
+        return self.policy.guess(current, self.n_f, self.m_f, self.m_u, self.n, self.grew,
+                                 self.m_f_before) == TOP_DOWN
 
     def reduce(self, count: int, degsum: int, scanned: int, hit: int) -> list[int]:
         """The level-end Allreduce; also completes a posted frontier exchange."""
@@ -463,6 +453,7 @@ class GridEngine:
         if self.stepped:  # the start's Allreduce is counted with level 1
             self.cnt.close_level()
             self.stepped = False
+        self.m_f_before = self.m_f
         self.m_f = red[1]  # the next frontier's edges: a large top-down level runs in parallel
         self.m_u = (self.total_degree if self.m_u < 0 else self.m_u) - red[1]
         self.grew = red[0] > self.n_f
