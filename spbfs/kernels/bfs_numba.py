@@ -350,15 +350,6 @@ def _topdown_core(ptr, ind, jc, aux, shift, dcsc, queue, head, tail, state, off,
     return k - opos, scanned, degsum
 
 
-@nb.njit(cache=True, nogil=True, _nrt=False)
-def _serial_level(ptr, ind, jc, aux, shift, dcsc, queue, head, tail, state, off):
-    """One serial top-down level into ``queue[tail:]``, settled (see :func:`topdown_level`)."""
-    k, sc, ds = _topdown_all(ptr, ind, jc, aux, shift, dcsc, queue, head, tail, state, off,
-                             queue, tail)
-    _settle(queue, tail, tail + k, state, off)
-    return k, sc, ds
-
-
 @nb.njit(cache=True, nogil=True, parallel=True)
 def _topdown_parts(ptr, ind, jc, aux, shift, dcsc, queue, head, tail, state, off, buf, cuts,
                    parts):
@@ -383,7 +374,10 @@ def topdown_level(ptr, ind, jc, aux, shift, dcsc, queue, head, tail, state, off,
     """
     n = state.shape[0]
     if nparts <= 1:
-        return _serial_level(ptr, ind, jc, aux, shift, dcsc, queue, head, tail, state, off)
+        k, sc, ds = _topdown_all(ptr, ind, jc, aux, shift, dcsc, queue, head, tail, state,
+                                 off, queue, tail)
+        _settle(queue, tail, tail + k, state, off)
+        return k, sc, ds
     cuts = word_cuts(n, nparts)
     parts = np.zeros((nparts, 3), np.int64)
     _topdown_parts(ptr, ind, jc, aux, shift, dcsc, queue, head, tail, state, off, buf, cuts,
@@ -600,10 +594,11 @@ def search_levels(optr, oind, ojc, oaux, oshift, odcsc, iptr, iind, ijc, idcsc, 
         depth += 1
         n_f = tail - head
         if cur == TOP_DOWN and (nparts <= 1 or m_f < par_topdown):
-            # topdown_level's serial case, called directly: arrays passed to a
+            # topdown_level's serial case, without its call: arrays passed to a
             # function that may allocate are reference-counted per call.
-            k, scanned, degsum = _serial_level(optr, oind, ojc, oaux, oshift, odcsc, queue,
-                                               head, tail, state, off)
+            k, scanned, degsum = _topdown_all(optr, oind, ojc, oaux, oshift, odcsc, queue,
+                                              head, tail, state, off, queue, tail)
+            _settle(queue, tail, tail + k, state, off)
         elif cur == TOP_DOWN:
             k, scanned, degsum = topdown_level(optr, oind, ojc, oaux, oshift, odcsc, queue,
                                                head, tail, state, off, buf, nparts)
