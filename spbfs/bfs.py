@@ -29,7 +29,7 @@ from spbfs.search.driver import LocalEngine, run_levels
 from spbfs.search.numba_engine import NumbaEngine, ScratchPool, nonempty_columns
 from spbfs.search.semiring_engine import semiring_search
 from spbfs.search.vectorized_engine import VectorizedEngine
-from spbfs.threads import search_threads
+from spbfs.threads import SearchThreads, search_threads
 
 __all__ = ["bfs"]
 
@@ -140,20 +140,22 @@ def bfs(
     >>> spbfs.bfs(g, 0, semiring="plus_second").values.tolist()   # shortest-path counts
     [1, 1, 1, 1]
     """
-    # The thread count is chosen before the graph is resolved: a kept Graph of a
-    # scipy matrix is recognized by a digest of its structure, which runs in
-    # parallel only where the machine has idle cores.
     threads = (config or (graph.config if isinstance(graph, Graph) else Config())).threads
-    with search_threads(threads):  # None: as many as the machine has idle now
+    # None: as many as the machine has idle when the first parallel region is due.
+    with search_threads(threads, lazy=True) as choice:
+        if not isinstance(graph, Graph):
+            # Chosen before the graph is resolved: a kept Graph of a scipy matrix is
+            # recognized by a digest of its structure, which runs in parallel.
+            choice.count()
         return _bfs(graph, source, config, max_depth, target, output, direction, reverse,
-                    directed, semiring, source_value, cache)
+                    directed, semiring, source_value, cache, choice)
 
 
 def _bfs(graph: Any, source: Any, config: Config | None, max_depth: int | None,
          target: Any, output: str | None, direction: str | None, reverse: bool,
          directed: bool | None, semiring: Semiring | str, source_value: Any,
-         cache: MatrixCache | bool) -> BFSResult:
-    """:func:`bfs` on the thread count it has set."""
+         cache: MatrixCache | bool, threads: SearchThreads) -> BFSResult:
+    """:func:`bfs` with its thread count (``threads``, chosen when first needed)."""
     g, cfg, kind, semiring = _resolve_graph(graph, config, directed, output, direction, reverse,
                                             semiring, source_value, cache)
     if g.n == 0:
@@ -171,8 +173,9 @@ def _bfs(graph: Any, source: Any, config: Config | None, max_depth: int | None,
         target = check_vertex(g.resolve_vertex(target, "target"), g.n, "target")
     max_depth = check_max_depth(max_depth)
     if kind == VALUES:
+        threads.count()
         return semiring_search(g, source, cfg, semiring, source_value, max_depth, target, reverse)
-    return _search(g, source, cfg, max_depth, target, reverse)
+    return _search(g, source, cfg, max_depth, target, reverse, threads)
 
 
 def _resolve_graph(
@@ -216,8 +219,13 @@ def _resolve_graph(
     return g, cfg, kind, semiring
 
 
-def _engine(g: Graph, backend: Any, reverse: bool, cfg: Config) -> LocalEngine:
-    """The one-process engine for ``backend``: numba, CUDA kernels or vectorized steps."""
+def _engine(g: Graph, backend: Any, reverse: bool, cfg: Config,
+            threads: SearchThreads) -> LocalEngine:
+    """The one-process engine for ``backend``: numba, CUDA kernels or vectorized steps.
+
+    The numba engine asks ``threads`` for its count when its first parallel
+    region is due; the others run on the count chosen now.
+    """
     out_block, in_block = (g.in_block, g.out_block) if reverse else (g.out_block, g.in_block)
     deg = g.in_degree if reverse else g.out_degree
     if backend.name == "numba":
@@ -229,7 +237,10 @@ def _engine(g: Graph, backend: Any, reverse: bool, cfg: Config) -> LocalEngine:
             slots = g._search_cache.get(key)
             if slots is None:
                 slots = g._search_cache[key] = nonempty_columns(in_block)
-        return NumbaEngine(out_block, in_block, deg, pool, slots)
+        # A count not chosen yet is asked for when the first parallel region is due.
+        return NumbaEngine(out_block, in_block, deg, pool, slots,
+                           threads=threads.count() if threads.chosen else threads.count)
+    threads.count()
     if backend.is_gpu:
         # Hand-written CUDA kernels where they compile; the vectorized cupy
         # steps (the same logic as numpy, covered by the CPU tests) otherwise.
@@ -242,10 +253,11 @@ def _engine(g: Graph, backend: Any, reverse: bool, cfg: Config) -> LocalEngine:
 
 
 def _search(
-    g: Graph, source: int, cfg: Config, max_depth: int | None, target: int | None, reverse: bool
+    g: Graph, source: int, cfg: Config, max_depth: int | None, target: int | None, reverse: bool,
+    threads: SearchThreads,
 ) -> BFSResult:
     backend = get_backend(cfg.backend)
-    engine = _engine(g, backend, reverse, cfg)
+    engine = _engine(g, backend, reverse, cfg, threads)
     # A GPU's first bottom-up sweep costs microseconds: no guard against it
     # there (its fused top-down loop applies Beamer's test alone).
     gamma = float("inf") if backend.is_gpu else DirectionPolicy.gamma

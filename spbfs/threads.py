@@ -24,6 +24,12 @@ runnable too and look like load. Where that ambiguity changes the answer, the
 policy counts this process's runnable threads (``/proc/self/task``; tens of
 microseconds, so only then). Where ``/proc`` is absent (macOS, Windows) the
 search runs on every thread it may use, as it did before.
+
+Reading the machine costs 5 µs on a quiet machine and 40–230 µs on a busy one
+(docs/benchmarks.md), a tenth of a road network's whole search, which never
+runs a parallel region. So the one-process numba search asks for its count
+only when its first parallel region is due (:class:`SearchThreads`,
+``lazy=True``): a search of small levels never reads ``/proc`` at all.
 """
 
 from __future__ import annotations
@@ -34,8 +40,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
-__all__ = ["ThreadPolicy", "count_threads", "read_own_running", "read_running",
-           "search_threads"]
+__all__ = ["SearchThreads", "ThreadPolicy", "count_threads", "read_own_running",
+           "read_running", "search_threads"]
 
 
 def read_running(path: str = "/proc/loadavg") -> int | None:
@@ -237,8 +243,64 @@ class ThreadPolicy:
         return count_threads(ceiling, running, own, cpus, allowed, self.spare)
 
 
+class SearchThreads:
+    """One search's numba thread count: fixed, or chosen by a policy when first asked.
+
+    Made by :func:`search_threads`; :meth:`count` sets numba's thread count
+    for the calling thread the first time it is called (with ``threads``
+    None, from ``policy``), and :func:`search_threads` restores a count the
+    policy lowered when the search ends.
+
+    Parameters
+    ----------
+    threads : int or None
+        :attr:`spbfs.Config.threads`: a number is set at once (capped at
+        numba's pool, ``NUMBA_NUM_THREADS``); None leaves the choice to
+        ``policy`` at the first :meth:`count`.
+    policy : ThreadPolicy, optional
+        The policy for ``threads=None`` (default: ``ThreadPolicy()``).
+    """
+
+    def __init__(self, threads: int | None, policy: ThreadPolicy | None = None) -> None:
+        import numba
+
+        self._numba = numba
+        self._policy = policy
+        self._before: int | None = None
+        self._count: int | None = None
+        if threads is not None:
+            numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))
+            self._count = numba.get_num_threads()
+
+    @property
+    def chosen(self) -> bool:
+        """Whether the count is set (a number given, or :meth:`count` called)."""
+        return self._count is not None
+
+    def count(self) -> int:
+        """The thread count, chosen now (and set for the calling thread) if not yet."""
+        if self._count is None:
+            numba = self._numba
+            before = numba.get_num_threads()
+            chosen = (self._policy or ThreadPolicy()).choose(
+                before, numba.config.NUMBA_NUM_THREADS - 1)
+            if chosen != before:
+                numba.set_num_threads(chosen)
+                self._before = before
+            self._count = chosen
+        return self._count
+
+    def restore(self) -> None:
+        """Set back a count the policy lowered: a busy moment must not lower the next
+        search's ceiling. A number given stays set, as it always did."""
+        if self._before is not None:
+            self._numba.set_num_threads(self._before)
+            self._before = None
+
+
 @contextmanager
-def search_threads(threads: int | None, policy: ThreadPolicy | None = None) -> Iterator[int]:
+def search_threads(threads: int | None, policy: ThreadPolicy | None = None,
+                   lazy: bool = False) -> Iterator[SearchThreads]:
     """Run the body (one search) on ``threads`` numba threads, or as many as the machine has idle.
 
     Parameters
@@ -249,14 +311,18 @@ def search_threads(threads: int | None, policy: ThreadPolicy | None = None) -> I
         calling thread, as it always did (the command line reports it).
         None asks ``policy`` for at most the caller's current
         ``numba.get_num_threads()`` threads, and restores that count
-        afterwards: a busy moment must not lower the next search's ceiling.
+        afterwards.
     policy : ThreadPolicy, optional
         The policy for ``threads=None`` (default: ``ThreadPolicy()``).
+    lazy : bool
+        With ``threads=None``, ask the policy only when the body first calls
+        :meth:`SearchThreads.count` (never, for a search without parallel
+        regions). Otherwise it is asked on entry.
 
     Yields
     ------
-    int
-        The thread count the body runs with.
+    SearchThreads
+        The body's thread count.
 
     Notes
     -----
@@ -264,20 +330,10 @@ def search_threads(threads: int | None, policy: ThreadPolicy | None = None) -> I
     several Python threads (or a Jupyter kernel's) each set and restore
     their own.
     """
-    import numba
-
-    pool = numba.config.NUMBA_NUM_THREADS
-    if threads is not None:
-        numba.set_num_threads(min(threads, pool))
-        yield numba.get_num_threads()
-        return
-    before = numba.get_num_threads()
-    chosen = (policy or ThreadPolicy()).choose(before, pool - 1)
-    if chosen == before:
-        yield before
-        return
-    numba.set_num_threads(chosen)
+    choice = SearchThreads(threads, policy)
+    if not lazy:
+        choice.count()
     try:
-        yield chosen
+        yield choice
     finally:
-        numba.set_num_threads(before)
+        choice.restore()

@@ -200,15 +200,20 @@ def test_env_and_toml(tmp_path):
 
 @pytest.fixture
 def seen(monkeypatch):
-    """numba's thread count inside every search (read where the engine is made)."""
+    """The thread count of every search that runs a parallel region, as numba has it set
+    when the search first asks for its count (the search, not the call, chooses when)."""
     counts: list[int] = []
-    inner = bfs_module._search
+    inner = T.SearchThreads.count
 
-    def spy(*args, **kwargs):
-        counts.append(numba.get_num_threads())
-        return inner(*args, **kwargs)
+    def spy(self):
+        count = inner(self)
+        if not getattr(self, "_seen", False):
+            self._seen = True
+            assert numba.get_num_threads() == count
+            counts.append(count)
+        return count
 
-    monkeypatch.setattr(bfs_module, "_search", spy)
+    monkeypatch.setattr(T.SearchThreads, "count", spy)
     return counts
 
 
@@ -265,7 +270,7 @@ def test_auto_restores_after_an_error(monkeypatch, keep_threads, machine):
     _load(monkeypatch, 50)
 
     def boom(*args, **kwargs):
-        assert numba.get_num_threads() == 1
+        assert args[-1].count() == 1 and numba.get_num_threads() == 1
         raise RuntimeError("boom")
 
     monkeypatch.setattr(bfs_module, "_search", boom)
@@ -329,3 +334,73 @@ def test_results_identical_under_every_setting(monkeypatch, keep_threads, machin
                 nbrs = a.indices[a.indptr[v]:a.indptr[v + 1]]
                 up = nbrs[want[nbrs] == want[v] - 1]
                 assert p[v] == up.min()
+
+
+# ----------------------------------------------------------------- asked when first needed
+
+
+@pytest.fixture
+def reads(monkeypatch):
+    """How often each search read the machine's load (the policy's first step)."""
+    count = [0]
+
+    def read(path="/proc/loadavg"):
+        count[0] += 1
+        return 50  # every core taken by others: the policy answers 1
+
+    monkeypatch.setattr(T, "read_running", read)
+    monkeypatch.setattr(T, "read_own_running", lambda task_dir="/proc/self/task": 1)
+    return count
+
+
+def _levels(src: np.ndarray, dst: np.ndarray, n: int, s: int) -> np.ndarray:
+    a = sp.coo_matrix((np.ones(len(src)), (src, dst)), shape=(n, n))
+    d = shortest_path((a + a.T).tocsr(), unweighted=True, indices=s)
+    return np.where(np.isinf(d), -1, d).astype(np.int64)
+
+
+@needs_two
+def test_a_search_of_small_levels_never_reads_the_load(reads, keep_threads, machine):
+    """A long path's levels are one vertex each: no parallel region, so no policy."""
+    machine(POOL, POOL)
+    numba.set_num_threads(2)
+    n = 5000
+    src, dst = np.arange(n - 1), np.arange(1, n)
+    g = spbfs.Graph.from_edges(src, dst, n=n)
+    r = spbfs.bfs(g, 17)
+    assert reads[0] == 0
+    assert np.array_equal(r.levels, _levels(src, dst, n, 17))
+    assert numba.get_num_threads() == 2
+
+
+@needs_two
+@pytest.mark.parametrize("fmt", ["csr", "dcsc"])
+def test_the_first_parallel_level_asks_once_and_runs_on_the_answer(reads, seen, keep_threads,
+                                                                   machine, fmt):
+    """A Kronecker search's bottom-up levels run on the count chosen before the first."""
+    from spbfs.generators import kronecker
+
+    machine(POOL, POOL)
+    numba.set_num_threads(2)
+    el = kronecker(12, 16, seed=4)
+    g = spbfs.Graph.from_edgelist(el, config=Config(format=fmt))
+    s = int(np.argmax(np.asarray(g.out_degree)))
+    r = spbfs.bfs(g, s)
+    assert (np.asarray(r.stats.direction) == 1).any()  # it ran bottom-up levels
+    assert reads[0] == 1 and seen == [1]  # asked once; the busy machine's answer is 1
+    src, dst = np.asarray(el.src), np.asarray(el.dst)
+    assert np.array_equal(r.levels, _levels(src, dst, g.n, s))
+    assert numba.get_num_threads() == 2  # the caller's count restored
+
+
+@needs_two
+def test_a_large_graph_asks_before_its_passes_over_n(reads, seen, keep_threads, machine):
+    """From 2**18 vertices the reset pass runs in parallel: the count is asked for it."""
+    machine(POOL, POOL)
+    numba.set_num_threads(2)
+    n = 1 << 18
+    src, dst = np.arange(0, n - 1, 2), np.arange(1, n, 2)  # pairs: one level each
+    g = spbfs.Graph.from_edges(src, dst, n=n)
+    r = spbfs.bfs(g, 4)
+    assert reads[0] == 1 and seen == [1]
+    assert int(r.levels[5]) == 1 and int((r.levels >= 0).sum()) == 2

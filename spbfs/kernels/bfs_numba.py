@@ -53,7 +53,7 @@ SV_HEAD, SV_TAIL, SV_DEPTH, SV_CUR, SV_MU, SV_MF, SV_NCAND, SV_CAND = range(8)
 SV_SIZE = 8
 
 # Why search_levels returned.
-EXHAUSTED, MAX_DEPTH, TARGET, FULL = 0, 1, 2, 3
+EXHAUSTED, MAX_DEPTH, TARGET, FULL, THREADS = 0, 1, 2, 3, 4
 
 
 @nb.njit(cache=True, nogil=True)
@@ -557,14 +557,17 @@ def search_levels(optr, oind, ojc, oaux, oshift, odcsc, iptr, iind, ijc, idcsc, 
     degree sums, candidates) and is updated on return. ``off`` (at least n,
     within the state's dtype) marks a top-down level's claims; ``front`` is a
     clear bitmap, which a bottom-up level fills with its frontier and clears.
-    ``max_depth`` and ``target`` are ``-1`` when not wanted. Each level's
+    ``max_depth`` and ``target`` are ``-1`` when not wanted. ``nparts == 0``
+    means the thread count is not chosen yet: serial levels run, and the loop
+    returns before the first level that would run in parallel. Each level's
     frontier, new vertices, edges scanned and direction go to ``st[level]``,
     its seconds to ``st_t`` (one clock reading per level: a level's seconds
     run from the previous level's end, so they include the stop tests and the
     direction choice between the two).
 
     Returns (levels run, reason): ``EXHAUSTED``, ``MAX_DEPTH``, ``TARGET``
-    (a stop before the next level is due) or ``FULL`` (``st`` is full).
+    (a stop before the next level is due), ``FULL`` (``st`` is full) or
+    ``THREADS`` (a parallel level is due and ``nparts`` is 0).
     """
     n = state.shape[0]
     head = sv[SV_HEAD]
@@ -590,6 +593,9 @@ def search_levels(optr, oind, ojc, oaux, oshift, odcsc, iptr, iind, ijc, idcsc, 
             break
         if nlev == st.shape[0]:
             reason = FULL
+            break
+        if nparts == 0 and (cur != TOP_DOWN or m_f >= par_topdown):
+            reason = THREADS
             break
         depth += 1
         n_f = tail - head

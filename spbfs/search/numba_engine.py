@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import sys
 import threading
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -175,8 +176,11 @@ class NumbaEngine(LocalEngine):
     dtype : numpy.dtype, optional
         The per-vertex state's dtype; default :func:`state_dtype` (int32 where
         it fits). int64 is always correct; tests force it on small graphs.
-    threads : int, optional
-        Threads of the parallel levels (default: numba's current count).
+    threads : int or callable, optional
+        Threads of the parallel levels (default: numba's current count). A
+        callable returning the count (and setting numba's) is called only
+        when the first parallel region is due: a search of small levels on a
+        small graph never calls it.
     """
 
     xp = np
@@ -185,7 +189,7 @@ class NumbaEngine(LocalEngine):
 
     def __init__(self, out_block: Any, in_block: Any, deg: np.ndarray, pool: ScratchPool,
                  slots: np.ndarray | None = None, dtype: np.dtype | None = None,
-                 threads: int | None = None) -> None:
+                 threads: int | Callable[[], int] | None = None) -> None:
         import numba
 
         n = self.n = out_block.shape[0]
@@ -224,15 +228,31 @@ class NumbaEngine(LocalEngine):
         self.sv = np.zeros(nbk.SV_SIZE, np.int64)
         self._rec = pool.records(self.record)
         self.st, self.st_t = self._rec
-        self.nparts = threads or numba.get_num_threads()
-        # A few chunks per thread balance the skewed degrees of power-law graphs.
-        self.nchunks = 4 * self.nparts
+        self._ask = threads if callable(threads) else None
+        # 0: not chosen yet (the compiled loop returns before a parallel level).
+        self._set_threads(0 if callable(threads) else threads or numba.get_num_threads())
         self.par_topdown = nbk.PAR_TOPDOWN
+
+    def _set_threads(self, count: int) -> None:
+        self.nparts = count
+        # A few chunks per thread balance the skewed degrees of power-law graphs.
+        self.nchunks = 4 * count
+
+    def threads(self) -> int:
+        """The thread count of the parallel regions, asked for now if not chosen yet."""
+        if self.nparts == 0:
+            self._set_threads(max(1, int(self._ask())))
+        return self.nparts
+
+    def _parallel_pass(self) -> bool:
+        # The passes over n run in parallel from nbk._PAR_N vertices on.
+        return self.n >= nbk._PAR_N and self.threads() > 1
 
     # -- the driver's protocol -------------------------------------------------
     def start(self, source: int) -> tuple[np.ndarray, int]:
         """Every vertex unvisited (already so after a finished search), then ``source``."""
         if not self.clean:
+            self._parallel_pass()  # its count set before the pass runs
             nbk.init_state(self.deg, self.state)
         self.clean = False
         self.state[source] = source
@@ -260,13 +280,15 @@ class NumbaEngine(LocalEngine):
         sv[nbk.SV_DEPTH], sv[nbk.SV_CUR], sv[nbk.SV_MU], sv[nbk.SV_MF] = depth, current, m_u, m_f
         optr, oind, ojc, aux, shift, odcsc = self.out
         iptr, iind, ijc, idcsc = self.inn
-        nlev, _ = nbk.search_levels(
+        nlev, reason = nbk.search_levels(
             optr, oind, ojc, aux, shift, odcsc, iptr, iind, ijc, idcsc, self.slots,
             self.has_slots, self.state, self.off, self.queue, self.buf, self.front, self.cands, sv,
             *policy.fused, self.nparts, self.nchunks, self.par_topdown,
             -1 if max_depth is None else max_depth, -1 if target is None else target,
             self.st, self.st_t,
         )
+        if reason == nbk.THREADS:
+            self.threads()  # the next call runs the parallel level
         return (self.frontier(), self.st[:nlev], self.st_t[:nlev], int(sv[nbk.SV_DEPTH]),
                 int(sv[nbk.SV_CUR]), int(sv[nbk.SV_MU]), int(sv[nbk.SV_MF]))
 
@@ -278,6 +300,7 @@ class NumbaEngine(LocalEngine):
         # One level of the compiled loop, its direction forced and a stop right after it
         # (called through the class: a test may switch the instance's levels_run off).
         forced = DirectionPolicy(("top-down", "bottom-up")[direction])
+        self.threads()
         sv = self.sv
         frontier, rec, _, _, _, _, m_f = NumbaEngine.levels_run(
             self, depth - 1, direction, int(sv[nbk.SV_MU]), int(sv[nbk.SV_MF]), forced, depth,
@@ -308,7 +331,7 @@ class NumbaEngine(LocalEngine):
             levels = levels[:0]
         # One thread (a busy machine, or threads=1): no parallel region at all.
         nbk.finish(self.state, self.queue, offsets, parents, levels, want_parents, want_levels,
-                   self.deg, True, self.nchunks if self.nparts > 1 else 1)
+                   self.deg, True, self.nchunks if self._parallel_pass() else 1)
         self.clean = True
         return (parents if want_parents else None), (levels if want_levels else None)
 
