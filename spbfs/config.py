@@ -137,7 +137,8 @@ class Config:
         ``NUMBA_NUM_THREADS``). None (the default; ``"auto"`` means the same
         and is stored as None): a one-process search runs on as many of the
         caller's ``numba.get_num_threads()`` threads as the machine has idle
-        cores at that moment, plus one (:mod:`spbfs.threads`), so that it does
+        cores when its first parallel region is due, plus one
+        (:mod:`spbfs.threads`), so that it does
         not wait on descheduled threads when other processes keep the cores
         busy; MPI ranks run 1 thread each when several share a machine, else
         numba's default. Environment: ``SPBFS_THREADS`` (a number or ``auto``).
