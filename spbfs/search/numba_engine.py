@@ -235,8 +235,10 @@ class NumbaEngine(LocalEngine):
 
     def _set_threads(self, count: int) -> None:
         self.nparts = count
-        # A few chunks per thread balance the skewed degrees of power-law graphs.
-        self.nchunks = 4 * count
+        # A few chunks per thread balance the skewed degrees of power-law graphs; one
+        # thread runs the sweep as one chunk, inline (a region on one thread is still
+        # a launch, and its chunks' survivors a gather).
+        self.nchunks = 4 * count if count > 1 else 1
 
     def threads(self) -> int:
         """The thread count of the parallel regions, asked for now if not chosen yet."""
