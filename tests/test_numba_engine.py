@@ -400,3 +400,16 @@ def test_dcsc_column_index_on_hypersparse_and_empty_blocks() -> None:
     assert empty.column_index()[0].tolist() == [0, 0]
     _lookup_all(block_from_edges("dcsc", [], [], (4, 9)))
     _lookup_all(block_from_edges("dcsc", [2], [0], (4, 1)))
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_a_frontier_out_of_order_falls_back_to_the_smallest_parent_claim(fmt: str) -> None:
+    """A frontier found in increasing order claims for good; one that is not (here
+    [5, 3], found from [1, 2]) must still give 7 its smallest parent, 3."""
+    src = np.array([0, 0, 1, 2, 5, 3, 7], np.int64)
+    dst = np.array([1, 2, 5, 3, 7, 7, 8], np.int64)
+    n = 9
+    a = _matrix(src, dst, n, False)
+    r = spbfs.bfs(_graph(a, False, fmt), 0, direction="top-down")
+    assert r.parents.tolist() == [0, 0, 0, 2, -1, 1, -1, 3, 7]
+    assert r.levels.tolist() == [0, 1, 1, 2, -1, 2, -1, 3, 4]
