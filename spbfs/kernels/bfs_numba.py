@@ -16,7 +16,11 @@ a later, smaller one that reaches ``v`` sees a claim of this level (a value
 ``>= off``) and takes its place; the level's claims are settled
 (``-= off``) after it. So the parent is the smallest frontier vertex reaching
 ``v`` (the ``min`` of the semiring) without sorting any frontier, without
-atomics and without a bitmap. A large level splits the destinations over the
+atomics and without a bitmap. A frontier already in increasing order (the
+source, every frontier a bottom-up level finds, a grid's diagonals from a
+corner) needs none of that: its first claim of ``v`` is the smallest, final
+at once; the settle pass tells whether the level's new vertices came out in
+increasing order. A large level splits the destinations over the
 threads in word-aligned ranges: each thread owns its ranges' state words.
 
 Bottom-up scans the in-edges of every candidate (unvisited, with in-edges) in
