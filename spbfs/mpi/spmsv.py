@@ -47,7 +47,8 @@ from spbfs.mpi import comm as C
 from spbfs.mpi.exchange import Exchange
 
 __all__ = ["COMM_PHASES", "LOCAL_PHASES", "FrontierPhases", "GridOps", "PhaseCounters",
-           "PostedSends", "exchange_ranks", "exchange_sized", "merge_pairs", "product_sparse",
+           "GrownReceives", "PostedSends", "exchange_ranks", "exchange_sized", "merge_pairs",
+           "product_sparse",
            "sendrecv_sized"]
 
 _TAG_COUNT = 41
@@ -443,17 +444,25 @@ class FrontierPhases:
         The engine's bitmaps of its piece: visited now, and before the newest
         frontier was marked (so ``visited ^ prev`` is that frontier's bitmap).
     msgbufs : tuple of numpy.ndarray
-        Two send bitmaps used in turn. Messages are received into arrays of
-        their own length (:func:`exchange_sized`, :class:`PostedSends`), not
-        into buffers of the longest possible one kept per rank.
+        Two send bitmaps used in turn. Frontier messages are received into
+        buffers of a bitmap's length or into arrays of their own length
+        (:class:`PostedSends`), pairs into buffers grown to the need
+        (:class:`GrownReceives`), not into buffers of the longest possible
+        message kept per rank.
     cnt : PhaseCounters
         Where the phases count.
+    channels : dict, optional
+        The pair channels' state (:class:`GrownReceives`, by communicator and
+        tag): kept with the graph by the engine, since both sides of a
+        channel must keep it alike from search to search.
     """
 
     def __init__(self, grid: Any, B: int, bw: int, plan: Any, visited: np.ndarray,
                  prev: np.ndarray,
-                 msgbufs: tuple[np.ndarray, np.ndarray], cnt: PhaseCounters) -> None:
+                 msgbufs: tuple[np.ndarray, np.ndarray], cnt: PhaseCounters,
+                 channels: dict[tuple[str, int], GrownReceives] | None = None) -> None:
         self.grid = grid
+        self.channels = {} if channels is None else channels
         self.B = B
         self.bw = bw
         self.plan = plan
@@ -777,8 +786,8 @@ class FrontierPhases:
                 words = sum(x.shape[0] for t, x in enumerate(sends) if t != own)
             else:
                 enc = "list"
-        got = exchange_ranks(grid.comm, dict(zip(self.owners, sends, strict=True)),
-                             self.folders, tag=19)
+        got = self._channel("grid", grid.comm, 19).exchange(
+            dict(zip(self.owners, sends, strict=True)), self.folders)
         recv = [got[src] for src in self.folders]
         if plan.pairs_compressible:
             recv = [self._decode_pairs(r) for r in recv]
@@ -846,8 +855,13 @@ class FrontierPhases:
             else:
                 enc = "list"
         if pattern == "p2p":
-            recv = exchange_sized(grid.col_comm if column else grid.row_comm, sends,
-                                  tag=19 if column else 14 + (phase == UPDATES))
+            comm = grid.col_comm if column else grid.row_comm
+            empty = np.zeros(0, np.int64)
+            got = self._channel("col" if column else "row", comm,
+                                19 if column else 14 + (phase == UPDATES)).exchange(
+                {t: empty if x is None else x for t, x in enumerate(sends)},
+                list(range(comm.Get_size())))
+            recv = [got[t] for t in range(comm.Get_size())]
         else:
             ex = self.col_ex if column else self.row_ex
             recv, messages, words = ex.alltoall(pattern, sends)
@@ -861,6 +875,13 @@ class FrontierPhases:
             self.log.append((self.level, "fold" if phase == FOLD else "updates", pattern, enc,
                              plan.last_estimate, t1 - t0))
         return recv
+
+    def _channel(self, name: str, comm: Any, tag: int) -> GrownReceives:
+        """The pair channel of a communicator and tag (kept with the graph's buffers)."""
+        ch = self.channels.get((name, tag))
+        if ch is None:
+            ch = self.channels[name, tag] = GrownReceives(comm, tag)
+        return ch
 
     def _pairs_message(self, pairs: np.ndarray) -> np.ndarray:
         """Interleaved ``(child, parent)`` pairs compressed (sorted by child first)."""
@@ -1013,6 +1034,109 @@ class PostedSends:
         return self.got
 
 
+class GrownReceives:
+    """Pair messages of unknown length, received into buffers grown to the need.
+
+    The fold and the parent updates send ``(child, parent)`` pairs: few on most
+    levels, up to two words per vertex of a piece on a few. Buffers for the
+    longest possible message, kept per source, cost more memory than a small
+    grid's share allows; probing every message for its length first
+    (:func:`exchange_sized`) measured slower on shared cores than receives
+    posted before the sends (docs/benchmarks.md, "The grid's receive path").
+    Here each source's receive is posted at once into a buffer of ``cap + 1``
+    words, where ``cap`` is a number both sides of the channel know: it
+    starts at ``first`` and grows to the longest message passed so far plus
+    an eighth. A message of up to ``cap`` words travels as one; a longer one
+    as its first ``cap + 1`` words (the receiver reads that length as "more
+    follows") and the rest on ``tag + 40``, probed and received at its own
+    length. Both sides then grow ``cap`` alike.
+
+    The state lives as long as the graph (both sides of every channel keep
+    it, as each search moves the same messages on every rank), so the
+    buffers settle after the first searches. A received message is a view of
+    its buffer until the next exchange on the channel.
+
+    Parameters
+    ----------
+    comm : mpi4py.MPI.Comm
+        The communicator of the ranks named in :meth:`exchange`.
+    tag : int
+        The messages' tag (``tag + 40``: the rest of a long one).
+    first : int
+        The starting ``cap`` in words.
+    """
+
+    __slots__ = ("caps", "comm", "first", "policy", "rank", "rbufs", "tag")
+
+    def __init__(self, comm: Any, tag: int, first: int = 1024) -> None:
+        self.comm = comm
+        self.tag = tag
+        self.first = first
+        self.rank = comm.Get_rank()
+        self.policy = C.policy(comm)
+        self.caps: dict[int, int] = {}  # the cap of messages to each destination
+        self.rbufs: dict[int, np.ndarray] = {}  # cap + 1 words from each source
+
+    def _grown(self, length: int) -> int:
+        return length + length // 8
+
+    def exchange(self, sends: dict[int, np.ndarray], sources: list[int]) -> dict[int, np.ndarray]:
+        """``sends[dest]`` to each ``dest``; one message from each of ``sources``.
+
+        A rank may be among both: its own message is returned as is. Returns the
+        received arrays by source rank.
+        """
+        comm, tag, rank = self.comm, self.tag, self.rank
+        first = self.first
+        rbufs = self.rbufs
+        srcs = [s for s in sources if s != rank]
+        recvs = []
+        for s in srcs:
+            buf = rbufs.get(s)
+            if buf is None:
+                buf = rbufs[s] = np.empty(first + 1, np.int64)
+            recvs.append(comm.Irecv(buf, source=s, tag=tag))
+        sreqs = []
+        nbytes = 0
+        caps = self.caps
+        isend = comm.Isend
+        for d, x in sends.items():
+            if d == rank:
+                continue
+            cap = caps.get(d, first)
+            n = x.shape[0]
+            nbytes += x.nbytes
+            if n <= cap:
+                sreqs.append(isend(x, dest=d, tag=tag))
+            else:
+                sreqs.append(isend(x[:cap + 1], dest=d, tag=tag))
+                sreqs.append(isend(x[cap + 1:], dest=d, tag=tag + 40))
+                caps[d] = self._grown(n)
+        statuses = [C.mpi().Status() for _ in recvs]
+        pol = self.policy
+        # The receives first: a long message's rest is received only after its head,
+        # and its send completes only then.
+        pol.wait(recvs, nbytes >= C.BULK_BYTES, statuses)
+        out: dict[int, np.ndarray] = {}
+        byte = C.mpi().BYTE
+        for s, st in zip(srcs, statuses, strict=True):
+            buf = rbufs[s]
+            n = st.Get_count(byte) // 8
+            if n < buf.shape[0]:
+                out[s] = buf[:n]
+                continue
+            rest = _recv_sized(comm, s, tag + 40, pol)
+            msg = np.concatenate([buf, rest])
+            rbufs[s] = np.empty(self._grown(msg.shape[0]) + 1, np.int64)
+            out[s] = msg
+        if sreqs:
+            pol.wait(sreqs, nbytes >= C.BULK_BYTES)
+        if rank in sources:
+            own = sends.get(rank)
+            out[rank] = own if own is not None else np.zeros(0, np.int64)
+        return out
+
+
 def exchange_sized(comm: Any, sends: list[np.ndarray | None], tag: int) -> list[np.ndarray]:
     """:func:`spbfs.mpi.comm.exchange` with receive buffers of each message's own length.
 
@@ -1070,17 +1194,19 @@ def sendrecv_sized(comm: Any, send: np.ndarray, dest: int, source: int, tag: int
 
 def merge_pairs(recv: list[np.ndarray], skip: int, parents: np.ndarray, levels: np.ndarray,
                 depth: int, visited: np.ndarray, new: np.ndarray, k: int,
-                deg: np.ndarray) -> tuple[int, int]:
+                deg: np.ndarray, packed: bool = False) -> tuple[int, int]:
     """*Merge*: apply received ``(child, parent)`` pairs to this rank's piece.
 
     A child not yet visited takes the pair's parent and level ``depth`` and is
     listed in ``new`` from ``k`` on. ``recv[skip]`` (this rank's own, already
-    applied) is passed over. Returns (new length, degree sum of the children
-    taken).
+    applied) is passed over. ``packed``: a pair is one word
+    (:func:`spbfs.mpi._kernels.pack_fits`), else two. Returns (new length,
+    degree sum of the children taken).
     """
+    apply = K.apply_packed if packed else K.apply_pairs
     degsum = 0
     for t, part in enumerate(recv):
         if t != skip and part.shape[0]:
-            k, ds = K.apply_pairs(part, parents, levels, depth, visited, new, k, deg)
+            k, ds = apply(part, parents, levels, depth, visited, new, k, deg)
             degsum += ds
     return k, degsum
