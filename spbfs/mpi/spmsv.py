@@ -46,10 +46,9 @@ from spbfs.mpi import codec
 from spbfs.mpi import comm as C
 from spbfs.mpi.exchange import Exchange
 
-__all__ = ["COMM_PHASES", "LOCAL_PHASES", "FrontierPhases", "GridOps", "PhaseCounters",
-           "GrownReceives", "PostedSends", "exchange_ranks", "exchange_sized", "merge_pairs",
-           "product_sparse",
-           "sendrecv_sized"]
+__all__ = ["COMM_PHASES", "LOCAL_PHASES", "FrontierPhases", "GridOps", "GrownReceives",
+           "PhaseCounters", "PostedSends", "exchange_ranks", "exchange_sized", "merge_pairs",
+           "product_sparse", "sendrecv_sized"]
 
 _TAG_COUNT = 41
 _TAG_DATA = 42
