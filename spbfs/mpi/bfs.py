@@ -601,9 +601,9 @@ class GridEngine:
         self.tick(LOCAL_TD, t0)
         cl = counts.tolist()
         sends = [buf[w * t * cap:w * (t * cap + c)] for t, c in enumerate(cl)]
-        mine = self.phases.fold_to_owners(sends, w * sum(cl))
+        got = self.phases.fold_to_owners(sends, w * sum(cl))
         t0 = self.clock()
-        k, ds = merge_pairs([mine], -1, self.parents, self.levels, depth, self.visited,
+        k, ds = merge_pairs(got, -1, self.parents, self.levels, depth, self.visited,
                             newbuf, k, self.deg, packed)
         degsum += ds
         new = self.sort_new(k)

@@ -750,15 +750,16 @@ class FrontierPhases:
                              t1 - t_start))
         return parts
 
-    def fold_to_owners(self, sends: list[np.ndarray], words: int) -> np.ndarray:
+    def fold_to_owners(self, sends: list[np.ndarray], words: int) -> list[np.ndarray]:
         """The transposed top-down's fold: part ``t``'s pairs to the owner of its piece.
 
         Part ``t`` of the column chunk is piece ``j pr + t``. With ``p2p`` each
         part goes straight to that piece's owner (the fold and the *transpose*
         in one message); the other patterns fold down the processor column and
         transpose (:meth:`along_row` with ``column``, :meth:`to_owner`).
-        ``words`` counts every part's words. Returns the pairs received
-        for this rank's piece (compressed ones decoded).
+        ``words`` counts every part's words. Returns the pair messages received
+        for this rank's piece (compressed ones decoded; not joined, as
+        :func:`merge_pairs` takes them one by one).
         """
         grid = self.grid
         plan = self.plan
@@ -767,8 +768,8 @@ class FrontierPhases:
         if pattern != "p2p":
             i = grid.i
             msgs = sum(1 for t, x in enumerate(sends) if t != i and x.shape[0])
-            return self.to_owner(self.along_row(FOLD, sends, msgs, words - sends[i].shape[0],
-                                                column=True))
+            return [self.to_owner(self.along_row(FOLD, sends, msgs, words - sends[i].shape[0],
+                                                 column=True))]
         cnt = self.cnt
         t0 = cnt.clock()
         own = self.owners.index(rank) if rank in self.owners else -1
@@ -796,9 +797,7 @@ class FrontierPhases:
         t1 = cnt.tick(FOLD, t0)
         if plan.recording:
             self.log.append((self.level, "fold", pattern, enc, plan.last_estimate, t1 - t0))
-        parts = [r for r in recv if r is not None and r.shape[0]]
-        return np.concatenate(parts) if len(parts) > 1 else \
-            parts[0] if parts else np.zeros(0, np.int64)
+        return recv
 
     def to_owner(self, recv: list[np.ndarray]) -> np.ndarray:
         """Pairs for the piece this rank holds in the column layout, sent to its owner.
@@ -1089,14 +1088,16 @@ class GrownReceives:
         first = self.first
         rbufs = self.rbufs
         srcs = [s for s in sources if s != rank]
-        recvs = []
+        reqs = []
+        irecv = comm.Irecv
         for s in srcs:
             buf = rbufs.get(s)
             if buf is None:
                 buf = rbufs[s] = np.empty(first + 1, np.int64)
-            recvs.append(comm.Irecv(buf, source=s, tag=tag))
-        sreqs = []
+            reqs.append(irecv(buf, source=s, tag=tag))
+        nrecv = len(reqs)
         nbytes = 0
+        split = False
         caps = self.caps
         isend = comm.Isend
         for d, x in sends.items():
@@ -1106,21 +1107,29 @@ class GrownReceives:
             n = x.shape[0]
             nbytes += x.nbytes
             if n <= cap:
-                sreqs.append(isend(x, dest=d, tag=tag))
+                reqs.append(isend(x, dest=d, tag=tag))
             else:
-                sreqs.append(isend(x[:cap + 1], dest=d, tag=tag))
-                sreqs.append(isend(x[cap + 1:], dest=d, tag=tag + 40))
+                reqs.append(isend(x[:cap + 1], dest=d, tag=tag))
+                reqs.append(isend(x[cap + 1:], dest=d, tag=tag + 40))
                 caps[d] = self._grown(n)
-        statuses = [C.mpi().Status() for _ in recvs]
+                split = True
+        MPI = C.mpi()
+        statuses = [MPI.Status() for _ in range(nrecv)]
         pol = self.policy
-        # The receives first: a long message's rest is received only after its head,
-        # and its send completes only then.
-        pol.wait(recvs, nbytes >= C.BULK_BYTES, statuses)
+        bulk = nbytes >= C.BULK_BYTES
+        # One wait for all, unless a rest was sent: its send completes only once the
+        # receiver, after the head, has probed for it (two such ranks waiting for
+        # their own sends would wait for each other), so the receives come first.
+        if split:
+            pol.wait(reqs[:nrecv], bulk, statuses)
+        else:
+            statuses.extend(MPI.Status() for _ in range(len(reqs) - nrecv))
+            pol.wait(reqs, bulk, statuses)
         out: dict[int, np.ndarray] = {}
-        byte = C.mpi().BYTE
-        for s, st in zip(srcs, statuses, strict=True):
+        byte = MPI.BYTE
+        for k, s in enumerate(srcs):
             buf = rbufs[s]
-            n = st.Get_count(byte) // 8
+            n = statuses[k].Get_count(byte) // 8
             if n < buf.shape[0]:
                 out[s] = buf[:n]
                 continue
@@ -1128,8 +1137,8 @@ class GrownReceives:
             msg = np.concatenate([buf, rest])
             rbufs[s] = np.empty(self._grown(msg.shape[0]) + 1, np.int64)
             out[s] = msg
-        if sreqs:
-            pol.wait(sreqs, nbytes >= C.BULK_BYTES)
+        if split:
+            pol.wait(reqs[nrecv:], bulk)
         if rank in sources:
             own = sends.get(rank)
             out[rank] = own if own is not None else np.zeros(0, np.int64)
