@@ -462,6 +462,7 @@ class FrontierPhases:
                  channels: dict[tuple[str, int], GrownReceives] | None = None) -> None:
         self.grid = grid
         self.channels = {} if channels is None else channels
+        self.fold_channel = self._channel("grid", grid.comm, 19)
         self.B = B
         self.bw = bw
         self.plan = plan
@@ -490,6 +491,12 @@ class FrontierPhases:
         self.row_dests = [r for r in self.row_srcs if r != rank]
         self.owners = [grid.j * pr + t for t in range(pr)]
         self.folders = [i2 * pc + rank // pr for i2 in range(pr)]
+        # The fold's parts by owner: the own one (-1: none) stays here, the others
+        # travel on a channel whose receive buffers grow to the need.
+        self.fold_own = self.owners.index(rank) if rank in self.owners else -1
+        self.fold_parts = [t for t, d in enumerate(self.owners) if d != rank]
+        self.fold_dests = [self.owners[t] for t in self.fold_parts]
+        self.fold_srcs = [src for src in self.folders if src != rank]
         self.row_pattern = plan.fixed_pattern or "p2p"
         # Frontier messages are at most a bitmap long (bw words) when bitmaps are
         # forced or the size rule chooses (shared memory): then the posted receives
@@ -764,7 +771,6 @@ class FrontierPhases:
         grid = self.grid
         plan = self.plan
         pattern = plan.fixed_pattern or plan.pattern("fold", grid.pr, self.last[1] / self.p)
-        rank = grid.rank
         if pattern != "p2p":
             i = grid.i
             msgs = sum(1 for t, x in enumerate(sends) if t != i and x.shape[0])
@@ -772,25 +778,29 @@ class FrontierPhases:
                                                  column=True))]
         cnt = self.cnt
         t0 = cnt.clock()
-        own = self.owners.index(rank) if rank in self.owners else -1
-        messages = sum(1 for t, x in enumerate(sends) if t != own and x.shape[0])
+        own = self.fold_own
         if own >= 0:
             words -= sends[own].shape[0]
-        enc = self.enc
-        if enc != "list":
+        msgs = [sends[t] for t in self.fold_parts]
+        messages = 0
+        for x in msgs:
+            if x.shape[0]:
+                messages += 1
+        enc = "list"
+        if plan.pairs_compressible:
+            enc = self.enc
             if enc == "auto":
                 enc = plan.pair_encoding(words // 2, messages)
             if enc == "compressed":
-                sends = [x if t == own or not x.shape[0] else self._pairs_message(x)
-                         for t, x in enumerate(sends)]
-                words = sum(x.shape[0] for t, x in enumerate(sends) if t != own)
+                msgs = [self._pairs_message(x) if x.shape[0] else x for x in msgs]
+                words = sum(x.shape[0] for x in msgs)
             else:
                 enc = "list"
-        got = self._channel("grid", grid.comm, 19).exchange(
-            dict(zip(self.owners, sends, strict=True)), self.folders)
-        recv = [got[src] for src in self.folders]
+        recv = self.fold_channel.exchange(self.fold_dests, msgs, self.fold_srcs)
         if plan.pairs_compressible:
             recv = [self._decode_pairs(r) for r in recv]
+        if own >= 0 and sends[own].shape[0]:
+            recv.append(sends[own])
         cnt.add(FOLD, messages, words)
         if self.emu is not None:
             self.emu.hold(t0, messages, 8 * words)
@@ -854,12 +864,16 @@ class FrontierPhases:
                 enc = "list"
         if pattern == "p2p":
             comm = grid.col_comm if column else grid.row_comm
+            others = [t for t in range(q) if t != own]
             empty = np.zeros(0, np.int64)
             got = self._channel("col" if column else "row", comm,
                                 19 if column else 14 + (phase == UPDATES)).exchange(
-                {t: empty if x is None else x for t, x in enumerate(sends)},
-                list(range(comm.Get_size())))
-            recv = [got[t] for t in range(comm.Get_size())]
+                others, [empty if sends[t] is None else sends[t] for t in others], others)
+            recv = [empty] * q
+            for t, x in zip(others, got, strict=True):
+                recv[t] = x
+            if sends[own] is not None:
+                recv[own] = sends[own]
         else:
             ex = self.col_ex if column else self.row_ex
             recv, messages, words = ex.alltoall(pattern, sends)
@@ -1078,34 +1092,33 @@ class GrownReceives:
     def _grown(self, length: int) -> int:
         return length + length // 8
 
-    def exchange(self, sends: dict[int, np.ndarray], sources: list[int]) -> dict[int, np.ndarray]:
-        """``sends[dest]`` to each ``dest``; one message from each of ``sources``.
+    def exchange(self, dests: list[int], msgs: list[np.ndarray],
+                 sources: list[int]) -> list[np.ndarray]:
+        """``msgs[k]`` to ``dests[k]``; one message from each of ``sources``, in order.
 
-        A rank may be among both: its own message is returned as is. Returns the
-        received arrays by source rank.
+        Neither list names this rank (its own message is the caller's). Called
+        once per level by every rank of a fold, so kept to a few calls per
+        message.
         """
-        comm, tag, rank = self.comm, self.tag, self.rank
-        first = self.first
+        comm, tag = self.comm, self.tag
         rbufs = self.rbufs
-        srcs = [s for s in sources if s != rank]
-        reqs = []
+        bufs = [rbufs.get(s) for s in sources]
         irecv = comm.Irecv
-        for s in srcs:
-            buf = rbufs.get(s)
+        reqs = []
+        for k, s in enumerate(sources):
+            buf = bufs[k]
             if buf is None:
-                buf = rbufs[s] = np.empty(first + 1, np.int64)
+                buf = bufs[k] = rbufs[s] = np.empty(self.first + 1, np.int64)
             reqs.append(irecv(buf, source=s, tag=tag))
         nrecv = len(reqs)
         nbytes = 0
         split = False
         caps = self.caps
         isend = comm.Isend
-        for d, x in sends.items():
-            if d == rank:
-                continue
-            cap = caps.get(d, first)
+        for d, x in zip(dests, msgs, strict=True):
+            cap = caps.get(d, self.first)
             n = x.shape[0]
-            nbytes += x.nbytes
+            nbytes += 8 * n
             if n <= cap:
                 reqs.append(isend(x, dest=d, tag=tag))
             else:
@@ -1114,34 +1127,30 @@ class GrownReceives:
                 caps[d] = self._grown(n)
                 split = True
         MPI = C.mpi()
-        statuses = [MPI.Status() for _ in range(nrecv)]
         pol = self.policy
         bulk = nbytes >= C.BULK_BYTES
         # One wait for all, unless a rest was sent: its send completes only once the
         # receiver, after the head, has probed for it (two such ranks waiting for
         # their own sends would wait for each other), so the receives come first.
         if split:
+            statuses = [MPI.Status() for _ in range(nrecv)]
             pol.wait(reqs[:nrecv], bulk, statuses)
         else:
-            statuses.extend(MPI.Status() for _ in range(len(reqs) - nrecv))
+            statuses = [MPI.Status() for _ in reqs]
             pol.wait(reqs, bulk, statuses)
-        out: dict[int, np.ndarray] = {}
+        out = []
         byte = MPI.BYTE
-        for k, s in enumerate(srcs):
-            buf = rbufs[s]
-            n = statuses[k].Get_count(byte) // 8
+        for k, s in enumerate(sources):
+            buf = bufs[k]
+            n = statuses[k].Get_count(byte) >> 3
             if n < buf.shape[0]:
-                out[s] = buf[:n]
+                out.append(buf[:n])
                 continue
-            rest = _recv_sized(comm, s, tag + 40, pol)
-            msg = np.concatenate([buf, rest])
+            msg = np.concatenate([buf, _recv_sized(comm, s, tag + 40, pol)])
             rbufs[s] = np.empty(self._grown(msg.shape[0]) + 1, np.int64)
-            out[s] = msg
+            out.append(msg)
         if split:
             pol.wait(reqs[nrecv:], bulk)
-        if rank in sources:
-            own = sends.get(rank)
-            out[rank] = own if own is not None else np.zeros(0, np.int64)
         return out
 
 
