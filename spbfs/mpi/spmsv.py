@@ -47,8 +47,7 @@ from spbfs.mpi import comm as C
 from spbfs.mpi.exchange import Exchange
 
 __all__ = ["COMM_PHASES", "LOCAL_PHASES", "FrontierPhases", "GridOps", "GrownReceives",
-           "PhaseCounters", "PostedSends", "exchange_ranks", "exchange_sized", "merge_pairs",
-           "product_sparse", "sendrecv_sized"]
+           "PhaseCounters", "PostedSends", "merge_pairs", "product_sparse", "sendrecv_sized"]
 
 _TAG_COUNT = 41
 _TAG_DATA = 42
@@ -1052,10 +1051,10 @@ class GrownReceives:
     The fold and the parent updates send ``(child, parent)`` pairs: few on most
     levels, up to two words per vertex of a piece on a few. Buffers for the
     longest possible message, kept per source, cost more memory than a small
-    grid's share allows; probing every message for its length first
-    (:func:`exchange_sized`) measured slower on shared cores than receives
-    posted before the sends (docs/benchmarks.md, "The grid's receive path").
-    Here each source's receive is posted at once into a buffer of ``cap + 1``
+    grid's share allows; probing every message for its length and then
+    receiving it cost more per level than receives posted before the sends
+    (docs/benchmarks.md, "The grid's receive path and packed pairs"). Here
+    each source's receive is posted at once into a buffer of ``cap + 1``
     words, where ``cap`` is a number both sides of the channel know: it
     starts at ``first`` and grows to the longest message passed so far plus
     an eighth. A message of up to ``cap`` words travels as one; a longer one
@@ -1066,7 +1065,8 @@ class GrownReceives:
     The state lives as long as the graph (both sides of every channel keep
     it, as each search moves the same messages on every rank), so the
     buffers settle after the first searches. A received message is a view of
-    its buffer until the next exchange on the channel.
+    its buffer until the next exchange on the channel. The phase counters
+    count a message sent in two parts as one.
 
     Parameters
     ----------
@@ -1152,52 +1152,6 @@ class GrownReceives:
         if split:
             pol.wait(reqs[nrecv:], bulk)
         return out
-
-
-def exchange_sized(comm: Any, sends: list[np.ndarray | None], tag: int) -> list[np.ndarray]:
-    """:func:`spbfs.mpi.comm.exchange` with receive buffers of each message's own length.
-
-    Pairs may be many (up to two words per vertex of a chunk) but are few on
-    most levels: buffers for the longest possible message, kept per rank,
-    cost more memory than the block's share of a small grid. Here every
-    message is probed first (MPI's matched probe), then received into an array
-    of its length. ``sends[rank]`` is returned as is.
-    """
-    size = comm.Get_size()
-    rank = comm.Get_rank()
-    empty = np.zeros(0, np.int64)
-    if size == 1:
-        return [empty if sends[0] is None else sends[0]]
-    order = [(rank + k) % size for k in range(1, size)]
-    reqs = [comm.Isend(empty if sends[r] is None else sends[r], dest=r, tag=tag)
-            for r in order]
-    wait = C.policy(comm)
-    out: list[np.ndarray] = [empty] * size
-    out[rank] = empty if sends[rank] is None else sends[rank]
-    for r in reversed(order):  # the rank before first: it sent here first
-        out[r] = _recv_sized(comm, r, tag, wait)
-    wait.wait(reqs)
-    return out
-
-
-def exchange_ranks(comm: Any, sends: dict[int, np.ndarray], sources: list[int],
-                   tag: int) -> dict[int, np.ndarray]:
-    """``sends[dest]`` to each ``dest``, one message from each of ``sources`` (any ranks).
-
-    :func:`exchange_sized` between two sets of ranks (a rank may be in
-    both: its own message is returned as is). Returns the received arrays by
-    source rank.
-    """
-    rank = comm.Get_rank()
-    size = comm.Get_size()
-    empty = np.zeros(0, np.int64)
-    reqs = [comm.Isend(sends[d], dest=d, tag=tag)
-            for d in sorted(sends, key=lambda r: (r - rank) % size) if d != rank]
-    wait = C.policy(comm)
-    out = {src: sends.get(rank, empty) if src == rank else _recv_sized(comm, src, tag, wait)
-           for src in sources}
-    wait.wait(reqs)
-    return out
 
 
 def sendrecv_sized(comm: Any, send: np.ndarray, dest: int, source: int, tag: int) -> np.ndarray:
