@@ -31,6 +31,9 @@ Top-down over the transposed block (undirected graphs)
     transposed, otherwise). A rank that holds its own piece in the column
     layout (every rank of a pr × 1 grid, the diagonal of a square one) takes
     that part's children in the search itself, as pairs go only to others.
+    A pair travels as one word ``child << 32 | parent`` where the ids fit
+    (half the fold's bytes), and is received into a buffer posted before the
+    sends (:class:`~spbfs.mpi.spmsv.GrownReceives`).
     One processor row owns its column chunk: search and update are one pass,
     as with one column above.
 
