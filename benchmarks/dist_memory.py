@@ -101,15 +101,18 @@ class _Ledger:
         elif isinstance(obj, dict):
             for k, x in obj.items():
                 self.add(f"{label}[{k}]", x, depth + 1)
-        elif type(obj).__module__.startswith(("spbfs", "semirings")) and \
-                hasattr(obj, "__dict__"):
-            # The project's own holders (a scratch pool, ...): their arrays count too.
-            for x in vars(obj).values():
-                self.add(label, x, depth + 1)
+        elif type(obj).__module__.startswith(("spbfs", "semirings")):
+            # The project's own holders (a scratch pool, pair channels, ...): their
+            # arrays count too, held in a __dict__ or in __slots__.
+            names = list(vars(obj)) if hasattr(obj, "__dict__") else \
+                list(getattr(type(obj), "__slots__", ()))
+            for name in names:
+                self.add(label, getattr(obj, name, None), depth + 1)
 
 
 # Which held arrays count as "blocks, transposes, index and buffers" (the engine's storage).
-_ENGINE = ("block", "tblock", "seg_slots", "nonempty", "_search_buffers", "_raw", "_traw")
+_ENGINE = ("block", "tblock", "seg_slots", "nonempty", "_search_buffers", "_pair_channels",
+           "_raw", "_traw")
 
 
 def _is_engine(label: str) -> bool:

@@ -304,16 +304,19 @@ def _row_block(scale: int, seed: int, nparts: int) -> tuple[int, int, int, int, 
     return n, B, B // 64, nrow, a.indptr.astype(np.int64), a.indices.astype(np.int32)
 
 
+@pytest.mark.parametrize("packed", [False, True])
 @pytest.mark.parametrize(("nparts", "cap", "own"),
                          [(2, 10**9, -1), (3, 7, -1), (2, 1, -1), (2, 10**9, 0), (3, 7, 1),
                           (2, 1, 1)])
-def test_topdown_pairs_resume_after_a_full_part(nparts: int, cap: int, own: int) -> None:
+def test_topdown_pairs_resume_after_a_full_part(nparts: int, cap: int, own: int,
+                                                packed: bool) -> None:
     """The transposed top-down's kernel: every row reached by the frontier and not
     already sent goes out once, with its smallest frontier column (as a global id of
     the column chunk starting at piece 1) as the parent; a full part stops the call
     before any pair is lost, and the caller grows the parts and resumes there. Rows
     of part ``own`` (this rank's piece) are taken at once instead, as the one-column
-    top-down takes them: not yet visited, the smallest parent, listed once."""
+    top-down takes them: not yet visited, the smallest parent, listed once. Packed,
+    a pair is the one word ``row << 32 | parent``."""
     from spbfs.mpi import _kernels as K
 
     n, B, bw, nrow, ptr, ind = _row_block(10, 3, nparts)
@@ -335,21 +338,23 @@ def test_topdown_pairs_resume_after_a_full_part(nparts: int, cap: int, own: int)
     b, piece0 = B - 3, 1  # local column u is global (piece0 + u // B) * b + u % B
     counts = np.zeros(nparts, np.int64)
     c = min(cap, B)
-    out = np.full(2 * nparts * c, -9, np.int64)
+    w = 1 if packed else 2  # words per pair
+    out = np.full(w * nparts * c, -9, np.int64)
     at, e, scanned, calls, k, degsum = 0, -1, 0, 0, 0, 0
     while True:
         at, e, sc, k, ds = K.topdown_pairs(ptr, ind, ind[:0], False, frontier, sent, counts,
                                            out, c, piece0, b, B, at, e, own, visited, parents,
-                                           levels, depth, deg, new, k)
+                                           levels, depth, deg, new, k, packed)
         scanned += sc
         degsum += ds
         calls += 1
         if at == frontier.shape[0]:
             break
         assert counts.max() == c  # stopped only at a full part
-        grown = np.full(2 * nparts * 2 * c, -9, np.int64)
+        grown = np.full(w * nparts * 2 * c, -9, np.int64)
         for t in range(nparts):
-            grown[4 * t * c:4 * t * c + 2 * counts[t]] = out[2 * t * c:2 * t * c + 2 * counts[t]]
+            grown[2 * w * t * c:2 * w * t * c + w * counts[t]] = \
+                out[w * t * c:w * t * c + w * counts[t]]
         out, c = grown, 2 * c
     best: dict[int, int] = {}
     for u in frontier.tolist():
@@ -363,7 +368,9 @@ def test_topdown_pairs_resume_after_a_full_part(nparts: int, cap: int, own: int)
     assert int(counts.sum()) == len(paired) > 0
     for t in range(nparts):
         rows = sorted(v for v in paired if v // B == t)
-        part = out[2 * t * c:2 * (t * c + counts[t])].reshape(-1, 2)
+        words = out[w * t * c:w * (t * c + counts[t])]
+        part = np.stack([words >> 32, words & 0xFFFFFFFF], axis=1) if packed \
+            else words.reshape(-1, 2)
         part = part[np.argsort(part[:, 0])]
         expect = np.array([[v - t * B, best[v]] for v in rows], dtype=np.int64).reshape(-1, 2)
         np.testing.assert_array_equal(part, expect)
@@ -383,6 +390,60 @@ def test_topdown_pairs_resume_after_a_full_part(nparts: int, cap: int, own: int)
     want_v = np.zeros(B, bool)
     want_v[np.r_[mine, np.array(taken, np.int64)].astype(np.int64)] = True
     np.testing.assert_array_equal(got_v, want_v)
+
+
+@pytest.mark.parametrize("packed", [False, True])
+def test_merge_pairs_takes_new_children_with_the_smallest_parent(packed: bool) -> None:
+    """*Merge*, plain and packed (one word a pair): a child not visited before takes
+    the smallest parent offered and the level, is listed once and its degree counted;
+    a child reached at an earlier level keeps its parent; one reached at this level
+    (by the rank itself) takes a smaller parent but is not listed again. Checked
+    against a dictionary built pair by pair."""
+    from spbfs.mpi import _kernels as K
+    from spbfs.mpi.spmsv import merge_pairs
+
+    rng = np.random.default_rng(11 + packed)
+    B, depth = 640, 3
+    parents = np.full(B, -1, np.int64)
+    levels = np.full(B, -1, np.int64)
+    earlier = rng.choice(B, 60, replace=False)
+    parents[earlier] = rng.integers(0, 2**31, 60)
+    levels[earlier] = rng.integers(0, depth, 60)
+    same = np.setdiff1d(rng.choice(B, 40, replace=False), earlier)
+    parents[same] = rng.integers(0, 2**31, same.size)
+    levels[same] = depth
+    visited = np.zeros(B // 64, np.uint64)
+    K.set_bits(np.r_[earlier, same].astype(np.int64), visited, 0)
+    deg = rng.integers(1, 50, B).astype(np.int64)
+    # Parents near 2**32 - 1: the packed word's low half is read unsigned.
+    msgs = [np.stack([rng.integers(0, B, m), rng.integers(2**32 - 3000, 2**32, m)], axis=1)
+            for m in (300, 0, 500)]
+    want_par, want_lv = parents.copy(), levels.copy()
+    listed: list[int] = []
+    for v, p in np.concatenate(msgs).tolist():
+        if want_par[v] == -1:
+            want_par[v], want_lv[v] = p, depth
+            listed.append(v)
+        elif want_lv[v] == depth:
+            want_par[v] = min(want_par[v], p)
+    recv = [(m[:, 0] << 32) | m[:, 1] if packed else m.reshape(-1) for m in msgs]
+    new = np.full(B, -9, np.int64)
+    k, degsum = merge_pairs(recv, 1, parents, levels, depth, visited, new, 5, deg, packed)
+    assert k == 5 + len(listed) and sorted(new[5:k].tolist()) == sorted(listed)
+    assert (new[:5] == -9).all() and degsum == int(deg[listed].sum())
+    np.testing.assert_array_equal(parents, want_par)
+    np.testing.assert_array_equal(levels, want_lv)
+    got_v = np.unpackbits(visited.view(np.uint8), bitorder="little").astype(bool)
+    np.testing.assert_array_equal(got_v, want_par != -1)
+
+
+def test_pack_fits_keeps_the_word_non_negative() -> None:
+    """A pair packs into one word only while parents fit 32 bits and local ids 31."""
+    from spbfs.mpi import _kernels as K
+
+    assert K.pack_fits(2**32, 2**31)
+    assert not K.pack_fits(2**32 + 1, 64)
+    assert not K.pack_fits(2**32, 2**31 + 64)
 
 
 @pytest.mark.parametrize("nparts", [2, 3])

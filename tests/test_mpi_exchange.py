@@ -34,6 +34,19 @@ def test_every_pattern_and_encoding(nranks: int, grids: list[str], tmp_path: Pat
     assert "ALL OK" in out
 
 
+@pytest.mark.mpi
+@needs_mpi
+@pytest.mark.parametrize("nranks", [2, 3, 4])
+def test_grown_receives_deliver_every_length(nranks: int) -> None:
+    """Pair channels whose receive buffers grow to the need: every message arrives
+    whole (empty, at the cap, one past it, far past it, past the eager limit), the
+    own message as is, and a buffer never grows past an eighth over the longest
+    message its source sent (``tests/mpi/grown_cases.py``)."""
+    rc, out, err, _ = launch(nranks, [str(SCRIPTS / "grown_cases.py")], timeout=120)
+    assert rc == 0, f"stdout:\n{out}\nstderr:\n{err}"
+    assert f"on {nranks} ranks" in out and "GROWN OK" in out, out
+
+
 @pytest.mark.parametrize(("key", "bad"), [("exchange", "mpi"), ("frontier_encoding", "zip"),
                                           ("butterfly_fanout", 1), ("butterfly_fanout", 2.0),
                                           ("network", "5g"), ("network", "1:0"),

@@ -81,15 +81,16 @@ def topdown_fold(ptr, ind, jc, dcsc, frontier, sent, visited, own, bw, nparts, c
 
 @nb.njit(cache=True, nogil=True)
 def topdown_pairs(ptr, ind, jc, dcsc, frontier, sent, counts, out, cap, col_piece0, b, B64, i0,
-                  e0, own, visited, parents, levels, depth, deg, new, k0):
+                  e0, own, visited, parents, levels, depth, deg, new, k0, packed):
     """The local step of the transposed top-down (``B x`` as ``Bᵀ x``, undirected graphs).
 
     The masked SpMSV of :func:`topdown_fold` over the stored ``B_ijᵀ``: the
     frontier is row-chunk ids (its columns), the children its rows (column-chunk
     ids), pair ``(row within its part, global parent)`` written at pair
-    ``t * cap + counts[t]`` of ``out`` for part ``t = row // B64``. ``sent``
-    (over the column chunk) keeps every child to one pair per search, the
-    smallest parent: columns are visited in increasing order.
+    ``t * cap + counts[t]`` of ``out`` for part ``t = row // B64``: two words,
+    or with ``packed`` one word ``row << 32 | parent`` (see :func:`pack_fits`).
+    ``sent`` (over the column chunk) keeps every child to one pair per search,
+    the smallest parent: columns are visited in increasing order.
 
     Part ``own`` (``-1``: none) is this rank's piece: its children are not
     written as pairs but taken at once, as :func:`topdown_own` takes them
@@ -141,9 +142,12 @@ def topdown_pairs(ptr, ind, jc, dcsc, frontier, sent, counts, out, cap, col_piec
             if c == cap:
                 return i, e, scanned + e - lo, k, degsum
             sent[v >> 6] |= np.uint64(1) << np.uint64(v & 63)
-            at = 2 * (t * cap + c)
-            out[at] = v - t * B64
-            out[at + 1] = par
+            if packed:
+                out[t * cap + c] = ((v - t * B64) << 32) | par
+            else:
+                at = 2 * (t * cap + c)
+                out[at] = v - t * B64
+                out[at + 1] = par
             counts[t] = c + 1
         scanned += hi - lo
     return nf, -1, scanned, k, degsum
@@ -245,6 +249,39 @@ def apply_pairs(pairs, parents, levels, depth, visited, new, k0, deg):
         elif levels[v] == depth and par < parents[v]:
             parents[v] = par
     return k, degsum
+
+
+@nb.njit(cache=True, nogil=True)
+def apply_packed(pairs, parents, levels, depth, visited, new, k0, deg):
+    """:func:`apply_pairs` for pairs packed one to a word (``local id << 32 | parent``)."""
+    k = k0
+    degsum = 0
+    one = np.uint64(1)
+    low = np.int64(0xFFFFFFFF)
+    for x in range(pairs.shape[0]):
+        word = pairs[x]
+        v = word >> 32
+        par = word & low
+        if parents[v] == -1:
+            parents[v] = par
+            levels[v] = depth
+            visited[v >> 6] |= one << np.uint64(v & 63)
+            new[k] = v
+            k += 1
+            degsum += deg[v]
+        elif levels[v] == depth and par < parents[v]:
+            parents[v] = par
+    return k, degsum
+
+
+def pack_fits(n: int, B64: int) -> bool:
+    """Whether a pair ``(piece-local id, global parent)`` fits one int64 word.
+
+    The word is ``local << 32 | parent``: parents below ``2**32`` (``n``
+    vertices) and local ids below ``2**31`` (a padded piece of ``B64``), so
+    the word stays non-negative like a plain id.
+    """
+    return n <= 2**32 and B64 <= 2**31
 
 
 @nb.njit(cache=True, nogil=True)

@@ -31,6 +31,9 @@ Top-down over the transposed block (undirected graphs)
     transposed, otherwise). A rank that holds its own piece in the column
     layout (every rank of a pr × 1 grid, the diagonal of a square one) takes
     that part's children in the search itself, as pairs go only to others.
+    A pair travels as one word ``child << 32 | parent`` where the ids fit
+    (half the fold's bytes), and is received into a buffer posted before the
+    sends (:class:`~spbfs.mpi.spmsv.GrownReceives`).
     One processor row owns its column chunk: search and update are one pass,
     as with one column above.
 
@@ -343,8 +346,15 @@ class GridEngine:
         # the source's level starts from here.
         self.prev = self.visited.copy()
         self.plan = planner(cfg, grid, self.B)
+        # The transposed top-down's pairs, one word each where ids allow: half the
+        # fold's bytes. Compressed pair messages (the codec reads two words a pair)
+        # stay unpacked; every rank decides alike (the same config and graph).
+        self.packed = not self.plan.pairs_compressible and K.pack_fits(g.n, self.B)
+        channels = getattr(g, "_pair_channels", None)
+        if channels is None:
+            channels = g._pair_channels = {}
         self.phases = FrontierPhases(grid, self.B, self.bw, self.plan, self.visited, self.prev,
-                                     self.msgbufs, cnt)
+                                     self.msgbufs, cnt, channels)
         self.nthreads = numba.get_num_threads()
         self.nchunks = 4 * self.nthreads if self.nthreads > 1 else 1
         self.m_f = 0  # degree sum of the current frontier, all ranks (set by reduce)
@@ -568,34 +578,36 @@ class GridEngine:
         counts = self.counts[:pr]
         counts[:] = 0
         # The pairs buffer of the parent updates (a level is one or the other, and its
-        # messages are complete when it returns): room for cap pairs per part.
+        # messages are complete when it returns): room for cap pairs of w words per part.
+        packed = self.packed
+        w = 1 if packed else 2
         buf = self.sendbufs[0]
-        cap = buf.shape[0] // (2 * pr)
+        cap = buf.shape[0] // (w * pr)
         at, e, scanned, k, degsum = 0, -1, 0, 0, 0
         nf = cols.shape[0]
         while True:
             at, e, sc, k, ds = K.topdown_pairs(tptr, tind, tjc, tdcsc, cols, sent, counts, buf,
                                                cap, row0, d.b, B, at, e, own, self.visited,
                                                self.parents, self.levels, depth, self.deg,
-                                               newbuf, k)
+                                               newbuf, k, packed)
             scanned += sc
             degsum += ds
             if at == nf:
                 break
             # A part is full: grow every part's room (the first level pays a few).
             new_cap = min(B, max(cap + cap // 2, 4096))
-            grown = np.empty(2 * pr * new_cap, np.int64)
+            grown = np.empty(w * pr * new_cap, np.int64)
             for t, c in enumerate(counts.tolist()):
-                grown[2 * t * new_cap:2 * (t * new_cap + c)] = buf[2 * t * cap:2 * (t * cap + c)]
+                grown[w * t * new_cap:w * (t * new_cap + c)] = buf[w * t * cap:w * (t * cap + c)]
             buf, cap = grown, new_cap
             self.sendbufs[0] = buf
         self.tick(LOCAL_TD, t0)
         cl = counts.tolist()
-        sends = [buf[2 * t * cap:2 * (t * cap + c)] for t, c in enumerate(cl)]
-        mine = self.phases.fold_to_owners(sends, 2 * sum(cl))
+        sends = [buf[w * t * cap:w * (t * cap + c)] for t, c in enumerate(cl)]
+        got = self.phases.fold_to_owners(sends, w * sum(cl))
         t0 = self.clock()
-        k, ds = merge_pairs([mine], -1, self.parents, self.levels, depth, self.visited,
-                            newbuf, k, self.deg)
+        k, ds = merge_pairs(got, -1, self.parents, self.levels, depth, self.visited,
+                            newbuf, k, self.deg, packed)
         degsum += ds
         new = self.sort_new(k)
         self.tick(UPDATE, t0)

@@ -46,9 +46,8 @@ from spbfs.mpi import codec
 from spbfs.mpi import comm as C
 from spbfs.mpi.exchange import Exchange
 
-__all__ = ["COMM_PHASES", "LOCAL_PHASES", "FrontierPhases", "GridOps", "PhaseCounters",
-           "PostedSends", "exchange_ranks", "exchange_sized", "merge_pairs", "product_sparse",
-           "sendrecv_sized"]
+__all__ = ["COMM_PHASES", "LOCAL_PHASES", "FrontierPhases", "GridOps", "GrownReceives",
+           "PhaseCounters", "PostedSends", "merge_pairs", "product_sparse", "sendrecv_sized"]
 
 _TAG_COUNT = 41
 _TAG_DATA = 42
@@ -443,17 +442,26 @@ class FrontierPhases:
         The engine's bitmaps of its piece: visited now, and before the newest
         frontier was marked (so ``visited ^ prev`` is that frontier's bitmap).
     msgbufs : tuple of numpy.ndarray
-        Two send bitmaps used in turn. Messages are received into arrays of
-        their own length (:func:`exchange_sized`, :class:`PostedSends`), not
-        into buffers of the longest possible one kept per rank.
+        Two send bitmaps used in turn. Frontier messages are received into
+        buffers of a bitmap's length or into arrays of their own length
+        (:class:`PostedSends`), pairs into buffers grown to the need
+        (:class:`GrownReceives`), not into buffers of the longest possible
+        message kept per rank.
     cnt : PhaseCounters
         Where the phases count.
+    channels : dict, optional
+        The pair channels' state (:class:`GrownReceives`, by communicator and
+        tag): kept with the graph by the engine, since both sides of a
+        channel must keep it alike from search to search.
     """
 
     def __init__(self, grid: Any, B: int, bw: int, plan: Any, visited: np.ndarray,
                  prev: np.ndarray,
-                 msgbufs: tuple[np.ndarray, np.ndarray], cnt: PhaseCounters) -> None:
+                 msgbufs: tuple[np.ndarray, np.ndarray], cnt: PhaseCounters,
+                 channels: dict[tuple[str, int], GrownReceives] | None = None) -> None:
         self.grid = grid
+        self.channels = {} if channels is None else channels
+        self.fold_channel = self._channel("grid", grid.comm, 19)
         self.B = B
         self.bw = bw
         self.plan = plan
@@ -482,6 +490,12 @@ class FrontierPhases:
         self.row_dests = [r for r in self.row_srcs if r != rank]
         self.owners = [grid.j * pr + t for t in range(pr)]
         self.folders = [i2 * pc + rank // pr for i2 in range(pr)]
+        # The fold's parts by owner: the own one (-1: none) stays here, the others
+        # travel on a channel whose receive buffers grow to the need.
+        self.fold_own = self.owners.index(rank) if rank in self.owners else -1
+        self.fold_parts = [t for t, d in enumerate(self.owners) if d != rank]
+        self.fold_dests = [self.owners[t] for t in self.fold_parts]
+        self.fold_srcs = [src for src in self.folders if src != rank]
         self.row_pattern = plan.fixed_pattern or "p2p"
         # Frontier messages are at most a bitmap long (bw words) when bitmaps are
         # forced or the size rule chooses (shared memory): then the posted receives
@@ -742,55 +756,57 @@ class FrontierPhases:
                              t1 - t_start))
         return parts
 
-    def fold_to_owners(self, sends: list[np.ndarray], words: int) -> np.ndarray:
+    def fold_to_owners(self, sends: list[np.ndarray], words: int) -> list[np.ndarray]:
         """The transposed top-down's fold: part ``t``'s pairs to the owner of its piece.
 
         Part ``t`` of the column chunk is piece ``j pr + t``. With ``p2p`` each
         part goes straight to that piece's owner (the fold and the *transpose*
         in one message); the other patterns fold down the processor column and
         transpose (:meth:`along_row` with ``column``, :meth:`to_owner`).
-        ``words`` counts every part's words. Returns the pairs received
-        for this rank's piece (compressed ones decoded).
+        ``words`` counts every part's words. Returns the pair messages received
+        for this rank's piece (compressed ones decoded; not joined, as
+        :func:`merge_pairs` takes them one by one).
         """
         grid = self.grid
         plan = self.plan
         pattern = plan.fixed_pattern or plan.pattern("fold", grid.pr, self.last[1] / self.p)
-        rank = grid.rank
         if pattern != "p2p":
             i = grid.i
             msgs = sum(1 for t, x in enumerate(sends) if t != i and x.shape[0])
-            return self.to_owner(self.along_row(FOLD, sends, msgs, words - sends[i].shape[0],
-                                                column=True))
+            return [self.to_owner(self.along_row(FOLD, sends, msgs, words - sends[i].shape[0],
+                                                 column=True))]
         cnt = self.cnt
         t0 = cnt.clock()
-        own = self.owners.index(rank) if rank in self.owners else -1
-        messages = sum(1 for t, x in enumerate(sends) if t != own and x.shape[0])
+        own = self.fold_own
         if own >= 0:
             words -= sends[own].shape[0]
-        enc = self.enc
-        if enc != "list":
+        msgs = [sends[t] for t in self.fold_parts]
+        messages = 0
+        for x in msgs:
+            if x.shape[0]:
+                messages += 1
+        enc = "list"
+        if plan.pairs_compressible:
+            enc = self.enc
             if enc == "auto":
                 enc = plan.pair_encoding(words // 2, messages)
             if enc == "compressed":
-                sends = [x if t == own or not x.shape[0] else self._pairs_message(x)
-                         for t, x in enumerate(sends)]
-                words = sum(x.shape[0] for t, x in enumerate(sends) if t != own)
+                msgs = [self._pairs_message(x) if x.shape[0] else x for x in msgs]
+                words = sum(x.shape[0] for x in msgs)
             else:
                 enc = "list"
-        got = exchange_ranks(grid.comm, dict(zip(self.owners, sends, strict=True)),
-                             self.folders, tag=19)
-        recv = [got[src] for src in self.folders]
+        recv = self.fold_channel.exchange(self.fold_dests, msgs, self.fold_srcs)
         if plan.pairs_compressible:
             recv = [self._decode_pairs(r) for r in recv]
+        if own >= 0 and sends[own].shape[0]:
+            recv.append(sends[own])
         cnt.add(FOLD, messages, words)
         if self.emu is not None:
             self.emu.hold(t0, messages, 8 * words)
         t1 = cnt.tick(FOLD, t0)
         if plan.recording:
             self.log.append((self.level, "fold", pattern, enc, plan.last_estimate, t1 - t0))
-        parts = [r for r in recv if r is not None and r.shape[0]]
-        return np.concatenate(parts) if len(parts) > 1 else \
-            parts[0] if parts else np.zeros(0, np.int64)
+        return recv
 
     def to_owner(self, recv: list[np.ndarray]) -> np.ndarray:
         """Pairs for the piece this rank holds in the column layout, sent to its owner.
@@ -846,8 +862,17 @@ class FrontierPhases:
             else:
                 enc = "list"
         if pattern == "p2p":
-            recv = exchange_sized(grid.col_comm if column else grid.row_comm, sends,
-                                  tag=19 if column else 14 + (phase == UPDATES))
+            comm = grid.col_comm if column else grid.row_comm
+            others = [t for t in range(q) if t != own]
+            empty = np.zeros(0, np.int64)
+            got = self._channel("col" if column else "row", comm,
+                                19 if column else 14 + (phase == UPDATES)).exchange(
+                others, [empty if sends[t] is None else sends[t] for t in others], others)
+            recv = [empty] * q
+            for t, x in zip(others, got, strict=True):
+                recv[t] = x
+            if sends[own] is not None:
+                recv[own] = sends[own]
         else:
             ex = self.col_ex if column else self.row_ex
             recv, messages, words = ex.alltoall(pattern, sends)
@@ -861,6 +886,13 @@ class FrontierPhases:
             self.log.append((self.level, "fold" if phase == FOLD else "updates", pattern, enc,
                              plan.last_estimate, t1 - t0))
         return recv
+
+    def _channel(self, name: str, comm: Any, tag: int) -> GrownReceives:
+        """The pair channel of a communicator and tag (kept with the graph's buffers)."""
+        ch = self.channels.get((name, tag))
+        if ch is None:
+            ch = self.channels[name, tag] = GrownReceives(comm, tag)
+        return ch
 
     def _pairs_message(self, pairs: np.ndarray) -> np.ndarray:
         """Interleaved ``(child, parent)`` pairs compressed (sorted by child first)."""
@@ -1013,50 +1045,113 @@ class PostedSends:
         return self.got
 
 
-def exchange_sized(comm: Any, sends: list[np.ndarray | None], tag: int) -> list[np.ndarray]:
-    """:func:`spbfs.mpi.comm.exchange` with receive buffers of each message's own length.
+class GrownReceives:
+    """Pair messages of unknown length, received into buffers grown to the need.
 
-    Pairs may be many (up to two words per vertex of a chunk) but are few on
-    most levels: buffers for the longest possible message, kept per rank,
-    cost more memory than the block's share of a small grid. Here every
-    message is probed first (MPI's matched probe), then received into an array
-    of its length. ``sends[rank]`` is returned as is.
+    The fold and the parent updates send ``(child, parent)`` pairs: few on most
+    levels, up to two words per vertex of a piece on a few. Buffers for the
+    longest possible message, kept per source, cost more memory than a small
+    grid's share allows; probing every message for its length and then
+    receiving it cost more per level than receives posted before the sends
+    (docs/benchmarks.md, "The grid's receive path and packed pairs"). Here
+    each source's receive is posted at once into a buffer of ``cap + 1``
+    words, where ``cap`` is a number both sides of the channel know: it
+    starts at ``first`` and grows to the longest message passed so far plus
+    an eighth. A message of up to ``cap`` words travels as one; a longer one
+    as its first ``cap + 1`` words (the receiver reads that length as "more
+    follows") and the rest on ``tag + 40``, probed and received at its own
+    length. Both sides then grow ``cap`` alike.
+
+    The state lives as long as the graph (both sides of every channel keep
+    it, as each search moves the same messages on every rank), so the
+    buffers settle after the first searches. A received message is a view of
+    its buffer until the next exchange on the channel. The phase counters
+    count a message sent in two parts as one.
+
+    Parameters
+    ----------
+    comm : mpi4py.MPI.Comm
+        The communicator of the ranks named in :meth:`exchange`.
+    tag : int
+        The messages' tag (``tag + 40``: the rest of a long one).
+    first : int
+        The starting ``cap`` in words.
     """
-    size = comm.Get_size()
-    rank = comm.Get_rank()
-    empty = np.zeros(0, np.int64)
-    if size == 1:
-        return [empty if sends[0] is None else sends[0]]
-    order = [(rank + k) % size for k in range(1, size)]
-    reqs = [comm.Isend(empty if sends[r] is None else sends[r], dest=r, tag=tag)
-            for r in order]
-    wait = C.policy(comm)
-    out: list[np.ndarray] = [empty] * size
-    out[rank] = empty if sends[rank] is None else sends[rank]
-    for r in reversed(order):  # the rank before first: it sent here first
-        out[r] = _recv_sized(comm, r, tag, wait)
-    wait.wait(reqs)
-    return out
 
+    __slots__ = ("caps", "comm", "first", "policy", "rank", "rbufs", "tag")
 
-def exchange_ranks(comm: Any, sends: dict[int, np.ndarray], sources: list[int],
-                   tag: int) -> dict[int, np.ndarray]:
-    """``sends[dest]`` to each ``dest``, one message from each of ``sources`` (any ranks).
+    def __init__(self, comm: Any, tag: int, first: int = 1024) -> None:
+        self.comm = comm
+        self.tag = tag
+        self.first = first
+        self.rank = comm.Get_rank()
+        self.policy = C.policy(comm)
+        self.caps: dict[int, int] = {}  # the cap of messages to each destination
+        self.rbufs: dict[int, np.ndarray] = {}  # cap + 1 words from each source
 
-    :func:`exchange_sized` between two sets of ranks (a rank may be in
-    both: its own message is returned as is). Returns the received arrays by
-    source rank.
-    """
-    rank = comm.Get_rank()
-    size = comm.Get_size()
-    empty = np.zeros(0, np.int64)
-    reqs = [comm.Isend(sends[d], dest=d, tag=tag)
-            for d in sorted(sends, key=lambda r: (r - rank) % size) if d != rank]
-    wait = C.policy(comm)
-    out = {src: sends.get(rank, empty) if src == rank else _recv_sized(comm, src, tag, wait)
-           for src in sources}
-    wait.wait(reqs)
-    return out
+    def _grown(self, length: int) -> int:
+        return length + length // 8
+
+    def exchange(self, dests: list[int], msgs: list[np.ndarray],
+                 sources: list[int]) -> list[np.ndarray]:
+        """``msgs[k]`` to ``dests[k]``; one message from each of ``sources``, in order.
+
+        Neither list names this rank (its own message is the caller's). Called
+        once per level by every rank of a fold, so kept to a few calls per
+        message.
+        """
+        comm, tag = self.comm, self.tag
+        rbufs = self.rbufs
+        bufs = [rbufs.get(s) for s in sources]
+        irecv = comm.Irecv
+        reqs = []
+        for k, s in enumerate(sources):
+            buf = bufs[k]
+            if buf is None:
+                buf = bufs[k] = rbufs[s] = np.empty(self.first + 1, np.int64)
+            reqs.append(irecv(buf, source=s, tag=tag))
+        nrecv = len(reqs)
+        nbytes = 0
+        split = False
+        caps = self.caps
+        isend = comm.Isend
+        for d, x in zip(dests, msgs, strict=True):
+            cap = caps.get(d, self.first)
+            n = x.shape[0]
+            nbytes += 8 * n
+            if n <= cap:
+                reqs.append(isend(x, dest=d, tag=tag))
+            else:
+                reqs.append(isend(x[:cap + 1], dest=d, tag=tag))
+                reqs.append(isend(x[cap + 1:], dest=d, tag=tag + 40))
+                caps[d] = self._grown(n)
+                split = True
+        MPI = C.mpi()
+        pol = self.policy
+        bulk = nbytes >= C.BULK_BYTES
+        # One wait for all, unless a rest was sent: its send completes only once the
+        # receiver, after the head, has probed for it (two such ranks waiting for
+        # their own sends would wait for each other), so the receives come first.
+        if split:
+            statuses = [MPI.Status() for _ in range(nrecv)]
+            pol.wait(reqs[:nrecv], bulk, statuses)
+        else:
+            statuses = [MPI.Status() for _ in reqs]
+            pol.wait(reqs, bulk, statuses)
+        out = []
+        byte = MPI.BYTE
+        for k, s in enumerate(sources):
+            buf = bufs[k]
+            n = statuses[k].Get_count(byte) >> 3
+            if n < buf.shape[0]:
+                out.append(buf[:n])
+                continue
+            msg = np.concatenate([buf, _recv_sized(comm, s, tag + 40, pol)])
+            rbufs[s] = np.empty(self._grown(msg.shape[0]) + 1, np.int64)
+            out.append(msg)
+        if split:
+            pol.wait(reqs[nrecv:], bulk)
+        return out
 
 
 def sendrecv_sized(comm: Any, send: np.ndarray, dest: int, source: int, tag: int) -> np.ndarray:
@@ -1070,17 +1165,19 @@ def sendrecv_sized(comm: Any, send: np.ndarray, dest: int, source: int, tag: int
 
 def merge_pairs(recv: list[np.ndarray], skip: int, parents: np.ndarray, levels: np.ndarray,
                 depth: int, visited: np.ndarray, new: np.ndarray, k: int,
-                deg: np.ndarray) -> tuple[int, int]:
+                deg: np.ndarray, packed: bool = False) -> tuple[int, int]:
     """*Merge*: apply received ``(child, parent)`` pairs to this rank's piece.
 
     A child not yet visited takes the pair's parent and level ``depth`` and is
     listed in ``new`` from ``k`` on. ``recv[skip]`` (this rank's own, already
-    applied) is passed over. Returns (new length, degree sum of the children
-    taken).
+    applied) is passed over. ``packed``: a pair is one word
+    (:func:`spbfs.mpi._kernels.pack_fits`), else two. Returns (new length,
+    degree sum of the children taken).
     """
+    apply = K.apply_packed if packed else K.apply_pairs
     degsum = 0
     for t, part in enumerate(recv):
         if t != skip and part.shape[0]:
-            k, ds = K.apply_pairs(part, parents, levels, depth, visited, new, k, deg)
+            k, ds = apply(part, parents, levels, depth, visited, new, k, deg)
             degsum += ds
     return k, degsum
