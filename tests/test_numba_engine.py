@@ -403,9 +403,9 @@ def test_dcsc_column_index_on_hypersparse_and_empty_blocks() -> None:
 
 
 @pytest.mark.parametrize("fmt", FORMATS)
-def test_a_frontier_out_of_order_falls_back_to_the_smallest_parent_claim(fmt: str) -> None:
-    """A frontier found in increasing order claims for good; one that is not (here
-    [5, 3], found from [1, 2]) must still give 7 its smallest parent, 3."""
+def test_a_later_smaller_frontier_vertex_takes_the_claim(fmt: str) -> None:
+    """The frontier [5, 3] (found from [1, 2]) is taken in that order: 5 claims 7
+    first, and 3, the smaller parent, must take the claim over."""
     src = np.array([0, 0, 1, 2, 5, 3, 7], np.int64)
     dst = np.array([1, 2, 5, 3, 7, 7, 8], np.int64)
     n = 9

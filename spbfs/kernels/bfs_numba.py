@@ -16,11 +16,7 @@ a later, smaller one that reaches ``v`` sees a claim of this level (a value
 ``>= off``) and takes its place; the level's claims are settled
 (``-= off``) after it. So the parent is the smallest frontier vertex reaching
 ``v`` (the ``min`` of the semiring) without sorting any frontier, without
-atomics and without a bitmap. A frontier already in increasing order (the
-source, every frontier a bottom-up level finds, a grid's diagonals from a
-corner) needs none of that: its first claim of ``v`` is the smallest, final
-at once; the settle pass tells whether the level's new vertices came out in
-increasing order. A large level splits the destinations over the
+atomics and without a bitmap. A large level splits the destinations over the
 threads in word-aligned ranges: each thread owns its ranges' state words.
 
 Bottom-up scans the in-edges of every candidate (unvisited, with in-edges) in
@@ -235,24 +231,18 @@ def finish(state, queue, offsets, parents, levels, want_parents, want_levels, de
 
 
 @nb.njit(cache=True, inline="always")
-def _claim(ind, lo, hi, u, state, off, out, k, last, final):  # type: ignore[no-untyped-def]
+def _claim(ind, lo, hi, u, state, off, out, k):  # type: ignore[no-untyped-def]
     """Frontier vertex ``u``'s column ``ind[lo:hi]``: claim the unvisited, keep the smallest
-    parent of the ones claimed this level; returns (next ``k``, degree sum of new, ``last``).
+    parent of the ones claimed this level; returns (next ``k``, degree sum of new).
 
     A vertex claimed this level holds ``parent + off`` (``off >= n``) until
     :func:`_settle` takes ``off`` away after the level, so one compare tells
     it from one reached before (``< n``) and from a larger claimant. No bitmap
     is touched: on a 1000 x 1000 grid a bitmap of the level's new vertices
     (set, tested, cleared) made the level 2x slower.
-
-    With ``final`` (a constant: the frontier is taken in increasing order) the
-    first claim is the smallest parent, written as such at once: no ``off``,
-    no second claim, no settle. ``last`` then follows the new vertices: the
-    last one so far (``-1`` before the first), or ``-2`` once they came out of
-    increasing order.
     """
     degsum = 0
-    uo = u if final else u + off
+    uo = u + off
     # Unsigned ids index without numba's negative-index fix-up: measured 1.7x on a
     # road network's top-down levels (no signed id meets an unsigned one here).
     for e in range(np.uint64(lo), np.uint64(hi)):
@@ -263,25 +253,17 @@ def _claim(ind, lo, hi, u, state, off, out, k, last, final):  # type: ignore[no-
             out[k] = v
             k += 1
             degsum += -1 - s
-            if final and last >= -1:
-                last = np.int64(v) if np.int64(v) > last else np.int64(-2)
-        elif not final and s > uo:
+        elif s > uo:
             state[v] = uo  # claimed this level by a larger frontier vertex
-    return k, degsum, last
+    return k, degsum
 
 
 @nb.njit(cache=True, nogil=True, _nrt=False)
 def _settle(ids, lo, hi, state, off):
-    """Parents of the vertices claimed in a level, ``ids[lo:hi]``: ``state[v] -= off``;
-    returns whether they are in increasing order."""
-    last = np.int64(-1)
-    rising = True
+    """Parents of the vertices claimed in a level, ``ids[lo:hi]``: ``state[v] -= off``."""
     for i in range(lo, hi):
         v = np.uint64(ids[np.uint64(i)])
         state[v] -= off
-        rising &= np.int64(v) > last
-        last = np.int64(v)
-    return rising
 
 
 # Without reference counting (_nrt=False): numba's call convention increfs every
@@ -294,15 +276,7 @@ def _topdown_all(ptr, ind, jc, aux, shift, dcsc, queue, head, tail, state, off, 
     # The constant ``whole`` folds away the share test once inlined; passed as an
     # argument (even a literal one) it stayed a runtime test per frontier vertex.
     return _topdown_core(ptr, ind, jc, aux, shift, dcsc, queue, head, tail, state, off, out,
-                         opos, 0, state.shape[0], True, False)
-
-
-@nb.njit(cache=True, nogil=True, _nrt=False)
-def _topdown_rising(ptr, ind, jc, aux, shift, dcsc, queue, head, tail, state, out, opos):
-    """:func:`_topdown_all` from a frontier in increasing order: every claim final at once
-    (``_claim``'s ``final``), nothing to settle."""
-    return _topdown_core(ptr, ind, jc, aux, shift, dcsc, queue, head, tail, state, 0, out,
-                         opos, 0, state.shape[0], True, True)
+                         opos, 0, state.shape[0], True)
 
 
 @nb.njit(cache=True, nogil=True, _nrt=False)
@@ -311,18 +285,17 @@ def _topdown_range(ptr, ind, jc, aux, shift, dcsc, queue, head, tail, state, off
     """Top-down from ``queue[head:tail]`` into the destinations ``vlo <= v < vhi`` only
     (see :func:`_topdown_core`)."""
     return _topdown_core(ptr, ind, jc, aux, shift, dcsc, queue, head, tail, state, off, out,
-                         opos, vlo, vhi, False, False)
+                         opos, vlo, vhi, False)
 
 
 @nb.njit(cache=True, inline="always")
 def _topdown_core(ptr, ind, jc, aux, shift, dcsc, queue, head, tail, state, off, out, opos,
-                  vlo, vhi, whole, final):
+                  vlo, vhi, whole):
     """Top-down from ``queue[head:tail]`` into the destinations ``vlo <= v < vhi`` only.
 
     New vertices are listed in ``out`` from ``opos`` on, their state still
-    ``parent + off`` (see :func:`_claim`; with ``final`` their parent);
-    returns (new count, edges scanned, degree sum of new, and with ``final``
-    whether the new vertices came in increasing order). Columns
+    ``parent + off`` (see :func:`_claim`); returns (new count, edges scanned,
+    degree sum of new). Columns
     are sorted, so a long column's share is found by binary search and the
     parts of a parallel level together read each edge once.
 
@@ -333,7 +306,6 @@ def _topdown_core(ptr, ind, jc, aux, shift, dcsc, queue, head, tail, state, off,
     k = opos
     scanned = 0
     degsum = 0
-    last = np.int64(-1)
     if not dcsc:
         for i in range(head, tail):
             # Unsigned indices here too (no negative-index fix-up): 10% of a road
@@ -345,7 +317,7 @@ def _topdown_core(ptr, ind, jc, aux, shift, dcsc, queue, head, tail, state, off,
             if not whole:
                 lo, hi = column_share(ind, lo, hi, vlo, vhi)
             scanned += hi - lo
-            k, ds, last = _claim(ind, lo, hi, u, state, off, out, k, last, final)
+            k, ds = _claim(ind, lo, hi, u, state, off, out, k)
             degsum += ds
     elif shift == 0:
         for i in range(head, tail):
@@ -364,7 +336,7 @@ def _topdown_core(ptr, ind, jc, aux, shift, dcsc, queue, head, tail, state, off,
             if not whole:
                 lo, hi = column_share(ind, lo, hi, vlo, vhi)
             scanned += hi - lo
-            k, ds, last = _claim(ind, lo, hi, u, state, off, out, k, last, final)
+            k, ds = _claim(ind, lo, hi, u, state, off, out, k)
             degsum += ds
     else:
         for i in range(head, tail):
@@ -373,17 +345,17 @@ def _topdown_core(ptr, ind, jc, aux, shift, dcsc, queue, head, tail, state, off,
             if not whole:
                 lo, hi = column_share(ind, lo, hi, vlo, vhi)
             scanned += hi - lo
-            k, ds, last = _claim(ind, lo, hi, u, state, off, out, k, last, final)
+            k, ds = _claim(ind, lo, hi, u, state, off, out, k)
             degsum += ds
-    return k - opos, scanned, degsum, final and last >= -1
+    return k - opos, scanned, degsum
 
 
 @nb.njit(cache=True, nogil=True, parallel=True)
 def _topdown_parts(ptr, ind, jc, aux, shift, dcsc, queue, head, tail, state, off, buf, cuts,
                    parts):
     for t in nb.prange(cuts.shape[0] - 1):
-        k, sc, ds, _ = _topdown_range(ptr, ind, jc, aux, shift, dcsc, queue, head, tail,
-                                      state, off, buf, cuts[t], cuts[t], cuts[t + 1])
+        k, sc, ds = _topdown_range(ptr, ind, jc, aux, shift, dcsc, queue, head, tail, state,
+                                   off, buf, cuts[t], cuts[t], cuts[t + 1])
         _settle(buf, cuts[t], cuts[t] + k, state, off)
         parts[t, 0] = k
         parts[t, 1] = sc
@@ -402,8 +374,8 @@ def topdown_level(ptr, ind, jc, aux, shift, dcsc, queue, head, tail, state, off,
     """
     n = state.shape[0]
     if nparts <= 1:
-        k, sc, ds, _ = _topdown_all(ptr, ind, jc, aux, shift, dcsc, queue, head, tail, state,
-                                    off, queue, tail)
+        k, sc, ds = _topdown_all(ptr, ind, jc, aux, shift, dcsc, queue, head, tail, state,
+                                 off, queue, tail)
         _settle(queue, tail, tail + k, state, off)
         return k, sc, ds
     cuts = word_cuts(n, nparts)
@@ -606,7 +578,7 @@ def search_levels(optr, oind, ojc, oaux, oshift, odcsc, iptr, iind, ijc, idcsc, 
     m_f = sv[SV_MF]
     ncand = sv[SV_NCAND]
     ci = sv[SV_CAND]
-    sorted_front = tail - head == 1
+    sorted_front = False
     nlev = 0
     reason = EXHAUSTED
     # One clock reading per level (its end is the next one's start): a level of
@@ -627,18 +599,12 @@ def search_levels(optr, oind, ojc, oaux, oshift, odcsc, iptr, iind, ijc, idcsc, 
             break
         depth += 1
         n_f = tail - head
-        rising = False
-        serial = cur == TOP_DOWN and (nparts <= 1 or m_f < par_topdown)
-        if serial and sorted_front:
-            # An increasing frontier's first claims are its smallest parents.
-            k, scanned, degsum, rising = _topdown_rising(optr, oind, ojc, oaux, oshift, odcsc,
-                                                         queue, head, tail, state, queue, tail)
-        elif serial:
+        if cur == TOP_DOWN and (nparts <= 1 or m_f < par_topdown):
             # topdown_level's serial case, without its call: arrays passed to a
             # function that may allocate are reference-counted per call.
-            k, scanned, degsum, _ = _topdown_all(optr, oind, ojc, oaux, oshift, odcsc, queue,
-                                                 head, tail, state, off, queue, tail)
-            rising = _settle(queue, tail, tail + k, state, off)
+            k, scanned, degsum = _topdown_all(optr, oind, ojc, oaux, oshift, odcsc, queue,
+                                              head, tail, state, off, queue, tail)
+            _settle(queue, tail, tail + k, state, off)
         elif cur == TOP_DOWN:
             k, scanned, degsum = topdown_level(optr, oind, ojc, oaux, oshift, odcsc, queue,
                                                head, tail, state, off, buf, nparts)
@@ -649,7 +615,7 @@ def search_levels(optr, oind, ojc, oaux, oshift, odcsc, iptr, iind, ijc, idcsc, 
                 iptr, iind, ijc, idcsc, slots, has_slots, front, state, queue, tail, buf,
                 cands, ci, ncand, nchunks)
             clear_words(queue[head:tail], front)
-        sorted_front = cur != TOP_DOWN or rising
+        sorted_front = cur != TOP_DOWN
         st[nlev, 0] = n_f
         st[nlev, 1] = k
         st[nlev, 2] = scanned
