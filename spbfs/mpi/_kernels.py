@@ -226,42 +226,27 @@ def topdown_own(ptr, ind, jc, dcsc, frontier, visited, parents, levels, depth, d
 
 
 @nb.njit(cache=True, nogil=True)
-def apply_pairs(pairs, parents, levels, depth, visited, new, k0, deg):
+def apply_pairs(pairs, parents, levels, depth, visited, new, k0, deg, packed):
     """Take ``(local id, parent)`` pairs for this rank's piece.
 
     A vertex not yet visited gets the parent and ``depth`` and is appended to
     ``new`` (from ``k0``); a vertex reached earlier in this level keeps the
-    smaller parent. Returns (the new ``k``, degree sum of the appended).
+    smaller parent. ``packed``: a pair is one word (``local id << 32 |
+    parent``, :func:`pack_fits`), else two. Returns (the new ``k``, degree sum
+    of the appended).
     """
     k = k0
     degsum = 0
     one = np.uint64(1)
-    for x in range(pairs.shape[0] // 2):
-        v = pairs[2 * x]
-        par = pairs[2 * x + 1]
-        if parents[v] == -1:
-            parents[v] = par
-            levels[v] = depth
-            visited[v >> 6] |= one << np.uint64(v & 63)
-            new[k] = v
-            k += 1
-            degsum += deg[v]
-        elif levels[v] == depth and par < parents[v]:
-            parents[v] = par
-    return k, degsum
-
-
-@nb.njit(cache=True, nogil=True)
-def apply_packed(pairs, parents, levels, depth, visited, new, k0, deg):
-    """:func:`apply_pairs` for pairs packed one to a word (``local id << 32 | parent``)."""
-    k = k0
-    degsum = 0
-    one = np.uint64(1)
     low = np.int64(0xFFFFFFFF)
-    for x in range(pairs.shape[0]):
-        word = pairs[x]
-        v = word >> 32
-        par = word & low
+    for x in range(pairs.shape[0] if packed else pairs.shape[0] // 2):
+        if packed:
+            word = pairs[x]
+            v = word >> 32
+            par = word & low
+        else:
+            v = pairs[2 * x]
+            par = pairs[2 * x + 1]
         if parents[v] == -1:
             parents[v] = par
             levels[v] = depth

@@ -1174,10 +1174,9 @@ def merge_pairs(recv: list[np.ndarray], skip: int, parents: np.ndarray, levels: 
     (:func:`spbfs.mpi._kernels.pack_fits`), else two. Returns (new length,
     degree sum of the children taken).
     """
-    apply = K.apply_packed if packed else K.apply_pairs
     degsum = 0
     for t, part in enumerate(recv):
         if t != skip and part.shape[0]:
-            k, ds = apply(part, parents, levels, depth, visited, new, k, deg)
+            k, ds = K.apply_pairs(part, parents, levels, depth, visited, new, k, deg, packed)
             degsum += ds
     return k, degsum
