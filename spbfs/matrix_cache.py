@@ -21,9 +21,9 @@ matrix that got the id of a collected one, is never served a stale Graph; a
 changed matrix goes back to one-off searches until it is searched unchanged
 again. The first search on a matrix reads no digest (it keeps nothing that
 could go stale, and a one-off must cost what scipy's own search costs); the
-second takes the digest of the content it builds the Graph from. Values are not part of the
-digest: a search ignores them (every stored entry, explicit zeros included, is
-an edge, as :meth:`~spbfs.graph.Graph.from_matrix` has it).
+second takes the digest of the content it builds the Graph from. Values are
+not part of the digest: a search ignores them (every stored entry, explicit
+zeros included, is an edge, as :meth:`~spbfs.graph.Graph.from_matrix` has it).
 
 **Where the cache lives.** The cache is an object, not hidden module state: :func:`spbfs.bfs` takes
 ``cache=`` (a :class:`MatrixCache`, ``True`` or ``False``). Code that searches

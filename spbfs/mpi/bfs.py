@@ -96,8 +96,6 @@ __all__ = ["COMM_PHASES", "LOCAL_PHASES", "DistBFSResult", "bfs", "traversed_edg
 _PAR_TOPDOWN = 1 << 15
 
 
-
-
 # --------------------------------------------------------------------------- result
 
 
@@ -291,7 +289,7 @@ class GridEngine:
         self.p = grid.size
         self.transposed = g.transposed_topdown
         self.direction = cfg.direction  # a forced one is the next level's for sure
-        bufs = getattr(g, "_search_buffers", None)
+        bufs = g._search_buffers
         if bufs is None:
             nrow = grid.pc * self.B
             cdt = np.int32 if nrow < 2**31 else np.int64
@@ -350,11 +348,8 @@ class GridEngine:
         # fold's bytes. Compressed pair messages (the codec reads two words a pair)
         # stay unpacked; every rank decides alike (the same config and graph).
         self.packed = not self.plan.pairs_compressible and K.pack_fits(g.n, self.B)
-        channels = getattr(g, "_pair_channels", None)
-        if channels is None:
-            channels = g._pair_channels = {}
         self.phases = FrontierPhases(grid, self.B, self.bw, self.plan, self.visited, self.prev,
-                                     self.msgbufs, cnt, channels)
+                                     self.msgbufs, cnt, g._pair_channels)
         self.nthreads = numba.get_num_threads()
         self.nchunks = 4 * self.nthreads if self.nthreads > 1 else 1
         self.m_f = 0  # degree sum of the current frontier, all ranks (set by reduce)
