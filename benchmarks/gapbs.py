@@ -4,7 +4,8 @@ Systems
 -------
 ``spbfs-csr`` / ``spbfs-dcsc``
     :func:`spbfs.bfs` on a graph built with ``Config(format=..., backend="numba")``;
-    parents and levels returned (int64).
+    parents and levels returned (int64), or with ``--output parents`` the parents
+    alone: what scipy (predecessors and the visit order) and GAPBS (parents) return.
 ``scipy``
     ``scipy.sparse.csgraph.breadth_first_order(A, root, directed=True,
     return_predecessors=True)`` on the symmetric adjacency matrix as a csr matrix
@@ -474,8 +475,9 @@ class Prepared:
         self.out_degree = np.asarray(g.out_degree)
 
 
-def search_fns(prep: Prepared, systems: Sequence[str]) -> dict[str, Callable[[int], Any]]:
-    """``system -> search(root)`` for the in-process systems."""
+def search_fns(prep: Prepared, systems: Sequence[str],
+               output: str = "both") -> dict[str, Callable[[int], Any]]:
+    """``system -> search(root)`` for the in-process systems (spbfs returns ``output``)."""
     from scipy.sparse import csgraph
 
     import spbfs
@@ -484,7 +486,7 @@ def search_fns(prep: Prepared, systems: Sequence[str]) -> dict[str, Callable[[in
     for fmt in ("csr", "dcsc"):
         if f"spbfs-{fmt}" in systems:
             g = prep.graphs[fmt]
-            fns[f"spbfs-{fmt}"] = lambda root, g=g: spbfs.bfs(g, root)
+            fns[f"spbfs-{fmt}"] = lambda root, g=g: spbfs.bfs(g, root, output=output)
     if "scipy" in systems:
         a = prep.matrix
         fns["scipy"] = lambda root: csgraph.breadth_first_order(
@@ -512,6 +514,8 @@ def check_first_root(prep: Prepared, root: int, fns: dict[str, Callable[[int], A
             pred[pred < 0] = -1
             pred[root] = root
             levels = tree_levels(pred, root)
+        elif out.levels is None:  # parents alone: the levels of their tree
+            levels = tree_levels(np.asarray(out.parents), root)
         else:
             levels = np.asarray(out.levels)
         bad = int(np.count_nonzero(levels != ref))
@@ -608,6 +612,9 @@ def _parser() -> argparse.ArgumentParser:
                         "in --graphs; 0: skip")
     p.add_argument("--workdir", metavar="DIR", default=None,
                    help="folder for the temporary .sg files (default: the system's temp)")
+    p.add_argument("--output", choices=("both", "parents"), default="both",
+                   help="what spbfs returns: parents and levels (default), or parents alone "
+                        "as scipy and GAPBS do")
     p.add_argument("--markdown", action="store_true", help="markdown tables")
     return p
 
@@ -697,7 +704,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"spbfs {spbfs.__version__}, numba {numba.__version__} "
               f"({numba.threading_layer() if _numba_parallel_ran() else 'omp layer on first use'})"
               f", threads {args.threads}, OMP_WAIT_POLICY {args.omp_wait}; "
-              f"GAPBS OMP_WAIT_POLICY {env.get('OMP_WAIT_POLICY', 'unset')}")
+              f"GAPBS OMP_WAIT_POLICY {env.get('OMP_WAIT_POLICY', 'unset')}; spbfs returns "
+              f"{'parents and levels' if args.output == 'both' else 'parents alone'}")
 
         summary: list[list[str]] = []
         prepared: tuple[str, Prepared] | None = None
@@ -731,7 +739,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             if not roots:
                 print("no vertex has an edge: nothing to search")
                 continue
-            fns = search_fns(prep, systems)
+            fns = search_fns(prep, systems, args.output)
             status = check_first_root(prep, roots[0], fns, exes, env)
             # Depths from spbfs csr: BFS levels per search (depth + 1), and warm-up.
             depth_of = {r: int(np.max(spbfs.bfs(prep.graphs["csr"], r).levels))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import platform
+
 import numba as nb
 import numpy as np
 from llvmlite import ir
@@ -9,7 +11,8 @@ from numba import types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-__all__ = ["column_range", "column_share", "dcsc_column_range", "monotonic", "prefetch"]
+__all__ = ["column_range", "column_share", "cycle_ticks", "dcsc_column_range", "monotonic",
+           "native_thread_id", "prefetch"]
 
 
 @intrinsic
@@ -63,6 +66,63 @@ def monotonic(typingctx):  # type: ignore[no-untyped-def]
         nsec = builder.load(cgutils.gep_inbounds(builder, ts, 0, 1))
         return builder.fadd(builder.sitofp(sec, f64),
                             builder.fmul(builder.sitofp(nsec, f64), f64(1e-9)))
+
+    return sig, codegen
+
+
+# Where the cycle counter is an unprivileged, constant-rate clock (x86-64's time-stamp
+# counter); elsewhere (an Arm cycle counter may trap in user space) cycle_ticks is the
+# monotonic clock in nanoseconds.
+_TSC = platform.machine().lower() in ("x86_64", "amd64")
+
+
+@intrinsic
+def cycle_ticks(typingctx):  # type: ignore[no-untyped-def]
+    """A cheap clock in ticks of unknown length (int64): for per-level times.
+
+    x86-64's time-stamp counter (``rdtsc``) where there is one, else
+    :func:`monotonic` in nanoseconds. A caller converts ticks to seconds by
+    reading both clocks at its start and end: :func:`monotonic` costs a
+    ``clock_gettime`` call per reading, several times the counter's cost, which
+    counted on a road network's thousand levels (docs/benchmarks.md).
+    """
+    sig = types.int64()
+
+    def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
+        i64 = ir.IntType(64)
+        if _TSC:
+            fn = cgutils.get_or_insert_function(builder.module, ir.FunctionType(i64, []),
+                                                "llvm.readcyclecounter")
+            return builder.call(fn, [])
+        i32 = ir.IntType(32)
+        timespec = ir.LiteralStructType([i64, i64])
+        ts = cgutils.alloca_once(builder, timespec)
+        fnty = ir.FunctionType(i32, [i32, timespec.as_pointer()])
+        fn = cgutils.get_or_insert_function(builder.module, fnty, "clock_gettime")
+        builder.call(fn, [i32(_CLOCK_MONOTONIC), ts])
+        sec = builder.load(cgutils.gep_inbounds(builder, ts, 0, 0))
+        nsec = builder.load(cgutils.gep_inbounds(builder, ts, 0, 1))
+        return builder.add(builder.mul(sec, i64(1_000_000_000)), nsec)
+
+    return sig, codegen
+
+
+@intrinsic
+def native_thread_id(typingctx):  # type: ignore[no-untyped-def]
+    """The calling thread's kernel id (Linux ``gettid``, glibc 2.30 and later).
+
+    What ``threading.get_native_id`` gives in Python, for numba's pool
+    workers, which Python cannot name: :class:`spbfs.threads.ThreadProbe`
+    learns their ids from a parallel region. An external C function like
+    :func:`monotonic`'s, so the kernel stays cacheable; check that the C
+    library has ``gettid`` before compiling a caller (the JIT must resolve it).
+    """
+    sig = types.int64()
+
+    def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
+        i32, i64 = ir.IntType(32), ir.IntType(64)
+        fn = cgutils.get_or_insert_function(builder.module, ir.FunctionType(i32, []), "gettid")
+        return builder.sext(builder.call(fn, []), i64)
 
     return sig, codegen
 

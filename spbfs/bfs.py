@@ -11,6 +11,7 @@ it under the level loop every engine shares,
 from __future__ import annotations
 
 import time
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -220,11 +221,12 @@ def _resolve_graph(
 
 
 def _engine(g: Graph, backend: Any, reverse: bool, cfg: Config,
-            threads: SearchThreads) -> LocalEngine:
+            threads: SearchThreads, source: int) -> LocalEngine:
     """The one-process engine for ``backend``: numba, CUDA kernels or vectorized steps.
 
     The numba engine asks ``threads`` for its count when its first parallel
-    region is due; the others run on the count chosen now.
+    region is due, or now if the graph's last search asked (from ``source``
+    with edges); the others run on the count chosen now.
     """
     out_block, in_block = (g.in_block, g.out_block) if reverse else (g.out_block, g.in_block)
     deg = g.in_degree if reverse else g.out_degree
@@ -237,9 +239,13 @@ def _engine(g: Graph, backend: Any, reverse: bool, cfg: Config,
             slots = g._search_cache.get(key)
             if slots is None:
                 slots = g._search_cache[key] = nonempty_columns(in_block)
+        if not threads.chosen and pool.asked_threads and deg[source]:
+            # Searches of one graph look alike: this one will likely ask too.
+            threads.count(pool.thread_policy)
         # A count not chosen yet is asked for when the first parallel region is due.
         return NumbaEngine(out_block, in_block, deg, pool, slots,
-                           threads=threads.count() if threads.chosen else threads.count)
+                           threads=(threads.count() if threads.chosen
+                                    else partial(threads.count, pool.thread_policy)))
     threads.count()
     if backend.is_gpu:
         # Hand-written CUDA kernels where they compile; the vectorized cupy
@@ -257,7 +263,7 @@ def _search(
     threads: SearchThreads,
 ) -> BFSResult:
     backend = get_backend(cfg.backend)
-    engine = _engine(g, backend, reverse, cfg, threads)
+    engine = _engine(g, backend, reverse, cfg, threads, source)
     # A GPU's first bottom-up sweep costs microseconds: no guard against it
     # there (its fused top-down loop applies Beamer's test alone).
     gamma = float("inf") if backend.is_gpu else DirectionPolicy.gamma

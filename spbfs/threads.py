@@ -22,25 +22,39 @@ libgomp (numba's ``omp`` layer) keeps idle workers spinning for milliseconds
 after a region, so right after a search this process's own workers are
 runnable too and look like load. Where that ambiguity changes the answer, the
 policy counts this process's runnable threads (``/proc/self/task``; tens of
-microseconds, so only then). Where ``/proc`` is absent (macOS, Windows) the
-search runs on every thread it may use, as it did before.
+microseconds, so only then). A graph's searches share a :class:`ThreadProbe`,
+which names numba's pool workers once (one parallel region) and then reads
+only their states: the other threads of the process (OpenBLAS's, the
+interpreter's own) never run a search's work. Where ``/proc`` is absent
+(macOS, Windows) the search runs on every thread it may use, as it did before.
 
 Reading the machine costs 5 µs on a quiet machine and 40–230 µs on a busy one
 (docs/benchmarks.md), a tenth of a road network's whole search, which never
 runs a parallel region. So the one-process numba search asks for its count
 only when its first parallel region is due (:class:`SearchThreads`,
-``lazy=True``): a search of small levels never reads ``/proc`` at all.
+``lazy=True``): a search of small levels never reads ``/proc`` at all. Asked
+in the middle of a search, after its levels have swept the caches, the reading
+costs several times more than on entry, so a graph whose last search asked
+asks on entry (:class:`spbfs.search.numba_engine.ScratchPool`).
 """
 
 from __future__ import annotations
 
+import ctypes
 import os
+import sys
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-__all__ = ["SearchThreads", "ThreadPolicy", "count_threads", "read_own_running",
+import numba as nb
+import numpy as np
+
+from semirings._intrinsics import native_thread_id
+
+__all__ = ["SearchThreads", "ThreadPolicy", "ThreadProbe", "count_threads", "read_own_running",
            "read_running", "search_threads"]
 
 
@@ -76,6 +90,23 @@ def read_running(path: str = "/proc/loadavg") -> int | None:
     return value if value >= 1 else None
 
 
+def _task_state(task_dir: str, tid: str) -> bytes | None:
+    """One thread's scheduler state (``b"R"``, ``b"S"``, ...), None if it cannot be read."""
+    try:
+        fd = os.open(os.path.join(task_dir, tid, "stat"), os.O_RDONLY)
+    except OSError:
+        return None  # the thread ended since it was named
+    try:
+        text = os.read(fd, 512)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    # The name may hold spaces and parentheses: the state follows the last ')'.
+    end = text.rfind(b")")
+    return text[end + 2:end + 3] if end >= 0 else None
+
+
 def read_own_running(task_dir: str = "/proc/self/task") -> int | None:
     """This process's threads in the runnable state (``R``) right now.
 
@@ -100,23 +131,98 @@ def read_own_running(task_dir: str = "/proc/self/task") -> int | None:
     me = str(threading.get_native_id())
     count = 1 if me in tids else 0
     for tid in tids:
-        if tid == me:
-            continue
-        try:
-            fd = os.open(os.path.join(task_dir, tid, "stat"), os.O_RDONLY)
-        except OSError:
-            continue  # the thread ended since the listing
-        try:
-            text = os.read(fd, 512)
-        except OSError:
-            continue
-        finally:
-            os.close(fd)
-        # The name may hold spaces and parentheses: the state follows the last ')'.
-        end = text.rfind(b")")
-        if end >= 0 and text[end + 2:end + 3] == b"R":
+        if tid != me and _task_state(task_dir, tid) == b"R":
             count += 1
     return max(count, 1)
+
+
+@nb.njit(cache=True, nogil=True, parallel=True)
+def _record_thread_ids(ids):  # type: ignore[no-untyped-def]
+    # Many iterations per thread, so that every thread of the team takes some.
+    for _ in nb.prange(ids.shape[0] * 64):
+        ids[nb.get_thread_id()] = native_thread_id()
+
+
+def _pool_worker_ids() -> tuple[str, ...]:
+    """numba's pool workers' thread ids (the caller's excluded), named by one parallel
+    region on the whole pool; ``()`` where they cannot all be named."""
+    if not sys.platform.startswith("linux") or not hasattr(ctypes.CDLL(None), "gettid"):
+        return ()  # the kernel's gettid would not link
+    total = nb.config.NUMBA_NUM_THREADS
+    if total < 2:
+        return ()
+    before = nb.get_num_threads()
+    nb.set_num_threads(total)
+    try:
+        ids = np.zeros(total, np.int64)
+        _record_thread_ids(ids)
+    finally:
+        nb.set_num_threads(before)
+    me = threading.get_native_id()
+    workers = tuple(str(t) for t in ids.tolist() if t not in (0, me))
+    return workers if len(set(workers)) == total - 1 else ()
+
+
+class ThreadProbe:
+    """What a :class:`ThreadPolicy` keeps between its decisions: numba's pool workers' ids,
+    the machine's CPU count and, for a moment, a choice of fewer threads than the most.
+
+    Telling this process's spinning workers from other load otherwise lists
+    ``/proc/self/task`` and reads every thread's state (OpenBLAS's and the
+    interpreter's too: four files here, docs/benchmarks.md). Only numba's pool
+    workers can be left spinning by a search, so the probe names them once,
+    with one parallel region on the whole pool, and then reads their states
+    alone. A worker that is gone (a pool started again) makes the next
+    reading name them again. One probe serves one graph's searches
+    (:class:`spbfs.search.numba_engine.ScratchPool` holds it): nothing is kept
+    in the module.
+    """
+
+    #: Seconds a choice below the most is reused. On a busy machine the reads wait
+    #: among the busy processes, a tenth of a small search (docs/benchmarks.md), and
+    #: a machine found busy stays so for longer than a search. Only fewer threads are
+    #: reused: a stale "busy" costs a few searches at most 2x, a stale "idle" could
+    #: cost a collapse (20x).
+    hold = 0.01
+
+    def __init__(self) -> None:
+        self._workers: tuple[str, ...] | None = None
+        self._cpus: int | None = None
+        self._kept: tuple[int, int, float] | None = None
+
+    def recall(self, ceiling: int) -> int | None:
+        """The choice kept for ``ceiling`` if made less than :attr:`hold` seconds ago."""
+        kept = self._kept
+        if kept is not None and kept[0] == ceiling and time.monotonic() - kept[2] < self.hold:
+            return kept[1]
+        return None
+
+    def keep(self, ceiling: int, chosen: int, most: int) -> None:
+        """Remember ``chosen`` for ``ceiling`` if it is below ``most`` (forget otherwise)."""
+        self._kept = (ceiling, chosen, time.monotonic()) if chosen < most else None
+
+    def cpus(self) -> int | None:
+        """``os.cpu_count()``, read once (it reads a file)."""
+        if self._cpus is None:
+            self._cpus = os.cpu_count()
+        return self._cpus
+
+    def own_running(self, task_dir: str = "/proc/self/task") -> int | None:
+        """The caller plus numba's pool workers now runnable; None where the workers
+        cannot be named or read (the caller then lists every thread)."""
+        workers = self._workers
+        if workers is None:
+            workers = self._workers = _pool_worker_ids()
+        if not workers:
+            return None
+        count = 1
+        for tid in workers:
+            state = _task_state(task_dir, tid)
+            if state is None:
+                self._workers = None
+                return None
+            count += state == b"R"
+        return count
 
 
 def _allowed_cpus() -> int:
@@ -175,7 +281,9 @@ def count_threads(ceiling: int, running: int, own_running: int, cpus: int, allow
 class ThreadPolicy:
     """Picks a search's thread count from the machine's load at that instant.
 
-    Nothing is cached: every :meth:`choose` reads the machine again.
+    Every :meth:`choose` reads the machine again, except that with a
+    ``probe`` a choice of fewer threads than the most is reused for
+    :attr:`ThreadProbe.hold` seconds.
 
     Parameters
     ----------
@@ -185,11 +293,16 @@ class ThreadPolicy:
         Where the runnable-task count is read (tests point it at a file).
     task_dir : str
         Where this process's threads are listed.
+    probe : ThreadProbe, optional
+        Names numba's pool workers once and reads only their states where the
+        own runnable threads must be counted; without one, every thread of the
+        process is read each time.
     """
 
     spare: int = 1
     loadavg: str = "/proc/loadavg"
     task_dir: str = "/proc/self/task"
+    probe: ThreadProbe | None = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         if isinstance(self.spare, bool) or not isinstance(self.spare, int) or self.spare < 0:
@@ -221,26 +334,40 @@ class ThreadPolicy:
             raise ValueError(f"'ceiling' must be a positive integer; got {ceiling!r}")
         if isinstance(workers, bool) or not isinstance(workers, int) or workers < 0:
             raise ValueError(f"'workers' must be an integer >= 0; got {workers!r}")
+        if self.probe is None:
+            return self._read(ceiling, workers)[0]
+        kept = self.probe.recall(ceiling)
+        if kept is not None:
+            return kept
+        chosen, most = self._read(ceiling, workers)
+        self.probe.keep(ceiling, chosen, most)
+        return chosen
+
+    def _read(self, ceiling: int, workers: int) -> tuple[int, int]:
+        """:meth:`choose` from a fresh reading of the machine, and the most it could be."""
         allowed = _allowed_cpus()
+        most = min(ceiling, allowed)
         running = read_running(self.loadavg)
         if running is None:
-            return min(ceiling, allowed)
-        most = min(ceiling, allowed)
+            return most, most
         # First as if no CPU lay outside the mask (CPUs there only add threads): on a
         # quiet machine that answer is already the most, and os.cpu_count, which reads
         # a file (5 us), is spared.
         if count_threads(ceiling, running, 1, allowed, allowed, self.spare) == most:
-            return most
-        cpus = max(os.cpu_count() or allowed, allowed)
+            return most, most
+        cpus = max((self.probe.cpus() if self.probe is not None else os.cpu_count()) or allowed,
+                   allowed)
         # The reading thread alone is ours, or every pool worker is spinning too.
         busy = count_threads(ceiling, running, 1, cpus, allowed, self.spare)
         quiet = count_threads(ceiling, running, 1 + workers, cpus, allowed, self.spare)
         if busy == quiet:
-            return busy
-        own = read_own_running(self.task_dir)
+            return busy, most
+        own = self.probe.own_running(self.task_dir) if self.probe is not None else None
         if own is None:
-            return busy  # fewer threads is the safe side: a collapse costs 20x, one thread 2x
-        return count_threads(ceiling, running, own, cpus, allowed, self.spare)
+            own = read_own_running(self.task_dir)
+        if own is None:
+            return busy, most  # fewer threads is the safe side: a collapse costs 20x, one 2x
+        return count_threads(ceiling, running, own, cpus, allowed, self.spare), most
 
 
 class SearchThreads:
@@ -262,30 +389,33 @@ class SearchThreads:
     """
 
     def __init__(self, threads: int | None, policy: ThreadPolicy | None = None) -> None:
-        import numba
-
-        self._numba = numba
         self._policy = policy
         self._before: int | None = None
         self._count: int | None = None
         if threads is not None:
-            numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))
-            self._count = numba.get_num_threads()
+            nb.set_num_threads(min(threads, nb.config.NUMBA_NUM_THREADS))
+            self._count = nb.get_num_threads()
 
     @property
     def chosen(self) -> bool:
         """Whether the count is set (a number given, or :meth:`count` called)."""
         return self._count is not None
 
-    def count(self) -> int:
-        """The thread count, chosen now (and set for the calling thread) if not yet."""
+    def count(self, policy: ThreadPolicy | None = None) -> int:
+        """The thread count, chosen now (and set for the calling thread) if not yet.
+
+        Parameters
+        ----------
+        policy : ThreadPolicy, optional
+            The policy of this choice where the search was given none: a
+            graph's, whose :class:`ThreadProbe` serves all its searches.
+        """
         if self._count is None:
-            numba = self._numba
-            before = numba.get_num_threads()
-            chosen = (self._policy or ThreadPolicy()).choose(
-                before, numba.config.NUMBA_NUM_THREADS - 1)
+            before = nb.get_num_threads()
+            chosen = (self._policy or policy or ThreadPolicy()).choose(
+                before, nb.config.NUMBA_NUM_THREADS - 1)
             if chosen != before:
-                numba.set_num_threads(chosen)
+                nb.set_num_threads(chosen)
                 self._before = before
             self._count = chosen
         return self._count
@@ -294,7 +424,7 @@ class SearchThreads:
         """Set back a count the policy lowered: a busy moment must not lower the next
         search's ceiling. A number given stays set, as it always did."""
         if self._before is not None:
-            self._numba.set_num_threads(self._before)
+            nb.set_num_threads(self._before)
             self._before = None
 
 

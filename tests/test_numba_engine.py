@@ -7,13 +7,14 @@ against the smallest-parent tree computed here from scipy's levels.
 
 from __future__ import annotations
 
+import numba as nb
 import numpy as np
 import pytest
 import scipy.sparse as sp
 import scipy.sparse.csgraph as csg
 
 import spbfs
-from semirings._intrinsics import dcsc_column_range
+from semirings._intrinsics import cycle_ticks, dcsc_column_range, monotonic
 from semirings.blocks import block_from_edges
 from spbfs import generators as gen
 from spbfs.config import Config
@@ -234,6 +235,23 @@ def test_luxembourg_osm_runs_in_few_calls() -> None:
         assert len(r.stats) > 1000 and not r.stats.direction.any()
         # One clock reading per level: the levels' seconds tile the compiled run.
         assert r.stats.seconds.min() >= 0 and 0 < r.stats.seconds.sum() <= r.seconds
+
+
+@nb.njit
+def _two_clocks(spins):  # type: ignore[no-untyped-def]
+    t0, c0 = monotonic(), cycle_ticks()
+    x = 0.0
+    for i in range(spins):
+        x += i * 1e-9
+    return monotonic() - t0, cycle_ticks() - c0, x
+
+
+def test_the_cycle_counter_runs_with_the_clock() -> None:
+    """The per-level ticks grow with time: a longer loop takes more of them."""
+    _two_clocks(1)
+    short = min(_two_clocks(10_000)[:2] for _ in range(5))
+    long = min(_two_clocks(10_000_000)[:2] for _ in range(3))
+    assert 0 < short[1] < long[1] and 0 < short[0] < long[0]
 
 
 @pytest.mark.parametrize("fmt", FORMATS)

@@ -136,6 +136,113 @@ def test_policy_counts_its_own_spinning_workers(tmp_path, machine):
     assert ThreadPolicy(loadavg=load, task_dir=str(tmp_path / "none")).choose(2, 1) == 1
 
 
+def test_policy_with_a_probe_reads_only_numbas_workers(tmp_path, machine):
+    """A probe that knows the pool's workers reads their states alone: another thread of
+    the process (OpenBLAS's, say) that runs is counted as load, the safe side."""
+    machine(2, 2)
+    load = _loadavg(tmp_path, 3)
+    probe = T.ThreadProbe()
+    probe._workers = ("100",)  # as if named by the probe's parallel region
+    spin = _tasks(tmp_path / "a", ["R", "S"])
+    assert ThreadPolicy(loadavg=load, task_dir=spin, probe=probe).choose(2, 1) == 2
+    asleep = _tasks(tmp_path / "b", ["S", "R", "R"])  # 101 and 102 run, but are no workers
+    assert ThreadPolicy(loadavg=load, task_dir=asleep, probe=probe).choose(2, 1) == 1
+    assert ThreadPolicy(loadavg=load, task_dir=asleep).choose(2, 1) == 2  # no probe: all read
+
+
+def test_a_probe_reuses_only_a_choice_of_fewer_threads(tmp_path, machine, monkeypatch):
+    machine(2, 2)
+    clock = [100.0]
+    monkeypatch.setattr(T.time, "monotonic", lambda: clock[0])
+    probe = T.ThreadProbe()
+    (tmp_path / "busy").mkdir()
+    (tmp_path / "quiet").mkdir()
+    busy, quiet = _loadavg(tmp_path / "busy", 9), _loadavg(tmp_path / "quiet", 1)
+    on = ThreadPolicy(loadavg=busy, probe=probe)
+    assert on.choose(2, 1) == 1
+    clock[0] += probe.hold / 2
+    assert ThreadPolicy(loadavg=quiet, probe=probe).choose(2, 1) == 1  # kept
+    assert ThreadPolicy(loadavg=quiet, probe=probe).choose(3, 1) == 2  # another ceiling: read
+    clock[0] += probe.hold
+    assert ThreadPolicy(loadavg=quiet, probe=probe).choose(2, 1) == 2  # too old: read again
+    clock[0] += probe.hold / 10
+    assert on.choose(2, 1) == 1  # the most (2) was not kept: read again at once
+
+
+def test_a_probe_forgets_workers_that_are_gone(tmp_path):
+    probe = T.ThreadProbe()
+    probe._workers = ("100", "102")
+    task = _tasks(tmp_path, ["R", "S"])  # threads 100 and 101: 102 has ended
+    assert probe.own_running(task) is None
+    assert probe._workers is None  # named again at the next reading
+    probe._workers = ()  # the workers cannot be named here: the caller lists every thread
+    assert probe.own_running(task) is None
+
+
+@needs_two
+def test_the_probe_names_the_threads_that_run_numbas_regions(keep_threads):
+    """While a parallel region runs, every thread the probe named is runnable."""
+    if not Path("/proc/self/task").exists():
+        pytest.skip("no /proc here")
+    numba.set_num_threads(POOL)  # the region below runs on the whole pool
+    probe = T.ThreadProbe()
+    probe.own_running()
+    if not probe._workers:
+        pytest.skip("numba's workers cannot be named here (no gettid)")
+    assert len(probe._workers) == POOL - 1
+    assert str(threading.get_native_id()) not in probe._workers
+    counts: list[int | None] = []
+    done = threading.Event()
+
+    def watch() -> None:
+        while not done.is_set():
+            counts.append(probe.own_running())
+
+    watcher = threading.Thread(target=watch)
+    watcher.start()
+    try:
+        _spin_all(np.zeros(POOL * 64), 0.3)
+    finally:
+        done.set()
+        watcher.join()
+    assert counts and max(c or 0 for c in counts) == POOL
+
+
+@numba.njit(parallel=True, nogil=True, cache=False)
+def _spin_all(out, seconds):  # type: ignore[no-untyped-def]
+    # Every thread of the region computes for about ``seconds`` (a busy loop).
+    for i in numba.prange(out.shape[0]):
+        x = 0.0
+        for j in range(int(seconds * 2e8 / out.shape[0] * numba.get_num_threads())):
+            x += (j % 7) * 1e-9
+        out[i] = x
+
+
+@needs_two
+def test_a_graphs_searches_share_its_probe(monkeypatch, keep_threads, machine):
+    """The ambiguous case (3 runnable on 2 cores) reads the graph's probe, not every thread."""
+    from spbfs.generators import kronecker
+
+    machine(2, 2)
+    numba.set_num_threads(2)
+    monkeypatch.setattr(T, "read_running", lambda path="/proc/loadavg": 3)
+    asked = []
+    monkeypatch.setattr(T.ThreadProbe, "own_running",
+                        lambda self, task_dir="/proc/self/task": asked.append(self) or 2)
+
+    def every_thread(task_dir="/proc/self/task"):
+        raise AssertionError("the graph's probe should have answered")
+
+    monkeypatch.setattr(T, "read_own_running", every_thread)
+    el = kronecker(12, 16, seed=4)
+    g = spbfs.Graph.from_edgelist(el)
+    s = int(np.argmax(np.asarray(g.out_degree)))
+    for _ in range(2):
+        r = spbfs.bfs(g, s)
+        assert np.array_equal(r.levels, _levels(np.asarray(el.src), np.asarray(el.dst), g.n, s))
+    assert len(asked) == 2 and asked[0] is asked[1]
+
+
 def test_policy_affinity_limited(tmp_path, machine):
     machine(16, 2)
     assert ThreadPolicy(loadavg=_loadavg(tmp_path, 1)).choose(16, 15) == 2
@@ -205,8 +312,8 @@ def seen(monkeypatch):
     counts: list[int] = []
     inner = T.SearchThreads.count
 
-    def spy(self):
-        count = inner(self)
+    def spy(self, policy=None):
+        count = inner(self, policy)
         if not getattr(self, "_seen", False):
             self._seen = True
             assert numba.get_num_threads() == count
@@ -231,6 +338,7 @@ def _graph() -> spbfs.Graph:
 
 
 def _load(monkeypatch, running: int) -> None:
+    monkeypatch.setattr(T.ThreadProbe, "hold", 0.0)  # every search reads the machine
     monkeypatch.setattr(T, "read_running", lambda path="/proc/loadavg": running)
     monkeypatch.setattr(T, "read_own_running", lambda task_dir="/proc/self/task": 1)
 
@@ -349,6 +457,7 @@ def reads(monkeypatch):
         return 50  # every core taken by others: the policy answers 1
 
     monkeypatch.setattr(T, "read_running", read)
+    monkeypatch.setattr(T.ThreadProbe, "hold", 0.0)  # every choice reads the machine
     monkeypatch.setattr(T, "read_own_running", lambda task_dir="/proc/self/task": 1)
     return count
 
@@ -391,6 +500,47 @@ def test_the_first_parallel_level_asks_once_and_runs_on_the_answer(reads, seen, 
     src, dst = np.asarray(el.src), np.asarray(el.dst)
     assert np.array_equal(r.levels, _levels(src, dst, g.n, s))
     assert numba.get_num_threads() == 2  # the caller's count restored
+
+
+@needs_two
+def test_a_graphs_next_search_asks_on_entry(reads, keep_threads, machine, monkeypatch):
+    """Once a graph's search asked for its count, the next one (from a vertex with edges)
+    asks before its first level; one that did not ask makes the next one wait again."""
+    from spbfs.generators import kronecker
+    from spbfs.kernels import bfs_numba as nbk
+
+    machine(POOL, POOL)
+    numba.set_num_threads(2)
+    el = kronecker(12, 16, seed=4)
+    g = spbfs.Graph.from_edgelist(el)
+    deg = np.asarray(g.out_degree)
+    hub, leaf = int(np.argmax(deg)), int(np.flatnonzero(deg == 1)[0])
+    isolated = np.flatnonzero(deg == 0)
+    calls: list[int] = []  # the thread count each call of the compiled loop got (0: not chosen)
+    inner = nbk.search_levels
+
+    def spy(*args):
+        calls.append(int(args[23]))
+        return inner(*args)
+
+    monkeypatch.setattr(nbk, "search_levels", spy)
+
+    def first_call(*args, **kw):
+        calls.clear()
+        r = spbfs.bfs(g, *args, **kw)
+        return calls[0], r
+
+    src, dst = np.asarray(el.src), np.asarray(el.dst)
+    assert first_call(hub)[0] == 0 and reads[0] == 1  # asked when its first parallel level came
+    nparts, r = first_call(hub)
+    assert nparts == 1 and reads[0] == 2  # asked on entry (the busy machine's answer: 1)
+    assert np.array_equal(r.levels, _levels(src, dst, g.n, hub))
+    if len(isolated):
+        assert first_call(int(isolated[0]))[0] == 0 and reads[0] == 2  # tells nothing
+        assert first_call(hub)[0] == 1 and reads[0] == 3
+    first_call(leaf, max_depth=1)  # asked on entry, but ran no parallel level
+    assert first_call(hub)[0] == 0  # so this one waits for its first parallel level
+    assert numba.get_num_threads() == 2
 
 
 @needs_two

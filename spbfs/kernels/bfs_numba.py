@@ -36,7 +36,7 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from semirings._intrinsics import column_share, dcsc_column_range, monotonic, prefetch
+from semirings._intrinsics import column_share, cycle_ticks, dcsc_column_range, monotonic, prefetch
 from spbfs.direction import TOP_DOWN, next_direction
 from spbfs.kernels.bitmaps import set_bits as _set_ids
 
@@ -49,8 +49,9 @@ _SIX = np.uint64(6)
 _MASK = np.uint64(63)
 
 # Slots of the search's scalar state ``sv`` (kept between calls of search_levels).
-SV_HEAD, SV_TAIL, SV_DEPTH, SV_CUR, SV_MU, SV_MF, SV_NCAND, SV_CAND = range(8)
-SV_SIZE = 8
+# SV_WANTED: a level that runs in parallel where threads are given was met.
+SV_HEAD, SV_TAIL, SV_DEPTH, SV_CUR, SV_MU, SV_MF, SV_NCAND, SV_CAND, SV_WANTED = range(9)
+SV_SIZE = 9
 
 # Why search_levels returned.
 EXHAUSTED, MAX_DEPTH, TARGET, FULL, THREADS = 0, 1, 2, 3, 4
@@ -559,7 +560,9 @@ def search_levels(optr, oind, ojc, oaux, oshift, odcsc, iptr, iind, ijc, idcsc, 
     clear bitmap, which a bottom-up level fills with its frontier and clears.
     ``max_depth`` and ``target`` are ``-1`` when not wanted. ``nparts == 0``
     means the thread count is not chosen yet: serial levels run, and the loop
-    returns before the first level that would run in parallel. Each level's
+    returns before the first level that would run in parallel; once such a
+    level runs, ``sv[SV_WANTED]`` is set (the graph's next search then chooses
+    its count on entry, see :class:`~spbfs.search.numba_engine.ScratchPool`). Each level's
     frontier, new vertices, edges scanned and direction go to ``st[level]``,
     its seconds to ``st_t`` (one clock reading per level: a level's seconds
     run from the previous level's end, so they include the stop tests and the
@@ -578,12 +581,16 @@ def search_levels(optr, oind, ojc, oaux, oshift, odcsc, iptr, iind, ijc, idcsc, 
     m_f = sv[SV_MF]
     ncand = sv[SV_NCAND]
     ci = sv[SV_CAND]
+    wanted = sv[SV_WANTED]
     sorted_front = False
     nlev = 0
     reason = EXHAUSTED
-    # One clock reading per level (its end is the next one's start): a level of
-    # a road network costs about a microsecond, a reading some 25 ns.
-    t0 = monotonic()
+    # One reading of the cycle counter per level (its end is the next one's start):
+    # a level of a road network costs about a microsecond. The monotonic clock, read
+    # at both ends of the call, converts the ticks to seconds.
+    start_s = monotonic()
+    start = cycle_ticks()
+    t0 = start
     while tail > head:
         if max_depth >= 0 and depth >= max_depth:
             reason = MAX_DEPTH
@@ -594,9 +601,11 @@ def search_levels(optr, oind, ojc, oaux, oshift, odcsc, iptr, iind, ijc, idcsc, 
         if nlev == st.shape[0]:
             reason = FULL
             break
-        if nparts == 0 and (cur != TOP_DOWN or m_f >= par_topdown):
-            reason = THREADS
-            break
+        if cur != TOP_DOWN or m_f >= par_topdown:
+            if nparts == 0:
+                reason = THREADS
+                break
+            wanted = 1
         depth += 1
         n_f = tail - head
         if cur == TOP_DOWN and (nparts <= 1 or m_f < par_topdown):
@@ -620,7 +629,7 @@ def search_levels(optr, oind, ojc, oaux, oshift, odcsc, iptr, iind, ijc, idcsc, 
         st[nlev, 1] = k
         st[nlev, 2] = scanned
         st[nlev, 3] = cur
-        t1 = monotonic()
+        t1 = cycle_ticks()
         st_t[nlev] = t1 - t0
         t0 = t1
         nlev += 1
@@ -637,4 +646,9 @@ def search_levels(optr, oind, ojc, oaux, oshift, odcsc, iptr, iind, ijc, idcsc, 
     sv[SV_MF] = m_f
     sv[SV_NCAND] = ncand
     sv[SV_CAND] = ci
+    sv[SV_WANTED] = wanted
+    if nlev:
+        per_tick = (monotonic() - start_s) / max(1, cycle_ticks() - start)
+        for i in range(nlev):
+            st_t[i] *= per_tick
     return nlev, reason

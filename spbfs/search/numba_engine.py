@@ -21,6 +21,7 @@ import numpy as np
 from spbfs.direction import BOTTOM_UP, TOP_DOWN, DirectionPolicy
 from spbfs.kernels import bfs_numba as nbk
 from spbfs.search.driver import LocalEngine
+from spbfs.threads import ThreadPolicy, ThreadProbe
 
 __all__ = ["NumbaEngine", "ScratchPool", "nonempty_columns", "state_dtype"]
 
@@ -69,9 +70,10 @@ class ScratchPool:
     written (milliseconds at a million vertices, taken inside the parallel
     sweep); repeated searches on one graph reuse them. One set is kept per
     graph, and none above ``max_bytes``: next to such searches the faults are cheap.
-    The pool also keeps the compiled loop's per-level record (:meth:`records`)
-    and the result blocks of the last searches, handed out again only once
-    their results are gone (:meth:`results`).
+    The pool also keeps the compiled loop's per-level record (:meth:`records`),
+    the result blocks of the last searches, handed out again only once
+    their results are gone (:meth:`results`), and the thread policy of searches
+    without a thread count (its probe names numba's workers once per graph).
     """
 
     max_bytes = 1 << 28
@@ -82,6 +84,14 @@ class ScratchPool:
         self._clean_for: np.ndarray | None = None
         self._results: list[np.ndarray] = []
         self._records: tuple[np.ndarray, np.ndarray] | None = None
+        #: The thread policy of the graph's searches that leave the count to the machine.
+        self.thread_policy = ThreadPolicy(probe=ThreadProbe())
+        #: Whether the graph's last search (from a vertex with edges) asked for its
+        #: thread count. The next one then asks on entry, while the interpreter's
+        #: and the kernel's code are still in cache: in the middle of a search,
+        #: after its first levels have swept the caches, reading /proc costs
+        #: several times more (docs/benchmarks.md).
+        self.asked_threads = False
 
     def records(self, size: int) -> tuple[np.ndarray, np.ndarray]:
         """The compiled loop's per-level record, ``size`` rows of 4 int64 and ``size`` seconds.
@@ -226,6 +236,7 @@ class NumbaEngine(LocalEngine):
             slots = (self.queue[:0] if slots is None else slots.astype(self.dtype))
         self.slots, self.has_slots = slots, has_slots
         self.sv = np.zeros(nbk.SV_SIZE, np.int64)
+        self._has_edges = False
         self._rec = pool.records(self.record)
         self.st, self.st_t = self._rec
         self._ask = threads if callable(threads) else None
@@ -257,6 +268,7 @@ class NumbaEngine(LocalEngine):
             self._parallel_pass()  # its count set before the pass runs
             nbk.init_state(self.deg, self.state)
         self.clean = False
+        self._has_edges = bool(self.deg[source])
         self.state[source] = source
         self.queue[0] = source
         sv = self.sv
@@ -338,6 +350,9 @@ class NumbaEngine(LocalEngine):
         return (parents if want_parents else None), (levels if want_levels else None)
 
     def release(self) -> None:
-        """Hand the scratch arrays back for the graph's next search."""
+        """Hand the scratch arrays back for the graph's next search, and whether it asked
+        for its thread count (a search from a vertex without edges tells nothing)."""
+        if self._has_edges:
+            self.pool.asked_threads = bool(self.sv[nbk.SV_WANTED]) or self.n >= nbk._PAR_N
         self.pool.give(self.scratch, self.deg if self.clean else None)
         self.pool.give_records(self._rec)
