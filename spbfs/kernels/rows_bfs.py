@@ -23,7 +23,7 @@ from typing import Any
 import numba as nb
 import numpy as np
 
-from semirings._intrinsics import monotonic
+from semirings._intrinsics import cycle_ticks, monotonic
 from spbfs.result import BFSResult, LevelLog
 
 __all__ = ["MAX_VERTICES", "rows_bfs", "rows_search", "unpack_state"]
@@ -61,6 +61,11 @@ def rows_bfs(indptr, indices, source, state, queue, max_depth, target, st_f, st_
     tail = 1
     depth = 0
     reason = _EXHAUSTED
+    # One reading of the cycle counter per level (its end is the next one's start),
+    # converted to seconds by the monotonic clock read at both ends of the search.
+    start_s = monotonic()
+    start = cycle_ticks()
+    t0 = start
     while head < tail:
         if max_depth >= 0 and depth >= max_depth:
             reason = _MAX_DEPTH
@@ -68,7 +73,6 @@ def rows_bfs(indptr, indices, source, state, queue, max_depth, target, st_f, st_
         if target >= 0 and state[target] != _UNVISITED:
             reason = _TARGET
             break
-        t0 = monotonic()
         end = tail
         nxt = depth + 1
         high = np.uint64(nxt) << np.uint64(32)
@@ -90,9 +94,15 @@ def rows_bfs(indptr, indices, source, state, queue, max_depth, target, st_f, st_
         st_f[depth] = end - head
         st_new[depth] = tail - end
         st_e[depth] = scanned
-        st_t[depth] = monotonic() - t0
+        t1 = cycle_ticks()
+        st_t[depth] = t1 - t0
+        t0 = t1
         head = end
         depth = nxt
+    if depth:
+        per_tick = (monotonic() - start_s) / max(1, cycle_ticks() - start)
+        for i in range(depth):
+            st_t[i] *= per_tick
     if reason == _EXHAUSTED and target >= 0 and state[target] != _UNVISITED:
         reason = _TARGET
     return depth, reason
