@@ -44,6 +44,18 @@ def prefetch(typingctx, arr, idx):  # type: ignore[no-untyped-def]
 _CLOCK_MONOTONIC = 1
 
 
+def _monotonic_parts(builder):  # type: ignore[no-untyped-def]
+    """Code that reads the monotonic clock: its (seconds, nanoseconds) as int64 values."""
+    i32, i64 = ir.IntType(32), ir.IntType(64)
+    timespec = ir.LiteralStructType([i64, i64])  # tv_sec, tv_nsec (64-bit Linux)
+    ts = cgutils.alloca_once(builder, timespec)
+    fnty = ir.FunctionType(i32, [i32, timespec.as_pointer()])
+    fn = cgutils.get_or_insert_function(builder.module, fnty, "clock_gettime")
+    builder.call(fn, [i32(_CLOCK_MONOTONIC), ts])
+    return (builder.load(cgutils.gep_inbounds(builder, ts, 0, 0)),
+            builder.load(cgutils.gep_inbounds(builder, ts, 0, 1)))
+
+
 @intrinsic
 def monotonic(typingctx):  # type: ignore[no-untyped-def]
     """Seconds on the monotonic clock, read from compiled code (``clock_gettime``).
@@ -56,14 +68,8 @@ def monotonic(typingctx):  # type: ignore[no-untyped-def]
     sig = types.float64()
 
     def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
-        i32, i64, f64 = ir.IntType(32), ir.IntType(64), ir.DoubleType()
-        timespec = ir.LiteralStructType([i64, i64])  # tv_sec, tv_nsec (64-bit Linux)
-        ts = cgutils.alloca_once(builder, timespec)
-        fnty = ir.FunctionType(i32, [i32, timespec.as_pointer()])
-        fn = cgutils.get_or_insert_function(builder.module, fnty, "clock_gettime")
-        builder.call(fn, [i32(_CLOCK_MONOTONIC), ts])
-        sec = builder.load(cgutils.gep_inbounds(builder, ts, 0, 0))
-        nsec = builder.load(cgutils.gep_inbounds(builder, ts, 0, 1))
+        f64 = ir.DoubleType()
+        sec, nsec = _monotonic_parts(builder)
         return builder.fadd(builder.sitofp(sec, f64),
                             builder.fmul(builder.sitofp(nsec, f64), f64(1e-9)))
 
@@ -94,14 +100,7 @@ def cycle_ticks(typingctx):  # type: ignore[no-untyped-def]
             fn = cgutils.get_or_insert_function(builder.module, ir.FunctionType(i64, []),
                                                 "llvm.readcyclecounter")
             return builder.call(fn, [])
-        i32 = ir.IntType(32)
-        timespec = ir.LiteralStructType([i64, i64])
-        ts = cgutils.alloca_once(builder, timespec)
-        fnty = ir.FunctionType(i32, [i32, timespec.as_pointer()])
-        fn = cgutils.get_or_insert_function(builder.module, fnty, "clock_gettime")
-        builder.call(fn, [i32(_CLOCK_MONOTONIC), ts])
-        sec = builder.load(cgutils.gep_inbounds(builder, ts, 0, 0))
-        nsec = builder.load(cgutils.gep_inbounds(builder, ts, 0, 1))
+        sec, nsec = _monotonic_parts(builder)
         return builder.add(builder.mul(sec, i64(1_000_000_000)), nsec)
 
     return sig, codegen

@@ -58,6 +58,21 @@ __all__ = ["SearchThreads", "ThreadPolicy", "ThreadProbe", "count_threads", "rea
            "read_running", "search_threads"]
 
 
+def _read_head(path: str, size: int) -> bytes | None:
+    """The first ``size`` bytes of a file, None if it cannot be read (a few system
+    calls: ``open`` of Python's io layer costs several times more)."""
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return None
+    try:
+        return os.read(fd, size)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
 def read_running(path: str = "/proc/loadavg") -> int | None:
     """Tasks runnable on the machine right now, the reading thread included.
 
@@ -73,16 +88,9 @@ def read_running(path: str = "/proc/loadavg") -> int | None:
     int or None
         The count; None where the file is absent or not in that format.
     """
-    try:
-        fd = os.open(path, os.O_RDONLY)
-    except OSError:
+    text = _read_head(path, 256)
+    if text is None:
         return None
-    try:
-        text = os.read(fd, 256)
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
     try:
         value = int(text.split()[3].split(b"/")[0])
     except (IndexError, ValueError):
@@ -91,17 +99,11 @@ def read_running(path: str = "/proc/loadavg") -> int | None:
 
 
 def _task_state(task_dir: str, tid: str) -> bytes | None:
-    """One thread's scheduler state (``b"R"``, ``b"S"``, ...), None if it cannot be read."""
-    try:
-        fd = os.open(os.path.join(task_dir, tid, "stat"), os.O_RDONLY)
-    except OSError:
-        return None  # the thread ended since it was named
-    try:
-        text = os.read(fd, 512)
-    except OSError:
+    """One thread's scheduler state (``b"R"``, ``b"S"``, ...), None if it cannot be read
+    (the thread ended since it was named)."""
+    text = _read_head(os.path.join(task_dir, tid, "stat"), 512)
+    if text is None:
         return None
-    finally:
-        os.close(fd)
     # The name may hold spaces and parentheses: the state follows the last ')'.
     end = text.rfind(b")")
     return text[end + 2:end + 3] if end >= 0 else None
