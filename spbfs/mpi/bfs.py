@@ -258,6 +258,62 @@ class DistBFSResult:
 _LOG_KEYS = ("level", "phase", "pattern", "encoding", "estimated_s", "actual_s")
 
 
+class _Kept:
+    """What the grid search keeps on its graph from one search to the next.
+
+    Made by a graph's first search (``DistGraph._search_buffers``). A search
+    at scale 18 takes about 3 ms, and what it allocates, zeroes or builds on
+    entry comes out of a cache the previous search filled with other data, so
+    the engine only resets what a search reads before it writes.
+    """
+
+    __slots__ = ("arrays", "packed", "phases", "prev", "visited", "visited0")
+
+    def __init__(self, g: DistGraph) -> None:
+        grid = g.grid
+        B, bw = g.dist.B64, g.dist.bw
+        nrow = grid.pc * B
+        cdt = np.int32 if nrow < 2**31 else np.int64
+        fdt = np.int32 if B < 2**31 else np.int64
+        transposed = g.transposed_topdown
+        # The top-down's "already sent" bitmap: over the row chunk, or over the
+        # column chunk for the transposed product (its children are columns of B_ij).
+        nsent = (grid.pr if transposed else grid.pc) * bw
+        fold = not transposed and grid.pc > 1
+        self.arrays = (
+            # The bottom-up finds of the segment being searched (rows, parents)
+            # when the search runs in parallel chunks, grown to the most
+            # candidates seen (see GridEngine._ensure).
+            [np.empty(0, np.int64), np.empty(0, np.int64)],
+            # The new frontier piece (two: the old one is still read), in the
+            # local id dtype.
+            (np.empty(max(B, 1), fdt), np.empty(max(B, 1), fdt)),
+            np.zeros(nsent, np.uint64), np.empty(max(nrow, 1), cdt),
+            # Pairs to send: the fold of B_ij's own top-down (a directed graph)
+            # writes row rank t's from word 2 t B on; the parent updates and the
+            # transposed top-down's fold grow it to what a level needed.
+            [np.empty(2 * nrow if fold else 0, np.int64)],
+            # Scratch bitmaps: the column-chunk frontier, a segment's completed
+            # rows and the one rotated in.
+            np.empty(grid.pr * bw, np.uint64),
+            np.empty(bw, np.uint64), np.empty(bw, np.uint64),
+            # Frontier bitmaps being sent (two: one may still be in flight).
+            (np.empty(bw, np.uint64), np.empty(bw, np.uint64)),
+            # The fold's pairs per part, as the kernels count them.
+            np.zeros(max(grid.pr, grid.pc), np.int64))
+        # The piece's visited bitmap at a search's start: the padding ids beyond the
+        # piece are done. ``visited`` and ``prev`` are reset from it by every search.
+        self.visited0 = np.zeros(bw, np.uint64)
+        K.set_bits(np.arange(g.hi - g.lo, B, dtype=np.int64), self.visited0, 0)
+        self.visited = np.empty(bw, np.uint64)
+        self.prev = np.empty(bw, np.uint64)
+        # Whether a transposed top-down pair fits one word (the plan may still
+        # ask for two: compressed pair messages).
+        self.packed = K.pack_fits(g.n, B)
+        # The frontier phases by plan (see GridEngine.__init__).
+        self.phases: dict[Any, FrontierPhases] = {}
+
+
 class GridEngine:
     """The grid's :class:`~spbfs.search.driver.Engine`: one rank's part of a search.
 
@@ -289,44 +345,18 @@ class GridEngine:
         self.p = grid.size
         self.transposed = g.transposed_topdown
         self.direction = cfg.direction  # a forced one is the next level's for sure
-        bufs = g._search_buffers
-        if bufs is None:
-            nrow = grid.pc * self.B
-            cdt = np.int32 if nrow < 2**31 else np.int64
-            fdt = np.int32 if self.B < 2**31 else np.int64
-            # The top-down's "already sent" bitmap: over the row chunk, or over the
-            # column chunk for the transposed product (its children are columns of B_ij).
-            nsent = (grid.pr if self.transposed else grid.pc) * self.bw
-            fold = not self.transposed and grid.pc > 1
-            bufs = (
-                # The bottom-up finds of the segment being searched (rows, parents)
-                # when the search runs in parallel chunks, grown to the most
-                # candidates seen (see _ensure).
-                [np.empty(0, np.int64), np.empty(0, np.int64)],
-                # The new frontier piece (two: the old one is still read), in the
-                # local id dtype.
-                (np.empty(max(self.B, 1), fdt), np.empty(max(self.B, 1), fdt)),
-                np.zeros(nsent, np.uint64), np.empty(max(nrow, 1), cdt),
-                # Pairs to send: the fold of B_ij's own top-down (a directed graph)
-                # writes row rank t's from word 2 t B on; the parent updates and the
-                # transposed top-down's fold grow it to what a level needed.
-                [np.empty(2 * nrow if fold else 0, np.int64)],
-                # Scratch bitmaps: the column-chunk frontier, a segment's completed
-                # rows and the one rotated in.
-                np.empty(grid.pr * self.bw, np.uint64),
-                np.empty(self.bw, np.uint64), np.empty(self.bw, np.uint64),
-                # Frontier bitmaps being sent (two: one may still be in flight).
-                (np.empty(self.bw, np.uint64), np.empty(self.bw, np.uint64)))
-            g._search_buffers = bufs
+        kept = g._search_buffers
+        if kept is None:
+            kept = g._search_buffers = _Kept(g)
+        self.kept = kept
         (self.finds, self.newbufs, self.sent, self.cand, self.sendbufs,
-         self.front, self.comp_a, self.comp_b, self.msgbufs) = bufs
-        self.counts = np.zeros(max(grid.pr, grid.pc), np.int64)  # fold pairs per part
+         self.front, self.comp_a, self.comp_b, self.msgbufs, self.counts) = kept.arrays
         self.newbuf = self.newbufs[0]
         self.flip = 0
         # Candidates of the bottom-up search per segment (-1: not listed yet).
         self.ncand = [-1] * grid.pc
         if (grid.pr if self.transposed else grid.pc) > 1:
-            self.sent[:] = 0
+            self.sent.fill(0)
         if out is None:
             self.parents = np.full(self.size, -1, dtype=np.int64)
             self.levels = np.full(self.size, -1, dtype=np.int64)
@@ -334,22 +364,29 @@ class GridEngine:
             self.parents, self.levels = out
             self.parents.fill(-1)
             self.levels.fill(-1)
-        self.visited = np.zeros(self.bw, dtype=np.uint64)
-        # Padding ids beyond the piece never get a parent: mark them done.
-        pad = np.arange(self.size, self.B, dtype=np.int64)
-        K.set_bits(pad, self.visited, 0)
+        # ``visited`` starts with the padding ids beyond the piece marked done (they
+        # never get a parent). ``prev`` is ``visited`` as it was before the newest
+        # frontier piece was marked (each level copies it first), so ``visited ^ prev``
+        # is that piece as a bitmap; the source's level starts from here.
+        self.visited, self.prev = kept.visited, kept.prev
+        np.copyto(self.visited, kept.visited0)
+        np.copyto(self.prev, kept.visited0)
         self.deg = g._deg
-        # ``visited`` as it was before the newest frontier piece was marked (each
-        # level copies it first), so ``visited ^ prev`` is that piece as a bitmap;
-        # the source's level starts from here.
-        self.prev = self.visited.copy()
-        self.plan = planner(cfg, grid, self.B)
+        self.plan = plan = planner(cfg, grid, self.B)
         # The transposed top-down's pairs, one word each where ids allow: half the
         # fold's bytes. Compressed pair messages (the codec reads two words a pair)
         # stay unpacked; every rank decides alike (the same config and graph).
-        self.packed = not self.plan.pairs_compressible and K.pack_fits(g.n, self.B)
-        self.phases = FrontierPhases(grid, self.B, self.bw, self.plan, self.visited, self.prev,
-                                     self.msgbufs, cnt, g._pair_channels)
+        self.packed = kept.packed and not plan.pairs_compressible
+        # The phases' partners, receive buffers and scratch depend on the grid and the
+        # plan only: built by a graph's first search with this plan, reset by the others.
+        phases = kept.phases.get(plan)
+        if phases is None:
+            phases = kept.phases[plan] = FrontierPhases(
+                grid, self.B, self.bw, plan, self.visited, self.prev, self.msgbufs, cnt,
+                g._pair_channels)
+        else:
+            phases.reset(cnt)
+        self.phases = phases
         self.nthreads = numba.get_num_threads()
         self.nchunks = 4 * self.nthreads if self.nthreads > 1 else 1
         self.m_f = 0  # degree sum of the current frontier, all ranks (set by reduce)
