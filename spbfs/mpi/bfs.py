@@ -267,7 +267,8 @@ class _Kept:
     the engine only resets what a search reads before it writes.
     """
 
-    __slots__ = ("arrays", "packed", "phases", "prev", "visited", "visited0")
+    __slots__ = ("arrays", "deg_p", "duo", "packed", "phases", "prev", "sentprev", "visited",
+                 "visited0")
 
     def __init__(self, g: DistGraph) -> None:
         grid = g.grid
@@ -310,8 +311,23 @@ class _Kept:
         # Whether a transposed top-down pair fits one word (the plan may still
         # ask for two: compressed pair messages).
         self.packed = K.pack_fits(g.n, B)
-        # The frontier phases by plan (see GridEngine.__init__).
-        self.phases: dict[Any, FrontierPhases] = {}
+        # The frontier phases by plan, as (plan, phases) (see GridEngine.__init__).
+        self.phases: list[tuple[Any, FrontierPhases]] = []
+        # A 2 x 1 grid's top-down level counts the partner's new frontier itself
+        # (GridEngine._topdown_duo): it needs the partner's degrees (half a piece's
+        # degrees more per rank) and its part of "sent" as the level found it.
+        self.duo = transposed and grid.pr == 2 and grid.pc == 1
+        self.deg_p: np.ndarray | None = None
+        self.sentprev: np.ndarray | None = None
+        if self.duo:
+            partner = 1 - grid.rank
+            plo, phi = g.dist.piece_range(partner)
+            # In 4 bytes where every degree fits (the same test on both ranks).
+            dt = np.int32 if g.total_degree < 2**31 else np.int64
+            deg = np.ascontiguousarray(g._deg, dtype=dt)
+            self.deg_p = np.zeros(max(B, 1), dt)
+            C.sendrecv(grid.comm, deg, partner, self.deg_p[:phi - plo], partner, tag=24)
+            self.sentprev = np.empty(bw, np.uint64)
 
 
 class GridEngine:
@@ -327,7 +343,8 @@ class GridEngine:
 
     def __init__(self, g: DistGraph, cfg: Config,
                  out: tuple[np.ndarray, np.ndarray] | None = None,
-                 max_depth: int | None = None, policy: DirectionPolicy | None = None) -> None:
+                 max_depth: int | None = None, policy: DirectionPolicy | None = None,
+                 target: int | None = None) -> None:
         self.g = g
         self.policy = policy or DirectionPolicy(cfg.direction, cfg.alpha, cfg.beta)
         self.n = g.n
@@ -379,14 +396,28 @@ class GridEngine:
         self.packed = kept.packed and not plan.pairs_compressible
         # The phases' partners, receive buffers and scratch depend on the grid and the
         # plan only: built by a graph's first search with this plan, reset by the others.
-        phases = kept.phases.get(plan)
-        if phases is None:
-            phases = kept.phases[plan] = FrontierPhases(
-                grid, self.B, self.bw, plan, self.visited, self.prev, self.msgbufs, cnt,
-                g._pair_channels)
+        for known, phases in kept.phases:
+            if known is plan:
+                phases.reset(cnt)
+                break
         else:
-            phases.reset(cnt)
+            phases = FrontierPhases(grid, self.B, self.bw, plan, self.visited, self.prev,
+                                    self.msgbufs, cnt, g._pair_channels)
+            kept.phases.append((plan, phases))
         self.phases = phases
+        # A 2 x 1 grid runs its top-down levels without the Allreduce (_topdown_duo),
+        # where the fold is one plain message each way.
+        self.duo = kept.duo and phases.emu is None and not plan.pairs_compressible and (
+            plan.fixed_pattern == "p2p" or (plan.fixed_pattern is None and plan.link is None))
+        self.duo_red: list[int] | None = None  # such a level's global counts, for reduce
+        self.partner = 1 - grid.rank if self.duo else -1
+        self.sp = self.sent[self.partner * self.bw:(self.partner + 1) * self.bw] if self.duo \
+            else self.sent[:0]
+        self.target_p = -1  # the target as a partner-local id (-1: not the partner's)
+        if self.duo and target is not None:
+            plo, phi = self.d.piece_range(self.partner)
+            if plo <= target < phi:
+                self.target_p = target - plo
         self.nthreads = numba.get_num_threads()
         self.nchunks = 4 * self.nthreads if self.nthreads > 1 else 1
         self.m_f = 0  # degree sum of the current frontier, all ranks (set by reduce)
@@ -431,6 +462,10 @@ class GridEngine:
             K.set_bits(np.array([ls], np.int64), self.visited, 0)
             frontier = np.array([ls], dtype=self.newbufs[0].dtype)
             deg_source = int(self.deg[ls])
+        elif self.duo:
+            # The partner's source is reached: "sent" must know it from the start.
+            plo = self.d.piece_range(self.partner)[0]
+            K.set_bits(np.array([source - plo], np.int64), self.sp, 0)
         if self.max_depth is None or self.max_depth > 0:
             self._post(frontier, True)
         return frontier, deg_source
@@ -444,7 +479,8 @@ class GridEngine:
         """One top-down level; posts the next frontier's exchange."""
         new, scanned, degsum = self._topdown(frontier, depth)
         self.stepped = True
-        if self.max_depth is None or depth < self.max_depth:
+        # A duo level posts nothing: each rank knows the other's new frontier.
+        if not self.duo and (self.max_depth is None or depth < self.max_depth):
             self._post(new, True)
         return new, new.shape[0], scanned, degsum
 
@@ -491,7 +527,14 @@ class GridEngine:
 
     def reduce(self, count: int, degsum: int, scanned: int, hit: int) -> list[int]:
         """The level-end Allreduce; also completes a posted frontier exchange."""
-        red = self.phases.allreduce4(count, degsum, scanned, hit)
+        red = self.duo_red
+        if red is None:
+            red = self.phases.allreduce4(count, degsum, scanned, hit)
+        else:
+            self.duo_red = None
+            tp = self.target_p
+            red[3] = int(bool(hit) or (tp >= 0 and bool((int(self.sp[tp >> 6]) >> (tp & 63)) & 1)))
+            self.phases.counted(red)
         if self.stepped:  # the start's Allreduce is counted with level 1
             self.cnt.close_level()
             self.stepped = False
@@ -585,6 +628,8 @@ class GridEngine:
         owner. One processor row: the column chunk is the own piece, so the
         search and the update are one pass, as with one column otherwise.
         """
+        if self.duo:
+            return self._topdown_duo(frontier, depth)
         grid, d, B = self.grid, self.d, self.B
         parts = self.phases.expand_row(frontier)
         t0 = self.clock()
@@ -645,6 +690,95 @@ class GridEngine:
         self.tick(UPDATE, t0)
         return new, scanned, degsum
 
+    def _topdown_duo(self, frontier: np.ndarray, depth: int) -> tuple[np.ndarray, int, int]:
+        """One transposed top-down level on a 2 x 1 grid, its global counts without an Allreduce.
+
+        Each rank takes its own children and sends the others as pairs, as
+        :meth:`_topdown_transposed` does, and its own children too, in one message
+        each way. "Sent" (over both pieces) holds every vertex the partner has
+        reached: the pairs sent, the partner's frontiers (gathered after the
+        source and after bottom-up levels, and its own children sent here). So
+        a pair is always new to the partner unless the partner found that child
+        itself in this level: the partner's new frontier is its own children
+        and this rank's pairs together, and the level's counts are known on both
+        ranks after the one exchange. The fold then takes the Allreduce's place
+        (:meth:`reduce` returns the counts), and a bottom-up level next reads
+        both frontier pieces off the bitmaps (nothing is gathered).
+        """
+        grid, d, B, bw = self.grid, self.d, self.B, self.bw
+        phases = self.phases
+        sp = self.sp
+        if phases.pending is not None:
+            # The partner's frontier, posted after the source or a bottom-up level: its
+            # vertices are reached, "sent" learns them.
+            m, bits = phases.expand(frontier, GATHER)[self.partner]
+            if bits:
+                np.bitwise_or(sp, m.view(np.uint64), out=sp)
+            else:
+                K.set_bits(m, sp, 0)
+        t0 = self.clock()
+        tptr, tind, tjc, tdcsc = self.g._traw
+        newbuf = self.next_buffer()
+        self.prev[:] = self.visited
+        sentprev = self.kept.sentprev
+        sentprev[:] = sp
+        own, other = grid.i, self.partner
+        counts = self.counts[:2]
+        counts[:] = 0
+        packed = self.packed
+        w = 1 if packed else 2
+        buf = self.sendbufs[0]
+        cap = buf.shape[0] // (2 * w)
+        at, e, scanned, k, degsum = 0, -1, 0, 0, 0
+        nf = frontier.shape[0]
+        while True:
+            at, e, sc, k, ds = K.topdown_pairs(tptr, tind, tjc, tdcsc, frontier, self.sent,
+                                               counts, buf, cap, grid.i, d.b, B, at, e, own,
+                                               self.visited, self.parents, self.levels, depth,
+                                               self.deg, newbuf, k, packed)
+            scanned += sc
+            degsum += ds
+            if at == nf:
+                break
+            # The partner's part is full: grow it (the first searches pay a few).
+            new_cap = min(B, max(cap + cap // 2, 4096))
+            grown = np.empty(2 * w * new_cap, np.int64)
+            c = int(counts[other])
+            grown[w * other * new_cap:w * (other * new_cap + c)] = \
+                buf[w * other * cap:w * (other * cap + c)]
+            buf, cap = grown, new_cap
+            self.sendbufs[0] = buf
+        c = int(counts[other])
+        pw = w * c
+        pairs = buf[w * other * cap:w * other * cap + pw]
+        # The message: a header, the pairs, the own children (ids, or their bitmap
+        # where that is shorter).
+        as_bits = k >= bw
+        msg = np.empty(5 + pw + (bw if as_bits else k), np.int64)
+        msg[0] = pw
+        msg[1] = k
+        msg[2] = as_bits
+        msg[3] = degsum
+        msg[4] = scanned
+        msg[5:5 + pw] = pairs
+        if as_bits:
+            np.bitwise_xor(self.visited, self.prev, out=msg[5 + pw:].view(np.uint64))
+        else:
+            msg[5 + pw:] = newbuf[:k]
+        self.tick(LOCAL_TD, t0)
+        got = phases.fold_duo(other, msg)
+        t0 = self.clock()
+        ppw, pk, pbits, pds, psc = got[:5].tolist()
+        k, ds = K.apply_pairs(got[5:5 + ppw], self.parents, self.levels, depth, self.visited,
+                              newbuf, k, self.deg, packed)
+        degsum += ds
+        dup, dsp = K.partner_level(got[5 + ppw:], bool(pbits), sp, pairs, c, packed,
+                                   self.kept.deg_p)
+        self.duo_red = [k + pk + c - dup, degsum + pds + dsp, scanned + psc, 0]
+        new = self.sort_new(k)
+        self.tick(UPDATE, t0)
+        return new, scanned, degsum
+
     def _ensure(self, need: int, keep: int, pairs: bool) -> None:
         """Room for ``need`` bottom-up finds (scratch, and pairs for another piece).
 
@@ -666,15 +800,23 @@ class GridEngine:
     def _bottomup(self, frontier: np.ndarray, depth: int) -> tuple[np.ndarray, int, int]:
         """One level; returns (next frontier piece, edges scanned, its degree sum)."""
         grid, d, B, bw = self.grid, self.d, self.B, self.bw
-        parts = self.phases.expand(frontier, GATHER)
-        t0 = self.clock()
         front = self.front
-        for i2, (m, bits) in enumerate(parts):
-            if bits:
-                front[i2 * bw:(i2 + 1) * bw] = m.view(np.uint64)
-            else:
-                front[i2 * bw:(i2 + 1) * bw] = 0
-                K.set_bits(m, front, i2 * B)
+        if self.duo and self.phases.pending is None:
+            # After a duo top-down level (nothing posted): both new frontier pieces
+            # are the bits that level set, in ``visited`` and in the partner's "sent".
+            t0 = self.clock()
+            i, o = grid.i, self.partner
+            np.bitwise_xor(self.visited, self.prev, out=front[i * bw:(i + 1) * bw])
+            np.bitwise_xor(self.sp, self.kept.sentprev, out=front[o * bw:(o + 1) * bw])
+        else:
+            parts = self.phases.expand(frontier, GATHER)
+            t0 = self.clock()
+            for i2, (m, bits) in enumerate(parts):
+                if bits:
+                    front[i2 * bw:(i2 + 1) * bw] = m.view(np.uint64)
+                else:
+                    front[i2 * bw:(i2 + 1) * bw] = 0
+                    K.set_bits(m, front, i2 * B)
         if self.transposed and grid.pr > 1:
             # Vertices of the column chunk's frontier are reached: the transposed
             # top-down need never send them (its "sent" is over the column chunk).
@@ -853,7 +995,7 @@ def bfs(graph: DistGraph, source: int, *, direction: str | None = None,
         _check_out(out, graph.hi - graph.lo)
     policy = DirectionPolicy(cfg.direction, cfg.alpha, cfg.beta)
     t_start = time.perf_counter()
-    engine = GridEngine(graph, cfg, out, max_depth, policy)
+    engine = GridEngine(graph, cfg, out, max_depth, policy, target)
     run = run_levels(engine, policy, source, max_depth, target)
     result = engine.finish(run, source, cfg, time.perf_counter() - t_start)
     if kind == LEVELS:

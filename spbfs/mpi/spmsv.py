@@ -828,6 +828,25 @@ class FrontierPhases:
             self.log.append((self.level, "fold", pattern, enc, plan.last_estimate, t1 - t0))
         return recv
 
+    def fold_duo(self, partner: int, msg: np.ndarray) -> np.ndarray:
+        """A 2 x 1 grid's top-down fold: ``msg`` to ``partner``, whose message comes back.
+
+        The message holds the level's counts besides the pairs (see
+        :meth:`spbfs.mpi.bfs.GridEngine._topdown_duo`), so it is the level's one
+        synchronization: counted as the fold, one message of its full length.
+        """
+        cnt = self.cnt
+        t0 = cnt.clock()
+        got = self.fold_channel.exchange([partner], [msg], [partner])[0]
+        cnt.add(FOLD, 1, msg.shape[0])
+        cnt.tick(FOLD, t0)
+        return got
+
+    def counted(self, sums: list[int]) -> None:
+        """The level's global sums, known without :meth:`allreduce4` (a duo level)."""
+        self.level += 1
+        self.last = sums
+
     def to_owner(self, recv: list[np.ndarray]) -> np.ndarray:
         """Pairs for the piece this rank holds in the column layout, sent to its owner.
 
