@@ -33,7 +33,11 @@ Top-down over the transposed block (undirected graphs)
     that part's children in the search itself, as pairs go only to others.
     A pair travels as one word ``child << 32 | parent`` where the ids fit
     (half the fold's bytes), and is received into a buffer posted before the
-    sends (:class:`~spbfs.mpi.spmsv.GrownReceives`).
+    sends (:class:`~spbfs.mpi.spmsv.GrownReceives`). On a 2 x 1 grid the
+    fold also carries the sender's own children and counts, and "already
+    sent" holds every vertex the partner has reached: each rank then knows
+    both pieces' new frontiers, so such a level needs no Allreduce and no
+    frontier gather after it (``GridEngine._topdown_duo``).
     One processor row owns its column chunk: search and update are one pass,
     as with one column above.
 
