@@ -470,7 +470,15 @@ class GridEngine:
             # The partner's source is reached: "sent" must know it from the start.
             plo = self.d.piece_range(self.partner)[0]
             K.set_bits(np.array([source - plo], np.int64), self.sp, 0)
-        if self.max_depth is None or self.max_depth > 0:
+        if self.duo:
+            # Both ranks of a 2 x 1 grid know the source and its degree: no Allreduce,
+            # nothing posted. A first level bottom-up reads the source off the bitmaps
+            # (the partner's part of "sent" was empty before it).
+            self.kept.sentprev.fill(0)
+            deg = deg_source if lo <= source < hi else \
+                int(self.kept.deg_p[source - self.d.piece_range(self.partner)[0]])
+            self.duo_red = [1, deg, 0, 0]
+        elif self.max_depth is None or self.max_depth > 0:
             self._post(frontier, True)
         return frontier, deg_source
 
@@ -707,7 +715,8 @@ class GridEngine:
         and this rank's pairs together, and the level's counts are known on both
         ranks after the one exchange. The fold then takes the Allreduce's place
         (:meth:`reduce` returns the counts), and a bottom-up level next reads
-        both frontier pieces off the bitmaps (nothing is gathered).
+        both frontier pieces off the bitmaps (nothing is gathered). The source
+        needs no Allreduce either (:meth:`start`): both ranks know its degree.
         """
         grid, d, B, bw = self.grid, self.d, self.B, self.bw
         phases = self.phases

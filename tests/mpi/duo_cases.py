@@ -72,10 +72,10 @@ def main() -> None:
                         # neighbour, as in one process.
                         assert np.array_equal(full.parents, ref.parents), tag
                         assert np.array_equal(r.stats.edges, ref_run.stats.edges), tag
-                        # Both ranks send one Allreduce message per Allreduce: one after
-                        # the source and one per bottom-up level; the collective
-                        # exchange runs every level with one.
-                        assert msgs == 2 * (1 + r.bottomup_levels), (tag, msgs)
+                        # Both ranks send one Allreduce message per Allreduce: one per
+                        # bottom-up level (none for the source); the collective
+                        # exchange runs the source and every level with one.
+                        assert msgs == 2 * r.bottomup_levels, (tag, msgs)
                         assert ref_run.messages_by_phase()["allreduce"] == \
                             2 * (1 + len(ref_run.stats)), tag
                     done += 1
