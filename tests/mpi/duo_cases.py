@@ -5,7 +5,8 @@ sent and the partner's own children (``GridEngine._topdown_duo``). A count
 that is off by one vertex changes the direction schedule on one rank only,
 so the cases compare every level's counts with the one-process search, on
 graphs with self-loops, repeated edges, pieces of unequal size and isolated
-vertices, from many sources: the frontier and discovered counts per level
+vertices, pairs of one word and of two, from many sources: the frontier and
+discovered counts per level
 (the duo-computed sums), the levels and parents, the edges examined against
 the same search with ``exchange="collective"`` (which sums them with the
 Allreduce), the target stop, and that the path ran (fewer Allreduces).
@@ -20,7 +21,7 @@ from spbfs import Config, Graph
 from spbfs import bfs as serial_bfs
 from spbfs.edges import EdgeList
 from spbfs.generators import erdos_renyi, grid2d, kronecker
-from spbfs.mpi import DistGraph, ProcessGrid, bfs, install_excepthook
+from spbfs.mpi import DistGraph, ProcessGrid, _kernels, bfs, install_excepthook
 
 
 def graphs() -> list[tuple[str, EdgeList]]:
@@ -49,10 +50,14 @@ def main() -> None:
     grid = ProcessGrid((2, 1))
     rank = grid.rank
     done = 0
+    fits = _kernels.pack_fits
     for name, el in graphs():
         serial = Graph.from_edgelist(el)
         lo, hi = rank * el.num_edges // 2, (rank + 1) * el.num_edges // 2
         for fmt in ("csr", "dcsc"):
+            # Pairs of two words (ids past 2**32) on the dcsc graphs: a graph's first
+            # search decides, so the switch is made before building it.
+            _kernels.pack_fits = fits if fmt == "csr" else (lambda n, b: False)
             g = DistGraph.from_edges(el.src[lo:hi], el.dst[lo:hi], el.n, grid=grid,
                                      config=Config(format=fmt))
             for s in sources(el, 24):
