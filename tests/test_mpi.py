@@ -40,6 +40,16 @@ def test_cases_match_serial_and_scipy(nranks: int, grids: list[str]) -> None:
 
 @pytest.mark.mpi
 @needs_mpi
+def test_two_by_one_topdown_counts_without_allreduce() -> None:
+    """On 2 x 1 each rank counts the partner's top-down level itself: the same levels,
+    counts, parents, edges and stops as one process, with one Allreduce fewer per level."""
+    rc, out, err, _ = launch(2, [str(SCRIPTS / "duo_cases.py")], timeout=170)
+    assert rc == 0, f"stdout:\n{out}\nstderr:\n{err}"
+    assert "DUO OK" in out
+
+
+@pytest.mark.mpi
+@needs_mpi
 @pytest.mark.parametrize("entry", ["spbfs.mpi", "spbfs.cli"])
 def test_failing_rank_ends_the_job(entry: str) -> None:
     """An exception on rank 1 mid-search aborts all 4 ranks promptly with its message,

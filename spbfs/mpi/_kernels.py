@@ -259,6 +259,50 @@ def apply_pairs(pairs, parents, levels, depth, visited, new, k0, deg, packed):
     return k, degsum
 
 
+@nb.njit(cache=True, nogil=True)
+def partner_level(finds, as_bits, sent, pairs, npairs, packed, deg):
+    """The partner's side of a top-down level on a 2 x 1 grid, counted here.
+
+    ``sent`` is the partner's part of the "already sent" bitmap: the vertices
+    the partner had reached before the level and the children this rank sent
+    it as ``pairs`` (``npairs`` of them, one word each with ``packed``, else
+    two; partner-local ids). ``finds`` are the children the partner took from
+    its own frontier (partner-local ids, or with ``as_bits`` their bitmap's
+    words as int64). Every pair is new to the partner unless it found that
+    child itself, so its new frontier is ``finds`` and the pairs together;
+    ``finds`` are marked in ``sent``. ``deg`` is the partner's degrees.
+    Returns (pairs the partner found itself, degree sum of the pairs not).
+    """
+    degsum = 0
+    for x in range(npairs):
+        v = pairs[x] >> 32 if packed else pairs[2 * x]
+        degsum += deg[v]
+    dup = 0
+    one = np.uint64(1)
+    if as_bits:
+        for wi in range(finds.shape[0]):
+            f = np.uint64(finds[wi])
+            if f == 0:
+                continue
+            both = f & sent[wi]
+            if both:
+                for b in range(64):
+                    if (both >> np.uint64(b)) & one:
+                        dup += 1
+                        degsum -= deg[64 * wi + b]
+            sent[wi] |= f
+    else:
+        for x in range(finds.shape[0]):
+            v = np.int64(finds[x])
+            m = one << np.uint64(v & 63)
+            if sent[v >> 6] & m:
+                dup += 1
+                degsum -= deg[v]
+            else:
+                sent[v >> 6] |= m
+    return dup, degsum
+
+
 def pack_fits(n: int, B64: int) -> bool:
     """Whether a pair ``(piece-local id, global parent)`` fits one int64 word.
 

@@ -33,7 +33,11 @@ Top-down over the transposed block (undirected graphs)
     that part's children in the search itself, as pairs go only to others.
     A pair travels as one word ``child << 32 | parent`` where the ids fit
     (half the fold's bytes), and is received into a buffer posted before the
-    sends (:class:`~spbfs.mpi.spmsv.GrownReceives`).
+    sends (:class:`~spbfs.mpi.spmsv.GrownReceives`). On a 2 x 1 grid the
+    fold also carries the sender's own children and counts, and "already
+    sent" holds every vertex the partner has reached: each rank then knows
+    both pieces' new frontiers, so such a level needs no Allreduce and no
+    frontier gather after it (``GridEngine._topdown_duo``).
     One processor row owns its column chunk: search and update are one pass,
     as with one column above.
 
@@ -258,6 +262,78 @@ class DistBFSResult:
 _LOG_KEYS = ("level", "phase", "pattern", "encoding", "estimated_s", "actual_s")
 
 
+class _Kept:
+    """What the grid search keeps on its graph from one search to the next.
+
+    Made by a graph's first search (``DistGraph._search_buffers``). A search
+    at scale 18 takes about 3 ms, and what it allocates, zeroes or builds on
+    entry comes out of a cache the previous search filled with other data, so
+    the engine only resets what a search reads before it writes.
+    """
+
+    __slots__ = ("arrays", "deg_p", "duo", "packed", "phases", "prev", "sentprev", "visited",
+                 "visited0")
+
+    def __init__(self, g: DistGraph) -> None:
+        grid = g.grid
+        B, bw = g.dist.B64, g.dist.bw
+        nrow = grid.pc * B
+        cdt = np.int32 if nrow < 2**31 else np.int64
+        fdt = np.int32 if B < 2**31 else np.int64
+        transposed = g.transposed_topdown
+        # The top-down's "already sent" bitmap: over the row chunk, or over the
+        # column chunk for the transposed product (its children are columns of B_ij).
+        nsent = (grid.pr if transposed else grid.pc) * bw
+        fold = not transposed and grid.pc > 1
+        self.arrays = (
+            # The bottom-up finds of the segment being searched (rows, parents)
+            # when the search runs in parallel chunks, grown to the most
+            # candidates seen (see GridEngine._ensure).
+            [np.empty(0, np.int64), np.empty(0, np.int64)],
+            # The new frontier piece (two: the old one is still read), in the
+            # local id dtype.
+            (np.empty(max(B, 1), fdt), np.empty(max(B, 1), fdt)),
+            np.zeros(nsent, np.uint64), np.empty(max(nrow, 1), cdt),
+            # Pairs to send: the fold of B_ij's own top-down (a directed graph)
+            # writes row rank t's from word 2 t B on; the parent updates and the
+            # transposed top-down's fold grow it to what a level needed.
+            [np.empty(2 * nrow if fold else 0, np.int64)],
+            # Scratch bitmaps: the column-chunk frontier, a segment's completed
+            # rows and the one rotated in.
+            np.empty(grid.pr * bw, np.uint64),
+            np.empty(bw, np.uint64), np.empty(bw, np.uint64),
+            # Frontier bitmaps being sent (two: one may still be in flight).
+            (np.empty(bw, np.uint64), np.empty(bw, np.uint64)),
+            # The fold's pairs per part, as the kernels count them.
+            np.zeros(max(grid.pr, grid.pc), np.int64))
+        # The piece's visited bitmap at a search's start: the padding ids beyond the
+        # piece are done. ``visited`` and ``prev`` are reset from it by every search.
+        self.visited0 = np.zeros(bw, np.uint64)
+        K.set_bits(np.arange(g.hi - g.lo, B, dtype=np.int64), self.visited0, 0)
+        self.visited = np.empty(bw, np.uint64)
+        self.prev = np.empty(bw, np.uint64)
+        # Whether a transposed top-down pair fits one word (the plan may still
+        # ask for two: compressed pair messages).
+        self.packed = K.pack_fits(g.n, B)
+        # The frontier phases by plan, as (plan, phases) (see GridEngine.__init__).
+        self.phases: list[tuple[Any, FrontierPhases]] = []
+        # A 2 x 1 grid's top-down level counts the partner's new frontier itself
+        # (GridEngine._topdown_duo): it needs the partner's degrees (half a piece's
+        # degrees more per rank) and its part of "sent" as the level found it.
+        self.duo = transposed and grid.pr == 2 and grid.pc == 1
+        self.deg_p: np.ndarray | None = None
+        self.sentprev: np.ndarray | None = None
+        if self.duo:
+            partner = 1 - grid.rank
+            plo, phi = g.dist.piece_range(partner)
+            # In 4 bytes where every degree fits (the same test on both ranks).
+            dt = np.int32 if g.total_degree < 2**31 else np.int64
+            deg = np.ascontiguousarray(g._deg, dtype=dt)
+            self.deg_p = np.zeros(max(B, 1), dt)
+            C.sendrecv(grid.comm, deg, partner, self.deg_p[:phi - plo], partner, tag=24)
+            self.sentprev = np.empty(bw, np.uint64)
+
+
 class GridEngine:
     """The grid's :class:`~spbfs.search.driver.Engine`: one rank's part of a search.
 
@@ -271,7 +347,8 @@ class GridEngine:
 
     def __init__(self, g: DistGraph, cfg: Config,
                  out: tuple[np.ndarray, np.ndarray] | None = None,
-                 max_depth: int | None = None, policy: DirectionPolicy | None = None) -> None:
+                 max_depth: int | None = None, policy: DirectionPolicy | None = None,
+                 target: int | None = None) -> None:
         self.g = g
         self.policy = policy or DirectionPolicy(cfg.direction, cfg.alpha, cfg.beta)
         self.n = g.n
@@ -289,44 +366,18 @@ class GridEngine:
         self.p = grid.size
         self.transposed = g.transposed_topdown
         self.direction = cfg.direction  # a forced one is the next level's for sure
-        bufs = g._search_buffers
-        if bufs is None:
-            nrow = grid.pc * self.B
-            cdt = np.int32 if nrow < 2**31 else np.int64
-            fdt = np.int32 if self.B < 2**31 else np.int64
-            # The top-down's "already sent" bitmap: over the row chunk, or over the
-            # column chunk for the transposed product (its children are columns of B_ij).
-            nsent = (grid.pr if self.transposed else grid.pc) * self.bw
-            fold = not self.transposed and grid.pc > 1
-            bufs = (
-                # The bottom-up finds of the segment being searched (rows, parents)
-                # when the search runs in parallel chunks, grown to the most
-                # candidates seen (see _ensure).
-                [np.empty(0, np.int64), np.empty(0, np.int64)],
-                # The new frontier piece (two: the old one is still read), in the
-                # local id dtype.
-                (np.empty(max(self.B, 1), fdt), np.empty(max(self.B, 1), fdt)),
-                np.zeros(nsent, np.uint64), np.empty(max(nrow, 1), cdt),
-                # Pairs to send: the fold of B_ij's own top-down (a directed graph)
-                # writes row rank t's from word 2 t B on; the parent updates and the
-                # transposed top-down's fold grow it to what a level needed.
-                [np.empty(2 * nrow if fold else 0, np.int64)],
-                # Scratch bitmaps: the column-chunk frontier, a segment's completed
-                # rows and the one rotated in.
-                np.empty(grid.pr * self.bw, np.uint64),
-                np.empty(self.bw, np.uint64), np.empty(self.bw, np.uint64),
-                # Frontier bitmaps being sent (two: one may still be in flight).
-                (np.empty(self.bw, np.uint64), np.empty(self.bw, np.uint64)))
-            g._search_buffers = bufs
+        kept = g._search_buffers
+        if kept is None:
+            kept = g._search_buffers = _Kept(g)
+        self.kept = kept
         (self.finds, self.newbufs, self.sent, self.cand, self.sendbufs,
-         self.front, self.comp_a, self.comp_b, self.msgbufs) = bufs
-        self.counts = np.zeros(max(grid.pr, grid.pc), np.int64)  # fold pairs per part
+         self.front, self.comp_a, self.comp_b, self.msgbufs, self.counts) = kept.arrays
         self.newbuf = self.newbufs[0]
         self.flip = 0
         # Candidates of the bottom-up search per segment (-1: not listed yet).
         self.ncand = [-1] * grid.pc
         if (grid.pr if self.transposed else grid.pc) > 1:
-            self.sent[:] = 0
+            self.sent.fill(0)
         if out is None:
             self.parents = np.full(self.size, -1, dtype=np.int64)
             self.levels = np.full(self.size, -1, dtype=np.int64)
@@ -334,22 +385,43 @@ class GridEngine:
             self.parents, self.levels = out
             self.parents.fill(-1)
             self.levels.fill(-1)
-        self.visited = np.zeros(self.bw, dtype=np.uint64)
-        # Padding ids beyond the piece never get a parent: mark them done.
-        pad = np.arange(self.size, self.B, dtype=np.int64)
-        K.set_bits(pad, self.visited, 0)
+        # ``visited`` starts with the padding ids beyond the piece marked done (they
+        # never get a parent). ``prev`` is ``visited`` as it was before the newest
+        # frontier piece was marked (each level copies it first), so ``visited ^ prev``
+        # is that piece as a bitmap; the source's level starts from here.
+        self.visited, self.prev = kept.visited, kept.prev
+        np.copyto(self.visited, kept.visited0)
+        np.copyto(self.prev, kept.visited0)
         self.deg = g._deg
-        # ``visited`` as it was before the newest frontier piece was marked (each
-        # level copies it first), so ``visited ^ prev`` is that piece as a bitmap;
-        # the source's level starts from here.
-        self.prev = self.visited.copy()
-        self.plan = planner(cfg, grid, self.B)
+        self.plan = plan = planner(cfg, grid, self.B)
         # The transposed top-down's pairs, one word each where ids allow: half the
         # fold's bytes. Compressed pair messages (the codec reads two words a pair)
         # stay unpacked; every rank decides alike (the same config and graph).
-        self.packed = not self.plan.pairs_compressible and K.pack_fits(g.n, self.B)
-        self.phases = FrontierPhases(grid, self.B, self.bw, self.plan, self.visited, self.prev,
-                                     self.msgbufs, cnt, g._pair_channels)
+        self.packed = kept.packed and not plan.pairs_compressible
+        # The phases' partners, receive buffers and scratch depend on the grid and the
+        # plan only: built by a graph's first search with this plan, reset by the others.
+        for known, phases in kept.phases:
+            if known is plan:
+                phases.reset(cnt)
+                break
+        else:
+            phases = FrontierPhases(grid, self.B, self.bw, plan, self.visited, self.prev,
+                                    self.msgbufs, cnt, g._pair_channels)
+            kept.phases.append((plan, phases))
+        self.phases = phases
+        # A 2 x 1 grid runs its top-down levels without the Allreduce (_topdown_duo),
+        # where the fold is one plain message each way.
+        self.duo = kept.duo and phases.emu is None and not plan.pairs_compressible and (
+            plan.fixed_pattern == "p2p" or (plan.fixed_pattern is None and plan.link is None))
+        self.duo_red: list[int] | None = None  # such a level's global counts, for reduce
+        self.partner = 1 - grid.rank if self.duo else -1
+        self.sp = self.sent[self.partner * self.bw:(self.partner + 1) * self.bw] if self.duo \
+            else self.sent[:0]
+        self.target_p = -1  # the target as a partner-local id (-1: not the partner's)
+        if self.duo and target is not None:
+            plo, phi = self.d.piece_range(self.partner)
+            if plo <= target < phi:
+                self.target_p = target - plo
         self.nthreads = numba.get_num_threads()
         self.nchunks = 4 * self.nthreads if self.nthreads > 1 else 1
         self.m_f = 0  # degree sum of the current frontier, all ranks (set by reduce)
@@ -394,7 +466,19 @@ class GridEngine:
             K.set_bits(np.array([ls], np.int64), self.visited, 0)
             frontier = np.array([ls], dtype=self.newbufs[0].dtype)
             deg_source = int(self.deg[ls])
-        if self.max_depth is None or self.max_depth > 0:
+        elif self.duo:
+            # The partner's source is reached: "sent" must know it from the start.
+            plo = self.d.piece_range(self.partner)[0]
+            K.set_bits(np.array([source - plo], np.int64), self.sp, 0)
+        if self.duo:
+            # Both ranks of a 2 x 1 grid know the source and its degree: no Allreduce,
+            # nothing posted. A first level bottom-up reads the source off the bitmaps
+            # (the partner's part of "sent" was empty before it).
+            self.kept.sentprev.fill(0)
+            deg = deg_source if lo <= source < hi else \
+                int(self.kept.deg_p[source - self.d.piece_range(self.partner)[0]])
+            self.duo_red = [1, deg, 0, 0]
+        elif self.max_depth is None or self.max_depth > 0:
             self._post(frontier, True)
         return frontier, deg_source
 
@@ -407,7 +491,8 @@ class GridEngine:
         """One top-down level; posts the next frontier's exchange."""
         new, scanned, degsum = self._topdown(frontier, depth)
         self.stepped = True
-        if self.max_depth is None or depth < self.max_depth:
+        # A duo level posts nothing: each rank knows the other's new frontier.
+        if not self.duo and (self.max_depth is None or depth < self.max_depth):
             self._post(new, True)
         return new, new.shape[0], scanned, degsum
 
@@ -454,7 +539,14 @@ class GridEngine:
 
     def reduce(self, count: int, degsum: int, scanned: int, hit: int) -> list[int]:
         """The level-end Allreduce; also completes a posted frontier exchange."""
-        red = self.phases.allreduce4(count, degsum, scanned, hit)
+        red = self.duo_red
+        if red is None:
+            red = self.phases.allreduce4(count, degsum, scanned, hit)
+        else:
+            self.duo_red = None
+            tp = self.target_p
+            red[3] = int(bool(hit) or (tp >= 0 and bool((int(self.sp[tp >> 6]) >> (tp & 63)) & 1)))
+            self.phases.counted(red)
         if self.stepped:  # the start's Allreduce is counted with level 1
             self.cnt.close_level()
             self.stepped = False
@@ -548,6 +640,8 @@ class GridEngine:
         owner. One processor row: the column chunk is the own piece, so the
         search and the update are one pass, as with one column otherwise.
         """
+        if self.duo:
+            return self._topdown_duo(frontier, depth)
         grid, d, B = self.grid, self.d, self.B
         parts = self.phases.expand_row(frontier)
         t0 = self.clock()
@@ -608,6 +702,96 @@ class GridEngine:
         self.tick(UPDATE, t0)
         return new, scanned, degsum
 
+    def _topdown_duo(self, frontier: np.ndarray, depth: int) -> tuple[np.ndarray, int, int]:
+        """One transposed top-down level on a 2 x 1 grid, its global counts without an Allreduce.
+
+        Each rank takes its own children and sends the others as pairs, as
+        :meth:`_topdown_transposed` does, and its own children too, in one message
+        each way. "Sent" (over both pieces) holds every vertex the partner has
+        reached: the pairs sent, the partner's frontiers (gathered after the
+        source and after bottom-up levels, and its own children sent here). So
+        a pair is always new to the partner unless the partner found that child
+        itself in this level: the partner's new frontier is its own children
+        and this rank's pairs together, and the level's counts are known on both
+        ranks after the one exchange. The fold then takes the Allreduce's place
+        (:meth:`reduce` returns the counts), and a bottom-up level next reads
+        both frontier pieces off the bitmaps (nothing is gathered). The source
+        needs no Allreduce either (:meth:`start`): both ranks know its degree.
+        """
+        grid, d, B, bw = self.grid, self.d, self.B, self.bw
+        phases = self.phases
+        sp = self.sp
+        if phases.pending is not None:
+            # The partner's frontier, posted after the source or a bottom-up level: its
+            # vertices are reached, "sent" learns them.
+            m, bits = phases.expand(frontier, GATHER)[self.partner]
+            if bits:
+                np.bitwise_or(sp, m.view(np.uint64), out=sp)
+            else:
+                K.set_bits(m, sp, 0)
+        t0 = self.clock()
+        tptr, tind, tjc, tdcsc = self.g._traw
+        newbuf = self.next_buffer()
+        self.prev[:] = self.visited
+        sentprev = self.kept.sentprev
+        sentprev[:] = sp
+        own, other = grid.i, self.partner
+        counts = self.counts[:2]
+        counts[:] = 0
+        packed = self.packed
+        w = 1 if packed else 2
+        buf = self.sendbufs[0]
+        cap = buf.shape[0] // (2 * w)
+        at, e, scanned, k, degsum = 0, -1, 0, 0, 0
+        nf = frontier.shape[0]
+        while True:
+            at, e, sc, k, ds = K.topdown_pairs(tptr, tind, tjc, tdcsc, frontier, self.sent,
+                                               counts, buf, cap, grid.i, d.b, B, at, e, own,
+                                               self.visited, self.parents, self.levels, depth,
+                                               self.deg, newbuf, k, packed)
+            scanned += sc
+            degsum += ds
+            if at == nf:
+                break
+            # The partner's part is full: grow it (the first searches pay a few).
+            new_cap = min(B, max(cap + cap // 2, 4096))
+            grown = np.empty(2 * w * new_cap, np.int64)
+            c = int(counts[other])
+            grown[w * other * new_cap:w * (other * new_cap + c)] = \
+                buf[w * other * cap:w * (other * cap + c)]
+            buf, cap = grown, new_cap
+            self.sendbufs[0] = buf
+        c = int(counts[other])
+        pw = w * c
+        pairs = buf[w * other * cap:w * other * cap + pw]
+        # The message: a header, the pairs, the own children (ids, or their bitmap
+        # where that is shorter).
+        as_bits = k >= bw
+        msg = np.empty(5 + pw + (bw if as_bits else k), np.int64)
+        msg[0] = pw
+        msg[1] = k
+        msg[2] = as_bits
+        msg[3] = degsum
+        msg[4] = scanned
+        msg[5:5 + pw] = pairs
+        if as_bits:
+            np.bitwise_xor(self.visited, self.prev, out=msg[5 + pw:].view(np.uint64))
+        else:
+            msg[5 + pw:] = newbuf[:k]
+        self.tick(LOCAL_TD, t0)
+        got = phases.fold_duo(other, msg)
+        t0 = self.clock()
+        ppw, pk, pbits, pds, psc = got[:5].tolist()
+        k, ds = K.apply_pairs(got[5:5 + ppw], self.parents, self.levels, depth, self.visited,
+                              newbuf, k, self.deg, packed)
+        degsum += ds
+        dup, dsp = K.partner_level(got[5 + ppw:], bool(pbits), sp, pairs, c, packed,
+                                   self.kept.deg_p)
+        self.duo_red = [k + pk + c - dup, degsum + pds + dsp, scanned + psc, 0]
+        new = self.sort_new(k)
+        self.tick(UPDATE, t0)
+        return new, scanned, degsum
+
     def _ensure(self, need: int, keep: int, pairs: bool) -> None:
         """Room for ``need`` bottom-up finds (scratch, and pairs for another piece).
 
@@ -629,15 +813,23 @@ class GridEngine:
     def _bottomup(self, frontier: np.ndarray, depth: int) -> tuple[np.ndarray, int, int]:
         """One level; returns (next frontier piece, edges scanned, its degree sum)."""
         grid, d, B, bw = self.grid, self.d, self.B, self.bw
-        parts = self.phases.expand(frontier, GATHER)
-        t0 = self.clock()
         front = self.front
-        for i2, (m, bits) in enumerate(parts):
-            if bits:
-                front[i2 * bw:(i2 + 1) * bw] = m.view(np.uint64)
-            else:
-                front[i2 * bw:(i2 + 1) * bw] = 0
-                K.set_bits(m, front, i2 * B)
+        if self.duo and self.phases.pending is None:
+            # After a duo top-down level (nothing posted): both new frontier pieces
+            # are the bits that level set, in ``visited`` and in the partner's "sent".
+            t0 = self.clock()
+            i, o = grid.i, self.partner
+            np.bitwise_xor(self.visited, self.prev, out=front[i * bw:(i + 1) * bw])
+            np.bitwise_xor(self.sp, self.kept.sentprev, out=front[o * bw:(o + 1) * bw])
+        else:
+            parts = self.phases.expand(frontier, GATHER)
+            t0 = self.clock()
+            for i2, (m, bits) in enumerate(parts):
+                if bits:
+                    front[i2 * bw:(i2 + 1) * bw] = m.view(np.uint64)
+                else:
+                    front[i2 * bw:(i2 + 1) * bw] = 0
+                    K.set_bits(m, front, i2 * B)
         if self.transposed and grid.pr > 1:
             # Vertices of the column chunk's frontier are reached: the transposed
             # top-down need never send them (its "sent" is over the column chunk).
@@ -816,7 +1008,7 @@ def bfs(graph: DistGraph, source: int, *, direction: str | None = None,
         _check_out(out, graph.hi - graph.lo)
     policy = DirectionPolicy(cfg.direction, cfg.alpha, cfg.beta)
     t_start = time.perf_counter()
-    engine = GridEngine(graph, cfg, out, max_depth, policy)
+    engine = GridEngine(graph, cfg, out, max_depth, policy, target)
     run = run_levels(engine, policy, source, max_depth, target)
     result = engine.finish(run, source, cfg, time.perf_counter() - t_start)
     if kind == LEVELS:

@@ -161,9 +161,10 @@ class DistGraph:
         self.total_degree = int(C.allreduce(grid.comm, np.array([int(deg.sum())]))[0])
         self.construction_time = 0.0
         self.generation_time = 0.0
-        # What the search engine keeps between searches: its buffers (made by the first
-        # search) and the pair channels, whose receive sizes every rank grows alike.
-        self._search_buffers: tuple[Any, ...] | None = None
+        # What the search engine keeps between searches: its buffers, bitmaps and phases
+        # (``spbfs.mpi.bfs._Kept``, made by the first search) and the pair channels,
+        # whose receive sizes every rank grows alike.
+        self._search_buffers: Any = None
         self._pair_channels: dict[tuple[str, int], Any] = {}
         d = self.dist
         # Where each segment (piece of the row chunk) starts among tblock's column slots.

@@ -523,6 +523,26 @@ class FrontierPhases:
         self.level = 1
         self.t_expand = 0.0  # when the posted frontier exchange started
 
+    def reset(self, cnt: PhaseCounters) -> None:
+        """Ready for the next search on the same grid, plan and engine buffers.
+
+        The partners, receive buffers and scratch stay (a search at scale 18
+        takes about 3 ms; building them again cost tens of µs of it). What a
+        search changes starts over: the counters, the posted exchange (the
+        previous search received it), the patterns, the encoding buffer in
+        turn, the latest sums and the log.
+        """
+        plan = self.plan
+        self.cnt = cnt
+        self.emu = plan.emulator if plan.emulator is not None and plan.emulator.active else None
+        self.pending = None
+        self.msgflip = 0
+        self.last = [1, 0, 0, 0]
+        self.expand_pattern = self.row_pattern = plan.fixed_pattern or "p2p"
+        self.log = []
+        self.level = 1
+        self.t_expand = 0.0
+
     # -- frontier encoding ---------------------------------------------------------------
     def encode(self, ids: np.ndarray, receivers: int) -> tuple[np.ndarray, str]:
         """The frontier piece as a message, and its encoding.
@@ -598,7 +618,8 @@ class FrontierPhases:
         level waits once whichever direction comes, measured 11-19 % slower on
         a 2x2 grid: the spare words cost more than the waits of wrong guesses.)
         """
-        self.drain()
+        if self.pending is not None:
+            self.drain()
         self.pending = self._post_one(frontier, row)
 
     def _post_one(self, frontier: np.ndarray, row: bool) -> tuple | None:
@@ -807,6 +828,25 @@ class FrontierPhases:
         if plan.recording:
             self.log.append((self.level, "fold", pattern, enc, plan.last_estimate, t1 - t0))
         return recv
+
+    def fold_duo(self, partner: int, msg: np.ndarray) -> np.ndarray:
+        """A 2 x 1 grid's top-down fold: ``msg`` to ``partner``, whose message comes back.
+
+        The message holds the level's counts besides the pairs (see
+        :meth:`spbfs.mpi.bfs.GridEngine._topdown_duo`), so it is the level's one
+        synchronization: counted as the fold, one message of its full length.
+        """
+        cnt = self.cnt
+        t0 = cnt.clock()
+        got = self.fold_channel.exchange([partner], [msg], [partner])[0]
+        cnt.add(FOLD, 1, msg.shape[0])
+        cnt.tick(FOLD, t0)
+        return got
+
+    def counted(self, sums: list[int]) -> None:
+        """The level's global sums, known without :meth:`allreduce4` (a duo level)."""
+        self.level += 1
+        self.last = sums
 
     def to_owner(self, recv: list[np.ndarray]) -> np.ndarray:
         """Pairs for the piece this rank holds in the column layout, sent to its owner.
