@@ -660,47 +660,59 @@ class GridEngine:
             self.tick(UPDATE, t0)
             return new, scanned, degsum
         pr = grid.pr
-        sent = self.sent
         # The own piece is part i of the column chunk where this rank holds it in the
         # column layout: its children are taken in the search itself, not as pairs.
         own = grid.i if grid.transpose_dest == grid.rank else -1
         counts = self.counts[:pr]
-        counts[:] = 0
-        # The pairs buffer of the parent updates (a level is one or the other, and its
-        # messages are complete when it returns): room for cap pairs of w words per part.
-        packed = self.packed
-        w = 1 if packed else 2
-        buf = self.sendbufs[0]
-        cap = buf.shape[0] // (w * pr)
-        at, e, scanned, k, degsum = 0, -1, 0, 0, 0
-        nf = cols.shape[0]
-        while True:
-            at, e, sc, k, ds = K.topdown_pairs(tptr, tind, tjc, tdcsc, cols, sent, counts, buf,
-                                               cap, row0, d.b, B, at, e, own, self.visited,
-                                               self.parents, self.levels, depth, self.deg,
-                                               newbuf, k, packed)
-            scanned += sc
-            degsum += ds
-            if at == nf:
-                break
-            # A part is full: grow every part's room (the first level pays a few).
-            new_cap = min(B, max(cap + cap // 2, 4096))
-            grown = np.empty(w * pr * new_cap, np.int64)
-            for t, c in enumerate(counts.tolist()):
-                grown[w * t * new_cap:w * (t * new_cap + c)] = buf[w * t * cap:w * (t * cap + c)]
-            buf, cap = grown, new_cap
-            self.sendbufs[0] = buf
+        buf, cap, w, scanned, k, degsum = self._pairs_search(cols, row0, own, counts, depth,
+                                                             newbuf)
         self.tick(LOCAL_TD, t0)
         cl = counts.tolist()
         sends = [buf[w * t * cap:w * (t * cap + c)] for t, c in enumerate(cl)]
         got = self.phases.fold_to_owners(sends, w * sum(cl))
         t0 = self.clock()
         k, ds = merge_pairs(got, -1, self.parents, self.levels, depth, self.visited,
-                            newbuf, k, self.deg, packed)
+                            newbuf, k, self.deg, self.packed)
         degsum += ds
         new = self.sort_new(k)
         self.tick(UPDATE, t0)
         return new, scanned, degsum
+
+    def _pairs_search(self, cols: np.ndarray, row0: int, own: int, counts: np.ndarray,
+                      depth: int, newbuf: np.ndarray) -> tuple[np.ndarray, int, int, int, int, int]:
+        """The transposed top-down's local product from ``cols`` (the row chunk's frontier).
+
+        Children in part ``own`` of the column chunk (-1: none) are claimed at once;
+        the others are written as pairs, ``counts[t]`` of them for part ``t``, into
+        the parent updates' buffer (a level is one or the other, and its messages
+        are complete when it returns), grown where a part is full. Returns (buffer,
+        pairs of room per part, words per pair, edges scanned, own children, their
+        degree sum).
+        """
+        tptr, tind, tjc, tdcsc = self.g._traw
+        B, parts, packed = self.B, counts.shape[0], self.packed
+        counts[:] = 0
+        w = 1 if packed else 2
+        buf = self.sendbufs[0]
+        cap = buf.shape[0] // (w * parts)
+        at, e, scanned, k, degsum = 0, -1, 0, 0, 0
+        nf = cols.shape[0]
+        while True:
+            at, e, sc, k, ds = K.topdown_pairs(tptr, tind, tjc, tdcsc, cols, self.sent, counts,
+                                               buf, cap, row0, self.d.b, B, at, e, own,
+                                               self.visited, self.parents, self.levels, depth,
+                                               self.deg, newbuf, k, packed)
+            scanned += sc
+            degsum += ds
+            if at == nf:
+                return buf, cap, w, scanned, k, degsum
+            # A part is full: grow every part's room (the first levels pay a few).
+            new_cap = min(B, max(cap + cap // 2, 4096))
+            grown = np.empty(w * parts * new_cap, np.int64)
+            for t, c in enumerate(counts.tolist()):
+                grown[w * t * new_cap:w * (t * new_cap + c)] = buf[w * t * cap:w * (t * cap + c)]
+            buf, cap = grown, new_cap
+            self.sendbufs[0] = buf
 
     def _topdown_duo(self, frontier: np.ndarray, depth: int) -> tuple[np.ndarray, int, int]:
         """One transposed top-down level on a 2 x 1 grid, its global counts without an Allreduce.
@@ -718,7 +730,7 @@ class GridEngine:
         both frontier pieces off the bitmaps (nothing is gathered). The source
         needs no Allreduce either (:meth:`start`): both ranks know its degree.
         """
-        grid, d, B, bw = self.grid, self.d, self.B, self.bw
+        grid, bw = self.grid, self.bw
         phases = self.phases
         sp = self.sp
         if phases.pending is not None:
@@ -730,38 +742,15 @@ class GridEngine:
             else:
                 K.set_bits(m, sp, 0)
         t0 = self.clock()
-        tptr, tind, tjc, tdcsc = self.g._traw
         newbuf = self.next_buffer()
         self.prev[:] = self.visited
         sentprev = self.kept.sentprev
         sentprev[:] = sp
         own, other = grid.i, self.partner
-        counts = self.counts[:2]
-        counts[:] = 0
         packed = self.packed
-        w = 1 if packed else 2
-        buf = self.sendbufs[0]
-        cap = buf.shape[0] // (2 * w)
-        at, e, scanned, k, degsum = 0, -1, 0, 0, 0
-        nf = frontier.shape[0]
-        while True:
-            at, e, sc, k, ds = K.topdown_pairs(tptr, tind, tjc, tdcsc, frontier, self.sent,
-                                               counts, buf, cap, grid.i, d.b, B, at, e, own,
-                                               self.visited, self.parents, self.levels, depth,
-                                               self.deg, newbuf, k, packed)
-            scanned += sc
-            degsum += ds
-            if at == nf:
-                break
-            # The partner's part is full: grow it (the first searches pay a few).
-            new_cap = min(B, max(cap + cap // 2, 4096))
-            grown = np.empty(2 * w * new_cap, np.int64)
-            c = int(counts[other])
-            grown[w * other * new_cap:w * (other * new_cap + c)] = \
-                buf[w * other * cap:w * (other * cap + c)]
-            buf, cap = grown, new_cap
-            self.sendbufs[0] = buf
-        c = int(counts[other])
+        buf, cap, w, scanned, k, degsum = self._pairs_search(frontier, grid.i, own,
+                                                             self.counts[:2], depth, newbuf)
+        c = int(self.counts[other])
         pw = w * c
         pairs = buf[w * other * cap:w * other * cap + pw]
         # The message: a header, the pairs, the own children (ids, or their bitmap
