@@ -29,8 +29,6 @@ numpy backend (to test this script on a machine without a GPU).
 from __future__ import annotations
 
 import argparse
-import contextlib
-import importlib
 import json
 import os
 import platform
@@ -60,33 +58,28 @@ def _parse_scales(text: str) -> list[int]:
     return out
 
 
-@contextlib.contextmanager
-def use_engine(name: str):
-    """Make the driver run ``name`` ('cuda' or 'vectorized') for the cupy backend."""
-    driver = importlib.import_module("spbfs.bfs")  # the module: spbfs.bfs is the function
-    from spbfs.kernels import bfs_cuda as sc
+def engine_config(g: spbfs.Graph, name: str, fused: bool = True) -> spbfs.Config:
+    """The search config that runs ``name`` ('cuda' or 'vectorized') on ``g``'s GPU blocks."""
+    return g.config.replace(cuda_kernels=name == "cuda", cuda_fused=fused)
 
-    saved_env = os.environ.get("SPBFS_CUDA_KERNELS")
-    saved_cls = driver.VectorizedEngine
-    try:
-        if name == "cuda":
-            os.environ["SPBFS_CUDA_KERNELS"] = "1"
 
-            def factory(xp, out_block, in_block, deg):
-                if xp.__name__ == "cupy":
-                    return sc._CudaEngine(xp, out_block, in_block, deg)
-                return saved_cls(xp, out_block, in_block, deg)
+class _Ran:
+    """Checks that the searches of a block ran on the engine they were meant to."""
 
-            driver.VectorizedEngine = factory
-        else:
-            os.environ["SPBFS_CUDA_KERNELS"] = "0"
-        yield
-    finally:
-        driver.VectorizedEngine = saved_cls
-        if saved_env is None:
-            os.environ.pop("SPBFS_CUDA_KERNELS", None)
-        else:
-            os.environ["SPBFS_CUDA_KERNELS"] = saved_env
+    def __init__(self, gpu_backend: str, name: str) -> None:
+        from spbfs.kernels import bfs_cuda
+
+        self.cls = bfs_cuda._CudaEngine
+        self.want = gpu_backend == "cupy" and name == "cuda"
+        self.name = name
+
+    def __enter__(self) -> None:
+        self.before = self.cls.searches
+
+    def __exit__(self, *exc: object) -> None:
+        ran = self.cls.searches > self.before
+        if exc[0] is None and ran != self.want:
+            raise RuntimeError(f"the {self.name} searches ran on the wrong engine")
 
 
 def hmean(x: list[float]) -> float:
@@ -147,12 +140,13 @@ def run_graph(label: str, edges: spbfs.EdgeList, args: argparse.Namespace,
         "build_s": t_build, "copy_s": t_copy, "roots": roots.tolist(),
     }
     out = "parents"
-    with use_engine("cuda"):
+    cuda = engine_config(dg, "cuda")
+    with _Ran(gpu_backend, "cuda"):
         for _ in range(2):  # compile, fill the memory pool
-            spbfs.bfs(dg, int(roots[0]), output=out)
+            spbfs.bfs(dg, int(roots[0]), output=out, config=cuda)
         gpu_t, gpu_m, gpu_lv, gpu_parents = [], [], [], []
         for r in roots:
-            res = spbfs.bfs(dg, int(r), output=out)
+            res = spbfs.bfs(dg, int(r), output=out, config=cuda)
             gpu_t.append(res.seconds)
             gpu_m.append(counter.count(int(r), res.parents))
             gpu_lv.append(len(res.stats))
@@ -177,23 +171,21 @@ def run_graph(label: str, edges: spbfs.EdgeList, args: argparse.Namespace,
     rec["parents_match"] = match
     if args.nofused_roots and gpu_backend == "cupy" and not label.startswith("kron"):
         # The same engine with one launch per level (no fused multi-level kernel).
-        os.environ["SPBFS_CUDA_FUSED"] = "0"
-        try:
-            with use_engine("cuda"):
-                spbfs.bfs(dg, int(roots[0]), output=out)
-                nf_t = [spbfs.bfs(dg, int(r), output=out).seconds
-                        for r in roots[: args.nofused_roots]]
-        finally:
-            os.environ.pop("SPBFS_CUDA_FUSED", None)
+        nofused = engine_config(dg, "cuda", fused=False)
+        with _Ran(gpu_backend, "cuda"):
+            spbfs.bfs(dg, int(roots[0]), output=out, config=nofused)
+            nf_t = [spbfs.bfs(dg, int(r), output=out, config=nofused).seconds
+                    for r in roots[: args.nofused_roots]]
         rec["nofused_seconds"] = nf_t
         rec["nofused_level_mean_us"] = [t / max(n, 1) * 1e6
                                         for t, n in zip(nf_t, gpu_lv, strict=False)]
     if args.vectorized_roots and gpu_backend == "cupy":
         vec_t = []
-        with use_engine("vectorized"):
-            spbfs.bfs(dg, int(roots[0]), output=out)
+        vec = engine_config(dg, "vectorized")
+        with _Ran(gpu_backend, "vectorized"):
+            spbfs.bfs(dg, int(roots[0]), output=out, config=vec)
             for r in roots[: args.vectorized_roots]:
-                vec_t.append(spbfs.bfs(dg, int(r), output=out).seconds)
+                vec_t.append(spbfs.bfs(dg, int(r), output=out, config=vec).seconds)
         rec["vectorized_seconds"] = vec_t
         rec["vectorized_teps"] = [gpu_m[i] / t for i, t in enumerate(vec_t)]
     log["graphs"].append(rec)

@@ -196,7 +196,7 @@ class Monoid:
             return None
         if isinstance(self.ufunc, str):
             return getattr(xp, self.ufunc, None)
-        return self.ufunc if xp is np else None
+        return ufunc_twin(self.ufunc, xp, f"monoid {self.name!r}")
 
     def __repr__(self) -> str:
         return f"Monoid({self.name!r})"
@@ -307,6 +307,24 @@ class BinaryOp:
 
     def __repr__(self) -> str:
         return f"BinaryOp({self.name!r})"
+
+
+def ufunc_twin(uf: np.ufunc, xp: Any, what: str) -> Any:
+    """``uf`` itself for numpy, else ``xp``'s ufunc of the same name (cupy mirrors numpy's).
+
+    Raises
+    ------
+    TypeError
+        When ``xp`` has no such ufunc (a wrapped Python callable, say): None
+        would read as the "any" monoid and pick an arbitrary term.
+    """
+    if xp is np:
+        return uf
+    twin = getattr(xp, uf.__name__, None)
+    if not callable(twin):
+        raise TypeError(f"{what}: {uf!r} runs on the numpy backend only "
+                        f"({xp.__name__} has no ufunc of that name)")
+    return twin
 
 
 def _njit_callable(func: Any, what: str) -> Any:

@@ -44,6 +44,7 @@ from semirings.ops import (
     get_binaryop,
     get_monoid,
     monoid,
+    ufunc_twin,
 )
 
 __all__ = [
@@ -208,7 +209,7 @@ class Semiring:
         add_ufunc = _as_ufunc(add, identity, vectorize)
         mul_ufunc = _as_ufunc(mul, None, vectorize)
         madd = Monoid(name, _scalar(add), identity, terminal, ufunc=add_ufunc, mpi_op=mpi_op)
-        mul_vec = None if mul_ufunc is None else _ufunc_apply(mul_ufunc)
+        mul_vec = None if mul_ufunc is None else _ufunc_apply(mul_ufunc, name)
         rule = _InferredDtype(_scalar(mul), dtype)
         mmul = BinaryOp(name, _scalar(mul), mul_vec, out_dtype=rule)
         return cls(madd, mmul, name=name)
@@ -239,11 +240,9 @@ def _as_ufunc(f: Any, identity: Any, vectorize: bool) -> Any:
     return None
 
 
-def _ufunc_apply(uf: np.ufunc) -> Callable[[Any, Any, Any], Any]:
+def _ufunc_apply(uf: np.ufunc, name: str) -> Callable[[Any, Any, Any], Any]:
     def apply(xp: Any, a: Any, b: Any) -> Any:
-        if xp is not np:
-            raise TypeError(f"{uf!r} runs on the numpy backend only")
-        return uf(a, b)
+        return ufunc_twin(uf, xp, f"mul of semiring {name!r}")(a, b)
 
     return apply
 

@@ -481,6 +481,28 @@ def test_cupy_matches_numba_on_kronecker() -> None:
             np.testing.assert_array_equal(got.values.get(), want.values)
 
 
+@pytest.mark.gpu
+def test_cupy_float_min_and_max_pick_a_term() -> None:
+    """min/max products on the GPU equal numba's bit for bit (no rounding in the reduce)."""
+    cupy = pytest.importorskip("cupy")
+    from spbfs.generators import kronecker
+
+    g = kronecker(11, 8, seed=6)
+    rng = np.random.default_rng(1)
+    w = rng.uniform(0.0, 100.0, g.src.size)
+    f = np.sort(rng.choice(g.n, 300, replace=False))
+    xv = rng.uniform(0.0, 100.0, f.size)
+    for fmt in FORMATS:
+        host = block_from_edges(fmt, g.dst, g.src, (g.n, g.n), values=w, backend="numba",
+                                dedup=False)
+        dev = host.to_backend("cupy")
+        for name in ("min_plus", "max_plus", "max_min", "min_first"):
+            want = spmsv(host, SparseVector(f, xv, g.n), name)
+            got = spmsv(dev, SparseVector(cupy.asarray(f), cupy.asarray(xv), g.n), name)
+            np.testing.assert_array_equal(got.indices.get(), want.indices)
+            np.testing.assert_array_equal(got.values.get(), want.values, err_msg=name)
+
+
 def test_gpu_reduction_helpers_on_numpy() -> None:
     """The cupy-only reduction paths, run with numpy as the array module."""
     from semirings.kernels import vectorized as vz

@@ -211,6 +211,24 @@ def test_check_vectorizable_names_the_operator() -> None:
         sr.check_vectorizable()
 
 
+def test_numpy_ufuncs_of_a_user_semiring_run_on_another_array_module() -> None:
+    """cupy mirrors numpy's ufuncs by name; a module without the name is refused, not "any"."""
+    import types
+
+    fake = types.SimpleNamespace(__name__="fakexp", maximum=np.fmax, add=np.subtract)
+    sr = Semiring.from_callables(add=np.maximum, identity=-np.inf, mul=np.add, name="mp")
+    assert sr.add.ufunc_for(fake) is np.fmax
+    a, b = np.array([5.0, 1.0]), np.array([2.0, 3.0])
+    assert sr.mul.apply(fake, a, b).tolist() == [3.0, -2.0]  # fake's add: its own ufunc ran
+    assert sr.mul.apply(np, a, b).tolist() == [7.0, 4.0]
+    vec = Semiring.from_callables(add=lambda x, y: max(x, y), identity=0,
+                                  mul=lambda x, y: x + y, name="pv", vectorize=True)
+    with pytest.raises(TypeError, match=r"monoid 'pv'.*numpy backend only.*fakexp"):
+        vec.add.ufunc_for(fake)
+    with pytest.raises(TypeError, match=r"mul of semiring 'pv'.*numpy backend only"):
+        vec.mul.apply(fake, a, b)
+
+
 # -- sparse vectors ------------------------------------------------------------------------
 def test_sparse_vector_basics() -> None:
     v = SparseVector(np.array([1, 4], np.int32), [2.5, -1.0], 6)

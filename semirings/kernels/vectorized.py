@@ -91,7 +91,7 @@ def _reduce(xp: Any, add: Any, rows: Any, terms: Any, nrows: int, out_dtype: np.
     else:
         # On the GPU the dense accumulator is nearly free (an nrows fill) but needs
         # a scatter (atomic) form of the monoid; the others reduce sorted segments.
-        by_sort = uf is not None and add.ufunc not in _CUPY_SCATTER
+        by_sort = uf is not None and not _cupy_scatters(add.ufunc, work_dtype)
     if by_sort:
         order = xp.argsort(rows, kind="stable")
         r = rows[order]
@@ -124,6 +124,15 @@ _CUPY_SCATTER = ("add", "minimum", "maximum", "logical_or", "logical_and")
 # On booleans lor/land are max/min.
 _ON_BOOL = {"logical_or": "maximum", "logical_and": "minimum", "maximum": "maximum",
             "minimum": "minimum", "add": "add"}
+
+
+def _cupy_scatters(name: Any, dtype: np.dtype) -> bool:
+    """Whether cupy's ``ufunc.at`` reduces ``dtype`` with monoid ufunc ``name`` exactly."""
+    if name not in _CUPY_SCATTER:
+        return False
+    # cupy 14's float minimum.at / maximum.at round through float32 (seen on an H200):
+    # min and max must return one of the terms, so those reduce sorted segments.
+    return not (name in ("minimum", "maximum") and dtype.kind in "fc")
 
 
 def _cupy_scatter(xp: Any, add: Any, rows: Any, terms: Any, nrows: int, dtype: np.dtype) -> Any:

@@ -868,17 +868,25 @@ class _CudaEngine(LocalEngine):
 
     # -- state -------------------------------------------------------------------
     def bind(self, parents: Any, levels: Any, want_levels: bool) -> None:
-        """Attach the result arrays; vertices with a parent already set are the sources."""
+        """Attach the result arrays (all -1; :meth:`start` marks the source)."""
         if parents.dtype != np.int64 or not parents.flags.c_contiguous:
             raise TypeError("parents must be a contiguous int64 device array")
         self.parents, self.levels, self.want = parents, levels, bool(want_levels)
         _CudaEngine.searches += 1
-        if self.n:
-            grid = math.ceil(self.nwords * 32 / _CONV_THREADS)
-            self.k_out["init_state"](
-                (grid,), (_CONV_THREADS,),
-                (parents, np.int64(self.n), np.int64(self.nwords), self.stamp, self.vis),
-            )
+
+    def start(self, source: int) -> tuple[Any, int]:
+        """Mark ``source``, then derive the stamps and visited bits from the parents.
+
+        The kernels skip a vertex by its stamp and bit, not its parent: built
+        before the source had one, they would let a level claim it again.
+        """
+        frontier, deg_source = super().start(source)
+        grid = math.ceil(self.nwords * 32 / _CONV_THREADS)
+        self.k_out["init_state"](
+            (grid,), (_CONV_THREADS,),
+            (self.parents, np.int64(self.n), np.int64(self.nwords), self.stamp, self.vis),
+        )
+        return frontier, deg_source
 
     def _read(self) -> list[int]:
         """Counter increments since the last read (the one device-to-host copy of a level)."""
