@@ -11,8 +11,9 @@ from numba import types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-__all__ = ["column_range", "column_share", "cycle_ticks", "dcsc_column_range", "monotonic",
-           "native_thread_id", "prefetch"]
+__all__ = ["atomic_add", "atomic_cas", "column_range", "column_share", "cycle_ticks",
+           "dcsc_column_range", "load_acquire", "load_relaxed", "monotonic", "native_thread_id",
+           "prefetch", "spin_pause", "store_release", "yield_cpu"]
 
 
 @intrinsic
@@ -122,6 +123,130 @@ def native_thread_id(typingctx):  # type: ignore[no-untyped-def]
         i32, i64 = ir.IntType(32), ir.IntType(64)
         fn = cgutils.get_or_insert_function(builder.module, ir.FunctionType(i32, []), "gettid")
         return builder.sext(builder.call(fn, []), i64)
+
+    return sig, codegen
+
+
+# -- atomics: the two threads of a top-down level team (spbfs.kernels.bfs_numba) -----------
+#
+# Each takes an integer array and an index; values are cast to the array's dtype.
+# numba has no atomics on the CPU; these are LLVM's, with C++'s memory orders.
+
+
+def _element_ptr(context, builder, aryty, ary, idx):  # type: ignore[no-untyped-def]
+    arr = context.make_array(aryty)(context, builder, ary)
+    return builder.gep(arr.data, [idx])
+
+
+def _check_int_array(arr):  # type: ignore[no-untyped-def]
+    if not (isinstance(arr, types.Array) and isinstance(arr.dtype, types.Integer)):
+        raise nb.core.errors.TypingError(f"an integer array is needed, got {arr}")
+
+
+@intrinsic
+def load_relaxed(typingctx, arr, idx):  # type: ignore[no-untyped-def]
+    """``arr[idx]`` read atomically, with no ordering (a plain load on x86-64)."""
+    _check_int_array(arr)
+    sig = arr.dtype(arr, idx)
+
+    def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
+        ptr = _element_ptr(context, builder, signature.args[0], args[0], args[1])
+        return builder.load_atomic(ptr, "monotonic", signature.return_type.bitwidth // 8)
+
+    return sig, codegen
+
+
+@intrinsic
+def load_acquire(typingctx, arr, idx):  # type: ignore[no-untyped-def]
+    """``arr[idx]`` read atomically; later reads see what was written before its release."""
+    _check_int_array(arr)
+    sig = arr.dtype(arr, idx)
+
+    def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
+        ptr = _element_ptr(context, builder, signature.args[0], args[0], args[1])
+        return builder.load_atomic(ptr, "acquire", signature.return_type.bitwidth // 8)
+
+    return sig, codegen
+
+
+@intrinsic
+def store_release(typingctx, arr, idx, val):  # type: ignore[no-untyped-def]
+    """``arr[idx] = val`` atomically, after every earlier write of this thread."""
+    _check_int_array(arr)
+    sig = types.void(arr, idx, val)
+
+    def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
+        aryty = signature.args[0]
+        ptr = _element_ptr(context, builder, aryty, args[0], args[1])
+        v = context.cast(builder, args[2], signature.args[2], aryty.dtype)
+        builder.store_atomic(v, ptr, "release", aryty.dtype.bitwidth // 8)
+        return context.get_dummy_value()
+
+    return sig, codegen
+
+
+@intrinsic
+def atomic_cas(typingctx, arr, idx, expected, new):  # type: ignore[no-untyped-def]
+    """Compare-and-swap: ``arr[idx] = new`` if it holds ``expected``; returns the old value.
+
+    Sequentially consistent (``lock cmpxchg`` on x86-64).
+    """
+    _check_int_array(arr)
+    sig = arr.dtype(arr, idx, expected, new)
+
+    def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
+        aryty = signature.args[0]
+        ptr = _element_ptr(context, builder, aryty, args[0], args[1])
+        cmp = context.cast(builder, args[2], signature.args[2], aryty.dtype)
+        val = context.cast(builder, args[3], signature.args[3], aryty.dtype)
+        res = builder.cmpxchg(ptr, cmp, val, "seq_cst", "seq_cst")
+        return builder.extract_value(res, 0)
+
+    return sig, codegen
+
+
+@intrinsic
+def atomic_add(typingctx, arr, idx, val):  # type: ignore[no-untyped-def]
+    """``arr[idx] += val`` atomically; returns the old value (sequentially consistent)."""
+    _check_int_array(arr)
+    sig = arr.dtype(arr, idx, val)
+
+    def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
+        aryty = signature.args[0]
+        ptr = _element_ptr(context, builder, aryty, args[0], args[1])
+        v = context.cast(builder, args[2], signature.args[2], aryty.dtype)
+        return builder.atomic_rmw("add", ptr, v, "seq_cst")
+
+    return sig, codegen
+
+
+@intrinsic
+def spin_pause(typingctx):  # type: ignore[no-untyped-def]
+    """A spin-wait hint (x86's ``pause``; nothing elsewhere): a waiting thread yields the
+    core's shared resources and leaves the loop without a memory-order stall."""
+    sig = types.void()
+
+    def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
+        if _TSC:
+            fn = cgutils.get_or_insert_function(
+                builder.module, ir.FunctionType(ir.VoidType(), []), "llvm.x86.sse2.pause")
+            builder.call(fn, [])
+        return context.get_dummy_value()
+
+    return sig, codegen
+
+
+@intrinsic
+def yield_cpu(typingctx):  # type: ignore[no-untyped-def]
+    """Give the core to another runnable thread (``sched_yield``): a thread that has spun
+    long may be waiting for one that shares its core."""
+    sig = types.void()
+
+    def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
+        fn = cgutils.get_or_insert_function(
+            builder.module, ir.FunctionType(ir.IntType(32), []), "sched_yield")
+        builder.call(fn, [])
+        return context.get_dummy_value()
 
     return sig, codegen
 

@@ -14,12 +14,21 @@ import scipy.sparse as sp
 import scipy.sparse.csgraph as csg
 
 import spbfs
-from semirings._intrinsics import cycle_ticks, dcsc_column_range, monotonic
+from semirings._intrinsics import (
+    atomic_add,
+    atomic_cas,
+    cycle_ticks,
+    dcsc_column_range,
+    load_acquire,
+    monotonic,
+    store_release,
+)
 from semirings.blocks import block_from_edges
 from spbfs import generators as gen
 from spbfs.config import Config
 from spbfs.direction import BOTTOM_UP, TOP_DOWN, DirectionPolicy
 from spbfs.edges import EdgeList
+from spbfs.kernels import bfs_numba as nbk
 from spbfs.search.driver import run_levels
 from spbfs.search.numba_engine import NumbaEngine, ScratchPool, nonempty_columns, state_dtype
 from spbfs.validate import validate_bfs_tree
@@ -358,6 +367,105 @@ def test_parallel_topdown_keeps_the_smallest_parent() -> None:
         parents, lv, _ = _run(e, 0, DirectionPolicy("top-down"))
         np.testing.assert_array_equal(lv, levels)
         np.testing.assert_array_equal(parents, _min_parents(a, levels, 0))
+
+
+def _same_search(got, want) -> None:
+    for x, y in zip(got[:2], want[:2], strict=True):
+        np.testing.assert_array_equal(x, y)
+    for field in ("frontier", "discovered", "edges", "direction"):
+        np.testing.assert_array_equal(getattr(got[2], field), getattr(want[2], field))
+
+
+TEAM_GRAPHS = {
+    # Wavefronts of a few hundred vertices, from the centre and from a corner.
+    "grid": lambda: (*_edges(gen.grid2d(300, 260)), False),
+    "kronecker": GRAPHS["kronecker"],
+    "directed": lambda: (*_edges(gen.erdos_renyi(6000, m=20000, directed=True, seed=4)),
+                         True),
+    "lux_like": GRAPHS["lux_like"],  # frontiers too small for a team: the serial levels
+}
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+@pytest.mark.parametrize("name", sorted(TEAM_GRAPHS))
+def test_team_levels_give_the_serial_search(fmt: str, name: str) -> None:
+    """Top-down levels on a team of two threads (edge threshold forced to 1): the parents,
+    levels and per-level counts of the one-thread search, with either state dtype."""
+    src, dst, n, directed = TEAM_GRAPHS[name]()
+    a = _matrix(src, dst, n, directed)
+    g = _graph(a, directed, fmt)
+    deg = np.diff(a.indptr)
+    teamed = 0
+    for source in (int(np.flatnonzero(deg)[0]), int(np.argmax(deg)), n // 2 + 130):
+        levels = _ref_levels(a, source, directed)
+        for direction in ("auto", "top-down"):
+            want = _run(_engine(g, threads=1), source, DirectionPolicy(direction))
+            np.testing.assert_array_equal(want[1], levels)
+            for dtype in (None, np.int64):
+                e = _engine(g, dtype, threads=2)
+                e.team_topdown = 1
+                _same_search(_run(e, source, DirectionPolicy(direction)), want)
+                teamed += int(e.sv[nbk.SV_TEAM])
+    assert (teamed > 0) == (name != "lux_like")
+
+
+def test_team_levels_stop_and_resume_like_the_serial_loop() -> None:
+    """max_depth, target and a full record end a team run where they end the serial one."""
+    src, dst, n = _edges(gen.grid2d(400, 300))
+    a = _matrix(src, dst, n, False)
+    g = _graph(a, False, "csr")
+    ref = _ref_levels(a, 0, False)
+    for kw in ({"max_depth": 290}, {"target": int(np.flatnonzero(ref == 300)[0])}, {}):
+        want = _run(_engine(g, threads=1), 0, DirectionPolicy("top-down"), **kw)
+        for record in (4096, 3):
+            e = _engine(g, threads=2)
+            e.team_topdown = 1
+            e.record = record
+            e.st, e.st_t = e.st[:record], e.st_t[:record]
+            _same_search(_run(e, 0, DirectionPolicy("top-down"), **kw), want)
+            assert e.sv[nbk.SV_TEAM] > 0
+
+
+def test_team_levels_on_one_thread_do_not_wait_for_a_helper() -> None:
+    """A region whose two halves run on one thread, one after the other, still ends."""
+    src, dst, n = _edges(gen.grid2d(400, 300))
+    a = _matrix(src, dst, n, False)
+    g = _graph(a, False, "dcsc")
+    want = _run(_engine(g, threads=1), 5, DirectionPolicy("top-down"))
+    before = nb.get_num_threads()
+    nb.set_num_threads(1)
+    try:
+        e = _engine(g, threads=2)
+        e.team_topdown = 1
+        got = _run(e, 5, DirectionPolicy("top-down"))
+    finally:
+        nb.set_num_threads(before)
+    _same_search(got, want)
+    assert e.sv[nbk.SV_TEAM] > 0
+
+
+@nb.njit(parallel=True)
+def _contend(counter, low, values):
+    for t in nb.prange(2):
+        for i in range(t, values.shape[0], 2):
+            atomic_add(counter, 0, 1)
+            s = low[0]
+            while values[i] < s:  # an atomic min by compare-and-swap
+                old = atomic_cas(low, 0, s, values[i])
+                if old == s:
+                    break
+                s = old
+    store_release(counter, 1, load_acquire(counter, 0))
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.int64])
+def test_atomics_hold_under_two_threads(dtype) -> None:
+    values = np.random.default_rng(3).integers(-10**9, 10**9, 200_000).astype(dtype)
+    counter = np.zeros(2, dtype)
+    low = np.array([np.iinfo(dtype).max], dtype)
+    _contend(counter, low, values)
+    assert counter.tolist() == [values.size, values.size]
+    assert low[0] == values.min()
 
 
 def test_scratch_reuse_leaves_no_state_behind() -> None:

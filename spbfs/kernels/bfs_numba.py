@@ -17,7 +17,10 @@ a later, smaller one that reaches ``v`` sees a claim of this level (a value
 (``-= off``) after it. So the parent is the smallest frontier vertex reaching
 ``v`` (the ``min`` of the semiring) without sorting any frontier, without
 atomics and without a bitmap. A large level splits the destinations over the
-threads in word-aligned ranges: each thread owns its ranges' state words.
+threads in word-aligned ranges: each thread owns its ranges' state words. A run of
+mid-size levels (a grid's or a mesh's wavefront) goes to a team of two threads
+inside one parallel region, sharing the frontier in chunks; there a claim is a
+compare-and-swap (:func:`_team_levels`).
 
 Bottom-up scans the in-edges of every candidate (unvisited, with in-edges) in
 increasing order and stops at the first frontier neighbour, the smallest:
@@ -36,7 +39,20 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from semirings._intrinsics import column_share, cycle_ticks, dcsc_column_range, monotonic, prefetch
+from semirings._intrinsics import (
+    atomic_add,
+    atomic_cas,
+    column_share,
+    cycle_ticks,
+    dcsc_column_range,
+    load_acquire,
+    load_relaxed,
+    monotonic,
+    prefetch,
+    spin_pause,
+    store_release,
+    yield_cpu,
+)
 from spbfs.direction import TOP_DOWN, next_direction
 from spbfs.kernels.bitmaps import set_bits as _set_ids
 
@@ -50,8 +66,9 @@ _MASK = np.uint64(63)
 
 # Slots of the search's scalar state ``sv`` (kept between calls of search_levels).
 # SV_WANTED: a level that runs in parallel where threads are given was met.
-SV_HEAD, SV_TAIL, SV_DEPTH, SV_CUR, SV_MU, SV_MF, SV_NCAND, SV_CAND, SV_WANTED = range(9)
-SV_SIZE = 9
+# SV_TEAM: levels run by a team of two threads (_team_levels) in this search.
+SV_HEAD, SV_TAIL, SV_DEPTH, SV_CUR, SV_MU, SV_MF, SV_NCAND, SV_CAND, SV_WANTED, SV_TEAM = range(10)
+SV_SIZE = 10
 
 # Why search_levels returned.
 EXHAUSTED, MAX_DEPTH, TARGET, FULL, THREADS = 0, 1, 2, 3, 4
@@ -259,6 +276,29 @@ def _claim(ind, lo, hi, u, state, off, out, k):  # type: ignore[no-untyped-def]
     return k, degsum
 
 
+@nb.njit(cache=True, inline="always")
+def _claim_shared(ind, lo, hi, u, state, off, out, k):  # type: ignore[no-untyped-def]
+    """:func:`_claim` when another thread claims in the same level: each write is a
+    compare-and-swap that retries while the word holds an unvisited vertex or a larger
+    claim of this level, so the smallest claimant stays and exactly one thread lists
+    each new vertex."""
+    degsum = 0
+    uo = u + off
+    for e in range(np.uint64(lo), np.uint64(hi)):
+        v = np.uint64(ind[e])
+        s = load_relaxed(state, v)
+        while s < 0 or s > uo:
+            old = atomic_cas(state, v, s, uo)
+            if old == s:
+                if s < 0:
+                    out[k] = v
+                    k += 1
+                    degsum += -1 - s
+                break
+            s = old
+    return k, degsum
+
+
 @nb.njit(cache=True, nogil=True, _nrt=False)
 def _settle(ids, lo, hi, state, off):
     """Parents of the vertices claimed in a level, ``ids[lo:hi]``: ``state[v] -= off``."""
@@ -277,7 +317,15 @@ def _topdown_all(ptr, ind, jc, aux, shift, dcsc, queue, head, tail, state, off, 
     # The constant ``whole`` folds away the share test once inlined; passed as an
     # argument (even a literal one) it stayed a runtime test per frontier vertex.
     return _topdown_core(ptr, ind, jc, aux, shift, dcsc, queue, head, tail, state, off, out,
-                         opos, 0, state.shape[0], True)
+                         opos, 0, state.shape[0], True, _claim)
+
+
+@nb.njit(cache=True, nogil=True, _nrt=False)
+def _topdown_shared(ptr, ind, jc, aux, shift, dcsc, queue, head, tail, state, off, out, opos):
+    """:func:`_topdown_all` with claims by compare-and-swap: another thread may claim the
+    same destinations at the same time (a level of :func:`_team_levels`)."""
+    return _topdown_core(ptr, ind, jc, aux, shift, dcsc, queue, head, tail, state, off, out,
+                         opos, 0, state.shape[0], True, _claim_shared)
 
 
 @nb.njit(cache=True, nogil=True, _nrt=False)
@@ -286,12 +334,12 @@ def _topdown_range(ptr, ind, jc, aux, shift, dcsc, queue, head, tail, state, off
     """Top-down from ``queue[head:tail]`` into the destinations ``vlo <= v < vhi`` only
     (see :func:`_topdown_core`)."""
     return _topdown_core(ptr, ind, jc, aux, shift, dcsc, queue, head, tail, state, off, out,
-                         opos, vlo, vhi, False)
+                         opos, vlo, vhi, False, _claim)
 
 
 @nb.njit(cache=True, inline="always")
 def _topdown_core(ptr, ind, jc, aux, shift, dcsc, queue, head, tail, state, off, out, opos,
-                  vlo, vhi, whole):
+                  vlo, vhi, whole, claim):
     """Top-down from ``queue[head:tail]`` into the destinations ``vlo <= v < vhi`` only.
 
     New vertices are listed in ``out`` from ``opos`` on, their state still
@@ -302,7 +350,8 @@ def _topdown_core(ptr, ind, jc, aux, shift, dcsc, queue, head, tail, state, off,
 
     One loop per way of finding a column (csr, dcsc with one column per index
     chunk, dcsc with a scan): with the format tested inside one loop, LLVM
-    compiled the csr case 1.6x slower on a 1000 x 1000 grid.
+    compiled the csr case 1.6x slower on a 1000 x 1000 grid. ``claim`` is
+    :func:`_claim` or, where two threads share the destinations, :func:`_claim_shared`.
     """
     k = opos
     scanned = 0
@@ -318,7 +367,7 @@ def _topdown_core(ptr, ind, jc, aux, shift, dcsc, queue, head, tail, state, off,
             if not whole:
                 lo, hi = column_share(ind, lo, hi, vlo, vhi)
             scanned += hi - lo
-            k, ds = _claim(ind, lo, hi, u, state, off, out, k)
+            k, ds = claim(ind, lo, hi, u, state, off, out, k)
             degsum += ds
     elif shift == 0:
         for i in range(head, tail):
@@ -337,7 +386,7 @@ def _topdown_core(ptr, ind, jc, aux, shift, dcsc, queue, head, tail, state, off,
             if not whole:
                 lo, hi = column_share(ind, lo, hi, vlo, vhi)
             scanned += hi - lo
-            k, ds = _claim(ind, lo, hi, u, state, off, out, k)
+            k, ds = claim(ind, lo, hi, u, state, off, out, k)
             degsum += ds
     else:
         for i in range(head, tail):
@@ -346,7 +395,7 @@ def _topdown_core(ptr, ind, jc, aux, shift, dcsc, queue, head, tail, state, off,
             if not whole:
                 lo, hi = column_share(ind, lo, hi, vlo, vhi)
             scanned += hi - lo
-            k, ds = _claim(ind, lo, hi, u, state, off, out, k)
+            k, ds = claim(ind, lo, hi, u, state, off, out, k)
             degsum += ds
     return k - opos, scanned, degsum
 
@@ -389,6 +438,220 @@ def topdown_level(ptr, ind, jc, aux, shift, dcsc, queue, head, tail, state, off,
         queue[k:k + c] = buf[cuts[t]:cuts[t] + c]
         k += c
     return k - tail, parts[:, 1].sum(), parts[:, 2].sum()
+
+
+# -- top-down levels on a team of two threads ------------------------------------
+#
+# Levels of a few hundred to a few thousand frontier vertices (grids, meshes) are too
+# small for a parallel region each (tens of microseconds to wake the pool) and too large
+# for one thread to match two. A run of such levels runs inside one region of two
+# threads: the leader runs the levels, the helper spins between them, and both take
+# the frontier in chunks, the leader from the front and the helper from the back, so
+# each takes again what it found in the level before (still in its own cache). The
+# leader waits only for chunks the helper took: a helper that is late, or never runs,
+# costs nothing but its share. The leader settles the level's claims.
+
+# Frontier vertices per chunk, and the fewest a team level has: a frontier of a few
+# hubs (a power-law graph's early levels) would give the helper nothing to take.
+_TEAM_CHUNK = 64
+_TEAM_VERTICES = 4 * _TEAM_CHUNK
+# Slots of the team's control words (int64), 8 apart: one cache line per writer.
+# _WORK: the level's epoch (bits 44 and up), the frontier vertices taken from the front
+# (bits 22-43) and from the back (bits 0-21). _DONE: frontier vertices done.
+# _HK/_HS/_HD: the helper's new count, edges scanned and degree sum in the level;
+# _HEAD/_TAIL: the level's frontier; _STOP, _STARTED: the leader's.
+_WORK, _DONE, _HK, _HS, _HD, _HEAD, _TAIL, _STOP, _STARTED = 0, 8, 16, 17, 18, 24, 25, 32, 40
+_CTL_SIZE = 48
+_FIELD = (1 << 22) - 1
+_EPOCHS = (1 << 19) - 1
+# Ticks a helper waits for its leader to start: a threading layer that ran the region's
+# two halves on one thread, helper first, must not hang (about 1 ms at 2 GHz).
+_PATIENCE = 2_000_000
+# Ticks a thread of the team spins before it also yields the core while it waits (about
+# 20 µs): on a busy machine the thread it waits for may be queued behind it.
+_SPIN = 40_000
+# Slots of the team's in/out scalars.
+_IO_NLEV, _IO_HEAD, _IO_TAIL, _IO_DEPTH, _IO_CUR, _IO_MU, _IO_MF, _IO_REASON, _IO_T0 = range(9)
+# A team run returned because its levels left the team's range (not a stop).
+_LEFT = -1
+
+
+@nb.njit(cache=True, inline="always")
+def _team_wait(ctl, slot, value):  # type: ignore[no-untyped-def]
+    """Spin (then also yield) until ``ctl[slot] >= value``."""
+    t_wait = cycle_ticks()
+    while load_acquire(ctl, slot) < value:
+        spin_pause()
+        if cycle_ticks() - t_wait > _SPIN:
+            yield_cpu()
+
+
+@nb.njit(cache=True, nogil=True, _nrt=False)
+def _team_lead(ptr, ind, jc, aux, shift, dcsc, queue, buf, state, off, ctl, io, lo_edges,
+               hi_edges, mode, alpha, beta, gamma, max_depth, target, st, st_t):
+    """The leader of :func:`_team_levels`: runs the levels, takes chunks, keeps the record."""
+    n = state.shape[0]
+    nlev = io[_IO_NLEV]
+    head = io[_IO_HEAD]
+    tail = io[_IO_TAIL]
+    depth = io[_IO_DEPTH]
+    cur = io[_IO_CUR]
+    m_u = io[_IO_MU]
+    m_f = io[_IO_MF]
+    t0 = io[_IO_T0]
+    reason = EXHAUSTED
+    epoch = 0
+    store_release(ctl, _STARTED, 1)
+    while tail > head:
+        if max_depth >= 0 and depth >= max_depth:
+            reason = MAX_DEPTH
+            break
+        if target >= 0 and state[target] >= 0:
+            reason = TARGET
+            break
+        if nlev == st.shape[0]:
+            reason = FULL
+            break
+        if (cur != TOP_DOWN or m_f < lo_edges or m_f >= hi_edges
+                or not _TEAM_VERTICES <= tail - head <= _FIELD):
+            reason = _LEFT
+            break
+        depth += 1
+        n_f = tail - head
+        epoch = epoch % _EPOCHS + 1
+        ctl[_HEAD] = head
+        ctl[_TAIL] = tail
+        ctl[_HK] = 0
+        ctl[_HS] = 0
+        ctl[_HD] = 0
+        ctl[_DONE] = 0
+        store_release(ctl, _WORK, epoch << 44)  # publishes the words above
+        k = 0
+        scanned = 0
+        degsum = 0
+        while True:
+            w = load_relaxed(ctl, _WORK)
+            i = (w >> 22) & _FIELD
+            left = n_f - i - (w & _FIELD)
+            if left <= 0:
+                break
+            take = min(_TEAM_CHUNK, left)
+            if atomic_cas(ctl, _WORK, w, w + (take << 22)) != w:
+                continue
+            c, sc, ds = _topdown_shared(ptr, ind, jc, aux, shift, dcsc, queue, head + i,
+                                        head + i + take, state, off, queue, tail + k)
+            k += c
+            scanned += sc
+            degsum += ds
+            atomic_add(ctl, _DONE, take)
+        _team_wait(ctl, _DONE, n_f)
+        c = ctl[_HK]
+        for x in range(c):
+            queue[tail + k + x] = buf[x]
+        k += c
+        scanned += ctl[_HS]
+        degsum += ctl[_HD]
+        # Settled by one thread, after every claim: a vertex settled early would look
+        # reached before this level to a smaller claimant (measured: faster than each
+        # thread settling its own a level later, in bands of offsets, on a mesh).
+        _settle(queue, tail, tail + k, state, off)
+        st[nlev, 0] = n_f
+        st[nlev, 1] = k
+        st[nlev, 2] = scanned
+        st[nlev, 3] = cur
+        t1 = cycle_ticks()
+        st_t[nlev] = t1 - t0
+        t0 = t1
+        nlev += 1
+        m_u -= degsum
+        m_f = degsum
+        head = tail
+        tail += k
+        cur = _next_direction(mode, cur, k, m_f, m_u, n, k > n_f, alpha, beta, gamma)
+    store_release(ctl, _STOP, 1)
+    io[_IO_NLEV] = nlev
+    io[_IO_HEAD] = head
+    io[_IO_TAIL] = tail
+    io[_IO_DEPTH] = depth
+    io[_IO_CUR] = cur
+    io[_IO_MU] = m_u
+    io[_IO_MF] = m_f
+    io[_IO_REASON] = reason
+    io[_IO_T0] = t0
+
+
+@nb.njit(cache=True, nogil=True, _nrt=False)
+def _team_help(ptr, ind, jc, aux, shift, dcsc, queue, buf, state, off, ctl):
+    """The helper of :func:`_team_levels`: takes chunks of each level until the leader stops.
+
+    Its new vertices go to ``buf`` (the leader copies them behind its own). A chunk is
+    taken by compare-and-swap on the epoch and counts together, so a helper that wakes
+    late never takes a chunk of a later level for the frontier it read.
+    """
+    t_start = cycle_ticks()
+    while load_acquire(ctl, _STARTED) == 0:
+        if cycle_ticks() - t_start > _PATIENCE:
+            return
+        spin_pause()
+    served = 0
+    t_idle = cycle_ticks()
+    while True:
+        w = load_acquire(ctl, _WORK)
+        e = w >> 44
+        if e == served:
+            if load_relaxed(ctl, _STOP):
+                return
+            spin_pause()
+            if cycle_ticks() - t_idle > _SPIN:
+                yield_cpu()
+            continue
+        head = ctl[_HEAD]
+        n_f = ctl[_TAIL] - head
+        k = 0
+        scanned = 0
+        degsum = 0
+        while (w >> 44) == e:
+            back = w & _FIELD
+            left = n_f - ((w >> 22) & _FIELD) - back
+            if left <= 0:
+                break
+            take = min(_TEAM_CHUNK, left)
+            old = atomic_cas(ctl, _WORK, w, w + take)
+            if old != w:
+                w = old
+                continue
+            j = n_f - back
+            c, sc, ds = _topdown_shared(ptr, ind, jc, aux, shift, dcsc, queue, head + j - take,
+                                        head + j, state, off, buf, k)
+            k += c
+            scanned += sc
+            degsum += ds
+            ctl[_HK] = k
+            ctl[_HS] = scanned
+            ctl[_HD] = degsum
+            atomic_add(ctl, _DONE, take)  # after the three words and the claims
+            w = load_acquire(ctl, _WORK)
+        served = e
+        t_idle = cycle_ticks()
+
+
+@nb.njit(cache=True, nogil=True, parallel=True)
+def _team_levels(ptr, ind, jc, aux, shift, dcsc, queue, buf, state, off, io, lo_edges,
+                 hi_edges, mode, alpha, beta, gamma, max_depth, target, st, st_t):
+    """Consecutive top-down levels with ``lo_edges <= m_f < hi_edges`` on two threads.
+
+    ``io`` carries the loop's scalars in and out (``_IO_*``); its reason is a stop
+    of :func:`search_levels`, ``EXHAUSTED``, or ``_LEFT`` when the levels left the
+    range. Every parent is the smallest, as in a serial level.
+    """
+    ctl = np.zeros(_CTL_SIZE, np.int64)
+    for t in nb.prange(2):
+        if t == 0:
+            _team_lead(ptr, ind, jc, aux, shift, dcsc, queue, buf, state, off, ctl, io,
+                       lo_edges, hi_edges, mode, alpha, beta, gamma, max_depth, target, st,
+                       st_t)
+        else:
+            _team_help(ptr, ind, jc, aux, shift, dcsc, queue, buf, state, off, ctl)
 
 
 # -- bottom-up ---------------------------------------------------------------
@@ -545,12 +808,15 @@ def _bottomup_from(ptr, ind, jc, dcsc, front, state, src, first, ncand, queue, t
 # A top-down level expecting at least this many edges splits the destinations
 # over the threads (a parallel region costs tens of microseconds).
 PAR_TOPDOWN = 1 << 15
+# From this many expected edges up to PAR_TOPDOWN, a run of top-down levels goes to a
+# team of two threads (_team_levels), given at least two.
+TEAM_TOPDOWN = 1 << 12
 
 
 @nb.njit(cache=True, nogil=True)
 def search_levels(optr, oind, ojc, oaux, oshift, odcsc, iptr, iind, ijc, idcsc, slots,
                   has_slots, state, off, queue, buf, front, cands, sv, mode, alpha, beta, gamma,
-                  nparts, nchunks, par_topdown, max_depth, target, st, st_t):
+                  nparts, nchunks, par_topdown, team_topdown, max_depth, target, st, st_t):
     """Run levels, both directions, until the search ends or must return to Python.
 
     The frontier is ``queue[sv[SV_HEAD]:sv[SV_TAIL]]``; ``sv`` holds the rest
@@ -585,6 +851,7 @@ def search_levels(optr, oind, ojc, oaux, oshift, odcsc, iptr, iind, ijc, idcsc, 
     sorted_front = False
     nlev = 0
     reason = EXHAUSTED
+    io = np.empty(9, np.int64)
     # One reading of the cycle counter per level (its end is the next one's start):
     # a level of a road network costs about a microsecond. The monotonic clock, read
     # at both ends of the call, converts the ticks to seconds.
@@ -601,11 +868,39 @@ def search_levels(optr, oind, ojc, oaux, oshift, odcsc, iptr, iind, ijc, idcsc, 
         if nlev == st.shape[0]:
             reason = FULL
             break
-        if cur != TOP_DOWN or m_f >= par_topdown:
+        team = (cur == TOP_DOWN and team_topdown <= m_f < par_topdown
+                and _TEAM_VERTICES <= tail - head <= _FIELD)
+        if cur != TOP_DOWN or m_f >= par_topdown or team:
             if nparts == 0:
                 reason = THREADS
                 break
             wanted = 1
+        if team and nparts >= 2:
+            io[_IO_NLEV] = nlev
+            io[_IO_HEAD] = head
+            io[_IO_TAIL] = tail
+            io[_IO_DEPTH] = depth
+            io[_IO_CUR] = cur
+            io[_IO_MU] = m_u
+            io[_IO_MF] = m_f
+            io[_IO_T0] = t0
+            _team_levels(optr, oind, ojc, oaux, oshift, odcsc, queue, buf, state, off, io,
+                         team_topdown, par_topdown, mode, alpha, beta, gamma, max_depth,
+                         target, st, st_t)
+            sv[SV_TEAM] += io[_IO_NLEV] - nlev
+            nlev = io[_IO_NLEV]
+            head = io[_IO_HEAD]
+            tail = io[_IO_TAIL]
+            depth = io[_IO_DEPTH]
+            cur = io[_IO_CUR]
+            m_u = io[_IO_MU]
+            m_f = io[_IO_MF]
+            t0 = io[_IO_T0]
+            sorted_front = False
+            if io[_IO_REASON] != _LEFT:
+                reason = io[_IO_REASON]
+                break
+            continue
         depth += 1
         n_f = tail - head
         if cur == TOP_DOWN and (nparts <= 1 or m_f < par_topdown):

@@ -243,6 +243,7 @@ class NumbaEngine(LocalEngine):
         # 0: not chosen yet (the compiled loop returns before a parallel level).
         self._set_threads(0 if callable(threads) else threads or numba.get_num_threads())
         self.par_topdown = nbk.PAR_TOPDOWN
+        self.team_topdown = nbk.TEAM_TOPDOWN
 
     def _set_threads(self, count: int) -> None:
         self.nparts = count
@@ -297,7 +298,7 @@ class NumbaEngine(LocalEngine):
         nlev, reason = nbk.search_levels(
             optr, oind, ojc, aux, shift, odcsc, iptr, iind, ijc, idcsc, self.slots,
             self.has_slots, self.state, self.off, self.queue, self.buf, self.front, self.cands, sv,
-            *policy.fused, self.nparts, self.nchunks, self.par_topdown,
+            *policy.fused, self.nparts, self.nchunks, self.par_topdown, self.team_topdown,
             -1 if max_depth is None else max_depth, -1 if target is None else target,
             self.st, self.st_t,
         )
