@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+import semirings.backend
 from semirings.backend import gpu_available
 from spbfs import datasets
 
@@ -39,6 +40,18 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         if "gpu" in item.keywords:
             item.add_marker(skip)
+
+
+@pytest.fixture(autouse=True)
+def _auto_is_the_cpu_unless_marked_gpu(request: pytest.FixtureRequest,
+                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """Backend 'auto' means numba in every test not marked ``gpu``.
+
+    Those tests check the CPU engines through the default config; on a machine with
+    a GPU, 'auto' would hand them cupy.
+    """
+    if "gpu" not in request.keywords:
+        monkeypatch.setattr(semirings.backend, "gpu_available", lambda: False)
 
 
 @pytest.fixture(scope="session")
