@@ -138,35 +138,39 @@ def _element_ptr(context, builder, aryty, ary, idx):  # type: ignore[no-untyped-
     return builder.gep(arr.data, [idx])
 
 
+def _element_and_values(context, builder, signature, args):  # type: ignore[no-untyped-def]
+    """The element's pointer and the further arguments cast to the array's dtype."""
+    aryty = signature.args[0]
+    ptr = _element_ptr(context, builder, aryty, args[0], args[1])
+    return ptr, [context.cast(builder, a, t, aryty.dtype)
+                 for a, t in zip(args[2:], signature.args[2:], strict=True)]
+
+
 def _check_int_array(arr):  # type: ignore[no-untyped-def]
     if not (isinstance(arr, types.Array) and isinstance(arr.dtype, types.Integer)):
         raise nb.core.errors.TypingError(f"an integer array is needed, got {arr}")
+
+
+def _load(ordering):  # type: ignore[no-untyped-def]
+    def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
+        ptr = _element_ptr(context, builder, signature.args[0], args[0], args[1])
+        return builder.load_atomic(ptr, ordering, signature.return_type.bitwidth // 8)
+
+    return codegen
 
 
 @intrinsic
 def load_relaxed(typingctx, arr, idx):  # type: ignore[no-untyped-def]
     """``arr[idx]`` read atomically, with no ordering (a plain load on x86-64)."""
     _check_int_array(arr)
-    sig = arr.dtype(arr, idx)
-
-    def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
-        ptr = _element_ptr(context, builder, signature.args[0], args[0], args[1])
-        return builder.load_atomic(ptr, "monotonic", signature.return_type.bitwidth // 8)
-
-    return sig, codegen
+    return arr.dtype(arr, idx), _load("monotonic")
 
 
 @intrinsic
 def load_acquire(typingctx, arr, idx):  # type: ignore[no-untyped-def]
     """``arr[idx]`` read atomically; later reads see what was written before its release."""
     _check_int_array(arr)
-    sig = arr.dtype(arr, idx)
-
-    def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
-        ptr = _element_ptr(context, builder, signature.args[0], args[0], args[1])
-        return builder.load_atomic(ptr, "acquire", signature.return_type.bitwidth // 8)
-
-    return sig, codegen
+    return arr.dtype(arr, idx), _load("acquire")
 
 
 @intrinsic
@@ -176,10 +180,8 @@ def store_release(typingctx, arr, idx, val):  # type: ignore[no-untyped-def]
     sig = types.void(arr, idx, val)
 
     def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
-        aryty = signature.args[0]
-        ptr = _element_ptr(context, builder, aryty, args[0], args[1])
-        v = context.cast(builder, args[2], signature.args[2], aryty.dtype)
-        builder.store_atomic(v, ptr, "release", aryty.dtype.bitwidth // 8)
+        ptr, (v,) = _element_and_values(context, builder, signature, args)
+        builder.store_atomic(v, ptr, "release", signature.args[0].dtype.bitwidth // 8)
         return context.get_dummy_value()
 
     return sig, codegen
@@ -195,12 +197,8 @@ def atomic_cas(typingctx, arr, idx, expected, new):  # type: ignore[no-untyped-d
     sig = arr.dtype(arr, idx, expected, new)
 
     def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
-        aryty = signature.args[0]
-        ptr = _element_ptr(context, builder, aryty, args[0], args[1])
-        cmp = context.cast(builder, args[2], signature.args[2], aryty.dtype)
-        val = context.cast(builder, args[3], signature.args[3], aryty.dtype)
-        res = builder.cmpxchg(ptr, cmp, val, "seq_cst", "seq_cst")
-        return builder.extract_value(res, 0)
+        ptr, (cmp, val) = _element_and_values(context, builder, signature, args)
+        return builder.extract_value(builder.cmpxchg(ptr, cmp, val, "seq_cst", "seq_cst"), 0)
 
     return sig, codegen
 
@@ -212,9 +210,7 @@ def atomic_add(typingctx, arr, idx, val):  # type: ignore[no-untyped-def]
     sig = arr.dtype(arr, idx, val)
 
     def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
-        aryty = signature.args[0]
-        ptr = _element_ptr(context, builder, aryty, args[0], args[1])
-        v = context.cast(builder, args[2], signature.args[2], aryty.dtype)
+        ptr, (v,) = _element_and_values(context, builder, signature, args)
         return builder.atomic_rmw("add", ptr, v, "seq_cst")
 
     return sig, codegen

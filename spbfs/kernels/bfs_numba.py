@@ -440,6 +440,56 @@ def topdown_level(ptr, ind, jc, aux, shift, dcsc, queue, head, tail, state, off,
     return k - tail, parts[:, 1].sum(), parts[:, 2].sum()
 
 
+# What _stop_due returns when the next level may run.
+_GO = -2
+
+
+@nb.njit(cache=True, inline="always")
+def _stop_due(depth, max_depth, target, state, nlev, cap):  # type: ignore[no-untyped-def]
+    """``MAX_DEPTH``, ``TARGET`` or ``FULL`` when the loop must stop before the next
+    level (``max_depth`` and ``target`` are -1 when not wanted), else ``_GO``."""
+    if max_depth >= 0 and depth >= max_depth:
+        return MAX_DEPTH
+    if target >= 0 and state[target] >= 0:
+        return TARGET
+    if nlev == cap:
+        return FULL
+    return _GO
+
+
+@nb.njit(cache=True, inline="always")
+def _scalars(sv):  # type: ignore[no-untyped-def]
+    """The level loop's scalars kept in ``sv``: (head, tail, depth, direction, m_u, m_f)."""
+    return sv[SV_HEAD], sv[SV_TAIL], sv[SV_DEPTH], sv[SV_CUR], sv[SV_MU], sv[SV_MF]
+
+
+@nb.njit(cache=True, inline="always")
+def _keep_scalars(sv, head, tail, depth, cur, m_u, m_f):  # type: ignore[no-untyped-def]
+    """Store the level loop's scalars in ``sv`` (see :func:`_scalars`)."""
+    sv[SV_HEAD] = head
+    sv[SV_TAIL] = tail
+    sv[SV_DEPTH] = depth
+    sv[SV_CUR] = cur
+    sv[SV_MU] = m_u
+    sv[SV_MF] = m_f
+
+
+@nb.njit(cache=True, inline="always")
+def _next_level(st, st_t, nlev, t0, n_f, k, scanned, degsum, cur, m_u, tail, mode, n, alpha,
+                beta, gamma):  # type: ignore[no-untyped-def]
+    """A level's record (``st[nlev]``, its ticks since ``t0``), then the next level's
+    scalars: (nlev, t0, m_u, m_f, head, tail, direction)."""
+    st[nlev, 0] = n_f
+    st[nlev, 1] = k
+    st[nlev, 2] = scanned
+    st[nlev, 3] = cur
+    t1 = cycle_ticks()
+    st_t[nlev] = t1 - t0
+    m_u -= degsum
+    cur = _next_direction(mode, cur, k, degsum, m_u, n, k > n_f, alpha, beta, gamma)
+    return nlev + 1, t1, m_u, degsum, tail, tail + k, cur
+
+
 # -- top-down levels on a team of two threads ------------------------------------
 #
 # Levels of a few hundred to a few thousand frontier vertices (grids, meshes) are too
@@ -470,8 +520,8 @@ _PATIENCE = 2_000_000
 # Ticks a thread of the team spins before it also yields the core while it waits (about
 # 20 µs): on a busy machine the thread it waits for may be queued behind it.
 _SPIN = 40_000
-# Slots of the team's in/out scalars.
-_IO_NLEV, _IO_HEAD, _IO_TAIL, _IO_DEPTH, _IO_CUR, _IO_MU, _IO_MF, _IO_REASON, _IO_T0 = range(9)
+# Slots of the team's in/out scalars besides the search's own (``sv``).
+_IO_NLEV, _IO_REASON, _IO_T0 = range(3)
 # A team run returned because its levels left the team's range (not a stop).
 _LEFT = -1
 
@@ -487,30 +537,20 @@ def _team_wait(ctl, slot, value):  # type: ignore[no-untyped-def]
 
 
 @nb.njit(cache=True, nogil=True, _nrt=False)
-def _team_lead(ptr, ind, jc, aux, shift, dcsc, queue, buf, state, off, ctl, io, lo_edges,
+def _team_lead(ptr, ind, jc, aux, shift, dcsc, queue, buf, state, off, ctl, sv, io, lo_edges,
                hi_edges, mode, alpha, beta, gamma, max_depth, target, st, st_t):
     """The leader of :func:`_team_levels`: runs the levels, takes chunks, keeps the record."""
     n = state.shape[0]
+    head, tail, depth, cur, m_u, m_f = _scalars(sv)
     nlev = io[_IO_NLEV]
-    head = io[_IO_HEAD]
-    tail = io[_IO_TAIL]
-    depth = io[_IO_DEPTH]
-    cur = io[_IO_CUR]
-    m_u = io[_IO_MU]
-    m_f = io[_IO_MF]
     t0 = io[_IO_T0]
     reason = EXHAUSTED
     epoch = 0
     store_release(ctl, _STARTED, 1)
     while tail > head:
-        if max_depth >= 0 and depth >= max_depth:
-            reason = MAX_DEPTH
-            break
-        if target >= 0 and state[target] >= 0:
-            reason = TARGET
-            break
-        if nlev == st.shape[0]:
-            reason = FULL
+        stop = _stop_due(depth, max_depth, target, state, nlev, st.shape[0])
+        if stop != _GO:
+            reason = stop
             break
         if (cur != TOP_DOWN or m_f < lo_edges or m_f >= hi_edges
                 or not _TEAM_VERTICES <= tail - head <= _FIELD):
@@ -555,27 +595,12 @@ def _team_lead(ptr, ind, jc, aux, shift, dcsc, queue, buf, state, off, ctl, io, 
         # reached before this level to a smaller claimant (measured: faster than each
         # thread settling its own a level later, in bands of offsets, on a mesh).
         _settle(queue, tail, tail + k, state, off)
-        st[nlev, 0] = n_f
-        st[nlev, 1] = k
-        st[nlev, 2] = scanned
-        st[nlev, 3] = cur
-        t1 = cycle_ticks()
-        st_t[nlev] = t1 - t0
-        t0 = t1
-        nlev += 1
-        m_u -= degsum
-        m_f = degsum
-        head = tail
-        tail += k
-        cur = _next_direction(mode, cur, k, m_f, m_u, n, k > n_f, alpha, beta, gamma)
+        nlev, t0, m_u, m_f, head, tail, cur = _next_level(
+            st, st_t, nlev, t0, n_f, k, scanned, degsum, cur, m_u, tail, mode, n, alpha, beta,
+            gamma)
     store_release(ctl, _STOP, 1)
+    _keep_scalars(sv, head, tail, depth, cur, m_u, m_f)
     io[_IO_NLEV] = nlev
-    io[_IO_HEAD] = head
-    io[_IO_TAIL] = tail
-    io[_IO_DEPTH] = depth
-    io[_IO_CUR] = cur
-    io[_IO_MU] = m_u
-    io[_IO_MF] = m_f
     io[_IO_REASON] = reason
     io[_IO_T0] = t0
 
@@ -636,18 +661,19 @@ def _team_help(ptr, ind, jc, aux, shift, dcsc, queue, buf, state, off, ctl):
 
 
 @nb.njit(cache=True, nogil=True, parallel=True)
-def _team_levels(ptr, ind, jc, aux, shift, dcsc, queue, buf, state, off, io, lo_edges,
+def _team_levels(ptr, ind, jc, aux, shift, dcsc, queue, buf, state, off, sv, io, lo_edges,
                  hi_edges, mode, alpha, beta, gamma, max_depth, target, st, st_t):
     """Consecutive top-down levels with ``lo_edges <= m_f < hi_edges`` on two threads.
 
-    ``io`` carries the loop's scalars in and out (``_IO_*``); its reason is a stop
+    ``sv`` (:func:`search_levels`'s) and ``io`` (``_IO_*``) carry the loop's scalars in
+    and out; the reason in ``io`` is a stop
     of :func:`search_levels`, ``EXHAUSTED``, or ``_LEFT`` when the levels left the
     range. Every parent is the smallest, as in a serial level.
     """
     ctl = np.zeros(_CTL_SIZE, np.int64)
     for t in nb.prange(2):
         if t == 0:
-            _team_lead(ptr, ind, jc, aux, shift, dcsc, queue, buf, state, off, ctl, io,
+            _team_lead(ptr, ind, jc, aux, shift, dcsc, queue, buf, state, off, ctl, sv, io,
                        lo_edges, hi_edges, mode, alpha, beta, gamma, max_depth, target, st,
                        st_t)
         else:
@@ -839,19 +865,14 @@ def search_levels(optr, oind, ojc, oaux, oshift, odcsc, iptr, iind, ijc, idcsc, 
     ``THREADS`` (a parallel level is due and ``nparts`` is 0).
     """
     n = state.shape[0]
-    head = sv[SV_HEAD]
-    tail = sv[SV_TAIL]
-    depth = sv[SV_DEPTH]
-    cur = sv[SV_CUR]
-    m_u = sv[SV_MU]
-    m_f = sv[SV_MF]
+    head, tail, depth, cur, m_u, m_f = _scalars(sv)
     ncand = sv[SV_NCAND]
     ci = sv[SV_CAND]
     wanted = sv[SV_WANTED]
     sorted_front = False
     nlev = 0
     reason = EXHAUSTED
-    io = np.empty(9, np.int64)
+    io = np.empty(3, np.int64)
     # One reading of the cycle counter per level (its end is the next one's start):
     # a level of a road network costs about a microsecond. The monotonic clock, read
     # at both ends of the call, converts the ticks to seconds.
@@ -859,14 +880,9 @@ def search_levels(optr, oind, ojc, oaux, oshift, odcsc, iptr, iind, ijc, idcsc, 
     start = cycle_ticks()
     t0 = start
     while tail > head:
-        if max_depth >= 0 and depth >= max_depth:
-            reason = MAX_DEPTH
-            break
-        if target >= 0 and state[target] >= 0:
-            reason = TARGET
-            break
-        if nlev == st.shape[0]:
-            reason = FULL
+        stop = _stop_due(depth, max_depth, target, state, nlev, st.shape[0])
+        if stop != _GO:
+            reason = stop
             break
         team = (cur == TOP_DOWN and team_topdown <= m_f < par_topdown
                 and _TEAM_VERTICES <= tail - head <= _FIELD)
@@ -876,25 +892,15 @@ def search_levels(optr, oind, ojc, oaux, oshift, odcsc, iptr, iind, ijc, idcsc, 
                 break
             wanted = 1
         if team and nparts >= 2:
+            _keep_scalars(sv, head, tail, depth, cur, m_u, m_f)
             io[_IO_NLEV] = nlev
-            io[_IO_HEAD] = head
-            io[_IO_TAIL] = tail
-            io[_IO_DEPTH] = depth
-            io[_IO_CUR] = cur
-            io[_IO_MU] = m_u
-            io[_IO_MF] = m_f
             io[_IO_T0] = t0
-            _team_levels(optr, oind, ojc, oaux, oshift, odcsc, queue, buf, state, off, io,
+            _team_levels(optr, oind, ojc, oaux, oshift, odcsc, queue, buf, state, off, sv, io,
                          team_topdown, par_topdown, mode, alpha, beta, gamma, max_depth,
                          target, st, st_t)
             sv[SV_TEAM] += io[_IO_NLEV] - nlev
+            head, tail, depth, cur, m_u, m_f = _scalars(sv)
             nlev = io[_IO_NLEV]
-            head = io[_IO_HEAD]
-            tail = io[_IO_TAIL]
-            depth = io[_IO_DEPTH]
-            cur = io[_IO_CUR]
-            m_u = io[_IO_MU]
-            m_f = io[_IO_MF]
             t0 = io[_IO_T0]
             sorted_front = False
             if io[_IO_REASON] != _LEFT:
@@ -920,25 +926,10 @@ def search_levels(optr, oind, ojc, oaux, oshift, odcsc, iptr, iind, ijc, idcsc, 
                 cands, ci, ncand, nchunks)
             clear_words(queue[head:tail], front)
         sorted_front = cur != TOP_DOWN
-        st[nlev, 0] = n_f
-        st[nlev, 1] = k
-        st[nlev, 2] = scanned
-        st[nlev, 3] = cur
-        t1 = cycle_ticks()
-        st_t[nlev] = t1 - t0
-        t0 = t1
-        nlev += 1
-        m_u -= degsum
-        m_f = degsum
-        head = tail
-        tail += k
-        cur = _next_direction(mode, cur, k, m_f, m_u, n, k > n_f, alpha, beta, gamma)
-    sv[SV_HEAD] = head
-    sv[SV_TAIL] = tail
-    sv[SV_DEPTH] = depth
-    sv[SV_CUR] = cur
-    sv[SV_MU] = m_u
-    sv[SV_MF] = m_f
+        nlev, t0, m_u, m_f, head, tail, cur = _next_level(
+            st, st_t, nlev, t0, n_f, k, scanned, degsum, cur, m_u, tail, mode, n, alpha, beta,
+            gamma)
+    _keep_scalars(sv, head, tail, depth, cur, m_u, m_f)
     sv[SV_NCAND] = ncand
     sv[SV_CAND] = ci
     sv[SV_WANTED] = wanted
