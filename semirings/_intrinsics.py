@@ -173,18 +173,27 @@ def load_acquire(typingctx, arr, idx):  # type: ignore[no-untyped-def]
     return arr.dtype(arr, idx), _load("acquire")
 
 
+def _store_release(context, builder, signature, args):  # type: ignore[no-untyped-def]
+    ptr, (v,) = _element_and_values(context, builder, signature, args)
+    builder.store_atomic(v, ptr, "release", signature.args[0].dtype.bitwidth // 8)
+    return context.get_dummy_value()
+
+
+def _cas(context, builder, signature, args):  # type: ignore[no-untyped-def]
+    ptr, (cmp, val) = _element_and_values(context, builder, signature, args)
+    return builder.extract_value(builder.cmpxchg(ptr, cmp, val, "seq_cst", "seq_cst"), 0)
+
+
+def _add(context, builder, signature, args):  # type: ignore[no-untyped-def]
+    ptr, (v,) = _element_and_values(context, builder, signature, args)
+    return builder.atomic_rmw("add", ptr, v, "seq_cst")
+
+
 @intrinsic
 def store_release(typingctx, arr, idx, val):  # type: ignore[no-untyped-def]
     """``arr[idx] = val`` atomically, after every earlier write of this thread."""
     _check_int_array(arr)
-    sig = types.void(arr, idx, val)
-
-    def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
-        ptr, (v,) = _element_and_values(context, builder, signature, args)
-        builder.store_atomic(v, ptr, "release", signature.args[0].dtype.bitwidth // 8)
-        return context.get_dummy_value()
-
-    return sig, codegen
+    return types.void(arr, idx, val), _store_release
 
 
 @intrinsic
@@ -194,26 +203,14 @@ def atomic_cas(typingctx, arr, idx, expected, new):  # type: ignore[no-untyped-d
     Sequentially consistent (``lock cmpxchg`` on x86-64).
     """
     _check_int_array(arr)
-    sig = arr.dtype(arr, idx, expected, new)
-
-    def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
-        ptr, (cmp, val) = _element_and_values(context, builder, signature, args)
-        return builder.extract_value(builder.cmpxchg(ptr, cmp, val, "seq_cst", "seq_cst"), 0)
-
-    return sig, codegen
+    return arr.dtype(arr, idx, expected, new), _cas
 
 
 @intrinsic
 def atomic_add(typingctx, arr, idx, val):  # type: ignore[no-untyped-def]
     """``arr[idx] += val`` atomically; returns the old value (sequentially consistent)."""
     _check_int_array(arr)
-    sig = arr.dtype(arr, idx, val)
-
-    def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
-        ptr, (v,) = _element_and_values(context, builder, signature, args)
-        return builder.atomic_rmw("add", ptr, v, "seq_cst")
-
-    return sig, codegen
+    return arr.dtype(arr, idx, val), _add
 
 
 @intrinsic
