@@ -376,6 +376,29 @@ def _same_search(got, want) -> None:
         np.testing.assert_array_equal(getattr(got[2], field), getattr(want[2], field))
 
 
+@pytest.mark.parametrize("fmt", FORMATS)
+@pytest.mark.parametrize("name", sorted(GRAPHS))
+def test_claims_with_and_without_branches_give_one_search(fmt: str, name: str) -> None:
+    """The serial top-down claim's two forms (chosen by the graph's average degree) give the
+    same parents, levels and counts, also where the last level fills the queue."""
+    src, dst, n, directed = GRAPHS[name]()
+    a = _matrix(src, dst, n, directed)
+    g = _graph(a, directed, fmt)
+    deg = np.diff(a.indptr)
+    for source in (int(np.flatnonzero(deg)[0]), int(np.argmax(deg))):
+        levels = _ref_levels(a, source, directed)
+        runs = []
+        for unbranched in (False, True):
+            e = _engine(g, threads=1)
+            e.unbranched = unbranched
+            runs.append(_run(e, source, DirectionPolicy("top-down")))
+        np.testing.assert_array_equal(runs[0][1], levels)
+        np.testing.assert_array_equal(runs[0][0], _min_parents(a, levels, source))
+        _same_search(runs[1], runs[0])
+    e = _engine(g)
+    assert e.unbranched == (e.total_degree < nbk.UNBRANCHED_DEGREE * n)
+
+
 TEAM_GRAPHS = {
     # Wavefronts of a few hundred vertices, from the centre and from a corner.
     "grid": lambda: (*_edges(gen.grid2d(300, 260)), False),

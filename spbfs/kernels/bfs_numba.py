@@ -277,6 +277,30 @@ def _claim(ind, lo, hi, u, state, off, out, k):  # type: ignore[no-untyped-def]
 
 
 @nb.njit(cache=True, inline="always")
+def _claim_unbranched(ind, lo, hi, u, state, off, out, k):  # type: ignore[no-untyped-def]
+    """:func:`_claim` without a branch on what the scan finds (one thread only).
+
+    Every neighbour's word is written back (``uo`` where it is claimed, its own
+    value elsewhere) and every neighbour is written to ``out[k]``, kept only by
+    advancing ``k``: ``out`` needs one slot past the level's last new vertex.
+    On a road network, whose few neighbours a vertex has are found new or reached
+    at random, the branches were mispredicted; on a grid, whose pattern repeats,
+    they were not and this runs slower (docs/benchmarks.md).
+    """
+    degsum = 0
+    uo = u + off
+    for e in range(np.uint64(lo), np.uint64(hi)):
+        v = np.uint64(ind[e])
+        s = state[v]
+        fresh = s < 0
+        state[v] = uo if (fresh or s > uo) else s
+        out[k] = v
+        k += fresh
+        degsum += (-1 - s) if fresh else 0
+    return k, degsum
+
+
+@nb.njit(cache=True, inline="always")
 def _claim_shared(ind, lo, hi, u, state, off, out, k):  # type: ignore[no-untyped-def]
     """:func:`_claim` when another thread claims in the same level: each write is a
     compare-and-swap that retries while the word holds an unvisited vertex or a larger
@@ -321,6 +345,15 @@ def _topdown_all(ptr, ind, jc, aux, shift, dcsc, queue, head, tail, state, off, 
 
 
 @nb.njit(cache=True, nogil=True, _nrt=False)
+def _topdown_unbranched(ptr, ind, jc, aux, shift, dcsc, queue, head, tail, state, off, out,
+                        opos):
+    """:func:`_topdown_all` with :func:`_claim_unbranched` (``out`` is the queue, which
+    has the spare slot)."""
+    return _topdown_core(ptr, ind, jc, aux, shift, dcsc, queue, head, tail, state, off, out,
+                         opos, 0, state.shape[0], True, _claim_unbranched)
+
+
+@nb.njit(cache=True, nogil=True, _nrt=False)
 def _topdown_shared(ptr, ind, jc, aux, shift, dcsc, queue, head, tail, state, off, out, opos):
     """:func:`_topdown_all` with claims by compare-and-swap: another thread may claim the
     same destinations at the same time (a level of :func:`_team_levels`)."""
@@ -351,7 +384,8 @@ def _topdown_core(ptr, ind, jc, aux, shift, dcsc, queue, head, tail, state, off,
     One loop per way of finding a column (csr, dcsc with one column per index
     chunk, dcsc with a scan): with the format tested inside one loop, LLVM
     compiled the csr case 1.6x slower on a 1000 x 1000 grid. ``claim`` is
-    :func:`_claim` or, where two threads share the destinations, :func:`_claim_shared`.
+    :func:`_claim`, :func:`_claim_unbranched` (one thread, irregular graphs) or, where
+    two threads share the destinations, :func:`_claim_shared`.
     """
     k = opos
     scanned = 0
@@ -837,12 +871,16 @@ PAR_TOPDOWN = 1 << 15
 # From this many expected edges up to PAR_TOPDOWN, a run of top-down levels goes to a
 # team of two threads (_team_levels), given at least two.
 TEAM_TOPDOWN = 1 << 12
+# Below this average degree the serial top-down levels claim without branches
+# (_claim_unbranched): a road network's average is about 2, a grid's 4.
+UNBRANCHED_DEGREE = 3
 
 
 @nb.njit(cache=True, nogil=True)
 def search_levels(optr, oind, ojc, oaux, oshift, odcsc, iptr, iind, ijc, idcsc, slots,
                   has_slots, state, off, queue, buf, front, cands, sv, mode, alpha, beta, gamma,
-                  nparts, nchunks, par_topdown, team_topdown, max_depth, target, st, st_t):
+                  nparts, nchunks, par_topdown, team_topdown, unbranched, max_depth, target, st,
+                  st_t):
     """Run levels, both directions, until the search ends or must return to Python.
 
     The frontier is ``queue[sv[SV_HEAD]:sv[SV_TAIL]]``; ``sv`` holds the rest
@@ -912,8 +950,13 @@ def search_levels(optr, oind, ojc, oaux, oshift, odcsc, iptr, iind, ijc, idcsc, 
         if cur == TOP_DOWN and (nparts <= 1 or m_f < par_topdown):
             # topdown_level's serial case, without its call: arrays passed to a
             # function that may allocate are reference-counted per call.
-            k, scanned, degsum = _topdown_all(optr, oind, ojc, oaux, oshift, odcsc, queue,
-                                              head, tail, state, off, queue, tail)
+            if unbranched:
+                k, scanned, degsum = _topdown_unbranched(optr, oind, ojc, oaux, oshift, odcsc,
+                                                         queue, head, tail, state, off, queue,
+                                                         tail)
+            else:
+                k, scanned, degsum = _topdown_all(optr, oind, ojc, oaux, oshift, odcsc, queue,
+                                                  head, tail, state, off, queue, tail)
             _settle(queue, tail, tail + k, state, off)
         elif cur == TOP_DOWN:
             k, scanned, degsum = topdown_level(optr, oind, ojc, oaux, oshift, odcsc, queue,

@@ -159,7 +159,8 @@ class ScratchPool:
         if (item is not None and item[0].shape[0] == n and item[3].shape[1] == nc
                 and item[0].dtype == dtype):
             return item, clean_for is deg
-        return (np.empty(n, dtype), np.empty(n, dtype), np.empty(max(n, nc), dtype),
+        # The queue has a slot past n: a level's unbranched claims write one past its end.
+        return (np.empty(n, dtype), np.empty(n + 1, dtype), np.empty(max(n, nc), dtype),
                 np.empty((2, nc), dtype), np.zeros((n + 63) // 64, np.uint64)), False
 
     def give(self, item: tuple[np.ndarray, ...], clean_for: np.ndarray | None) -> None:
@@ -244,6 +245,9 @@ class NumbaEngine(LocalEngine):
         self._set_threads(0 if callable(threads) else threads or numba.get_num_threads())
         self.par_topdown = nbk.PAR_TOPDOWN
         self.team_topdown = nbk.TEAM_TOPDOWN
+        # Serial top-down levels claim without branches where vertices have few
+        # neighbours (road networks), whose finds the branches mispredict.
+        self.unbranched = self.total_degree < nbk.UNBRANCHED_DEGREE * n
 
     def _set_threads(self, count: int) -> None:
         self.nparts = count
@@ -299,6 +303,7 @@ class NumbaEngine(LocalEngine):
             optr, oind, ojc, aux, shift, odcsc, iptr, iind, ijc, idcsc, self.slots,
             self.has_slots, self.state, self.off, self.queue, self.buf, self.front, self.cands, sv,
             *policy.fused, self.nparts, self.nchunks, self.par_topdown, self.team_topdown,
+            self.unbranched,
             -1 if max_depth is None else max_depth, -1 if target is None else target,
             self.st, self.st_t,
         )
