@@ -20,7 +20,9 @@ atomics and without a bitmap. A large level splits the destinations over the
 threads in word-aligned ranges: each thread owns its ranges' state words. A run of
 mid-size levels (a grid's or a mesh's wavefront) goes to a team of two threads
 inside one parallel region, sharing the frontier in chunks; there a claim is a
-compare-and-swap (:func:`_team_levels`).
+compare-and-swap (:func:`_team_levels`). On graphs of low average degree (road
+networks) a serial level claims without branching on what it finds
+(:func:`_claim_unbranched`).
 
 Bottom-up scans the in-edges of every candidate (unvisited, with in-edges) in
 increasing order and stops at the first frontier neighbour, the smallest:
