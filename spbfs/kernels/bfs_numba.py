@@ -702,9 +702,9 @@ def _team_levels(ptr, ind, jc, aux, shift, dcsc, queue, buf, state, off, sv, io,
     """Consecutive top-down levels with ``lo_edges <= m_f < hi_edges`` on two threads.
 
     ``sv`` (:func:`search_levels`'s) and ``io`` (``_IO_*``) carry the loop's scalars in
-    and out; the reason in ``io`` is a stop
-    of :func:`search_levels`, ``EXHAUSTED``, or ``_LEFT`` when the levels left the
-    range. Every parent is the smallest, as in a serial level.
+    and out; the reason in ``io`` is a stop of :func:`search_levels`, ``EXHAUSTED``, or
+    ``_LEFT`` when the levels left the range. Every parent is the smallest, as in a
+    serial level.
     """
     ctl = np.zeros(_CTL_SIZE, np.int64)
     for t in nb.prange(2):

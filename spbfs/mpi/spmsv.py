@@ -466,15 +466,11 @@ class FrontierPhases:
         self.bw = bw
         self.plan = plan
         self.enc = plan.encoding
-        self.emu = plan.emulator if plan.emulator is not None and plan.emulator.active else None
         self.visited = visited
         self.prev = prev
         self.msgbufs = msgbufs
-        self.msgflip = 0
-        self.cnt = cnt
         self.p = grid.size
         self.red = np.zeros(4, np.int64)  # the level-end Allreduce, in place
-        self.last = [1, 0, 0, 0]  # the latest Allreduce's sums (the source: one vertex)
         rank, pr, pc = grid.rank, grid.pr, grid.pc
         self.left = grid.i * pc + (grid.j - 1) % pc  # rotation partners
         self.right = grid.i * pc + (grid.j + 1) % pc
@@ -496,7 +492,6 @@ class FrontierPhases:
         self.fold_parts = [t for t, d in enumerate(self.owners) if d != rank]
         self.fold_dests = [self.owners[t] for t in self.fold_parts]
         self.fold_srcs = [src for src in self.folders if src != rank]
-        self.row_pattern = plan.fixed_pattern or "p2p"
         # Frontier messages are at most a bitmap long (bw words) when bitmaps are
         # forced or the size rule chooses (shared memory): then the posted receives
         # get buffers of that length, kept per rank (small: a bit per vertex of a
@@ -510,21 +505,16 @@ class FrontierPhases:
         self.col_ex = plan.col_ex
         self.row_ex = plan.row_ex
         self.gather_len = max(B, bw, 1) + _PAD
-        self.pending: tuple | None = None  # a posted frontier exchange (post_expand)
-        self.expand_pattern = plan.fixed_pattern or "p2p"
         self.dec_ids: list[np.ndarray] = []  # decode buffers, one per chunk piece (lazy)
         self.dec_bits: list[np.ndarray] = []
         # Scratch of the pairs' counting sort (compressed pairs; allocated on first use).
         self.sort_bits = np.zeros(0, np.uint64)
         self.sort_par = np.zeros(0, np.int64)
-        #: This rank's record of the plan's choices: (level, phase, pattern, encoding,
-        #: estimated seconds, actual seconds), kept when the plan decides something.
-        self.log: list[tuple[int, str, str, str, float, float]] = []
-        self.level = 1
-        self.t_expand = 0.0  # when the posted frontier exchange started
+        self.reset(cnt)
 
     def reset(self, cnt: PhaseCounters) -> None:
-        """Ready for the next search on the same grid, plan and engine buffers.
+        """Ready for a search (the first, from ``__init__``, or the next on the same grid,
+        plan and engine buffers).
 
         The partners, receive buffers and scratch stay (a search at scale 18
         takes about 3 ms; building them again cost tens of µs of it). What a
@@ -535,13 +525,15 @@ class FrontierPhases:
         plan = self.plan
         self.cnt = cnt
         self.emu = plan.emulator if plan.emulator is not None and plan.emulator.active else None
-        self.pending = None
+        self.pending: tuple | None = None  # a posted frontier exchange (post_expand)
         self.msgflip = 0
-        self.last = [1, 0, 0, 0]
+        self.last = [1, 0, 0, 0]  # the latest Allreduce's sums (the source: one vertex)
         self.expand_pattern = self.row_pattern = plan.fixed_pattern or "p2p"
-        self.log = []
+        #: This rank's record of the plan's choices: (level, phase, pattern, encoding,
+        #: estimated seconds, actual seconds), kept when the plan decides something.
+        self.log: list[tuple[int, str, str, str, float, float]] = []
         self.level = 1
-        self.t_expand = 0.0
+        self.t_expand = 0.0  # when the posted frontier exchange started
 
     # -- frontier encoding ---------------------------------------------------------------
     def encode(self, ids: np.ndarray, receivers: int) -> tuple[np.ndarray, str]:
