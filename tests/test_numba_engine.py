@@ -399,6 +399,50 @@ def test_claims_with_and_without_branches_give_one_search(fmt: str, name: str) -
     assert e.unbranched == (e.total_degree < nbk.UNBRANCHED_DEGREE * n)
 
 
+@pytest.mark.parametrize("fmt", FORMATS)
+@pytest.mark.parametrize("name", sorted(GRAPHS))
+def test_levels_past_the_stamps_give_one_search(fmt: str, name: str) -> None:
+    """A search deeper than the stamps a state word holds strips them and counts again:
+    with 1, 2 or 3 stamps (a strip every level or every few) the parents, levels and
+    per-level counts are the default's, in serial, parallel and team levels, both
+    directions, either dtype, and across calls of the compiled loop (a record of 3)."""
+    src, dst, n, directed = GRAPHS[name]()
+    a = _matrix(src, dst, n, directed)
+    g = _graph(a, directed, fmt)
+    deg = np.diff(a.indptr)
+    for source in (int(np.flatnonzero(deg)[0]), int(np.argmax(deg))):
+        levels = _ref_levels(a, source, directed)
+        for direction in ("auto", "top-down", "bottom-up"):
+            want = _run(_engine(g, threads=1), source, DirectionPolicy(direction))
+            np.testing.assert_array_equal(want[1], levels)
+            np.testing.assert_array_equal(want[0], _min_parents(a, levels, source))
+            for stamps, dtype, threads, record in ((1, None, 1, 4096), (2, np.int64, 2, 3),
+                                                   (3, None, 2, 4096)):
+                e = _engine(g, dtype, threads=threads)
+                e.stamps = stamps
+                e.team_topdown = 1
+                e.par_topdown = 1 << 9
+                e.record = record
+                e.st, e.st_t = e.st[:record], e.st_t[:record]
+                _same_search(_run(e, source, DirectionPolicy(direction)), want)
+                if int(levels.max()) > stamps + 1:
+                    assert e.sv[nbk.SV_REBASE] > 0
+
+
+def test_state_words_hold_the_ids_and_a_stamp() -> None:
+    from spbfs.search.numba_engine import id_bits
+    assert [id_bits(n) for n in (1, 2, 3, 4, 5, 2**20, 2**20 + 1)] == [1, 1, 2, 2, 3, 20, 21]
+    src, dst, n = _edges(gen.grid2d(1000, 3))
+    g = _graph(_matrix(src, dst, n, False), False, "csr")
+    e = _engine(g)
+    assert e.bits == 12 and e.stamps == 2**19 - 1  # int32: 31 bits, 12 for the ids
+    assert (e.stamps << e.bits) + n - 1 <= np.iinfo(np.int32).max
+    e64 = _engine(g, np.int64)
+    assert (e64.stamps << e64.bits) + n - 1 <= np.iinfo(np.int64).max
+    e.release()
+    e64.release()
+
+
 TEAM_GRAPHS = {
     # Wavefronts of a few hundred vertices, from the centre and from a corner.
     "grid": lambda: (*_edges(gen.grid2d(300, 260)), False),

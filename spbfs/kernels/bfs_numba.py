@@ -1,22 +1,28 @@
 """Fused BFS kernels for the numba backend: the whole search in one compiled loop.
 
 The search keeps one word per vertex, ``state`` (int32 up to 2**30 vertices,
-as GAPBS does; int64 above): ``-1 - degree`` while the vertex is unvisited, its parent once
-reached. A top-down level reads that one word per edge and gets the degree it
-adds to the next frontier's edge count with it; no levels, mark or degree
-array is touched per edge. The visited vertices are appended, level after
-level, to one ``queue`` (the frontier of a level is a window of it), so the
-levels and the int64 results are written once, after the search
+as GAPBS does; int64 above): ``-1 - degree`` while the vertex is unvisited, once
+reached its parent in the low ``bits`` and its level's *stamp* above them. A
+top-down level reads that one word per edge and gets the degree it adds to the
+next frontier's edge count with it; no levels, mark or degree array is touched
+per edge. The visited vertices are appended, level after level, to one
+``queue`` (the frontier of a level is a window of it), and the int64 parents
+and levels are written once, after the search, in one pass over the state
 (:func:`finish`).
 
 Top-down is the SpMSV ``t = B ⊕.⊗ f`` over ``min_second``, masked by the
 complement of the visited set. The frontier is taken in any order: the first
-frontier vertex to reach ``v`` claims it, writing ``parent + off`` (``off >= n``);
-a later, smaller one that reaches ``v`` sees a claim of this level (a value
-``>= off``) and takes its place; the level's claims are settled
-(``-= off``) after it. So the parent is the smallest frontier vertex reaching
-``v`` (the ``min`` of the semiring) without sorting any frontier, without
-atomics and without a bitmap. A large level splits the destinations over the
+frontier vertex to reach ``v`` claims it, writing ``base + parent``, where
+``base`` is the level's stamp shifted above the id bits; a later, smaller one
+that reaches ``v`` sees a claim of this level (a value ``>= base``, above
+every earlier level's) and takes its place. So the parent is the smallest
+frontier vertex reaching ``v`` (the ``min`` of the semiring) without sorting
+any frontier, without atomics, without a bitmap and without a pass over the
+level's claims after it. Stamps run 1, 2, ... up to what the word holds
+above the id bits (2047 levels for a million vertices in int32); a search
+deeper than that strips the stamps of the levels so far (:func:`_unstamp`,
+once per vertex at most) and starts again at 1, and those levels are read
+from the queue at the end. A large level splits the destinations over the
 threads in word-aligned ranges: each thread owns its ranges' state words. A run of
 mid-size levels (a grid's or a mesh's wavefront) goes to a team of two threads
 inside one parallel region, sharing the frontier in chunks; there a claim is a
@@ -69,8 +75,11 @@ _MASK = np.uint64(63)
 # Slots of the search's scalar state ``sv`` (kept between calls of search_levels).
 # SV_WANTED: a level that runs in parallel where threads are given was met.
 # SV_TEAM: levels run by a team of two threads (_team_levels) in this search.
-SV_HEAD, SV_TAIL, SV_DEPTH, SV_CUR, SV_MU, SV_MF, SV_NCAND, SV_CAND, SV_WANTED, SV_TEAM = range(10)
-SV_SIZE = 10
+# SV_REBASE: the depth of the last level whose stamps were stripped (_unstamp), 0 if
+# none; SV_UNSTAMPED: the queue position where the stamped vertices begin.
+(SV_HEAD, SV_TAIL, SV_DEPTH, SV_CUR, SV_MU, SV_MF, SV_NCAND, SV_CAND, SV_WANTED, SV_TEAM,
+ SV_REBASE, SV_UNSTAMPED) = range(12)
+SV_SIZE = 12
 
 # Why search_levels returned.
 EXHAUSTED, MAX_DEPTH, TARGET, FULL, THREADS = 0, 1, 2, 3, 4
@@ -183,16 +192,20 @@ def init_state(deg, state):
 
 
 @nb.njit(cache=True, nogil=True)
-def _finish_range(state, parents, levels, want_parents, want_levels, deg, reset, lo, hi):
-    # levels[v] of a reached v is left to _scatter_levels: the two write disjoint
-    # entries, so a parallel finish runs both in one region, without a barrier.
+def _finish_range(state, parents, levels, want_parents, want_levels, deg, reset, bits, rebase,
+                  lo, hi):
+    # A vertex without a stamp gets ``rebase`` here, right for the source when no level
+    # lost its stamp (else _scatter_levels writes those after this pass). No branch on
+    # what a vertex holds: on a Kronecker graph the unreached are scattered at random.
     # Unsigned ids: no negative-index fix-up in the loops over n.
+    mask = (1 << bits) - 1
     for v in range(np.uint64(lo), np.uint64(hi)):
         s = state[v]
+        reached = s >= 0
         if want_parents:
-            parents[v] = s if s >= 0 else -1
-        if want_levels and s < 0:
-            levels[v] = -1
+            parents[v] = (s & mask) if reached else -1
+        if want_levels:
+            levels[v] = (rebase + (s >> bits)) if reached else -1
         if reset:
             state[v] = -1 - deg[v]
 
@@ -210,59 +223,66 @@ def _scatter_levels(queue, offsets, levels, lo, hi):
 
 
 @nb.njit(cache=True, nogil=True, parallel=True)
-def _finish_parallel(state, queue, offsets, parents, levels, want_parents, want_levels, deg,
-                     reset, nchunks):
+def _finish_parallel(state, parents, levels, want_parents, want_levels, deg, reset, bits, rebase,
+                     nchunks):
     n = state.shape[0]
     step = -(-n // nchunks)
-    total = offsets[-1]
+    for c in nb.prange(nchunks):
+        _finish_range(state, parents, levels, want_parents, want_levels, deg, reset, bits,
+                      rebase, c * step, min(n, c * step + step))
+
+
+@nb.njit(cache=True, nogil=True, parallel=True)
+def _scatter_parallel(queue, offsets, levels, total, nchunks):
     qstep = -(-total // nchunks)
     for c in nb.prange(nchunks):
-        # The queue is read before the same chunk's state is reset: reset touches
-        # state only, the scatter reads queue only.
-        if want_levels:
-            _scatter_levels(queue, offsets, levels, min(total, c * qstep),
-                            min(total, c * qstep + qstep))
-        _finish_range(state, parents, levels, want_parents, want_levels, deg, reset,
-                      c * step, min(n, c * step + step))
+        _scatter_levels(queue, offsets, levels, min(total, c * qstep),
+                        min(total, c * qstep + qstep))
 
 
 @nb.njit(cache=True, nogil=True)
 def finish(state, queue, offsets, parents, levels, want_parents, want_levels, deg, reset,
-           nchunks):
-    """The int64 results from the search's state, in one pass over n (and one over the reached).
+           bits, rebase, unstamped, nchunks):
+    """The int64 results from the search's state, in one pass over n.
 
-    ``parents[v]`` is ``state[v]`` where reached, ``-1`` elsewhere; level ``d``'s
-    vertices are ``queue[offsets[d]:offsets[d + 1]]`` (level 0 the source).
-    With ``reset`` the same pass sets ``state`` back to unvisited
-    (``-1 - deg``) for the graph's next search, which then skips
-    :func:`init_state`: one pass over n and one parallel region fewer.
+    ``parents[v]`` is the low ``bits`` of ``state[v]`` where reached, ``-1``
+    elsewhere; ``levels[v]`` is ``rebase`` plus its stamp. Vertices without a
+    stamp (the source, and the levels before the last :func:`_unstamp`) are
+    ``queue[:unstamped]``, level ``d``'s being ``queue[offsets[d]:offsets[d + 1]]``:
+    their levels are scattered from the queue. With ``reset`` the same pass sets
+    ``state`` back to unvisited (``-1 - deg``) for the graph's next search, which
+    then skips :func:`init_state`: one pass over n and one parallel region fewer.
     """
     n = state.shape[0]
     if n >= _PAR_N and nchunks > 1:
-        _finish_parallel(state, queue, offsets, parents, levels, want_parents, want_levels,
-                         deg, reset, nchunks)
-        return
-    _finish_range(state, parents, levels, want_parents, want_levels, deg, reset, 0, n)
-    if want_levels:
-        _scatter_levels(queue, offsets, levels, 0, offsets[-1])
+        _finish_parallel(state, parents, levels, want_parents, want_levels, deg, reset, bits,
+                         rebase, nchunks)
+    else:
+        _finish_range(state, parents, levels, want_parents, want_levels, deg, reset, bits,
+                      rebase, 0, n)
+    if want_levels and unstamped > 1:
+        if unstamped >= _PAR_N and nchunks > 1:
+            _scatter_parallel(queue, offsets, levels, unstamped, nchunks)
+        else:
+            _scatter_levels(queue, offsets, levels, 0, unstamped)
 
 
 # -- top-down ----------------------------------------------------------------
 
 
 @nb.njit(cache=True, inline="always")
-def _claim(ind, lo, hi, u, state, off, out, k):  # type: ignore[no-untyped-def]
+def _claim(ind, lo, hi, u, state, base, out, k):  # type: ignore[no-untyped-def]
     """Frontier vertex ``u``'s column ``ind[lo:hi]``: claim the unvisited, keep the smallest
     parent of the ones claimed this level; returns (next ``k``, degree sum of new).
 
-    A vertex claimed this level holds ``parent + off`` (``off >= n``) until
-    :func:`_settle` takes ``off`` away after the level, so one compare tells
-    it from one reached before (``< n``) and from a larger claimant. No bitmap
-    is touched: on a 1000 x 1000 grid a bitmap of the level's new vertices
-    (set, tested, cleared) made the level 2x slower.
+    A vertex claimed this level holds ``base + parent``, ``base`` being the
+    level's stamp above the id bits, so one compare tells it from one reached
+    before (a smaller stamp) and from a larger claimant. No bitmap is touched:
+    on a 1000 x 1000 grid a bitmap of the level's new vertices (set, tested,
+    cleared) made the level 2x slower.
     """
     degsum = 0
-    uo = u + off
+    uo = u + base
     # Unsigned ids index without numba's negative-index fix-up: measured 1.7x on a
     # road network's top-down levels (no signed id meets an unsigned one here).
     for e in range(np.uint64(lo), np.uint64(hi)):
@@ -279,7 +299,7 @@ def _claim(ind, lo, hi, u, state, off, out, k):  # type: ignore[no-untyped-def]
 
 
 @nb.njit(cache=True, inline="always")
-def _claim_unbranched(ind, lo, hi, u, state, off, out, k):  # type: ignore[no-untyped-def]
+def _claim_unbranched(ind, lo, hi, u, state, base, out, k):  # type: ignore[no-untyped-def]
     """:func:`_claim` without a branch on what the scan finds (one thread only).
 
     Every neighbour's word is written back (``uo`` where it is claimed, its own
@@ -290,7 +310,7 @@ def _claim_unbranched(ind, lo, hi, u, state, off, out, k):  # type: ignore[no-un
     they were not and this runs slower (docs/benchmarks.md).
     """
     degsum = 0
-    uo = u + off
+    uo = u + base
     for e in range(np.uint64(lo), np.uint64(hi)):
         v = np.uint64(ind[e])
         s = state[v]
@@ -303,13 +323,13 @@ def _claim_unbranched(ind, lo, hi, u, state, off, out, k):  # type: ignore[no-un
 
 
 @nb.njit(cache=True, inline="always")
-def _claim_shared(ind, lo, hi, u, state, off, out, k):  # type: ignore[no-untyped-def]
+def _claim_shared(ind, lo, hi, u, state, base, out, k):  # type: ignore[no-untyped-def]
     """:func:`_claim` when another thread claims in the same level: each write is a
     compare-and-swap that retries while the word holds an unvisited vertex or a larger
     claim of this level, so the smallest claimant stays and exactly one thread lists
     each new vertex."""
     degsum = 0
-    uo = u + off
+    uo = u + base
     for e in range(np.uint64(lo), np.uint64(hi)):
         v = np.uint64(ind[e])
         s = load_relaxed(state, v)
@@ -326,11 +346,12 @@ def _claim_shared(ind, lo, hi, u, state, off, out, k):  # type: ignore[no-untype
 
 
 @nb.njit(cache=True, nogil=True, _nrt=False)
-def _settle(ids, lo, hi, state, off):
-    """Parents of the vertices claimed in a level, ``ids[lo:hi]``: ``state[v] -= off``."""
+def _unstamp(ids, lo, hi, state, bits):
+    """Strip the stamps of ``ids[lo:hi]``: ``state[v]`` keeps its low ``bits`` (the parent)."""
+    mask = (1 << bits) - 1
     for i in range(lo, hi):
         v = np.uint64(ids[np.uint64(i)])
-        state[v] -= off
+        state[v] &= mask
 
 
 # Without reference counting (_nrt=False): numba's call convention increfs every
@@ -338,47 +359,47 @@ def _settle(ids, lo, hi, state, off):
 # arrays made a road network's level of a hundred vertices 20% slower (kernels
 # that allocate cannot do without it).
 @nb.njit(cache=True, nogil=True, _nrt=False)
-def _topdown_all(ptr, ind, jc, aux, shift, dcsc, queue, head, tail, state, off, out, opos):
+def _topdown_all(ptr, ind, jc, aux, shift, dcsc, queue, head, tail, state, base, out, opos):
     """:func:`_topdown_range` over every destination (a serial level)."""
     # The constant ``whole`` folds away the share test once inlined; passed as an
     # argument (even a literal one) it stayed a runtime test per frontier vertex.
-    return _topdown_core(ptr, ind, jc, aux, shift, dcsc, queue, head, tail, state, off, out,
+    return _topdown_core(ptr, ind, jc, aux, shift, dcsc, queue, head, tail, state, base, out,
                          opos, 0, state.shape[0], True, _claim)
 
 
 @nb.njit(cache=True, nogil=True, _nrt=False)
-def _topdown_unbranched(ptr, ind, jc, aux, shift, dcsc, queue, head, tail, state, off, out,
+def _topdown_unbranched(ptr, ind, jc, aux, shift, dcsc, queue, head, tail, state, base, out,
                         opos):
     """:func:`_topdown_all` with :func:`_claim_unbranched` (``out`` is the queue, which
     has the spare slot)."""
-    return _topdown_core(ptr, ind, jc, aux, shift, dcsc, queue, head, tail, state, off, out,
+    return _topdown_core(ptr, ind, jc, aux, shift, dcsc, queue, head, tail, state, base, out,
                          opos, 0, state.shape[0], True, _claim_unbranched)
 
 
 @nb.njit(cache=True, nogil=True, _nrt=False)
-def _topdown_shared(ptr, ind, jc, aux, shift, dcsc, queue, head, tail, state, off, out, opos):
+def _topdown_shared(ptr, ind, jc, aux, shift, dcsc, queue, head, tail, state, base, out, opos):
     """:func:`_topdown_all` with claims by compare-and-swap: another thread may claim the
     same destinations at the same time (a level of :func:`_team_levels`)."""
-    return _topdown_core(ptr, ind, jc, aux, shift, dcsc, queue, head, tail, state, off, out,
+    return _topdown_core(ptr, ind, jc, aux, shift, dcsc, queue, head, tail, state, base, out,
                          opos, 0, state.shape[0], True, _claim_shared)
 
 
 @nb.njit(cache=True, nogil=True, _nrt=False)
-def _topdown_range(ptr, ind, jc, aux, shift, dcsc, queue, head, tail, state, off, out, opos,
+def _topdown_range(ptr, ind, jc, aux, shift, dcsc, queue, head, tail, state, base, out, opos,
                    vlo, vhi):
     """Top-down from ``queue[head:tail]`` into the destinations ``vlo <= v < vhi`` only
     (see :func:`_topdown_core`)."""
-    return _topdown_core(ptr, ind, jc, aux, shift, dcsc, queue, head, tail, state, off, out,
+    return _topdown_core(ptr, ind, jc, aux, shift, dcsc, queue, head, tail, state, base, out,
                          opos, vlo, vhi, False, _claim)
 
 
 @nb.njit(cache=True, inline="always")
-def _topdown_core(ptr, ind, jc, aux, shift, dcsc, queue, head, tail, state, off, out, opos,
+def _topdown_core(ptr, ind, jc, aux, shift, dcsc, queue, head, tail, state, base, out, opos,
                   vlo, vhi, whole, claim):
     """Top-down from ``queue[head:tail]`` into the destinations ``vlo <= v < vhi`` only.
 
     New vertices are listed in ``out`` from ``opos`` on, their state still
-    ``parent + off`` (see :func:`_claim`); returns (new count, edges scanned,
+    ``base + parent`` (see :func:`_claim`); returns (new count, edges scanned,
     degree sum of new). Columns
     are sorted, so a long column's share is found by binary search and the
     parts of a parallel level together read each edge once.
@@ -403,7 +424,7 @@ def _topdown_core(ptr, ind, jc, aux, shift, dcsc, queue, head, tail, state, off,
             if not whole:
                 lo, hi = column_share(ind, lo, hi, vlo, vhi)
             scanned += hi - lo
-            k, ds = claim(ind, lo, hi, u, state, off, out, k)
+            k, ds = claim(ind, lo, hi, u, state, base, out, k)
             degsum += ds
     elif shift == 0:
         for i in range(head, tail):
@@ -422,7 +443,7 @@ def _topdown_core(ptr, ind, jc, aux, shift, dcsc, queue, head, tail, state, off,
             if not whole:
                 lo, hi = column_share(ind, lo, hi, vlo, vhi)
             scanned += hi - lo
-            k, ds = claim(ind, lo, hi, u, state, off, out, k)
+            k, ds = claim(ind, lo, hi, u, state, base, out, k)
             degsum += ds
     else:
         for i in range(head, tail):
@@ -431,42 +452,39 @@ def _topdown_core(ptr, ind, jc, aux, shift, dcsc, queue, head, tail, state, off,
             if not whole:
                 lo, hi = column_share(ind, lo, hi, vlo, vhi)
             scanned += hi - lo
-            k, ds = claim(ind, lo, hi, u, state, off, out, k)
+            k, ds = claim(ind, lo, hi, u, state, base, out, k)
             degsum += ds
     return k - opos, scanned, degsum
 
 
 @nb.njit(cache=True, nogil=True, parallel=True)
-def _topdown_parts(ptr, ind, jc, aux, shift, dcsc, queue, head, tail, state, off, buf, cuts,
+def _topdown_parts(ptr, ind, jc, aux, shift, dcsc, queue, head, tail, state, base, buf, cuts,
                    parts):
     for t in nb.prange(cuts.shape[0] - 1):
         k, sc, ds = _topdown_range(ptr, ind, jc, aux, shift, dcsc, queue, head, tail, state,
-                                   off, buf, cuts[t], cuts[t], cuts[t + 1])
-        _settle(buf, cuts[t], cuts[t] + k, state, off)
+                                   base, buf, cuts[t], cuts[t], cuts[t + 1])
         parts[t, 0] = k
         parts[t, 1] = sc
         parts[t, 2] = ds
 
 
 @nb.njit(cache=True, nogil=True)
-def topdown_level(ptr, ind, jc, aux, shift, dcsc, queue, head, tail, state, off, buf, nparts):
+def topdown_level(ptr, ind, jc, aux, shift, dcsc, queue, head, tail, state, base, buf, nparts):
     """One top-down level from ``queue[head:tail]``; the new vertices go to ``queue[tail:]``.
 
     Returns (new count, edges scanned, degree sum of new). With ``nparts > 1``
     the destinations are split in word-aligned ranges searched in parallel
     (listed in ``buf``, then copied behind the frontier): each part owns its
     vertices' state, so every parent is the smallest as in the serial level.
-    ``off`` (at least n) marks the level's claims until they are settled.
+    ``base`` is the level's stamp above the id bits (see :func:`_claim`).
     """
     n = state.shape[0]
     if nparts <= 1:
-        k, sc, ds = _topdown_all(ptr, ind, jc, aux, shift, dcsc, queue, head, tail, state,
-                                 off, queue, tail)
-        _settle(queue, tail, tail + k, state, off)
-        return k, sc, ds
+        return _topdown_all(ptr, ind, jc, aux, shift, dcsc, queue, head, tail, state, base,
+                            queue, tail)
     cuts = word_cuts(n, nparts)
     parts = np.zeros((nparts, 3), np.int64)
-    _topdown_parts(ptr, ind, jc, aux, shift, dcsc, queue, head, tail, state, off, buf, cuts,
+    _topdown_parts(ptr, ind, jc, aux, shift, dcsc, queue, head, tail, state, base, buf, cuts,
                    parts)
     k = tail
     for t in range(nparts):
@@ -491,6 +509,23 @@ def _stop_due(depth, max_depth, target, state, nlev, cap):  # type: ignore[no-un
     if nlev == cap:
         return FULL
     return _GO
+
+
+@nb.njit(cache=True, inline="always")
+def _level_base(depth, tail, queue, state, sv, bits, stamps):  # type: ignore[no-untyped-def]
+    """The claims' ``base`` of level ``depth`` (its stamp shifted above the id ``bits``).
+
+    Stamps count levels from the last :func:`_unstamp` on; with ``stamps`` in use, the
+    levels so far (``queue[sv[SV_UNSTAMPED]:tail]``) lose theirs and the count
+    starts again at 1, so every earlier level's values stay below this one's.
+    """
+    t = depth - sv[SV_REBASE]
+    if t > stamps:
+        _unstamp(queue, sv[SV_UNSTAMPED], tail, state, bits)
+        sv[SV_REBASE] = depth - 1
+        sv[SV_UNSTAMPED] = tail
+        t = 1
+    return t << bits
 
 
 @nb.njit(cache=True, inline="always")
@@ -535,7 +570,7 @@ def _next_level(st, st_t, nlev, t0, n_f, k, scanned, degsum, cur, m_u, tail, mod
 # the frontier in chunks, the leader from the front and the helper from the back, so
 # each takes again what it found in the level before (still in its own cache). The
 # leader waits only for chunks the helper took: a helper that is late, or never runs,
-# costs nothing but its share. The leader settles the level's claims.
+# costs nothing but its share.
 
 # Frontier vertices per chunk, and the fewest a team level has: a frontier of a few
 # hubs (a power-law graph's early levels) would give the helper nothing to take.
@@ -545,8 +580,9 @@ _TEAM_VERTICES = 4 * _TEAM_CHUNK
 # _WORK: the level's epoch (bits 44 and up), the frontier vertices taken from the front
 # (bits 22-43) and from the back (bits 0-21). _DONE: frontier vertices done.
 # _HK/_HS/_HD: the helper's new count, edges scanned and degree sum in the level;
-# _HEAD/_TAIL: the level's frontier; _STOP, _STARTED: the leader's.
-_WORK, _DONE, _HK, _HS, _HD, _HEAD, _TAIL, _STOP, _STARTED = 0, 8, 16, 17, 18, 24, 25, 32, 40
+# _HEAD/_TAIL/_BASE: the level's frontier and claims' base; _STOP, _STARTED: the leader's.
+_WORK, _DONE, _HK, _HS, _HD, _HEAD, _TAIL, _BASE, _STOP, _STARTED = (0, 8, 16, 17, 18, 24, 25,
+                                                                   26, 32, 40)
 _CTL_SIZE = 48
 _FIELD = (1 << 22) - 1
 _EPOCHS = (1 << 19) - 1
@@ -573,8 +609,8 @@ def _team_wait(ctl, slot, value):  # type: ignore[no-untyped-def]
 
 
 @nb.njit(cache=True, nogil=True, _nrt=False)
-def _team_lead(ptr, ind, jc, aux, shift, dcsc, queue, buf, state, off, ctl, sv, io, lo_edges,
-               hi_edges, mode, alpha, beta, gamma, max_depth, target, st, st_t):
+def _team_lead(ptr, ind, jc, aux, shift, dcsc, queue, buf, state, bits, stamps, ctl, sv, io,
+               lo_edges, hi_edges, mode, alpha, beta, gamma, max_depth, target, st, st_t):
     """The leader of :func:`_team_levels`: runs the levels, takes chunks, keeps the record."""
     n = state.shape[0]
     head, tail, depth, cur, m_u, m_f = _scalars(sv)
@@ -594,9 +630,11 @@ def _team_lead(ptr, ind, jc, aux, shift, dcsc, queue, buf, state, off, ctl, sv, 
             break
         depth += 1
         n_f = tail - head
+        base = _level_base(depth, tail, queue, state, sv, bits, stamps)
         epoch = epoch % _EPOCHS + 1
         ctl[_HEAD] = head
         ctl[_TAIL] = tail
+        ctl[_BASE] = base
         ctl[_HK] = 0
         ctl[_HS] = 0
         ctl[_HD] = 0
@@ -615,7 +653,7 @@ def _team_lead(ptr, ind, jc, aux, shift, dcsc, queue, buf, state, off, ctl, sv, 
             if atomic_cas(ctl, _WORK, w, w + (take << 22)) != w:
                 continue
             c, sc, ds = _topdown_shared(ptr, ind, jc, aux, shift, dcsc, queue, head + i,
-                                        head + i + take, state, off, queue, tail + k)
+                                        head + i + take, state, base, queue, tail + k)
             k += c
             scanned += sc
             degsum += ds
@@ -627,10 +665,6 @@ def _team_lead(ptr, ind, jc, aux, shift, dcsc, queue, buf, state, off, ctl, sv, 
         k += c
         scanned += ctl[_HS]
         degsum += ctl[_HD]
-        # Settled by one thread, after every claim: a vertex settled early would look
-        # reached before this level to a smaller claimant (measured: faster than each
-        # thread settling its own a level later, in bands of offsets, on a mesh).
-        _settle(queue, tail, tail + k, state, off)
         nlev, t0, m_u, m_f, head, tail, cur = _next_level(
             st, st_t, nlev, t0, n_f, k, scanned, degsum, cur, m_u, tail, mode, n, alpha, beta,
             gamma)
@@ -642,7 +676,7 @@ def _team_lead(ptr, ind, jc, aux, shift, dcsc, queue, buf, state, off, ctl, sv, 
 
 
 @nb.njit(cache=True, nogil=True, _nrt=False)
-def _team_help(ptr, ind, jc, aux, shift, dcsc, queue, buf, state, off, ctl):
+def _team_help(ptr, ind, jc, aux, shift, dcsc, queue, buf, state, ctl):
     """The helper of :func:`_team_levels`: takes chunks of each level until the leader stops.
 
     Its new vertices go to ``buf`` (the leader copies them behind its own). A chunk is
@@ -668,6 +702,7 @@ def _team_help(ptr, ind, jc, aux, shift, dcsc, queue, buf, state, off, ctl):
             continue
         head = ctl[_HEAD]
         n_f = ctl[_TAIL] - head
+        base = ctl[_BASE]
         k = 0
         scanned = 0
         degsum = 0
@@ -683,7 +718,7 @@ def _team_help(ptr, ind, jc, aux, shift, dcsc, queue, buf, state, off, ctl):
                 continue
             j = n_f - back
             c, sc, ds = _topdown_shared(ptr, ind, jc, aux, shift, dcsc, queue, head + j - take,
-                                        head + j, state, off, buf, k)
+                                        head + j, state, base, buf, k)
             k += c
             scanned += sc
             degsum += ds
@@ -697,8 +732,8 @@ def _team_help(ptr, ind, jc, aux, shift, dcsc, queue, buf, state, off, ctl):
 
 
 @nb.njit(cache=True, nogil=True, parallel=True)
-def _team_levels(ptr, ind, jc, aux, shift, dcsc, queue, buf, state, off, sv, io, lo_edges,
-                 hi_edges, mode, alpha, beta, gamma, max_depth, target, st, st_t):
+def _team_levels(ptr, ind, jc, aux, shift, dcsc, queue, buf, state, bits, stamps, sv, io,
+                 lo_edges, hi_edges, mode, alpha, beta, gamma, max_depth, target, st, st_t):
     """Consecutive top-down levels with ``lo_edges <= m_f < hi_edges`` on two threads.
 
     ``sv`` (:func:`search_levels`'s) and ``io`` (``_IO_*``) carry the loop's scalars in
@@ -709,11 +744,11 @@ def _team_levels(ptr, ind, jc, aux, shift, dcsc, queue, buf, state, off, sv, io,
     ctl = np.zeros(_CTL_SIZE, np.int64)
     for t in nb.prange(2):
         if t == 0:
-            _team_lead(ptr, ind, jc, aux, shift, dcsc, queue, buf, state, off, ctl, sv, io,
-                       lo_edges, hi_edges, mode, alpha, beta, gamma, max_depth, target, st,
-                       st_t)
+            _team_lead(ptr, ind, jc, aux, shift, dcsc, queue, buf, state, bits, stamps, ctl,
+                       sv, io, lo_edges, hi_edges, mode, alpha, beta, gamma, max_depth, target,
+                       st, st_t)
         else:
-            _team_help(ptr, ind, jc, aux, shift, dcsc, queue, buf, state, off, ctl)
+            _team_help(ptr, ind, jc, aux, shift, dcsc, queue, buf, state, ctl)
 
 
 # -- bottom-up ---------------------------------------------------------------
@@ -730,9 +765,11 @@ def _first_member(bits, ind, lo, hi):
 
 
 @nb.njit(cache=True, nogil=True)
-def _bottomup_range(ptr, ind, jc, dcsc, front, state, src, cand, first, lo_c, hi_c, found, out):
+def _bottomup_range(ptr, ind, jc, dcsc, front, state, base, src, cand, first, lo_c, hi_c, found,
+                    out):
     """Bottom-up over ``src[lo_c:hi_c]``; survivors (in ``cand``) and finds go from ``lo_c`` on.
 
+    A find's state is ``base + parent`` (the level's stamp, see :func:`_claim`).
     With ``first`` the candidates are all major slots ``lo_c .. hi_c - 1`` and
     ``src`` is not read. ``src`` may be ``cand`` itself: survivors never
     overtake the read position. ``out`` gets (found, survivors, edges scanned,
@@ -764,7 +801,7 @@ def _bottomup_range(ptr, ind, jc, dcsc, front, state, src, cand, first, lo_c, hi
         hi = np.int64(ptr[k + 1])
         e = _first_member(front, ind, lo, hi)
         if e < hi:
-            state[v] = ind[e]
+            state[v] = base + ind[e]
             found[f] = v
             f += 1
             degsum += -1 - s
@@ -780,10 +817,10 @@ def _bottomup_range(ptr, ind, jc, dcsc, front, state, src, cand, first, lo_c, hi
 
 
 @nb.njit(cache=True, nogil=True, parallel=True)
-def _bottomup_chunks(ptr, ind, jc, dcsc, front, state, src, cand, first, ncand, found, step,
-                     outs):
+def _bottomup_chunks(ptr, ind, jc, dcsc, front, state, base, src, cand, first, ncand, found,
+                     step, outs):
     for c in nb.prange(outs.shape[0]):
-        _bottomup_range(ptr, ind, jc, dcsc, front, state, src, cand, first, c * step,
+        _bottomup_range(ptr, ind, jc, dcsc, front, state, base, src, cand, first, c * step,
                         min(ncand, c * step + step), found, outs[c])
 
 
@@ -809,8 +846,8 @@ _PAR_GATHER = 1 << 16
 
 
 @nb.njit(cache=True, nogil=True)
-def bottomup_level(ptr, ind, jc, dcsc, slots, has_slots, front, state, queue, tail, found,
-                   cands, ci, ncand, nchunks):
+def bottomup_level(ptr, ind, jc, dcsc, slots, has_slots, front, state, base, queue, tail,
+                   found, cands, ci, ncand, nchunks):
     """One bottom-up level over the bitmap ``front``; the finds go to ``queue[tail:]``, sorted.
 
     ``cands[ci][:ncand]`` lists the major slots that may still find a parent.
@@ -825,27 +862,27 @@ def bottomup_level(ptr, ind, jc, dcsc, slots, has_slots, front, state, queue, ta
     """
     first = ncand < 0
     if first and has_slots:
-        return _bottomup_from(ptr, ind, jc, dcsc, front, state, slots, False, slots.shape[0],
-                              queue, tail, found, cands, ci, nchunks)
+        return _bottomup_from(ptr, ind, jc, dcsc, front, state, base, slots, False,
+                              slots.shape[0], queue, tail, found, cands, ci, nchunks)
     if first:
         ncand = jc.shape[0] if dcsc else ptr.shape[0] - 1
-    return _bottomup_from(ptr, ind, jc, dcsc, front, state, cands[ci], first, ncand, queue,
-                          tail, found, cands, ci, nchunks)
+    return _bottomup_from(ptr, ind, jc, dcsc, front, state, base, cands[ci], first, ncand,
+                          queue, tail, found, cands, ci, nchunks)
 
 
 @nb.njit(cache=True, nogil=True)
-def _bottomup_from(ptr, ind, jc, dcsc, front, state, src, first, ncand, queue, tail, found,
-                   cands, ci, nchunks):
+def _bottomup_from(ptr, ind, jc, dcsc, front, state, base, src, first, ncand, queue, tail,
+                   found, cands, ci, nchunks):
     cand = cands[ci]
     nch = nchunks if ncand >= _PAR_BOTTOMUP else 1
     step = max(1, -(-ncand // nch))
     outs = np.zeros((nch, 4), np.int64)
     if nch == 1:
-        _bottomup_range(ptr, ind, jc, dcsc, front, state, src, cand, first, 0, ncand, found,
-                        outs[0])
+        _bottomup_range(ptr, ind, jc, dcsc, front, state, base, src, cand, first, 0, ncand,
+                        found, outs[0])
     else:
-        _bottomup_chunks(ptr, ind, jc, dcsc, front, state, src, cand, first, ncand, found,
-                         step, outs)
+        _bottomup_chunks(ptr, ind, jc, dcsc, front, state, base, src, cand, first, ncand,
+                         found, step, outs)
     nfound = outs[:, 0].sum()
     nsurv = outs[:, 1].sum()
     if nch > 1 and nfound + nsurv >= _PAR_GATHER:
@@ -880,16 +917,18 @@ UNBRANCHED_DEGREE = 3
 
 @nb.njit(cache=True, nogil=True)
 def search_levels(optr, oind, ojc, oaux, oshift, odcsc, iptr, iind, ijc, idcsc, slots,
-                  has_slots, state, off, queue, buf, front, cands, sv, mode, alpha, beta, gamma,
+                  has_slots, state, bits, stamps, queue, buf, front, cands, sv, mode, alpha, beta,
+                  gamma,
                   nparts, nchunks, par_topdown, team_topdown, unbranched, max_depth, target, st,
                   st_t):
     """Run levels, both directions, until the search ends or must return to Python.
 
     The frontier is ``queue[sv[SV_HEAD]:sv[SV_TAIL]]``; ``sv`` holds the rest
     of the search's scalars (depth, next direction, unvisited and frontier
-    degree sums, candidates) and is updated on return. ``off`` (at least n,
-    within the state's dtype) marks a top-down level's claims; ``front`` is a
-    clear bitmap, which a bottom-up level fills with its frontier and clears.
+    degree sums, candidates, stamps) and is updated on return. A vertex reached
+    in a level holds ``stamp << bits | parent``, stamps running from 1 to
+    ``stamps`` (see :func:`_level_base`); ``front`` is a clear bitmap, which a
+    bottom-up level fills with its frontier and clears.
     ``max_depth`` and ``target`` are ``-1`` when not wanted. ``nparts == 0``
     means the thread count is not chosen yet: serial levels run, and the loop
     returns before the first level that would run in parallel; once such a
@@ -935,8 +974,8 @@ def search_levels(optr, oind, ojc, oaux, oshift, odcsc, iptr, iind, ijc, idcsc, 
             _keep_scalars(sv, head, tail, depth, cur, m_u, m_f)
             io[_IO_NLEV] = nlev
             io[_IO_T0] = t0
-            _team_levels(optr, oind, ojc, oaux, oshift, odcsc, queue, buf, state, off, sv, io,
-                         team_topdown, par_topdown, mode, alpha, beta, gamma, max_depth,
+            _team_levels(optr, oind, ojc, oaux, oshift, odcsc, queue, buf, state, bits, stamps,
+                         sv, io, team_topdown, par_topdown, mode, alpha, beta, gamma, max_depth,
                          target, st, st_t)
             sv[SV_TEAM] += io[_IO_NLEV] - nlev
             head, tail, depth, cur, m_u, m_f = _scalars(sv)
@@ -949,25 +988,25 @@ def search_levels(optr, oind, ojc, oaux, oshift, odcsc, iptr, iind, ijc, idcsc, 
             continue
         depth += 1
         n_f = tail - head
+        base = _level_base(depth, tail, queue, state, sv, bits, stamps)
         if cur == TOP_DOWN and (nparts <= 1 or m_f < par_topdown):
             # topdown_level's serial case, without its call: arrays passed to a
             # function that may allocate are reference-counted per call.
             if unbranched:
                 k, scanned, degsum = _topdown_unbranched(optr, oind, ojc, oaux, oshift, odcsc,
-                                                         queue, head, tail, state, off, queue,
+                                                         queue, head, tail, state, base, queue,
                                                          tail)
             else:
                 k, scanned, degsum = _topdown_all(optr, oind, ojc, oaux, oshift, odcsc, queue,
-                                                  head, tail, state, off, queue, tail)
-            _settle(queue, tail, tail + k, state, off)
+                                                  head, tail, state, base, queue, tail)
         elif cur == TOP_DOWN:
             k, scanned, degsum = topdown_level(optr, oind, ojc, oaux, oshift, odcsc, queue,
-                                               head, tail, state, off, buf, nparts)
+                                               head, tail, state, base, buf, nparts)
         else:
             # A frontier from a bottom-up level is sorted: its bits may be set in parallel.
             set_bits(queue[head:tail], front, nparts if sorted_front else 1)
             k, ncand, scanned, degsum, ci = bottomup_level(
-                iptr, iind, ijc, idcsc, slots, has_slots, front, state, queue, tail, buf,
+                iptr, iind, ijc, idcsc, slots, has_slots, front, state, base, queue, tail, buf,
                 cands, ci, ncand, nchunks)
             clear_words(queue[head:tail], front)
         sorted_front = cur != TOP_DOWN

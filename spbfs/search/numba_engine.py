@@ -3,10 +3,11 @@
 The search runs in :func:`~spbfs.kernels.bfs_numba.search_levels`, level after
 level in compiled code, both directions; the driver sees it return only when
 the search is over, a stop is due or its per-level record is full. The search
-keeps one compact word per vertex (``state``: int32 below 2**31 vertices, the
-parent once reached, ``-1 - degree`` before) and the visited vertices in level
-order (``queue``); the int64 parents and levels the user gets are written once
-at the end (:meth:`NumbaEngine.finish`).
+keeps one compact word per vertex (``state``: int32 up to 2**30 vertices; once
+reached, the parent with its level's stamp above it, ``-1 - degree`` before)
+and the visited vertices in level order (``queue``); the int64 parents and
+levels the user gets are written once at the end, in one pass over the state
+(:meth:`NumbaEngine.finish`).
 """
 
 from __future__ import annotations
@@ -26,9 +27,14 @@ from spbfs.threads import ThreadPolicy, ThreadProbe
 __all__ = ["NumbaEngine", "ScratchPool", "nonempty_columns", "state_dtype"]
 
 _INT32_LIMIT = 2**31 - 1
-# A top-down level marks its claims as parent + offset (kernels: _claim), so ids
-# must stay below the offset and parent + offset within the dtype.
-_OFFSETS = {np.dtype(np.int32): 2**30, np.dtype(np.int64): 2**62}
+# A reached vertex's state is ``stamp << bits | parent`` (kernels: _claim), with
+# ``bits`` the ids' width and at least one stamp above it: the most vertices per dtype.
+_MAX_VERTICES = {np.dtype(np.int32): 2**30, np.dtype(np.int64): 2**62}
+
+
+def id_bits(n: int) -> int:
+    """The width of the ids ``0 .. n - 1`` in a state word (at least 1)."""
+    return max(1, (n - 1).bit_length())
 
 
 def nonempty_columns(block: Any) -> np.ndarray:
@@ -59,7 +65,7 @@ def _fresh_rows(n: int) -> tuple[np.ndarray, np.ndarray]:
 
 def state_dtype(n: int, max_degree: int) -> np.dtype:
     """int32 where ``id + 2**30`` and ``-1 - degree`` fit in it (n <= 2**30), else int64."""
-    small = n <= _OFFSETS[np.dtype(np.int32)] and max_degree < _INT32_LIMIT
+    small = n <= _MAX_VERTICES[np.dtype(np.int32)] and max_degree < _INT32_LIMIT
     return np.dtype(np.int32 if small else np.int64)
 
 
@@ -223,15 +229,18 @@ class NumbaEngine(LocalEngine):
             big = self.total_degree >= _INT32_LIMIT
             dtype = state_dtype(n, int(deg.max()) if big and n else self.total_degree)
         self.dtype = np.dtype(dtype)
-        if self.dtype not in _OFFSETS:
+        if self.dtype not in _MAX_VERTICES:
             raise TypeError(f"dtype must be int32 or int64, got {self.dtype}")
         nc = in_block.nzc if in_block.format == "dcsc" else n
         self.pool = pool
         self.scratch, self.clean = pool.take(n, nc, self.dtype, deg)
         self.state, self.queue, self.buf, self.cands, self.front = self.scratch
-        self.off = _OFFSETS[self.dtype]
-        if n > self.off:
+        if n > _MAX_VERTICES[self.dtype]:
             raise ValueError(f"dtype {self.dtype} cannot hold the state of {n} vertices")
+        self.bits = id_bits(n)
+        #: Levels stamped before the stamps so far are stripped (the word's bits above
+        #: the ids; a test lowers it to strip them often).
+        self.stamps = (1 << (8 * self.dtype.itemsize - 1 - self.bits)) - 1
         has_slots = slots is not None
         if slots is None or slots.dtype != self.dtype:
             slots = (self.queue[:0] if slots is None else slots.astype(self.dtype))
@@ -279,6 +288,7 @@ class NumbaEngine(LocalEngine):
         sv = self.sv
         sv[:] = 0
         sv[nbk.SV_TAIL] = 1
+        sv[nbk.SV_UNSTAMPED] = 1  # the source has no stamp
         sv[nbk.SV_NCAND] = -1  # the first bottom-up level lists the candidates as it goes
         return self.queue[:1], int(self.deg[source])
 
@@ -301,7 +311,8 @@ class NumbaEngine(LocalEngine):
         iptr, iind, ijc, idcsc = self.inn
         nlev, reason = nbk.search_levels(
             optr, oind, ojc, aux, shift, odcsc, iptr, iind, ijc, idcsc, self.slots,
-            self.has_slots, self.state, self.off, self.queue, self.buf, self.front, self.cands, sv,
+            self.has_slots, self.state, self.bits, self.stamps, self.queue, self.buf, self.front,
+            self.cands, sv,
             *policy.fused, self.nparts, self.nchunks, self.par_topdown, self.team_topdown,
             self.unbranched,
             -1 if max_depth is None else max_depth, -1 if target is None else target,
@@ -350,8 +361,10 @@ class NumbaEngine(LocalEngine):
         if not want_levels:
             levels = levels[:0]
         # One thread (a busy machine, or threads=1): no parallel region at all.
+        sv = self.sv
         nbk.finish(self.state, self.queue, offsets, parents, levels, want_parents, want_levels,
-                   self.deg, True, self.nchunks if self._parallel_pass() else 1)
+                   self.deg, True, self.bits, int(sv[nbk.SV_REBASE]),
+                   int(sv[nbk.SV_UNSTAMPED]), self.nchunks if self._parallel_pass() else 1)
         self.clean = True
         return (parents if want_parents else None), (levels if want_levels else None)
 
