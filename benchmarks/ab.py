@@ -14,6 +14,12 @@ Cases (``--cases``, comma separated):
 ``lux``
     Whole searches of ``luxembourg_osm.mtx`` (``--lux``; about 1,050 levels) from
     fixed roots: median milliseconds per search and per level.
+``grid``, ``grid-centre``, ``mesh``
+    Whole searches of the 1000 x 1000 grid graph from a corner (vertex 0) and from
+    its centre (``--roots`` searches from the one root), and of a finite-element
+    mesh (``fe_mesh(1_000_000, seed=0)``, about 380 levels) from ``--roots``
+    random roots: median milliseconds per search and per level. Two threads (the
+    issue's machine), parents and levels returned.
 ``dist18x2x1``, ``dist18x2x2``, ``dist20x2x1``, ``dist20x2x2``
     ``mpiexec -n P python -m <grid package> bench --scale S --grid RxC``:
     harmonic-mean TEPS and median search time.
@@ -63,6 +69,30 @@ print("us_per_level", float(np.median(np.array(times) / np.maximum(levels, 1))) 
 """
 
 
+_HIGH_DIAMETER = r"""
+import sys, time
+import numpy as np
+import spbfs
+from spbfs.generators import fe_mesh, grid2d
+case, nroots = sys.argv[1], int(sys.argv[2])
+el = fe_mesh(1_000_000, seed=0) if case == "mesh" else grid2d(1000, 1000)
+g = spbfs.Graph.from_edgelist(el, config=spbfs.Config(format="csr", threads=2))
+if case == "mesh":
+    roots = np.random.default_rng(7).choice(g.n, size=nroots, replace=False)
+else:
+    roots = [0 if case == "grid" else 500500] * nroots
+spbfs.bfs(g, int(roots[0]))
+times, levels = [], []
+for r in roots:
+    t = time.perf_counter()
+    res = spbfs.bfs(g, int(r))
+    times.append(time.perf_counter() - t)
+    levels.append(len(res.stats))
+print("median_ms", float(np.median(times)) * 1e3)
+print("us_per_level", float(np.median(np.array(times) / np.maximum(levels, 1))) * 1e6)
+"""
+
+
 def _grid_module(root: Path) -> str:
     return "spbfs.mpi" if (root / "spbfs" / "mpi" / "__main__.py").exists() else "spbfs.dist"
 
@@ -74,6 +104,8 @@ def _command(case: str, root: Path, args: argparse.Namespace) -> list[str]:
                 "--no-validate"]
     if case == "lux":
         return [py, "-c", _LUX, str(args.lux), str(args.roots)]
+    if case in ("grid", "grid-centre", "mesh"):
+        return [py, "-c", _HIGH_DIAMETER, case, str(args.roots)]
     m = re.fullmatch(r"dist(\d+)x(\d+)x(\d+)", case)
     if m:
         scale, pr, pc = (int(x) for x in m.groups())
@@ -99,7 +131,7 @@ def _figures(out: str) -> dict[str, float]:
         m = rx.search(out)
         if m:
             value = float(next(g for g in m.groups() if g is not None))
-            # Graph500 output gives seconds; the lux case milliseconds.
+            # Graph500 output gives seconds; the lux, grid and mesh cases milliseconds.
             got[name] = value * 1e3 if name == "median_ms" and m.group(1) else value
     return got
 
