@@ -515,8 +515,8 @@ def _stop_due(depth, max_depth, target, state, nlev, cap):  # type: ignore[no-un
 def _level_base(depth, tail, queue, state, sv, bits, stamps):  # type: ignore[no-untyped-def]
     """The claims' ``base`` of level ``depth`` (its stamp shifted above the id ``bits``).
 
-    Stamps count levels from the last :func:`_unstamp` on; with ``stamps`` in use, the
-    levels so far (``queue[sv[SV_UNSTAMPED]:tail]``) lose theirs and the count
+    Stamps count levels from the last :func:`_unstamp` on. Once all ``stamps`` are used,
+    the levels so far (``queue[sv[SV_UNSTAMPED]:tail]``) lose theirs and the count
     starts again at 1, so every earlier level's values stay below this one's.
     """
     t = depth - sv[SV_REBASE]
