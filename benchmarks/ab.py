@@ -48,6 +48,18 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 
+# Whole searches from ``roots`` of ``g`` (both set by the case's script before it).
+_TIMED = r"""
+times, levels = [], []
+for r in roots:
+    t = time.perf_counter()
+    res = spbfs.bfs(g, int(r))
+    times.append(time.perf_counter() - t)
+    levels.append(len(res.stats))
+print("median_ms", float(np.median(times)) * 1e3)
+print("us_per_level", float(np.median(np.array(times) / np.maximum(levels, 1))) * 1e6)
+"""
+
 _LUX = r"""
 import sys, time
 import numpy as np
@@ -58,14 +70,6 @@ rng = np.random.default_rng(7)
 roots = rng.choice(g.n, size=int(sys.argv[2]), replace=False)
 spbfs.bfs(g, int(roots[0]))
 spbfs.bfs(g, int(roots[0]), direction="bottom-up", max_depth=3)
-times, levels = [], []
-for r in roots:
-    t = time.perf_counter()
-    res = spbfs.bfs(g, int(r))
-    times.append(time.perf_counter() - t)
-    levels.append(len(res.stats))
-print("median_ms", float(np.median(times)) * 1e3)
-print("us_per_level", float(np.median(np.array(times) / np.maximum(levels, 1))) * 1e6)
 """
 
 
@@ -82,14 +86,6 @@ if case == "mesh":
 else:
     roots = [0 if case == "grid" else 500500] * nroots
 spbfs.bfs(g, int(roots[0]))
-times, levels = [], []
-for r in roots:
-    t = time.perf_counter()
-    res = spbfs.bfs(g, int(r))
-    times.append(time.perf_counter() - t)
-    levels.append(len(res.stats))
-print("median_ms", float(np.median(times)) * 1e3)
-print("us_per_level", float(np.median(np.array(times) / np.maximum(levels, 1))) * 1e6)
 """
 
 
@@ -103,9 +99,9 @@ def _command(case: str, root: Path, args: argparse.Namespace) -> list[str]:
         return [py, "-m", "spbfs.cli", "bench", "--scale", "20", "--roots", str(args.roots),
                 "--no-validate"]
     if case == "lux":
-        return [py, "-c", _LUX, str(args.lux), str(args.roots)]
+        return [py, "-c", _LUX + _TIMED, str(args.lux), str(args.roots)]
     if case in ("grid", "grid-centre", "mesh"):
-        return [py, "-c", _HIGH_DIAMETER, case, str(args.roots)]
+        return [py, "-c", _HIGH_DIAMETER + _TIMED, case, str(args.roots)]
     m = re.fullmatch(r"dist(\d+)x(\d+)x(\d+)", case)
     if m:
         scale, pr, pc = (int(x) for x in m.groups())

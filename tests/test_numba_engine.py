@@ -376,17 +376,27 @@ def _same_search(got, want) -> None:
         np.testing.assert_array_equal(getattr(got[2], field), getattr(want[2], field))
 
 
+def _graph_case(name: str, fmt: str):
+    """GRAPHS[name] as (matrix, graph in ``fmt``, n, directed)."""
+    src, dst, n, directed = GRAPHS[name]()
+    a = _matrix(src, dst, n, directed)
+    return a, _graph(a, directed, fmt), n, directed
+
+
+def _first_and_hub(a: sp.csr_matrix, directed: bool):
+    """(source, reference levels) from the first vertex with an edge and from the hub."""
+    deg = np.diff(a.indptr)
+    for source in (int(np.flatnonzero(deg)[0]), int(np.argmax(deg))):
+        yield source, _ref_levels(a, source, directed)
+
+
 @pytest.mark.parametrize("fmt", FORMATS)
 @pytest.mark.parametrize("name", sorted(GRAPHS))
 def test_claims_with_and_without_branches_give_one_search(fmt: str, name: str) -> None:
     """The serial top-down claim's two forms (chosen by the graph's average degree) give the
     same parents, levels and counts, also where the last level fills the queue."""
-    src, dst, n, directed = GRAPHS[name]()
-    a = _matrix(src, dst, n, directed)
-    g = _graph(a, directed, fmt)
-    deg = np.diff(a.indptr)
-    for source in (int(np.flatnonzero(deg)[0]), int(np.argmax(deg))):
-        levels = _ref_levels(a, source, directed)
+    a, g, n, directed = _graph_case(name, fmt)
+    for source, levels in _first_and_hub(a, directed):
         runs = []
         for unbranched in (False, True):
             e = _engine(g, threads=1)
@@ -406,12 +416,8 @@ def test_levels_past_the_stamps_give_one_search(fmt: str, name: str) -> None:
     with 1, 2 or 3 stamps (a strip every level or every few) the parents, levels and
     per-level counts are the default's, in serial, parallel and team levels, both
     directions, either dtype, and across calls of the compiled loop (a record of 3)."""
-    src, dst, n, directed = GRAPHS[name]()
-    a = _matrix(src, dst, n, directed)
-    g = _graph(a, directed, fmt)
-    deg = np.diff(a.indptr)
-    for source in (int(np.flatnonzero(deg)[0]), int(np.argmax(deg))):
-        levels = _ref_levels(a, source, directed)
+    a, g, _, directed = _graph_case(name, fmt)
+    for source, levels in _first_and_hub(a, directed):
         for direction in ("auto", "top-down", "bottom-up"):
             want = _run(_engine(g, threads=1), source, DirectionPolicy(direction))
             np.testing.assert_array_equal(want[1], levels)
