@@ -238,8 +238,8 @@ class NumbaEngine(LocalEngine):
         if n > _MAX_VERTICES[self.dtype]:
             raise ValueError(f"dtype {self.dtype} cannot hold the state of {n} vertices")
         self.bits = id_bits(n)
-        #: Levels stamped before the stamps so far are stripped (the word's bits above
-        #: the ids; a test lowers it to strip them often).
+        #: Level stamps the word holds above the ids: a deeper search strips the stamps
+        #: so far and counts again from 1 (a test lowers it to strip often).
         self.stamps = (1 << (8 * self.dtype.itemsize - 1 - self.bits)) - 1
         has_slots = slots is not None
         if slots is None or slots.dtype != self.dtype:
