@@ -20,7 +20,7 @@ frontier vertex reaching ``v`` (the ``min`` of the semiring) without sorting
 any frontier, without atomics, without a bitmap and without a pass over the
 level's claims after it. Stamps run 1, 2, ... up to what the word holds
 above the id bits (2047 levels for a million vertices in int32); a search
-deeper than that strips the stamps of the levels so far (:func:`_unstamp`,
+deeper than that strips the stamps of the levels so far (:func:`_restamp`,
 once per vertex at most) and starts again at 1, and those levels are read
 from the queue at the end. A large level splits the destinations over the
 threads in word-aligned ranges: each thread owns its ranges' state words. A run of
@@ -75,7 +75,7 @@ _MASK = np.uint64(63)
 # Slots of the search's scalar state ``sv`` (kept between calls of search_levels).
 # SV_WANTED: a level that runs in parallel where threads are given was met.
 # SV_TEAM: levels run by a team of two threads (_team_levels) in this search.
-# SV_REBASE: the depth of the last level whose stamps were stripped (_unstamp), 0 if
+# SV_REBASE: the depth of the last level whose stamps were stripped (_restamp), 0 if
 # none; SV_UNSTAMPED: the queue position where the stamped vertices begin.
 (SV_HEAD, SV_TAIL, SV_DEPTH, SV_CUR, SV_MU, SV_MF, SV_NCAND, SV_CAND, SV_WANTED, SV_TEAM,
  SV_REBASE, SV_UNSTAMPED) = range(12)
@@ -247,7 +247,7 @@ def finish(state, queue, offsets, parents, levels, want_parents, want_levels, de
 
     ``parents[v]`` is the low ``bits`` of ``state[v]`` where reached, ``-1``
     elsewhere; ``levels[v]`` is ``rebase`` plus its stamp. Vertices without a
-    stamp (the source, and the levels before the last :func:`_unstamp`) are
+    stamp (the source, and the levels before the last :func:`_restamp`) are
     ``queue[:unstamped]``, level ``d``'s being ``queue[offsets[d]:offsets[d + 1]]``:
     their levels are scattered from the queue. With ``reset`` the same pass sets
     ``state`` back to unvisited (``-1 - deg``) for the graph's next search, which
@@ -343,15 +343,6 @@ def _claim_shared(ind, lo, hi, u, state, base, out, k):  # type: ignore[no-untyp
                 break
             s = old
     return k, degsum
-
-
-@nb.njit(cache=True, nogil=True, _nrt=False)
-def _unstamp(ids, lo, hi, state, bits):
-    """Strip the stamps of ``ids[lo:hi]``: ``state[v]`` keeps its low ``bits`` (the parent)."""
-    mask = (1 << bits) - 1
-    for i in range(lo, hi):
-        v = np.uint64(ids[np.uint64(i)])
-        state[v] &= mask
 
 
 # Without reference counting (_nrt=False): numba's call convention increfs every
@@ -514,7 +505,8 @@ def _stop_due(depth, max_depth, target, state, nlev, cap):  # type: ignore[no-un
 @nb.njit(cache=True, nogil=True, _nrt=False)
 def _restamp(queue, unstamped, tail, state, bits, depth):
     """Level ``depth`` found every stamp used: strip the stamps of the levels so far
-    (``queue[unstamped:tail]``); returns the new ``rebase`` and ``unstamped``.
+    (``queue[unstamped:tail]`` keep the low ``bits`` of their state, the parent);
+    returns the new ``rebase`` and ``unstamped``.
 
     A level's claims' base is ``(depth - rebase) << bits``: stamps count levels from
     the last strip on, and every earlier level's values stay below this one's. The
@@ -522,7 +514,10 @@ def _restamp(queue, unstamped, tail, state, bits, depth):
     step out of line: as ``sv``'s slots read and written every level, or with this
     step inlined, a path's level (one vertex) ran 1.5-1.8x slower.
     """
-    _unstamp(queue, unstamped, tail, state, bits)
+    mask = (1 << bits) - 1
+    for i in range(unstamped, tail):
+        v = np.uint64(queue[np.uint64(i)])
+        state[v] &= mask
     return depth - 1, tail
 
 

@@ -64,7 +64,8 @@ def _fresh_rows(n: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def state_dtype(n: int, max_degree: int) -> np.dtype:
-    """int32 where ``id + 2**30`` and ``-1 - degree`` fit in it (n <= 2**30), else int64."""
+    """int32 where the ids leave room for a level stamp above them (n <= 2**30) and
+    ``-1 - degree`` fits, else int64."""
     small = n <= _MAX_VERTICES[np.dtype(np.int32)] and max_degree < _INT32_LIMIT
     return np.dtype(np.int32 if small else np.int64)
 
