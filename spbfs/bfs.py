@@ -10,6 +10,7 @@ it under the level loop every engine shares,
 
 from __future__ import annotations
 
+import sys
 import time
 from functools import partial
 from typing import Any
@@ -54,11 +55,14 @@ def bfs(
 
     Parameters
     ----------
-    graph : Graph, EdgeList, sparse matrix, networkx graph, path or (src, dst)
+    graph : Graph, DistGraph, EdgeList, sparse matrix, networkx graph, path or (src, dst)
         The graph; anything but a :class:`~spbfs.graph.Graph` is converted
         with :func:`~spbfs.graph.as_graph` (``directed`` applies then), except
         a scipy sparse matrix, which ``cache`` decides: its rows searched as
-        they are, or a Graph built (and kept) from it.
+        they are, or a Graph built (and kept) from it. A
+        :class:`~spbfs.mpi.DistGraph` (this rank's piece of a process grid's
+        graph) runs the grid search, :func:`spbfs.mpi.bfs`, on every rank
+        (collective): the same script searches one process or a grid.
     source : int or node label
         Root vertex id; for a networkx graph its node label (the result is by
         vertex id: ``graph.ids`` maps ids back to labels).
@@ -110,20 +114,23 @@ def bfs(
 
     Returns
     -------
-    BFSResult
+    BFSResult or DistBFSResult
         Parents (the smallest frontier vertex reaching each vertex, ``-1`` where
         unreached, the source its own parent), levels and per-level statistics.
         A generic semiring gives ``levels`` and ``values`` (each reached
         vertex's value; the semiring's additive identity where unreached) and
-        no parents.
+        no parents. On a DistGraph: a :class:`~spbfs.mpi.DistBFSResult`, this
+        rank's piece of the same arrays and the global statistics.
 
     Raises
     ------
     ValueError
         For a source or target out of range, an empty graph, a negative
         ``max_depth``, an unknown option value or semiring name, parents asked
-        of a semiring that computes none, or a ``source_value`` other than 1
-        with ``min_second`` / ``any_pair``.
+        of a semiring that computes none, a ``source_value`` other than 1
+        with ``min_second`` / ``any_pair``, or ``reverse=True`` on a DistGraph.
+    CollectiveError
+        On a DistGraph, on every rank, for what :func:`spbfs.mpi.bfs` refuses.
     TypeError
         For a non-integer source or target, a ``semiring`` that is neither a
         Semiring nor a name, a non-numeric ``source_value``, or a user
@@ -141,6 +148,9 @@ def bfs(
     >>> spbfs.bfs(g, 0, semiring="plus_second").values.tolist()   # shortest-path counts
     [1, 1, 1, 1]
     """
+    if _is_grid_graph(graph):
+        return _grid_bfs(graph, source, config, output, direction, max_depth, target, reverse,
+                         semiring, source_value)
     threads = (config or (graph.config if isinstance(graph, Graph) else Config())).threads
     # None: as many as the machine has idle when the first parallel region is due.
     with search_threads(threads, lazy=True) as choice:
@@ -177,6 +187,44 @@ def _bfs(graph: Any, source: Any, config: Config | None, max_depth: int | None,
         threads.count()
         return semiring_search(g, source, cfg, semiring, source_value, max_depth, target, reverse)
     return _search(g, source, cfg, max_depth, target, reverse, threads)
+
+
+def _is_grid_graph(graph: Any) -> bool:
+    """Whether ``graph`` is a :class:`~spbfs.mpi.DistGraph`, without importing MPI.
+
+    A DistGraph exists only once its module is imported, so a process that never
+    made one never loads mpi4py here.
+    """
+    module = sys.modules.get("spbfs.mpi.graph")
+    return module is not None and isinstance(graph, module.DistGraph)
+
+
+def _grid_bfs(graph: Any, source: Any, config: Config | None, output: str | None,
+              direction: str | None, max_depth: int | None, target: Any, reverse: bool,
+              semiring: Semiring | str, source_value: Any) -> Any:
+    """:func:`bfs` on a DistGraph: :func:`spbfs.mpi.bfs` with the one-process options.
+
+    The grid search returns parents and levels together; ``output`` picks
+    ``any_pair`` (levels only, no parent words moved) or drops the levels.
+    """
+    from spbfs.mpi.bfs import bfs as grid_search
+
+    if reverse:
+        raise ValueError("reverse=True is not supported on a DistGraph: the grid search "
+                         "follows out-edges; build the DistGraph from the reversed edges")
+    cfg = config or graph.config
+    if output is not None:
+        cfg.replace(output=output)  # checks the value, as one process does
+    kind, semiring = check_semiring(semiring, output, cfg.output, source_value)
+    want = output or cfg.output
+    if kind == PARENTS and want == "levels":
+        semiring = "any_pair"
+    result = grid_search(graph, source, direction=direction, max_depth=max_depth,
+                         target=target, config=config, semiring=semiring,
+                         source_value=source_value)
+    if kind == PARENTS and want == "parents":
+        result.levels = None
+    return result
 
 
 def _resolve_graph(

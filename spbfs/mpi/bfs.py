@@ -113,7 +113,8 @@ class DistBFSResult:
         The root.
     parents, levels : numpy.ndarray
         This rank's piece (vertices ``lo .. hi-1``), int64, ``-1`` where unreached;
-        ``parents`` is None for ``semiring="any_pair"`` and generic semirings.
+        ``parents`` is None for ``semiring="any_pair"`` and generic semirings,
+        ``levels`` None for :func:`spbfs.bfs`'s ``output="parents"``.
     lo, hi : int
         The global ids of the piece.
     n : int
@@ -148,7 +149,7 @@ class DistBFSResult:
 
     source: int
     parents: np.ndarray | None
-    levels: np.ndarray
+    levels: np.ndarray | None
     lo: int
     hi: int
     n: int
@@ -203,7 +204,7 @@ class DistBFSResult:
         """
         # None or not is the same on every rank: the collectives match.
         parents = None if self.parents is None else C.gatherv(self._comm, self.parents, root=root)
-        levels = C.gatherv(self._comm, self.levels, root=root)
+        levels = None if self.levels is None else C.gatherv(self._comm, self.levels, root=root)
         values = None if self.values is None else C.gatherv(self._comm, self.values, root=root)
         if self._comm.Get_rank() != root:
             return None
@@ -230,6 +231,8 @@ class DistBFSResult:
 
         if self.parents is None:
             raise ValueError("validate needs parents: search with semiring='min_second'")
+        if self.levels is None:
+            raise ValueError("validate needs levels: search with output='both'")
         return validate_distributed(graph, self)
 
     def save(self, path: str | os.PathLike[str]) -> None:
@@ -1018,6 +1021,8 @@ def traversed_edges(graph: DistGraph, result: DistBFSResult) -> int:
     """
     from spbfs.mpi.validate import column_chunk_of_piece
 
+    if result.levels is None:
+        raise ValueError("traversed_edges needs levels: search with output='both'")
     lv = np.full(graph.dist.B64, -1, dtype=np.int64)
     lv[:result.levels.shape[0]] = result.levels
     col = column_chunk_of_piece(graph, lv)

@@ -6,7 +6,8 @@ Every grid named on the command line (``RxC`` with ``R·C = P``) runs
 not divide by the grid (a Kronecker graph with isolated vertices, a 2-D
 lattice, a directed random graph), in both formats and in every direction.
 Rank 0 compares the gathered levels and values with ``spbfs.bfs`` on one
-process, exactly. Bad arguments must raise the same
+process, exactly; ``spbfs.bfs`` given the DistGraph itself must run the grid
+search with the one-process options (output, semiring, max_depth). Bad arguments must raise the same
 :class:`~spbfs.mpi.CollectiveError` on every rank. Any failure raises and the
 installed excepthook aborts the job. Prints ``ALL OK <cases>`` on rank 0.
 """
@@ -70,6 +71,22 @@ def check_graph(grid: ProcessGrid, name: str, el: EdgeList, directed: bool, fmt:
         assert r.parents is None and r.values is None, name
         np.testing.assert_array_equal(r.levels, ref.levels, err_msg=f"{name} any_pair")
         cases[0] += 1
+    # spbfs.bfs itself takes the DistGraph: the script of one process runs on the grid.
+    for output in ("both", "parents", "levels"):
+        r = spbfs.bfs(g, hub, output=output, direction="top-down").gather()
+        if root:
+            ref = spbfs.bfs(serial, hub, output=output, direction="top-down")
+            for field in ("parents", "levels"):
+                got, want = getattr(r, field), getattr(ref, field)
+                assert (got is None) == (want is None), (name, output, field)
+                if want is not None:
+                    np.testing.assert_array_equal(got, want, err_msg=f"{name} {output}")
+            cases[0] += 1
+    r = spbfs.bfs(g, 0, semiring="plus_second", max_depth=3).gather()
+    if root:
+        ref = spbfs.bfs(serial, 0, semiring="plus_second", max_depth=3)
+        np.testing.assert_array_equal(r.values, ref.values, err_msg=f"{name} spbfs.bfs")
+        cases[0] += 1
     if not name.startswith("grid"):
         return
     # max_depth and target stop the grid where they stop one process; source_value travels.
@@ -101,6 +118,22 @@ def check_bad_input(grid: ProcessGrid) -> None:
     expect("positional operators", semiring="plus_secondi")
     expect("leave out out", semiring="plus_second",
            out=(np.zeros(g.hi - g.lo, np.int64), np.zeros(g.hi - g.lo, np.int64)))
+    # spbfs.bfs on a DistGraph: what one process refuses, every rank refuses alike.
+    for text, kwargs in (("reverse=True", {"reverse": True}),
+                         ("output", {"output": "edges"}),
+                         ("parents", {"semiring": "plus_second", "output": "parents"})):
+        try:
+            spbfs.bfs(g, 0, **kwargs)
+        except ValueError as exc:
+            assert text in str(exc), (text, str(exc))
+        else:
+            raise AssertionError(f"spbfs.bfs{kwargs} accepted bad input on a DistGraph")
+    try:
+        spbfs.bfs(g, g.n)
+    except CollectiveError as exc:
+        assert "source" in str(exc), str(exc)
+    else:
+        raise AssertionError("spbfs.bfs accepted a source out of range on a DistGraph")
 
 
 def main() -> None:
