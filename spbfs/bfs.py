@@ -10,7 +10,6 @@ it under the level loop every engine shares,
 
 from __future__ import annotations
 
-import sys
 import time
 from functools import partial
 from typing import Any
@@ -21,7 +20,7 @@ from semirings.backend import get_backend
 from semirings.semiring import Semiring
 from spbfs.config import Config
 from spbfs.direction import DirectionPolicy
-from spbfs.graph import Graph, as_graph
+from spbfs.graph import Graph, as_graph, is_dist_graph
 from spbfs.kernels import bfs_numba as nbk
 from spbfs.kernels.rows_bfs import MAX_VERTICES, rows_search
 from spbfs.matrix_cache import MatrixCache, RowsInput, process_cache, rows_input
@@ -148,7 +147,7 @@ def bfs(
     >>> spbfs.bfs(g, 0, semiring="plus_second").values.tolist()   # shortest-path counts
     [1, 1, 1, 1]
     """
-    if _is_grid_graph(graph):
+    if is_dist_graph(graph):
         return _grid_bfs(graph, source, config, output, direction, max_depth, target, reverse,
                          semiring, source_value)
     threads = (config or (graph.config if isinstance(graph, Graph) else Config())).threads
@@ -187,16 +186,6 @@ def _bfs(graph: Any, source: Any, config: Config | None, max_depth: int | None,
         threads.count()
         return semiring_search(g, source, cfg, semiring, source_value, max_depth, target, reverse)
     return _search(g, source, cfg, max_depth, target, reverse, threads)
-
-
-def _is_grid_graph(graph: Any) -> bool:
-    """Whether ``graph`` is a :class:`~spbfs.mpi.DistGraph`, without importing MPI.
-
-    A DistGraph exists only once its module is imported, so a process that never
-    made one never loads mpi4py here.
-    """
-    module = sys.modules.get("spbfs.mpi.graph")
-    return module is not None and isinstance(graph, module.DistGraph)
 
 
 def _grid_bfs(graph: Any, source: Any, config: Config | None, output: str | None,

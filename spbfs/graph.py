@@ -34,7 +34,7 @@ from spbfs.matrix_structure import (
 )
 from spbfs.search.checks import check_vertex
 
-__all__ = ["Graph", "as_graph"]
+__all__ = ["Graph", "as_graph", "is_dist_graph"]
 
 
 class Graph:
@@ -670,6 +670,19 @@ def _structurally_symmetric(a: Any, canonical: bool = False) -> bool:
     return structurally_symmetric(a.indptr, a.indices)
 
 
+def is_dist_graph(obj: Any) -> bool:
+    """Whether ``obj`` is a :class:`~spbfs.mpi.DistGraph` (a rank's piece of a grid's graph).
+
+    Asked without importing :mod:`spbfs.mpi`: a DistGraph exists only once its
+    module is loaded, so a process that never made one never loads MPI here.
+    The top-level searches and algorithms run their grid twins on one.
+    """
+    import sys
+
+    module = sys.modules.get("spbfs.mpi.graph")
+    return module is not None and isinstance(obj, module.DistGraph)
+
+
 def as_graph(obj: Any, *, config: Config | None = None, directed: bool | None = None) -> Graph:
     """Convert ``obj`` to a :class:`Graph` (a Graph under another config is re-stored).
 
@@ -693,6 +706,10 @@ def as_graph(obj: Any, *, config: Config | None = None, directed: bool | None = 
         return Graph.from_networkx(obj, config=config)
     if type(obj).__module__.startswith("graphblas"):
         return Graph.from_graphblas(obj, directed=directed, config=config)
+    if is_dist_graph(obj):
+        raise TypeError("a DistGraph is a rank's piece of a process grid's graph and stays "
+                        "distributed: pass it to spbfs.bfs or an algorithm, which run their "
+                        "grid versions, or gather what you need")
     if isinstance(obj, tuple) and len(obj) == 2:
         src = check_vertex_ids(obj[0], np.iinfo(np.int64).max, "src")
         dst = check_vertex_ids(obj[1], np.iinfo(np.int64).max, "dst")

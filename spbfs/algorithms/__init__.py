@@ -24,6 +24,12 @@ keyword arguments for that conversion, described here once:
 * ``directed`` (bool, optional): whether the edges are arcs; used only when
   ``graph`` is not already a :class:`~spbfs.Graph`, which keeps its own.
 
+A :class:`~spbfs.mpi.DistGraph` (a rank's piece of a process grid's graph) runs
+the algorithm's grid twin (below) on every rank and returns its result (this
+rank's piece; ``gather()`` gives the one-process type). Its ``config`` is the
+one the DistGraph was made with (another is refused), and an option the twin
+lacks (PageRank's ``weights``) raises rather than being dropped.
+
 Keeping the step a single product call (:func:`semirings.spmsv`,
 :func:`semirings.spmv`, or one of :mod:`spbfs.algorithms._ops`) is
 deliberate: a distributed version on the 2D process grid replaces that one

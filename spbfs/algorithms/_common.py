@@ -15,10 +15,11 @@ import numpy as np
 
 from semirings.blocks import Block, block_from_edges
 from spbfs.config import Config
-from spbfs.graph import Graph, as_graph
+from spbfs.graph import Graph, as_graph, is_dist_graph
 from spbfs.search.checks import check_vertex
 
 __all__ = [
+    "check_grid_call",
     "check_positive_int",
     "check_sources",
     "node_labels",
@@ -27,6 +28,30 @@ __all__ = [
     "symmetric_block",
     "vertex_of",
 ]
+
+
+def check_grid_call(graph: Any, config: Config | None, what: str, **unsupported: Any) -> bool:
+    """Whether ``graph`` is a DistGraph, so that ``what`` runs its grid twin.
+
+    A DistGraph's blocks are stored and distributed under the config it was
+    made with, so a different ``config`` is refused rather than ignored, as is
+    any option in ``unsupported`` (name: value) that is set (not None or
+    False) and that the grid version does not take.
+
+    Raises
+    ------
+    ValueError
+        For such a config or option.
+    """
+    if not is_dist_graph(graph):
+        return False
+    if config is not None and config != graph.config:
+        raise ValueError(f"config: {what} on a DistGraph runs under the config the DistGraph "
+                         "was made with; pass config= where it is made")
+    for name, value in unsupported.items():
+        if value is not None and value is not False:
+            raise ValueError(f"{name} is not supported by {what} on a DistGraph")
+    return True
 
 
 def prepare(

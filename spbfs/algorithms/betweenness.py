@@ -27,7 +27,13 @@ from typing import Any
 import numpy as np
 
 from semirings.semiring import plus_times
-from spbfs.algorithms._common import check_positive_int, check_sources, prepare, sources_of
+from spbfs.algorithms._common import (
+    check_grid_call,
+    check_positive_int,
+    check_sources,
+    prepare,
+    sources_of,
+)
 from spbfs.algorithms._grid import Pieces, check_graph, collective, spgemm_step
 from spbfs.algorithms._ops import SparseColumns, spgemm
 from spbfs.config import Config
@@ -105,6 +111,9 @@ def betweenness_centrality(
     >>> betweenness_centrality(g, normalized=False).tolist()
     [0.0, 2.0, 2.0, 0.0]
     """
+    if check_grid_call(graph, config, "betweenness_centrality"):
+        return dist_betweenness_centrality(graph, k=k, sources=sources, normalized=normalized,
+                                           seed=seed, batch_size=batch_size)
     batch_size = check_positive_int(batch_size, "batch_size")
     g = prepare(graph, config, directed)
     n = g.n

@@ -28,7 +28,7 @@ import numpy as np
 from semirings.kernels import spmsv
 from semirings.semiring import min_second
 from semirings.vector import SparseVector
-from spbfs.algorithms._common import prepare, symmetric_block
+from spbfs.algorithms._common import check_grid_call, prepare, symmetric_block
 from spbfs.algorithms._grid import Pieces, check_graph
 from spbfs.config import Config
 from spbfs.mpi import comm as C
@@ -107,6 +107,8 @@ def connected_components(
     >>> cc.n_components, cc.labels.tolist(), cc.roots.tolist()
     (4, [0, 0, 1, 2, 2, 3], [0, 0, 2, 3, 3, 5])
     """
+    if check_grid_call(graph, config, "connected_components"):
+        return dist_connected_components(graph)
     g = prepare(graph, config, directed)
     n = g.n
     xp = g.backend.xp

@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 
 from semirings.semiring import any_pair, min_second
-from spbfs.algorithms._common import check_sources, prepare, sources_of
+from spbfs.algorithms._common import check_grid_call, check_sources, prepare, sources_of
 from spbfs.algorithms._grid import Pieces, check_graph, collective, first_by_key, spgemm_step
 from spbfs.algorithms._ops import SparseColumns, msbfs_bits, spgemm
 from spbfs.config import Config
@@ -152,6 +152,9 @@ def multi_source_bfs(
     >>> r.parents[1].tolist()
     [1, 2, 3, 3]
     """
+    if check_grid_call(graph, config, "multi_source_bfs"):
+        return dist_multi_source_bfs(graph, sources, output=output, max_depth=max_depth,
+                                     reverse=reverse)
     max_depth = check_msbfs_args(output, max_depth)
     g = prepare(graph, config, directed, allow_empty=False)
     src = check_sources(g.n, sources_of(g, sources))

@@ -26,7 +26,7 @@ import scipy.sparse as sp
 from semirings.blocks import block_from_scipy
 from semirings.kernels import spmv
 from semirings.semiring import plus_times
-from spbfs.algorithms._common import check_positive_int, node_labels, prepare
+from spbfs.algorithms._common import check_grid_call, check_positive_int, node_labels, prepare
 from spbfs.algorithms._grid import Pieces, check_graph, collective
 from spbfs.config import Config
 from spbfs.mpi.graph import DistGraph
@@ -132,6 +132,8 @@ def pagerank(
     >>> pagerank(g).scores.round(4).tolist()
     [0.3333, 0.3333, 0.3333]
     """
+    if check_grid_call(graph, config, "pagerank", weights=weights):
+        return dist_pagerank(graph, alpha=alpha, tol=tol, max_iter=max_iter)
     max_iter = check_pagerank_args(alpha, tol, max_iter)
     g = prepare(graph, config, directed)
     n = g.n

@@ -43,7 +43,13 @@ from semirings.blocks import Block, block_from_edges
 from semirings.kernels import spmsv
 from semirings.semiring import min_plus
 from semirings.vector import SparseVector
-from spbfs.algorithms._common import check_positive_int, node_labels, prepare, vertex_of
+from spbfs.algorithms._common import (
+    check_grid_call,
+    check_positive_int,
+    node_labels,
+    prepare,
+    vertex_of,
+)
 from spbfs.algorithms._grid import Pieces, check_graph, collective, first_by_key, route_rows
 from spbfs.config import Config
 from spbfs.edges import check_vertex_ids
@@ -278,6 +284,8 @@ def sssp(
     >>> sssp(W, 0, directed=True).distances.tolist()
     [0.0, 1.0, 2.0]
     """
+    if check_grid_call(graph, config, "sssp"):
+        return dist_sssp(graph, source, weights=weights, max_rounds=max_rounds)
     g = prepare(graph, config, directed, allow_empty=False)
     source, max_rounds = check_sssp_args(g.n, vertex_of(g, source), max_rounds)
     if isinstance(weights, Block):

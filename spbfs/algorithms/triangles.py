@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from spbfs.algorithms._common import prepare, symmetric_block
+from spbfs.algorithms._common import check_grid_call, prepare, symmetric_block
 from spbfs.algorithms._grid import Pieces, check_graph, route_rows
 from spbfs.algorithms._ops import dag_triangles
 from spbfs.config import Config
@@ -75,6 +75,8 @@ def triangle_count(
     >>> tc.total, tc.per_vertex.tolist()
     (1, [1, 1, 1, 0])
     """
+    if check_grid_call(graph, config, "triangle_count"):
+        return dist_triangle_count(graph)
     g = prepare(graph, config, directed)
     n = g.n
     if n == 0:

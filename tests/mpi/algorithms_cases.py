@@ -94,7 +94,8 @@ def check_graph(grid: ProcessGrid, name: str, el: EdgeList, directed: bool, fmt:
         want = nx.pagerank(G, tol=1e-10)
         assert np.allclose(r.scores, [want[v] for v in range(el.n)], atol=1e-7), (
             f"{tag}: pagerank vs networkx")
-    r = dist_pagerank(g, alpha=0.5, max_iter=3).gather()
+    # The top-level functions take the DistGraph and run these grid versions.
+    r = spbfs.pagerank(g, alpha=0.5, max_iter=3).gather()
     if root:
         ref = spbfs.pagerank(serial, alpha=0.5, max_iter=3)
         assert np.allclose(r.scores, ref.scores, rtol=1e-10, atol=1e-13), f"{tag}: pagerank 3"
@@ -102,7 +103,7 @@ def check_graph(grid: ProcessGrid, name: str, el: EdgeList, directed: bool, fmt:
     cases[0] += 2
 
     # Connected components
-    d = dist_connected_components(g)
+    d = spbfs.connected_components(g) if fmt == "dcsc" else dist_connected_components(g)
     r = d.gather()
     assert len(set(grid.comm.allgather((d.n_components, d.rounds)))) == 1, tag
     if root:
@@ -128,7 +129,7 @@ def check_graph(grid: ProcessGrid, name: str, el: EdgeList, directed: bool, fmt:
             assert r.rounds == ref.rounds, f"{tag}: sssp rounds from {s}"
             want = csgraph.dijkstra(W, directed=directed, indices=s)
             assert np.allclose(r.distances, want, rtol=1e-12), f"{tag}: dijkstra from {s}"
-        r = dist_sssp(g, s).gather()
+        r = spbfs.sssp(g, s).gather()
         if root:
             ref = spbfs.sssp(serial, s)
             assert np.array_equal(r.distances, ref.distances), f"{tag}: unit sssp from {s}"
@@ -157,7 +158,7 @@ def check_graph(grid: ProcessGrid, name: str, el: EdgeList, directed: bool, fmt:
             assert np.array_equal(r.levels[row], lv), f"{tag}: msbfs vs scipy from {s}"
     for kw in ({"output": "levels"}, {"output": "parents", "max_depth": 2},
                {"reverse": True}, {"max_depth": 0}):
-        r = dist_multi_source_bfs(g, srcs[:3], **kw).gather()
+        r = spbfs.multi_source_bfs(g, srcs[:3], **kw).gather()
         if root:
             ref = spbfs.multi_source_bfs(serial, srcs[:3], **kw)
             for attr in ("levels", "parents"):
@@ -173,14 +174,14 @@ def check_graph(grid: ProcessGrid, name: str, el: EdgeList, directed: bool, fmt:
         ref = spbfs.betweenness_centrality(serial, k=6, seed=3)
         assert np.allclose(r, ref, rtol=1e-9, atol=1e-12, equal_nan=True), f"{tag}: bc k=6"
     if name.startswith("path") or name.startswith("grid"):
-        r = dist_betweenness_centrality(g, normalized=False).gather()
+        r = spbfs.betweenness_centrality(g, normalized=False).gather()
         if root:
             want = nx.betweenness_centrality(G, normalized=False)
             assert np.allclose(r, [want[x] for x in range(el.n)]), f"{tag}: bc vs networkx"
     cases[0] += 2
 
     # Triangles
-    d = dist_triangle_count(g)
+    d = spbfs.triangle_count(g) if fmt == "csr" else dist_triangle_count(g)
     r = d.gather()
     assert len(set(grid.comm.allgather(d.total))) == 1, tag
     if root:
@@ -227,6 +228,23 @@ def check_bad_input(grid: ProcessGrid) -> None:
         w[3] = -2.0
     expect(dist_weighted_block, "weights must be non-negative", g, el.src, el.dst, w)
     expect(dist_sssp, "edge 3 -> 4 has weight -2.0", g, 0, weights=(el.src, el.dst, w))
+    # The top-level functions on a DistGraph: what the grid versions lack is refused.
+    for fn, kwargs, text in (
+            (spbfs.pagerank, {"weights": sp.eye(10, format="csr")}, "weights is not supported"),
+            (spbfs.connected_components, {"config": g.config.replace(alpha=3.0)}, "config:"),
+            (spbfs.bfs, {"source": 0, "reverse": True}, "reverse=True")):
+        try:
+            fn(g, **kwargs)
+        except ValueError as exc:
+            assert text in str(exc), (text, str(exc))
+        else:
+            raise AssertionError(f"{fn.__name__}{kwargs} accepted a DistGraph option it lacks")
+    try:
+        spbfs.as_graph(g)
+    except TypeError as exc:
+        assert "stays distributed" in str(exc), str(exc)
+    else:
+        raise AssertionError("as_graph converted a DistGraph")
     bad = el.dst.copy()
     if grid.rank == 0:
         bad[0] = 99
