@@ -449,9 +449,18 @@ def test_state_words_hold_the_ids_and_a_stamp() -> None:
     e64.release()
 
 
+def _shuffled_grid() -> tuple[np.ndarray, np.ndarray, int, bool]:
+    """A grid with its vertices numbered at random: no locality for bands."""
+    src, dst, n = _edges(gen.grid2d(300, 260))
+    perm = np.random.default_rng(8).permutation(n)
+    return perm[src], perm[dst], n, False
+
+
 TEAM_GRAPHS = {
-    # Wavefronts of a few hundred vertices, from the centre and from a corner.
+    # Wavefronts of a few hundred vertices, from the centre and from a corner: split in
+    # bands (ids along space); numbered at random: in chunks.
     "grid": lambda: (*_edges(gen.grid2d(300, 260)), False),
+    "grid_shuffled": _shuffled_grid,
     "kronecker": GRAPHS["kronecker"],
     "directed": lambda: (*_edges(gen.erdos_renyi(6000, m=20000, directed=True, seed=4)),
                          True),
@@ -468,7 +477,7 @@ def test_team_levels_give_the_serial_search(fmt: str, name: str) -> None:
     a = _matrix(src, dst, n, directed)
     g = _graph(a, directed, fmt)
     deg = np.diff(a.indptr)
-    teamed = 0
+    teamed = banded = 0
     for source in (int(np.flatnonzero(deg)[0]), int(np.argmax(deg)), n // 2 + 130):
         levels = _ref_levels(a, source, directed)
         for direction in ("auto", "top-down"):
@@ -479,7 +488,16 @@ def test_team_levels_give_the_serial_search(fmt: str, name: str) -> None:
                 e.team_topdown = 1
                 _same_search(_run(e, source, DirectionPolicy(direction)), want)
                 teamed += int(e.sv[nbk.SV_TEAM])
+                banded += int(e.sv[nbk.SV_BANDS])
     assert (teamed > 0) == (name != "lux_like")
+    if name == "grid":
+        assert banded > teamed // 2, (banded, teamed)  # bands, the pairs across the cut
+    elif name in ("grid_shuffled", "directed"):
+        # Ids without locality: a team run's first level, in bands, sends too many pairs,
+        # and chunks take the rest of the run.
+        assert banded < teamed, (banded, teamed)
+        if name == "grid_shuffled":  # long runs of team levels
+            assert banded < teamed // 4, (banded, teamed)
 
 
 def test_team_levels_stop_and_resume_like_the_serial_loop() -> None:

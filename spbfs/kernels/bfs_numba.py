@@ -74,12 +74,13 @@ _MASK = np.uint64(63)
 
 # Slots of the search's scalar state ``sv`` (kept between calls of search_levels).
 # SV_WANTED: a level that runs in parallel where threads are given was met.
-# SV_TEAM: levels run by a team of two threads (_team_levels) in this search.
+# SV_TEAM: levels run by a team of two threads (_team_levels) in this search; SV_BANDS:
+# those of them split in bands.
 # SV_REBASE: the depth of the last level whose stamps were stripped (_restamp), 0 if
 # none; SV_UNSTAMPED: the queue position where the stamped vertices begin.
 (SV_HEAD, SV_TAIL, SV_DEPTH, SV_CUR, SV_MU, SV_MF, SV_NCAND, SV_CAND, SV_WANTED, SV_TEAM,
- SV_REBASE, SV_UNSTAMPED) = range(12)
-SV_SIZE = 12
+ SV_REBASE, SV_UNSTAMPED, SV_BANDS) = range(13)
+SV_SIZE = 13
 
 # Why search_levels returned.
 EXHAUSTED, MAX_DEPTH, TARGET, FULL, THREADS = 0, 1, 2, 3, 4
@@ -448,6 +449,68 @@ def _topdown_core(ptr, ind, jc, aux, shift, dcsc, queue, head, tail, state, base
     return k - opos, scanned, degsum
 
 
+@nb.njit(cache=True, inline="always")
+def _claim_band(ind, lo, hi, u, state, base, out, k, vlo, width, pairs, npairs):  # type: ignore[no-untyped-def]
+    """:func:`_claim` of the destinations ``vlo <= v < vlo + width`` (this thread's band),
+    with plain stores: no other thread writes them. A neighbour outside the band that
+    this claim may still win goes to ``pairs`` as ``(v, u)``, for the leader to apply
+    after the level. Returns (k, degree sum of new, pair words)."""
+    degsum = 0
+    uo = u + base
+    for e in range(np.uint64(lo), np.uint64(hi)):
+        v = np.uint64(ind[e])
+        if v - np.uint64(vlo) < np.uint64(width):
+            s = state[v]
+            if s < 0:
+                state[v] = uo
+                out[k] = v
+                k += 1
+                degsum += -1 - s
+            elif s > uo:
+                state[v] = uo
+        else:
+            # The other band's word, read while its owner may write it: a claim only
+            # lowers a word within the level, so one already at or below ``uo``
+            # (reached before, or claimed by a smaller parent) needs no pair.
+            s = load_relaxed(state, v)
+            if s < 0 or s > uo:
+                pairs[npairs] = v
+                pairs[npairs + 1] = u
+                npairs += 2
+    return k, degsum, npairs
+
+
+@nb.njit(cache=True, nogil=True, _nrt=False)
+def _topdown_band(ptr, ind, jc, aux, shift, dcsc, queue, head, tail, state, base, out, opos,
+                  vlo, vhi, pairs, npairs, ahead):
+    """Top-down from the frontier vertices of ``queue[head:tail]`` in the band
+    ``vlo <= u < vhi`` into the band's destinations (:func:`_claim_band`); the
+    adjacency lists are prefetched when ``ahead``. Returns (new count, edges
+    scanned, degree sum of new, pair words)."""
+    k = opos
+    scanned = 0
+    degsum = 0
+    width = vhi - vlo
+    for i in range(head, tail):
+        if ahead and i + _AHEAD < tail:
+            prefetch(ind, ptr[np.uint64(queue[np.uint64(i + _AHEAD)])])
+        u = queue[np.uint64(i)]
+        if np.uint64(u - vlo) >= np.uint64(width):
+            continue
+        if not dcsc:
+            lo, hi = np.int64(ptr[np.uint64(u)]), np.int64(ptr[np.uint64(u + 1)])
+        elif shift == 0:
+            lo = np.int64(ptr[np.uint64(aux[np.uint64(u)])])
+            hi = np.int64(ptr[np.uint64(aux[np.uint64(u + 1)])])
+        else:
+            lo, hi = dcsc_column_range(ptr, jc, aux, shift, u)
+        scanned += hi - lo
+        k, ds, npairs = _claim_band(ind, lo, hi, u, state, base, out, k, vlo, width, pairs,
+                                    npairs)
+        degsum += ds
+    return k - opos, scanned, degsum, npairs
+
+
 @nb.njit(cache=True, nogil=True, parallel=True)
 def _topdown_parts(ptr, ind, jc, aux, shift, dcsc, queue, head, tail, state, base, buf, cuts,
                    parts):
@@ -559,11 +622,22 @@ def _next_level(st, st_t, nlev, t0, n_f, k, scanned, degsum, cur, m_u, tail, mod
 # Levels of a few hundred to a few thousand frontier vertices (grids, meshes) are too
 # small for a parallel region each (tens of microseconds to wake the pool) and too large
 # for one thread to match two. A run of such levels runs inside one region of two
-# threads: the leader runs the levels, the helper spins between them, and both take
-# the frontier in chunks, the leader from the front and the helper from the back, so
-# each takes again what it found in the level before (still in its own cache). The
-# leader waits only for chunks the helper took: a helper that is late, or never runs,
-# costs nothing but its share.
+# threads: the leader runs the levels, the helper spins between them. A level is split
+# one of two ways:
+#
+# * bands: the frontier's id range is cut in two, and each thread takes the frontier
+#   vertices of its band and claims only destinations in it, with plain stores; the few
+#   claims across the cut go to the leader as (child, parent) pairs. A compare-and-swap
+#   per new vertex costs more than a level of a 1000 x 1000 grid's wavefront gains from
+#   a second thread; bands need none. They pay where ids are local (grids, meshes
+#   numbered along space) and are given up for the rest of the run once a level sends
+#   more than one pair per eight new vertices.
+# * chunks: both threads take the frontier in chunks, the leader from the front and
+#   the helper from the back (so each takes again what it found in the level before,
+#   still in its own cache), and claim by compare-and-swap.
+#
+# The leader waits only for work the helper took: a helper that is late, or never runs,
+# costs nothing but its share (the leader takes the upper band, or the chunks, itself).
 
 # Frontier vertices per chunk, and the fewest a team level has: a frontier of a few
 # hubs (a power-law graph's early levels) would give the helper nothing to take.
@@ -576,7 +650,11 @@ _TEAM_VERTICES = 4 * _TEAM_CHUNK
 # _HEAD/_TAIL/_BASE: the level's frontier and claims' base; _STOP, _STARTED: the leader's.
 _WORK, _DONE, _HK, _HS, _HD, _HEAD, _TAIL, _BASE, _STOP, _STARTED = (0, 8, 16, 17, 18, 24, 25,
                                                                    26, 32, 40)
-_CTL_SIZE = 48
+# Band levels: _HP, the helper's pair words; _CUT, the bands' boundary; _AHEAD_ON, whether
+# to prefetch; _BANDS, whether the level is split in bands; _TASK, the upper band's claim
+# word (the epoch << 1, | 1 once a thread took it).
+_HP, _CUT, _AHEAD_ON, _BANDS, _TASK = 19, 27, 28, 29, 48
+_CTL_SIZE = 56
 _FIELD = (1 << 22) - 1
 _EPOCHS = (1 << 19) - 1
 # Ticks a helper waits for its leader to start: a threading layer that ran the region's
@@ -586,7 +664,7 @@ _PATIENCE = 2_000_000
 # 20 µs): on a busy machine the thread it waits for may be queued behind it.
 _SPIN = 40_000
 # Slots of the team's in/out scalars besides the search's own (``sv``).
-_IO_NLEV, _IO_REASON, _IO_T0 = range(3)
+_IO_NLEV, _IO_REASON, _IO_T0, _IO_BANDS = range(4)
 # A team run returned because its levels left the team's range (not a stop).
 _LEFT = -1
 
@@ -601,9 +679,74 @@ def _team_wait(ctl, slot, value):  # type: ignore[no-untyped-def]
             yield_cpu()
 
 
+@nb.njit(cache=True, inline="always")
+def _band_cut(queue, head, tail, n):  # type: ignore[no-untyped-def]
+    """The cut between the two bands of frontier ``queue[head:tail]`` (the middle of its
+    id range) and whether to prefetch: not for a frontier read at one constant stride
+    (a grid's wavefront from a corner), which the hardware prefetches by itself; there
+    the software prefetch measured slower, elsewhere (a grid from its centre) faster."""
+    mn = n
+    mx = 0
+    same = 0
+    step = 0
+    prev = queue[np.uint64(head)]
+    for i in range(head, tail):
+        u = queue[np.uint64(i)]
+        mn = min(mn, u)
+        mx = max(mx, u)
+        same += u - prev == step
+        step = u - prev
+        prev = u
+    n_f = tail - head
+    return (mn + mx + 1) // 2, same < n_f - (n_f >> 4)
+
+
+@nb.njit(cache=True, nogil=True, _nrt=False)
+def _lead_bands(ptr, ind, jc, aux, shift, dcsc, queue, buf, state, ctl, head, tail, base, cut,
+                ahead, epoch, pairs):
+    """The leader's part of a band level: the lower band, the upper one too unless the
+    helper took it, then the pairs of both. Returns (new count, edges scanned, degree
+    sum of new) and leaves the level's pair count in ``ctl[_HP]``."""
+    n = state.shape[0]
+    k, scanned, degsum, npairs = _topdown_band(ptr, ind, jc, aux, shift, dcsc, queue, head,
+                                               tail, state, base, queue, tail, 0, cut, pairs,
+                                               0, ahead)
+    if atomic_cas(ctl, _TASK, epoch << 1, (epoch << 1) | 1) == epoch << 1:
+        c, sc, ds, npairs = _topdown_band(ptr, ind, jc, aux, shift, dcsc, queue, head, tail,
+                                          state, base, queue, tail + k, cut, n, pairs, npairs,
+                                          ahead)
+    else:
+        _team_wait(ctl, _DONE, 1)
+        c, sc, ds = ctl[_HK], ctl[_HS], ctl[_HD]
+        for x in range(c):
+            queue[tail + k + x] = buf[x]
+        half = pairs.shape[0] // 2
+        for x in range(ctl[_HP]):
+            pairs[npairs + x] = pairs[half + x]
+        npairs += ctl[_HP]
+    k += c
+    scanned += sc
+    degsum += ds
+    # The claims across the cut, after both bands: each keeps the smallest parent.
+    for x in range(0, npairs, 2):
+        v = np.uint64(pairs[x])
+        uo = pairs[x + 1] + base
+        s = state[v]
+        if s < 0:
+            state[v] = uo
+            queue[tail + k] = v
+            k += 1
+            degsum += -1 - s
+        elif s > uo:
+            state[v] = uo
+    ctl[_HP] = npairs // 2
+    return k, scanned, degsum
+
+
 @nb.njit(cache=True, nogil=True, _nrt=False)
 def _team_lead(ptr, ind, jc, aux, shift, dcsc, queue, buf, state, bits, stamps, ctl, sv, io,
-               lo_edges, hi_edges, mode, alpha, beta, gamma, max_depth, target, st, st_t):
+               lo_edges, hi_edges, mode, alpha, beta, gamma, max_depth, target, st, st_t,
+               pairs):
     """The leader of :func:`_team_levels`: runs the levels, takes chunks, keeps the record."""
     n = state.shape[0]
     head, tail, depth, cur, m_u, m_f = _scalars(sv)
@@ -612,6 +755,8 @@ def _team_lead(ptr, ind, jc, aux, shift, dcsc, queue, buf, state, bits, stamps, 
     t0 = io[_IO_T0]
     reason = EXHAUSTED
     epoch = 0
+    bands = True
+    nbands = 0
     store_release(ctl, _STARTED, 1)
     while tail > head:
         stop = _stop_due(depth, max_depth, target, state, nlev, st.shape[0])
@@ -628,6 +773,12 @@ def _team_lead(ptr, ind, jc, aux, shift, dcsc, queue, buf, state, bits, stamps, 
             rebase, unstamped = _restamp(queue, unstamped, tail, state, bits, depth)
         base = (depth - rebase) << bits
         epoch = epoch % _EPOCHS + 1
+        if bands:
+            cut, ahead = _band_cut(queue, head, tail, n)
+            ctl[_CUT] = cut
+            ctl[_AHEAD_ON] = ahead
+        ctl[_BANDS] = bands
+        ctl[_TASK] = epoch << 1
         ctl[_HEAD] = head
         ctl[_TAIL] = tail
         ctl[_BASE] = base
@@ -636,6 +787,16 @@ def _team_lead(ptr, ind, jc, aux, shift, dcsc, queue, buf, state, bits, stamps, 
         ctl[_HD] = 0
         ctl[_DONE] = 0
         store_release(ctl, _WORK, epoch << 44)  # publishes the words above
+        if bands:
+            k, scanned, degsum = _lead_bands(ptr, ind, jc, aux, shift, dcsc, queue, buf, state,
+                                             ctl, head, tail, base, cut, ahead, epoch, pairs)
+            # Ids without locality (most claims across the cut): chunks from here on.
+            bands = 8 * ctl[_HP] <= k
+            nbands += 1
+            nlev, t0, m_u, m_f, head, tail, cur = _next_level(
+                st, st_t, nlev, t0, n_f, k, scanned, degsum, cur, m_u, tail, mode, n, alpha,
+                beta, gamma)
+            continue
         k = 0
         scanned = 0
         degsum = 0
@@ -670,15 +831,18 @@ def _team_lead(ptr, ind, jc, aux, shift, dcsc, queue, buf, state, bits, stamps, 
     io[_IO_NLEV] = nlev
     io[_IO_REASON] = reason
     io[_IO_T0] = t0
+    io[_IO_BANDS] = nbands
 
 
 @nb.njit(cache=True, nogil=True, _nrt=False)
-def _team_help(ptr, ind, jc, aux, shift, dcsc, queue, buf, state, ctl):
-    """The helper of :func:`_team_levels`: takes chunks of each level until the leader stops.
+def _team_help(ptr, ind, jc, aux, shift, dcsc, queue, buf, state, ctl, pairs):
+    """The helper of :func:`_team_levels`: takes the upper band, or chunks, of each level
+    until the leader stops.
 
-    Its new vertices go to ``buf`` (the leader copies them behind its own). A chunk is
-    taken by compare-and-swap on the epoch and counts together, so a helper that wakes
-    late never takes a chunk of a later level for the frontier it read.
+    Its new vertices go to ``buf`` (the leader copies them behind its own), its pairs to
+    the second half of ``pairs``. The band and each chunk are taken by compare-and-swap
+    on a word holding the epoch, so a helper that wakes late never works on a later
+    level with the frontier it read.
     """
     t_start = cycle_ticks()
     while load_acquire(ctl, _STARTED) == 0:
@@ -696,6 +860,22 @@ def _team_help(ptr, ind, jc, aux, shift, dcsc, queue, buf, state, ctl):
             spin_pause()
             if cycle_ticks() - t_idle > _SPIN:
                 yield_cpu()
+            continue
+        if ctl[_BANDS]:
+            if atomic_cas(ctl, _TASK, e << 1, (e << 1) | 1) == e << 1:
+                # The level's words stay as they are until _DONE: the leader waits for it.
+                half = pairs.shape[0] // 2
+                k, scanned, degsum, npairs = _topdown_band(
+                    ptr, ind, jc, aux, shift, dcsc, queue, ctl[_HEAD], ctl[_TAIL], state,
+                    ctl[_BASE], buf, 0, ctl[_CUT], state.shape[0], pairs[half:], 0,
+                    ctl[_AHEAD_ON] != 0)
+                ctl[_HK] = k
+                ctl[_HS] = scanned
+                ctl[_HD] = degsum
+                ctl[_HP] = npairs
+                store_release(ctl, _DONE, 1)  # after the words and the claims
+            served = e
+            t_idle = cycle_ticks()
             continue
         head = ctl[_HEAD]
         n_f = ctl[_TAIL] - head
@@ -739,13 +919,16 @@ def _team_levels(ptr, ind, jc, aux, shift, dcsc, queue, buf, state, bits, stamps
     serial level.
     """
     ctl = np.zeros(_CTL_SIZE, np.int64)
+    # Pair words of the leader (first half) and of the helper: at most two per edge of a
+    # level, and a team level has fewer than hi_edges edges.
+    pairs = np.empty(4 * hi_edges + 4, np.int64)
     for t in nb.prange(2):
         if t == 0:
             _team_lead(ptr, ind, jc, aux, shift, dcsc, queue, buf, state, bits, stamps, ctl,
                        sv, io, lo_edges, hi_edges, mode, alpha, beta, gamma, max_depth, target,
-                       st, st_t)
+                       st, st_t, pairs)
         else:
-            _team_help(ptr, ind, jc, aux, shift, dcsc, queue, buf, state, ctl)
+            _team_help(ptr, ind, jc, aux, shift, dcsc, queue, buf, state, ctl, pairs)
 
 
 # -- bottom-up ---------------------------------------------------------------
@@ -906,7 +1089,7 @@ def _bottomup_from(ptr, ind, jc, dcsc, front, state, base, src, first, ncand, qu
 PAR_TOPDOWN = 1 << 15
 # From this many expected edges up to PAR_TOPDOWN, a run of top-down levels goes to a
 # team of two threads (_team_levels), given at least two.
-TEAM_TOPDOWN = 1 << 12
+TEAM_TOPDOWN = 1 << 10
 # Below this average degree the serial top-down levels claim without branches
 # (_claim_unbranched): a road network's average is about 2, a grid's 4.
 UNBRANCHED_DEGREE = 3
@@ -949,7 +1132,7 @@ def search_levels(optr, oind, ojc, oaux, oshift, odcsc, iptr, iind, ijc, idcsc, 
     sorted_front = False
     nlev = 0
     reason = EXHAUSTED
-    io = np.empty(3, np.int64)
+    io = np.empty(4, np.int64)
     # One reading of the cycle counter per level (its end is the next one's start):
     # a level of a road network costs about a microsecond. The monotonic clock, read
     # at both ends of the call, converts the ticks to seconds.
@@ -977,6 +1160,7 @@ def search_levels(optr, oind, ojc, oaux, oshift, odcsc, iptr, iind, ijc, idcsc, 
                          sv, io, team_topdown, par_topdown, mode, alpha, beta, gamma, max_depth,
                          target, st, st_t)
             sv[SV_TEAM] += io[_IO_NLEV] - nlev
+            sv[SV_BANDS] += io[_IO_BANDS]
             head, tail, depth, cur, m_u, m_f = _scalars(sv)
             rebase, unstamped = sv[SV_REBASE], sv[SV_UNSTAMPED]
             nlev = io[_IO_NLEV]
