@@ -773,11 +773,15 @@ def _team_lead(ptr, ind, jc, aux, shift, dcsc, queue, buf, state, bits, stamps, 
             rebase, unstamped = _restamp(queue, unstamped, tail, state, bits, depth)
         base = (depth - rebase) << bits
         epoch = epoch % _EPOCHS + 1
-        if bands:
+        # Bands where the last level found about as many vertices as it had (a wavefront);
+        # a shrinking frontier (a power-law graph's last levels) claims few new vertices,
+        # which chunks do with few compare-and-swaps and no scan of the whole frontier.
+        split = bands and (nlev == 0 or 4 * st[nlev - 1, 1] >= st[nlev - 1, 0])
+        if split:
             cut, ahead = _band_cut(queue, head, tail, n)
             ctl[_CUT] = cut
             ctl[_AHEAD_ON] = ahead
-        ctl[_BANDS] = bands
+        ctl[_BANDS] = split
         ctl[_TASK] = epoch << 1
         ctl[_HEAD] = head
         ctl[_TAIL] = tail
@@ -787,7 +791,7 @@ def _team_lead(ptr, ind, jc, aux, shift, dcsc, queue, buf, state, bits, stamps, 
         ctl[_HD] = 0
         ctl[_DONE] = 0
         store_release(ctl, _WORK, epoch << 44)  # publishes the words above
-        if bands:
+        if split:
             k, scanned, degsum = _lead_bands(ptr, ind, jc, aux, shift, dcsc, queue, buf, state,
                                              ctl, head, tail, base, cut, ahead, epoch, pairs)
             # Ids without locality (most claims across the cut): chunks from here on.
