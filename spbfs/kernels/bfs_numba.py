@@ -25,8 +25,10 @@ once per vertex at most) and starts again at 1, and those levels are read
 from the queue at the end. A large level splits the destinations over the
 threads in word-aligned ranges: each thread owns its ranges' state words. A run of
 mid-size levels (a grid's or a mesh's wavefront) goes to a team of two threads
-inside one parallel region, sharing the frontier in chunks; there a claim is a
-compare-and-swap (:func:`_team_levels`). On graphs of low average degree (road
+inside one parallel region (:func:`_team_levels`), which splits a level in two
+bands of ids, each thread claiming its own band's vertices with plain stores,
+or, where ids have no locality, in chunks of the frontier claimed by
+compare-and-swap. On graphs of low average degree (road
 networks) a serial level claims without branching on what it finds
 (:func:`_claim_unbranched`).
 
@@ -272,6 +274,19 @@ def finish(state, queue, offsets, parents, levels, want_parents, want_levels, de
 
 
 @nb.njit(cache=True, inline="always")
+def _claim_edge(state, v, uo, out, k):  # type: ignore[no-untyped-def]
+    """One edge's claim of :func:`_claim`: returns (next ``k``, degree of a new ``v`` or 0)."""
+    s = state[v]
+    if s < 0:
+        state[v] = uo
+        out[k] = v
+        return k + 1, -1 - s
+    if s > uo:
+        state[v] = uo  # claimed this level by a larger frontier vertex
+    return k, 0
+
+
+@nb.njit(cache=True, inline="always")
 def _claim(ind, lo, hi, u, state, base, out, k):  # type: ignore[no-untyped-def]
     """Frontier vertex ``u``'s column ``ind[lo:hi]``: claim the unvisited, keep the smallest
     parent of the ones claimed this level; returns (next ``k``, degree sum of new).
@@ -287,15 +302,8 @@ def _claim(ind, lo, hi, u, state, base, out, k):  # type: ignore[no-untyped-def]
     # Unsigned ids index without numba's negative-index fix-up: measured 1.7x on a
     # road network's top-down levels (no signed id meets an unsigned one here).
     for e in range(np.uint64(lo), np.uint64(hi)):
-        v = np.uint64(ind[e])
-        s = state[v]
-        if s < 0:
-            state[v] = uo
-            out[k] = v
-            k += 1
-            degsum += -1 - s
-        elif s > uo:
-            state[v] = uo  # claimed this level by a larger frontier vertex
+        k, ds = _claim_edge(state, np.uint64(ind[e]), uo, out, k)
+        degsum += ds
     return k, degsum
 
 
@@ -460,14 +468,8 @@ def _claim_band(ind, lo, hi, u, state, base, out, k, vlo, width, pairs, npairs):
     for e in range(np.uint64(lo), np.uint64(hi)):
         v = np.uint64(ind[e])
         if v - np.uint64(vlo) < np.uint64(width):
-            s = state[v]
-            if s < 0:
-                state[v] = uo
-                out[k] = v
-                k += 1
-                degsum += -1 - s
-            elif s > uo:
-                state[v] = uo
+            k, ds = _claim_edge(state, v, uo, out, k)
+            degsum += ds
         else:
             # The other band's word, read while its owner may write it: a claim only
             # lowers a word within the level, so one already at or below ``uo``
