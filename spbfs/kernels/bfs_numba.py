@@ -708,7 +708,7 @@ def _lead_bands(ptr, ind, jc, aux, shift, dcsc, queue, buf, state, ctl, head, ta
                 ahead, epoch, pairs):
     """The leader's part of a band level: the lower band, the upper one too unless the
     helper took it, then the pairs of both. Returns (new count, edges scanned, degree
-    sum of new) and leaves the level's pair count in ``ctl[_HP]``."""
+    sum of new, pairs)."""
     n = state.shape[0]
     k, scanned, degsum, npairs = _topdown_band(ptr, ind, jc, aux, shift, dcsc, queue, head,
                                                tail, state, base, queue, tail, 0, cut, pairs,
@@ -741,8 +741,7 @@ def _lead_bands(ptr, ind, jc, aux, shift, dcsc, queue, buf, state, ctl, head, ta
             degsum += -1 - s
         elif s > uo:
             state[v] = uo
-    ctl[_HP] = npairs // 2
-    return k, scanned, degsum
+    return k, scanned, degsum, npairs // 2
 
 
 @nb.njit(cache=True, nogil=True, _nrt=False)
@@ -794,10 +793,11 @@ def _team_lead(ptr, ind, jc, aux, shift, dcsc, queue, buf, state, bits, stamps, 
         ctl[_DONE] = 0
         store_release(ctl, _WORK, epoch << 44)  # publishes the words above
         if split:
-            k, scanned, degsum = _lead_bands(ptr, ind, jc, aux, shift, dcsc, queue, buf, state,
-                                             ctl, head, tail, base, cut, ahead, epoch, pairs)
+            k, scanned, degsum, npairs = _lead_bands(ptr, ind, jc, aux, shift, dcsc, queue,
+                                                     buf, state, ctl, head, tail, base, cut,
+                                                     ahead, epoch, pairs)
             # Ids without locality (most claims across the cut): chunks from here on.
-            bands = 8 * ctl[_HP] <= k
+            bands = 8 * npairs <= k
             nbands += 1
             nlev, t0, m_u, m_f, head, tail, cur = _next_level(
                 st, st_t, nlev, t0, n_f, k, scanned, degsum, cur, m_u, tail, mode, n, alpha,
