@@ -500,6 +500,50 @@ def test_team_levels_give_the_serial_search(fmt: str, name: str) -> None:
             assert banded < teamed // 4, (banded, teamed)
 
 
+_BOUNDS_SCRIPT = """
+import sys
+sys.path.insert(0, sys.argv[1])
+import numpy as np
+import test_numba_engine as t
+from spbfs.direction import DirectionPolicy
+from spbfs.kernels import bfs_numba as nbk
+banded = 0
+for name in ("directed", "grid"):
+    src, dst, n, directed = t.TEAM_GRAPHS[name]()
+    a = t._matrix(src, dst, n, directed)
+    for fmt in ("csr", "dcsc"):
+        g = t._graph(a, directed, fmt)
+        want = t._run(t._engine(g, threads=1), 0, DirectionPolicy("top-down"))
+        e = t._engine(g, threads=2)
+        e.team_topdown = 1
+        t._same_search(t._run(e, 0, DirectionPolicy("top-down")), want)
+        banded += int(e.sv[nbk.SV_BANDS])
+assert banded > 0
+print("OK")
+"""
+
+
+def test_team_levels_stay_inside_their_arrays(tmp_path) -> None:
+    """Team levels (bands and chunks, csr and dcsc with empty columns) compiled with
+    bounds checks: a read past an array raises instead of passing unseen (a band's
+    prefetch once read a dcsc block's pointers by vertex id)."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    env = dict(os.environ, NUMBA_BOUNDSCHECK="1", NUMBA_CACHE_DIR=str(tmp_path))
+    try:
+        # About 30 s, compiling included. An index error inside a team's region leaves
+        # the other thread waiting for it: a hang, ended here.
+        done = subprocess.run([sys.executable, "-c", _BOUNDS_SCRIPT, str(Path(__file__).parent)],
+                              env=env, capture_output=True, text=True, timeout=240)
+    except subprocess.TimeoutExpired:
+        raise AssertionError("bounds-checked team levels hung: an index error in a team "
+                             "region (rerun the script by hand to see it)") from None
+    assert done.returncode == 0 and "OK" in done.stdout, done.stderr[-3000:]
+
+
 def test_team_levels_stop_and_resume_like_the_serial_loop() -> None:
     """max_depth, target and a full record end a team run where they end the serial one."""
     src, dst, n = _edges(gen.grid2d(400, 300))

@@ -495,7 +495,13 @@ def _topdown_band(ptr, ind, jc, aux, shift, dcsc, queue, head, tail, state, base
     width = vhi - vlo
     for i in range(head, tail):
         if ahead and i + _AHEAD < tail:
-            prefetch(ind, ptr[np.uint64(queue[np.uint64(i + _AHEAD)])])
+            # A dcsc block's pointers are per nonempty column: ``ptr[w]`` would read past
+            # them where columns are empty (a directed graph's sinks).
+            w = np.uint64(queue[np.uint64(i + _AHEAD)])
+            if not dcsc:
+                prefetch(ind, ptr[w])
+            elif shift == 0:
+                prefetch(ind, ptr[np.uint64(aux[w])])
         u = queue[np.uint64(i)]
         if np.uint64(u - vlo) >= np.uint64(width):
             continue
@@ -730,18 +736,11 @@ def _lead_bands(ptr, ind, jc, aux, shift, dcsc, queue, buf, state, ctl, head, ta
     scanned += sc
     degsum += ds
     # The claims across the cut, after both bands: each keeps the smallest parent.
+    end = tail + k
     for x in range(0, npairs, 2):
-        v = np.uint64(pairs[x])
-        uo = pairs[x + 1] + base
-        s = state[v]
-        if s < 0:
-            state[v] = uo
-            queue[tail + k] = v
-            k += 1
-            degsum += -1 - s
-        elif s > uo:
-            state[v] = uo
-    return k, scanned, degsum, npairs // 2
+        end, ds = _claim_edge(state, np.uint64(pairs[x]), pairs[x + 1] + base, queue, end)
+        degsum += ds
+    return end - tail, scanned, degsum, npairs // 2
 
 
 @nb.njit(cache=True, nogil=True, _nrt=False)
