@@ -202,16 +202,15 @@ def _grid_bfs(graph: Any, source: Any, config: Config | None, output: str | None
         raise ValueError("reverse=True is not supported on a DistGraph: the grid search "
                          "follows out-edges; build the DistGraph from the reversed edges")
     cfg = config or graph.config
-    if output is not None:
-        cfg.replace(output=output)  # checks the value, as one process does
+    if output is not None and output != cfg.output:
+        cfg = cfg.replace(output=output)  # checked as one process checks it
     kind, semiring = check_semiring(semiring, output, cfg.output, source_value)
-    want = output or cfg.output
-    if kind == PARENTS and want == "levels":
+    if kind == PARENTS and cfg.output == "levels":
         semiring = "any_pair"
     result = grid_search(graph, source, direction=direction, max_depth=max_depth,
-                         target=target, config=config, semiring=semiring,
+                         target=target, config=cfg, semiring=semiring,
                          source_value=source_value)
-    if kind == PARENTS and want == "parents":
+    if kind == PARENTS and cfg.output == "parents":
         result.levels = None
     return result
 
