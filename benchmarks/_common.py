@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 __all__ = [
+    "format_ms",
     "format_table",
     "free_memory_bytes",
     "load_average",
@@ -103,6 +104,23 @@ def machine_line() -> str:
     wait = os.environ.get("OMP_WAIT_POLICY", "unset")
     return (f"machine: {os.cpu_count()} cores, numba threads {threads}, OMP_WAIT_POLICY {wait}, "
             f"{free_memory_bytes() / 2**30:.1f} GiB available, load average {load_average()}")
+
+
+def format_ms(seconds: float) -> str:
+    """Seconds as milliseconds with two decimals, for a table cell.
+
+    Parameters
+    ----------
+    seconds : float
+        A time in seconds; NaN or infinite where there is no measurement.
+
+    Returns
+    -------
+    str
+        ``"12.35"`` for 0.012345 s; ``"-"`` where ``seconds`` is not finite,
+        so that a system that did not run leaves a blank-looking cell, not ``nan``.
+    """
+    return f"{seconds * 1e3:.2f}" if np.isfinite(seconds) else "-"
 
 
 def format_table(headers: Sequence[str], rows: Sequence[Sequence[Any]], *,

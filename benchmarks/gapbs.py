@@ -89,7 +89,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from _common import format_table, load_average, machine_line, median, set_omp_wait
+from _common import format_ms, format_table, load_average, machine_line, median, set_omp_wait
 
 GAPBS_URL = "https://github.com/sbeamer/gapbs"
 SYSTEMS = ("spbfs-csr", "spbfs-dcsc", "scipy", "gapbs")
@@ -619,10 +619,6 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
-def _ms(s: float) -> str:
-    return f"{s * 1e3:.2f}" if np.isfinite(s) else "-"
-
-
 def _check_sg_writer(exes: dict[str, Path], env: dict[str, str], workdir: Path) -> str:
     """Write karate with :func:`write_sg` and with GAPBS's converter; compare the bytes."""
     import spbfs.datasets
@@ -763,8 +759,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             headers.append("check")
             rows = []
             for s in systems:
-                row = [s, _ms(float(np.median(per_root[s]))), _ms(float(per_root[s].min())),
-                       f"{hmean[s] / 1e6:.1f}"]
+                row = [s, format_ms(float(np.median(per_root[s]))),
+                       format_ms(float(per_root[s].min())), f"{hmean[s] / 1e6:.1f}"]
                 if high:
                     row.append(f"{np.mean(per_root[s] / (np.array(depth) + 1)) * 1e6:.2f}")
                 for base in ("spbfs-csr", "spbfs-dcsc"):
@@ -780,7 +776,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"load after: {load_average()}")
             srow = [case.name, f"{int(median(depth))}"]
             for s in SYSTEMS:
-                srow.append(_ms(float(np.median(per_root[s]))) if s in systems else "-")
+                srow.append(format_ms(float(np.median(per_root[s]))) if s in systems else "-")
             for base in ("spbfs-csr", "spbfs-dcsc"):
                 for peer in ("gapbs", "scipy"):
                     ok = base in systems and peer in systems

@@ -50,7 +50,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from _common import format_table, load_edges, machine_line, median, set_omp_wait
+from _common import format_ms, format_table, load_edges, machine_line, median, set_omp_wait
 
 PEERS = ("spbfs-csr", "spbfs-dcsc", "scipy", "graphblas", "igraph", "networkit")
 
@@ -244,10 +244,6 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
-def _fmt_ms(s: float) -> str:
-    return f"{s * 1e3:.2f}" if np.isfinite(s) else "-"
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the comparison and print the table; returns the exit status."""
     args = _parser().parse_args(argv)
@@ -382,8 +378,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         teps = np.array(nedges, dtype=np.float64) / per_root
         hmean = teps_statistics(teps)["harmonic_mean"]
         med = float(np.median(per_root))
-        row = [p.name, _version(p.name), f"{p.build_s:.2f}", _fmt_ms(med),
-               _fmt_ms(float(per_root.min())), f"{hmean / 1e9:.4f}",
+        row = [p.name, _version(p.name), f"{p.build_s:.2f}", format_ms(med),
+               format_ms(float(per_root.min())), f"{hmean / 1e9:.4f}",
                f"{med / base_median:.2f}x" if base else "-", p.status]
         if high_diameter:
             row.insert(6, f"{np.mean(per_root / np.array(steps)) * 1e6:.1f}")

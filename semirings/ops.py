@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -47,6 +47,7 @@ __all__ = [
 ]
 
 DTypeLike = Any
+_Op = TypeVar("_Op", "Monoid", "BinaryOp")
 
 
 class _AnyValue:
@@ -481,6 +482,16 @@ binary = _Namespace(
 )
 
 
+def _lookup(name: str | _Op, cls: type[_Op], table: _Namespace) -> _Op:
+    # The namespace's own kind names the operator in the message, so that the
+    # ValueError here and the AttributeError of ``monoid.nme`` read alike.
+    if isinstance(name, cls):
+        return name
+    if name not in table:
+        raise ValueError(_unknown(table._kind, name, table))
+    return table[name]
+
+
 def get_monoid(name: str | Monoid) -> Monoid:
     """Look up a built-in monoid by name (a :class:`Monoid` passes through).
 
@@ -489,11 +500,7 @@ def get_monoid(name: str | Monoid) -> Monoid:
     ValueError
         For an unknown name; the message lists close matches.
     """
-    if isinstance(name, Monoid):
-        return name
-    if name not in monoid:
-        raise ValueError(_unknown("monoid", name, monoid))
-    return monoid[name]
+    return _lookup(name, Monoid, monoid)
 
 
 def get_binaryop(name: str | BinaryOp) -> BinaryOp:
@@ -504,8 +511,4 @@ def get_binaryop(name: str | BinaryOp) -> BinaryOp:
     ValueError
         For an unknown name; the message lists close matches.
     """
-    if isinstance(name, BinaryOp):
-        return name
-    if name not in binary:
-        raise ValueError(_unknown("binary op", name, binary))
-    return binary[name]
+    return _lookup(name, BinaryOp, binary)

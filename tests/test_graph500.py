@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import io
 import math
-from collections import defaultdict, deque
 
 import numpy as np
 import pytest
+from _reference import reference_bfs
 
 from spbfs.edges import EdgeList
 from spbfs.graph500 import (
@@ -27,23 +27,9 @@ from spbfs.validate import ValidationError, validate_bfs_tree
 # --------------------------------------------------------------------------- helpers
 
 
-def python_bfs(el: EdgeList, source: int, directed: bool = False):
-    adj = defaultdict(list)
-    for u, v in zip(el.src.tolist(), el.dst.tolist(), strict=True):
-        adj[u].append(v)
-        if not directed:
-            adj[v].append(u)
-    parents = np.full(el.n, -1, dtype=np.int64)
-    levels = np.full(el.n, -1, dtype=np.int64)
-    parents[source], levels[source] = source, 0
-    queue = deque([source])
-    while queue:
-        u = queue.popleft()
-        for v in adj[u]:
-            if levels[v] < 0:
-                levels[v], parents[v] = levels[u] + 1, u
-                queue.append(v)
-    return parents, levels
+def python_bfs(el: EdgeList, source: int,
+               directed: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    return reference_bfs(el.n, el.src, el.dst, source, directed)
 
 
 def edgelist(pairs, n, directed=None):

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections import deque
 
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from _reference import reference_bfs
 
 import semirings.blocks as blocks_mod
 from semirings._build import finish_compressed
@@ -308,26 +308,6 @@ def test_ids_beyond_int32_through_the_generic_path():
 # --------------------------------------------------------------------------- validation
 
 
-def bfs_tree(n, src, dst, source, directed):
-    """A first-visitor queue BFS: parents and levels, int64, -1 unreached."""
-    adj = [[] for _ in range(n)]
-    for u, v in zip(src.tolist(), dst.tolist(), strict=True):
-        adj[u].append(v)
-        if not directed:
-            adj[v].append(u)
-    parents = np.full(n, -1, np.int64)
-    levels = np.full(n, -1, np.int64)
-    parents[source], levels[source] = source, 0
-    q = deque([source])
-    while q:
-        u = q.popleft()
-        for v in adj[u]:
-            if parents[v] < 0:
-                parents[v], levels[v] = u, levels[u] + 1
-                q.append(v)
-    return parents, levels
-
-
 def two_components(directed=False):
     """A Kronecker graph on 0..255, a path 256-257-258-259 apart, and isolated 260."""
     el = kronecker(8, 8, seed=4)
@@ -365,7 +345,7 @@ def test_graph_validator_accepts_and_counts_like_the_edge_list(directed):
     graphs = graphs_of(el)
     deg = np.bincount(el.src[el.src != el.dst], minlength=el.n)
     for source in [int(v) for v in np.flatnonzero(deg)[:6]] + [256]:
-        parents, levels = bfs_tree(el.n, el.src, el.dst, source, directed)
+        parents, levels = reference_bfs(el.n, el.src, el.dst, source, directed)
         np.testing.assert_array_equal(
             levels, reference_levels(el.src, el.dst, el.n, source, directed=directed))
         want = validate_bfs_tree(el, source, parents, levels)
@@ -380,10 +360,10 @@ def test_graph_validator_without_input_degree_counts_graph_edges():
     g = Graph.from_matrix(sp.csr_matrix((np.ones(el.num_edges), (el.src, el.dst)),
                                         shape=(el.n, el.n)), directed=False)
     assert g.input_degree is None
-    parents, levels = bfs_tree(el.n, el.src, el.dst, 256, False)
+    parents, levels = reference_bfs(el.n, el.src, el.dst, 256, False)
     assert validate_bfs_tree_graph(g, 256, parents, levels)["component_edges"] == 3
     source = int(el.src[0])
-    parents, _ = bfs_tree(el.n, el.src, el.dst, source, False)
+    parents, _ = reference_bfs(el.n, el.src, el.dst, source, False)
     a = sp.coo_matrix((np.ones(el.num_edges), (el.src, el.dst)), shape=(el.n, el.n))
     a = ((a + a.T) > 0).tocsr()
     inside = parents >= 0
@@ -395,7 +375,7 @@ def test_graph_validator_without_input_degree_counts_graph_edges():
 def broken_trees(el, directed):
     """(name, source, parents, levels, rule) for trees broken one way each."""
     source = int(el.src[np.flatnonzero(el.src != el.dst)[0]])
-    parents, levels = bfs_tree(el.n, el.src, el.dst, source, directed)
+    parents, levels = reference_bfs(el.n, el.src, el.dst, source, directed)
     depth = levels
     reached = np.flatnonzero(parents >= 0)
     children = reached[reached != source]
@@ -477,7 +457,7 @@ def test_graph_validator_rule_3():
 def test_graph_validator_checks_arguments():
     el = two_components()
     g = graphs_of(el)[0]
-    parents, _ = bfs_tree(el.n, el.src, el.dst, 256, False)
+    parents, _ = reference_bfs(el.n, el.src, el.dst, 256, False)
     with pytest.raises(TypeError, match="graph must be"):
         validate_bfs_tree_graph(el, 256, parents)
     with pytest.raises(ValueError, match=r"shape \(261,\)"):

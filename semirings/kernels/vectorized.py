@@ -170,6 +170,14 @@ def _segmented_reduce(xp: Any, uf: Any, vals: Any, seg: Any, starts: Any) -> Any
     return v[ends]
 
 
+def _prologue(block: Any, x_dtype: np.dtype, semiring: Any) -> tuple[Any, int, np.dtype, np.dtype]:
+    """Check ``semiring``; return what both kernels start with: xp, nrows, a_dtype, out_dtype."""
+    semiring.check_vectorizable()
+    # A pattern block (no values) multiplies as all-true booleans.
+    a_dtype = np.dtype(np.bool_) if block.data is None else block.data.dtype
+    return block.backend.xp, block.shape[0], a_dtype, semiring.output_dtype(a_dtype, x_dtype)
+
+
 def spmsv(
     block: Any,
     x: SparseVector,
@@ -180,11 +188,7 @@ def spmsv(
     col_offset: int,
 ) -> SparseVector:
     """``B ⊕.⊗ x`` for a sparse ``x`` (arguments already validated by the dispatcher)."""
-    semiring.check_vectorizable()
-    xp = block.backend.xp
-    nrows = block.shape[0]
-    a_dtype = np.dtype(np.bool_) if block.data is None else block.data.dtype
-    out_dtype = semiring.output_dtype(a_dtype, x.dtype)
+    xp, nrows, a_dtype, out_dtype = _prologue(block, x.dtype, semiring)
     cols = x.indices
     start, stop = block.col_ranges(cols)
     lengths = (stop - start).astype(np.int64)
@@ -229,11 +233,7 @@ def spmv(
     ``method`` is accepted for symmetry with the numba backend; every term is
     computed here in one pass either way.
     """
-    semiring.check_vectorizable()
-    xp = block.backend.xp
-    nrows = block.shape[0]
-    a_dtype = np.dtype(np.bool_) if block.data is None else block.data.dtype
-    out_dtype = semiring.output_dtype(a_dtype, x.dtype)
+    xp, nrows, a_dtype, out_dtype = _prologue(block, x.dtype, semiring)
     rows = block.ind
     nnz = rows.shape[0]
     ptr = block.ptr.astype(np.int64)

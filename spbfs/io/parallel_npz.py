@@ -44,23 +44,17 @@ def _crc32_combine(crc1: int, crc2: int, len2: int) -> int:
     """
     if len2 <= 0:
         return crc1 & 0xFFFFFFFF
-    odd = [0xEDB88320] + [1 << k for k in range(31)]  # operator for one zero bit
-    even = _gf2_square(odd)  # two zero bits
-    odd = _gf2_square(even)  # four zero bits
+    op = [0xEDB88320] + [1 << k for k in range(31)]  # operator for one zero bit
+    op = _gf2_square(_gf2_square(op))  # four zero bits
     crc1 &= 0xFFFFFFFF
-    while True:
-        even = _gf2_square(odd)
+    # Square-and-multiply over the bits of len2: squaring first makes the k-th
+    # pass's operator append 2**k zero bytes, and the test before squaring
+    # spares the square that no remaining bit would use.
+    while len2:
+        op = _gf2_square(op)
         if len2 & 1:
-            crc1 = _gf2_times(even, crc1)
+            crc1 = _gf2_times(op, crc1)
         len2 >>= 1
-        if not len2:
-            break
-        odd = _gf2_square(even)
-        if len2 & 1:
-            crc1 = _gf2_times(odd, crc1)
-        len2 >>= 1
-        if not len2:
-            break
     return (crc1 ^ crc2) & 0xFFFFFFFF
 
 

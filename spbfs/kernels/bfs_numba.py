@@ -593,6 +593,17 @@ def _restamp(queue, unstamped, tail, state, bits, depth):
 
 
 @nb.njit(cache=True, inline="always")
+def _open_level(queue, head, tail, depth, rebase, unstamped, state, bits, stamps):  # type: ignore[no-untyped-def]
+    """The next level's depth, frontier size and claim base, with the stamps stripped
+    first where the level would pass the last one (:func:`_restamp`, kept out of line);
+    returns (depth, n_f, base, rebase, unstamped)."""
+    depth += 1
+    if depth - rebase > stamps:
+        rebase, unstamped = _restamp(queue, unstamped, tail, state, bits, depth)
+    return depth, tail - head, (depth - rebase) << bits, rebase, unstamped
+
+
+@nb.njit(cache=True, inline="always")
 def _scalars(sv):  # type: ignore[no-untyped-def]
     """The level loop's scalars kept in ``sv``: (head, tail, depth, direction, m_u, m_f)."""
     return sv[SV_HEAD], sv[SV_TAIL], sv[SV_DEPTH], sv[SV_CUR], sv[SV_MU], sv[SV_MF]
@@ -767,11 +778,8 @@ def _team_lead(ptr, ind, jc, aux, shift, dcsc, queue, buf, state, bits, stamps, 
                 or not _TEAM_VERTICES <= tail - head <= _FIELD):
             reason = _LEFT
             break
-        depth += 1
-        n_f = tail - head
-        if depth - rebase > stamps:
-            rebase, unstamped = _restamp(queue, unstamped, tail, state, bits, depth)
-        base = (depth - rebase) << bits
+        depth, n_f, base, rebase, unstamped = _open_level(queue, head, tail, depth, rebase,
+                                                          unstamped, state, bits, stamps)
         epoch = epoch % _EPOCHS + 1
         # Bands where the last level found about as many vertices as it had (a wavefront);
         # a shrinking frontier (a power-law graph's last levels) claims few new vertices,
@@ -1175,11 +1183,8 @@ def search_levels(optr, oind, ojc, oaux, oshift, odcsc, iptr, iind, ijc, idcsc, 
                 reason = io[_IO_REASON]
                 break
             continue
-        depth += 1
-        n_f = tail - head
-        if depth - rebase > stamps:
-            rebase, unstamped = _restamp(queue, unstamped, tail, state, bits, depth)
-        base = (depth - rebase) << bits
+        depth, n_f, base, rebase, unstamped = _open_level(queue, head, tail, depth, rebase,
+                                                          unstamped, state, bits, stamps)
         if cur == TOP_DOWN and (nparts <= 1 or m_f < par_topdown):
             # topdown_level's serial case, without its call: arrays passed to a
             # function that may allocate are reference-counted per call.

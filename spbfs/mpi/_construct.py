@@ -59,6 +59,15 @@ def _place(row, col, b, B64, pr, pc):  # type: ignore[no-untyped-def]
 
 
 # -- routing ---------------------------------------------------------------------------------
+@nb.njit(cache=True, inline="always")
+def _put(pos, out, o, r, c):  # type: ignore[no-untyped-def]
+    """Record ``(r, c)`` at pair ``pos[o]`` of ``out``, the next free one of owner ``o``."""
+    p = pos[o]
+    out[2 * p] = r
+    out[2 * p + 1] = c
+    pos[o] = p + 1
+
+
 @nb.njit(cache=True)
 def count_global(rows, cols, b, B64, pr, pc, counts):  # type: ignore[no-untyped-def]
     """``counts[rank]`` += entries ``B[rows[k], cols[k]]`` (global ids) that rank owns."""
@@ -76,10 +85,7 @@ def fill_global(rows, cols, b, B64, pr, pc, pos, out):  # type: ignore[no-untype
     """
     for k in range(rows.shape[0]):
         o, r, c = _place(np.int64(rows[k]), np.int64(cols[k]), b, B64, pr, pc)
-        p = pos[o]
-        out[2 * p] = r
-        out[2 * p + 1] = c
-        pos[o] = p + 1
+        _put(pos, out, o, r, c)
 
 
 @nb.njit(cache=True)
@@ -101,10 +107,7 @@ def fill_mirrors(rec, row0, col0, b, B64, pr, pc, pos, out):  # type: ignore[no-
         u = _global(rec[2 * k + 1], col0, b, B64)
         if u != v:
             o, r, c = _place(u, v, b, B64, pr, pc)
-            p = pos[o]
-            out[2 * p] = r
-            out[2 * p + 1] = c
-            pos[o] = p + 1
+            _put(pos, out, o, r, c)
 
 
 # -- the block ---------------------------------------------------------------------------------

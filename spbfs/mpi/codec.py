@@ -269,6 +269,16 @@ def _block_width(msg, wat, k, m, pos, end):  # type: ignore[no-untyped-def]
     return b
 
 
+@nb.njit(cache=True, inline="always")
+def _unpack_block(msg, wat, k, m, pos, end, gaps):  # type: ignore[no-untyped-def]
+    """Block ``k``'s ``m`` gaps (at ``pos``) into ``gaps``; the position after the block, or
+    the error code of :func:`_block_width`."""
+    b = _block_width(msg, wat, k, m, pos, end)
+    if b < 0:
+        return b
+    return _unpack(msg, pos, m, b, gaps)
+
+
 @nb.njit(cache=True, nogil=True)
 def _encode_ids(ids, out, pos0, limit):  # type: ignore[no-untyped-def]
     """Write the ids message of ``ids`` into ``out`` (uint64) from ``pos0``.
@@ -330,10 +340,9 @@ def _decode_ids(msg, pos0, out, offset):  # type: ignore[no-untyped-def]
     for k in range(nb_):
         lo = k * BLOCK
         m = min(BLOCK, n - lo)
-        b = _block_width(msg, wat, k, m, pos, end)
-        if b < 0:
-            return b
-        pos = _unpack(msg, pos, m, b, gaps)
+        pos = _unpack_block(msg, wat, k, m, pos, end, gaps)
+        if pos < 0:
+            return pos
         for i in range(m):
             prev += np.int64(gaps[i]) + 1
             out[lo + i] = prev + offset
@@ -494,10 +503,9 @@ def _decode_bitmap_sparse(msg, bits):  # type: ignore[no-untyped-def]
     prev = base - 1
     for k in range(nb_):
         m = min(BLOCK, n - k * BLOCK)
-        b = _block_width(msg, wat, k, m, pos, end)
-        if b < 0:
-            return b
-        pos = _unpack(msg, pos, m, b, gaps)
+        pos = _unpack_block(msg, wat, k, m, pos, end, gaps)
+        if pos < 0:
+            return pos
         for i in range(m):
             prev += np.int64(gaps[i]) + 1
             if prev >= nbits or prev < 0:

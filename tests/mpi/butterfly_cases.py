@@ -29,7 +29,7 @@ Any failure raises, and the installed excepthook ends the job.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
@@ -132,47 +132,43 @@ def check_counts(b: Butterfly, q: int, f: int, where: str) -> None:
         assert closed < q - 1, (where, closed)
 
 
-def check_allgather(comm: Any, b: Butterfly, f: int, rng: np.random.Generator,
-                    where: str) -> int:
+def check_exchange(comm: Any, b: Butterfly, f: int, rng: np.random.Generator, where: str,
+                   kind: Literal["allgather", "alltoall"]) -> int:
+    """One exchange against mpi4py's on every case, then its words with uniform lengths.
+
+    Both exchanges take the same checks; what differs is the shape of the data
+    (one array, or one per destination) and how many words the data must cost.
+    """
     q, r = comm.Get_size(), comm.Get_rank()
-    want_msgs = predict(q, f)["allgather"]["messages"]
+    gather = kind == "allgather"
+    ours, theirs = getattr(b, kind), getattr(comm, kind)
+    want_msgs = predict(q, f)[kind]["messages"]
     n = 0
-    for name, msg in gather_cases(rng, q, r):
-        got = b.allgather(msg)
-        assert got[r] is msg, (where, name)  # its own, as is
-        ref = comm.allgather(msg)
-        same(got, ref, f"{where} allgather {name}")
+    for name, data in (gather_cases if gather else alltoall_cases)(rng, q, r):
+        got = ours(data)
+        own = data if gather else data[r]
+        if own is not None:
+            assert got[r] is own, (where, name)  # its own, as is
+        ref = theirs(data)
+        same(got, ref, f"{where} {kind} {name}")
         assert b.messages == want_msgs, (where, name, b.messages, want_msgs)
-        lens = [a.shape[0] for a in ref]
-        delivered = sum(sum(lens) - lens[k] + (q - 1) for k in range(q))
-        assert total(comm, b.words) == delivered, (where, name, b.words)
+        if gather:
+            # Every contribution delivered once to every other rank, plus its length word.
+            lens = [a.shape[0] for a in ref]
+            want_words = sum(sum(lens) - lens[k] + (q - 1) for k in range(q))
+        else:
+            # Every piece, plus two header words, forwarded once per non-zero digit of the hop.
+            want_words = total(comm, sum(
+                (a.shape[0] + 2) * digits((t - r) % q, f)
+                for t, a in enumerate(data) if a is not None and a.shape[0] and t != r))
+        assert total(comm, b.words) == want_words, (where, name, b.words)
         n += 1
     for m in (0, 3):  # uniform lengths: words as predicted, on every rank
-        b.allgather(rng.integers(0, 9, size=m))
-        assert b.words == predict(q, f, block=m)["allgather"]["words"], (where, m, b.words)
-        n += 1
-    return n
-
-
-def check_alltoall(comm: Any, b: Butterfly, f: int, rng: np.random.Generator,
-                   where: str) -> int:
-    q, r = comm.Get_size(), comm.Get_rank()
-    want_msgs = predict(q, f)["alltoall"]["messages"]
-    n = 0
-    for name, sends in alltoall_cases(rng, q, r):
-        got = b.alltoall(sends)
-        if sends[r] is not None:
-            assert got[r] is sends[r], (where, name)
-        ref = comm.alltoall(sends)
-        same(got, ref, f"{where} alltoall {name}")
-        assert b.messages == want_msgs, (where, name, b.messages, want_msgs)
-        forwarded = sum((a.shape[0] + 2) * digits((t - r) % q, f)
-                        for t, a in enumerate(sends) if a is not None and a.shape[0] and t != r)
-        assert total(comm, b.words) == total(comm, forwarded), (where, name, b.words)
-        n += 1
-    for m in (0, 3):
-        b.alltoall([rng.integers(0, 9, size=m) for _ in range(q)])
-        assert b.words == predict(q, f, block=m)["alltoall"]["words"], (where, m, b.words)
+        if gather:
+            ours(rng.integers(0, 9, size=m))
+        else:
+            ours([rng.integers(0, 9, size=m) for _ in range(q)])
+        assert b.words == predict(q, f, block=m)[kind]["words"], (where, m, b.words)
         n += 1
     return n
 
@@ -209,8 +205,8 @@ def check_comm(comm: Any, where: str, cases: list[int]) -> None:
         check_counts(b, q, f, here)
         # Every rank draws different data, the same on every run.
         rng = np.random.default_rng([q, f, r, len(where)])
-        cases[0] += check_allgather(comm, b, f, rng, here)
-        cases[0] += check_alltoall(comm, b, f, rng, here)
+        cases[0] += check_exchange(comm, b, f, rng, here, "allgather")
+        cases[0] += check_exchange(comm, b, f, rng, here, "alltoall")
         if f in (2, q + 1):
             cases[0] += check_back_to_back(comm, b, rng, here)
 
