@@ -193,8 +193,9 @@ def _grid_bfs(graph: Any, source: Any, config: Config | None, output: str | None
               semiring: Semiring | str, source_value: Any) -> Any:
     """:func:`bfs` on a DistGraph: :func:`spbfs.mpi.bfs` with the one-process options.
 
-    The grid search returns parents and levels together; ``output`` picks
-    ``any_pair`` (levels only, no parent words moved) or drops the levels.
+    The grid search finds parents and levels together; ``output`` picks
+    ``any_pair`` (its result carries no parents) or drops the levels. The grid
+    moves the same words either way: its engine has no levels-only mode.
     """
     from spbfs.mpi.bfs import bfs as grid_search
 

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from collections import defaultdict, deque
+from collections import defaultdict
 
 import networkx as nx
 import numpy as np
 import pytest
+from _reference import reference_bfs
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -38,20 +39,9 @@ def python_bfs(n, src, dst, source, directed=False, rng=None):
     Any neighbour one level up is a valid Graph500 parent (the spec's benign
     race), so the random variant exercises trees a first-visitor BFS never makes.
     """
-    adj = adjacency(src, dst, directed)
-    parents = np.full(n, -1, dtype=np.int64)
-    levels = np.full(n, -1, dtype=np.int64)
-    parents[source] = source
-    levels[source] = 0
-    queue = deque([source])
-    while queue:
-        u = queue.popleft()
-        for v in adj[u]:
-            if levels[v] < 0:
-                levels[v] = levels[u] + 1
-                parents[v] = u
-                queue.append(v)
+    parents, levels = reference_bfs(n, src, dst, source, directed)
     if rng is not None:
+        adj = adjacency(src, dst, directed)
         candidates = defaultdict(list)
         for u, nbrs in adj.items():
             for v in nbrs:
