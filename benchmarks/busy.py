@@ -7,14 +7,18 @@ with 2 threads and with the default (``Config.threads`` unset: the thread count
 :mod:`spbfs.threads` picks per search). The three settings take turns search by
 search (their order rotates from one root to the next) and the table gives the median
 milliseconds per search of each, the ratio of the default to the best of the
-three, and how many threads the default's policy picked in samples taken
-between the rounds. ``uptime`` is printed before and after each busy level:
-on a machine shared with other people the numbers move with their load.
+three (and the same of the means: a try of two threads that waits scheduler
+slices costs one search many times over, which a median hides), and the
+thread counts the default's searches ran their parallel levels on
+(``BFSResult.threads``; ``-`` for a search that ran none). ``uptime`` is
+printed before and after each busy level: on a machine shared with other
+people the numbers move with their load.
 
 Usage (repository root, venv active)::
 
     python benchmarks/busy.py                      # scales 16 18 20, 0/1/2 busy, 5 rounds
     python benchmarks/busy.py --scales 16 --busy 2 --rounds 3 --markdown
+    python benchmarks/busy.py --busy 2 --nice 19       # busy processes in the background
 """
 
 from __future__ import annotations
@@ -45,9 +49,11 @@ def _uptime() -> str:
         return f"load average: {load_average()}"
 
 
-def _start_hogs(k: int) -> list[subprocess.Popen]:
-    """``k`` processes that keep a core busy each, running once this returns."""
-    hogs = [subprocess.Popen([sys.executable, "-c", HOG]) for _ in range(k)]
+def _start_hogs(k: int, nice: int = 0) -> list[subprocess.Popen]:
+    """``k`` processes that keep a core busy each (at niceness ``nice``), running once
+    this returns."""
+    hog = f"import os; os.nice({nice}); {HOG}" if nice else HOG
+    hogs = [subprocess.Popen([sys.executable, "-c", hog]) for _ in range(k)]
     time.sleep(0.3 if k else 0.0)  # past the interpreter's start-up
     return hogs
 
@@ -81,8 +87,10 @@ def _cases(scales: list[int], edgefactor: int, nroots: int, seed: int) -> list[t
     return out
 
 
-def _time(graphs: dict, roots: list[int], threads: int | None, ceiling: int) -> list[float]:
-    """Milliseconds of each search from ``roots`` with ``threads`` (None: the default)."""
+def _time(graphs: dict, roots: list[int], threads: int | None, ceiling: int,
+          ran: Counter | None = None) -> list[float]:
+    """Milliseconds of each search from ``roots`` with ``threads`` (None: the default);
+    ``ran`` counts the thread counts the searches' parallel levels ran on."""
     import numba
 
     import spbfs
@@ -93,8 +101,10 @@ def _time(graphs: dict, roots: list[int], threads: int | None, ceiling: int) -> 
     out = []
     for r in roots:
         t = time.perf_counter()
-        spbfs.bfs(g, r)
+        res = spbfs.bfs(g, r)
         out.append((time.perf_counter() - t) * 1e3)
+        if ran is not None:
+            ran[getattr(res, "threads", None) or 0] += 1  # older checkouts: "-"
     return out
 
 
@@ -127,6 +137,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--edgefactor", type=int, default=16)
     ap.add_argument("--busy", type=int, nargs="+", default=[0, 1, 2],
                     help="numbers of busy processes to run beside the searches")
+    ap.add_argument("--nice", type=int, default=0,
+                    help="niceness of the busy processes (e.g. 19: background jobs, which "
+                         "the load counts as runnable but the scheduler lets wait)")
     ap.add_argument("--roots", type=int, default=8, help="searches per setting and round")
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--seed", type=int, default=1)
@@ -138,12 +151,13 @@ def main(argv: list[str] | None = None) -> int:
         ap.error("--rounds and --roots must be >= 1")
     if any(k < 0 for k in args.busy):
         ap.error("--busy takes numbers >= 0")
+    if not 0 <= args.nice <= 19:
+        ap.error("--nice takes 0 to 19 (a busy process cannot be given a higher priority)")
     set_omp_wait(args.omp_wait)
 
     import numba
 
     import spbfs
-    from spbfs.threads import ThreadPolicy
 
     ceiling = numba.get_num_threads()
     cases = _cases(args.scales, args.edgefactor, args.roots, args.seed)
@@ -155,14 +169,13 @@ def main(argv: list[str] | None = None) -> int:
           f", caller's threads {ceiling}, {args.rounds} rounds x {args.roots} searches")
     print(_sampling_cost())
     rows = []
-    policy = ThreadPolicy()
     for k in args.busy:
-        print(f"{k} busy: before {_uptime()}", flush=True)
-        hogs = _start_hogs(k)
+        print(f"{k} busy (nice {args.nice}): before {_uptime()}", flush=True)
+        hogs = _start_hogs(k, args.nice)
         try:
             for label, graphs, roots in cases:
                 times: dict[int | None, list[float]] = {t: [] for t in SETTINGS}
-                picked: Counter[int] = Counter()
+                ran: Counter[int] = Counter()
                 for rnd in range(args.rounds):
                     # The settings take turns root by root, the order rotating: with
                     # every core taken a search either runs through or waits a
@@ -171,22 +184,22 @@ def main(argv: list[str] | None = None) -> int:
                     for i, r in enumerate(roots):
                         turn = (rnd + i) % len(SETTINGS)
                         for t in SETTINGS[turn:] + SETTINGS[:turn]:
-                            if t is None and i == 0:
-                                picked[policy.choose(ceiling,
-                                                     numba.config.NUMBA_NUM_THREADS - 1)] += 1
-                            times[t] += _time(graphs, [r], t, ceiling)
+                            times[t] += _time(graphs, [r], t, ceiling,
+                                              ran if t is None else None)
                 med = {t: median(v) for t, v in times.items()}
+                mean = {t: sum(v) / len(v) for t, v in times.items()}
                 best = min(med.values())
                 rows.append([k, label, *(f"{med[t]:.2f}" for t in SETTINGS),
                              f"{med[None] / best:.2f}",
-                             " ".join(f"{n}:{c}" for n, c in sorted(picked.items()))])
+                             f"{mean[None] / min(mean.values()):.2f}",
+                             " ".join(f"{n or '-'}:{c}" for n, c in sorted(ran.items()))])
         finally:
             _stop_hogs(hogs)
         print(f"{k} busy: after  {_uptime()}", flush=True)
     numba.set_num_threads(ceiling)
     headers = ["busy", "graph", "1 thread ms", "2 threads ms", "default ms", "default / best",
-               "default picked (threads:samples)"]
-    print(format_table(headers, rows, markdown=args.markdown, align="rlrrrrl"))
+               "mean: default / best", "default ran on (threads:searches)"]
+    print(format_table(headers, rows, markdown=args.markdown, align="rlrrrrrl"))
     return 0
 
 

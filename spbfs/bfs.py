@@ -320,9 +320,12 @@ def _search(
         parents, levels = engine.finish(stats.discovered, cfg.output in ("both", "parents"),
                                         want_levels)
         seconds = time.perf_counter() - t_start
-        engine.release()
+        parallel = engine.release()
+        if parallel:
+            threads.report(int(stats.discovered.sum()) + 1)
         return BFSResult(source=source, parents=parents, levels=levels, stats=stats,
-                         seconds=seconds, config=cfg, stopped=run.stopped)
+                         seconds=seconds, config=cfg, stopped=run.stopped,
+                         threads=engine.nparts if parallel else None)
     if xp is np and n >= 1 << 16:
         # Fresh result arrays: first touch (page faults and all) split over the threads.
         parents = np.empty(n, dtype=np.int64)

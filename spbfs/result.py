@@ -143,6 +143,11 @@ class BFSResult:
         (int64 or float64); unreached vertices hold the semiring's additive
         identity for that dtype (0 for ``plus``, the largest value for ``min``).
         None for the fast searches.
+    threads : int or None
+        The numba threads the one-process search's parallel levels ran on
+        (``Config.threads``, or what :mod:`spbfs.threads` picked for the
+        moment's load); None where no such level ran (or another engine
+        searched).
     """
 
     source: int
@@ -153,6 +158,7 @@ class BFSResult:
     config: Any = None
     stopped: str = "exhausted"
     values: np.ndarray | None = None
+    threads: int | None = None
 
     @property
     def n(self) -> int:

@@ -36,6 +36,13 @@ only when its first parallel region is due (:class:`SearchThreads`,
 in the middle of a search, after its levels have swept the caches, the reading
 costs several times more than on entry, so a graph whose last search asked
 asks on entry (:class:`spbfs.search.numba_engine.ScratchPool`).
+
+A busy reading says how many tasks are runnable, not how the scheduler will
+treat the search's threads: with every core taken, two threads sometimes get
+their slices together and beat one, and sometimes wait slices and lose many
+times over. So where the reading gives fewer threads than the most, the
+graph's searches measure both counts and run the cheaper one, trying the other
+now and then (:meth:`ThreadProbe.pick`).
 """
 
 from __future__ import annotations
@@ -167,7 +174,9 @@ def _pool_worker_ids() -> tuple[str, ...]:
 
 class ThreadProbe:
     """What a :class:`ThreadPolicy` keeps between its decisions: numba's pool workers' ids,
-    the machine's CPU count and, for a moment, a choice of fewer threads than the most.
+    the machine's CPU count, for a moment a choice of fewer threads than the most,
+    and, on a busy machine, what the graph's searches cost on each of the two
+    counts it picks between (:meth:`pick`).
 
     Telling this process's spinning workers from other load otherwise lists
     ``/proc/self/task`` and reads every thread's state (OpenBLAS's and the
@@ -187,21 +196,136 @@ class ThreadProbe:
     #: cost a collapse (20x).
     hold = 0.01
 
+    #: Seconds after a machine is first found busy before the most threads are tried,
+    #: the longest wait between two tries (each try that loses doubles the wait), and
+    #: how long the trials' costs describe the machine: a probe that made no choice
+    #: for that long starts over.
+    retry = 0.02
+    retry_max = 2.0
+    stale = 1.0
+    #: The most a losing try may add to the graph's searches, as a share of their
+    #: seconds until the next try: a try of two threads that waits slices costs one
+    #: search 10x at Kronecker scale 16, and tries every few searches would double
+    #: the mean.
+    overhead = 0.05
+
     def __init__(self) -> None:
         self._workers: tuple[str, ...] | None = None
         self._cpus: int | None = None
-        self._kept: tuple[int, int, float] | None = None
+        self._kept: tuple[int, int, int, float] | None = None
+        # The trials (pick/record): seconds per reached vertex of each count, as a
+        # running mean; each count's next try (a time, its wait, and the searches'
+        # seconds to be spent first); those seconds so far and the last search's;
+        # the last pick's time.
+        self._cost: dict[int, float] = {}
+        self._due: dict[int, tuple[float, float, float]] = {}
+        self._spent = 0.0
+        self._seconds = 0.0
+        self._last = -float("inf")
 
-    def recall(self, ceiling: int) -> int | None:
-        """The choice kept for ``ceiling`` if made less than :attr:`hold` seconds ago."""
+    def recall(self, ceiling: int) -> tuple[int, int] | None:
+        """The choice kept for ``ceiling`` and the most it could have been, if made less
+        than :attr:`hold` seconds ago."""
         kept = self._kept
-        if kept is not None and kept[0] == ceiling and time.monotonic() - kept[2] < self.hold:
-            return kept[1]
+        if kept is not None and kept[0] == ceiling and time.monotonic() - kept[3] < self.hold:
+            return kept[1], kept[2]
         return None
 
     def keep(self, ceiling: int, chosen: int, most: int) -> None:
         """Remember ``chosen`` for ``ceiling`` if it is below ``most`` (forget otherwise)."""
-        self._kept = (ceiling, chosen, time.monotonic()) if chosen < most else None
+        self._kept = (ceiling, chosen, most, time.monotonic()) if chosen < most else None
+
+    def _leader(self, fewer: int, most: int) -> int:
+        # The count of the lower measured cost; the fewer threads until both are measured.
+        cost = self._cost
+        return most if most in cost and fewer in cost and cost[most] < cost[fewer] else fewer
+
+    def pick(self, fewer: int, most: int) -> int:
+        """The count for a search where the machine reads busy: ``fewer`` or ``most``.
+
+        A reading tells how many tasks are runnable, not how the scheduler
+        will treat this search's threads. With every core taken, the fewer
+        threads the reading suggests (one, on two cores) are the safe side,
+        since a region of two waits a scheduler slice whenever one of its
+        threads is descheduled; but some runs of the same machine give two
+        threads most slices, and they are then 1.5–3x faster (docs/benchmarks.md).
+        So the searches measure: the count of the lower cost per reached
+        vertex (:meth:`record`) runs, and the other is tried again after
+        :attr:`retry` seconds, the wait doubling after each try that loses,
+        up to :attr:`retry_max`, and long enough for a losing try's extra
+        seconds to stay within :attr:`overhead` of the graph's search time
+        (a try of two threads that wait slices costs one search 10–20x).
+
+        Parameters
+        ----------
+        fewer, most : int
+            The reading's count and the most the search may use (``fewer < most``).
+
+        Returns
+        -------
+        int
+            ``fewer`` or ``most``.
+        """
+        now = time.monotonic()
+        if now - self._last > self.stale:  # the costs describe another moment
+            self._cost.clear()
+            self._due.clear()
+            self._spent = self._seconds = 0.0
+        self._last = now
+        lead = self._leader(fewer, most)
+        other = most if lead == fewer else fewer
+        if lead not in self._cost:  # nothing measured yet (or never reported): the safe side
+            return lead
+        due = self._due.get(other)
+        if due is None:
+            # Its first try waits as if it will cost one search more (at most 20x,
+            # docs/benchmarks.md): the graph's searches spend that over overhead first.
+            self._due[other] = (now + self.retry, self.retry,
+                                self._spent + self._seconds / self.overhead)
+            return lead
+        if now < due[0] or self._spent < due[2]:
+            return lead
+        # The next try is set as if this one loses: a try never reported cannot
+        # make every search a try.
+        wait = min(2 * due[1], self.retry_max)
+        self._due[other] = (now + wait, wait, due[2])
+        return other
+
+    def record(self, count: int, fewer: int, most: int, seconds: float, reached: int) -> None:
+        """What a search on ``count`` threads cost, after :meth:`pick`.
+
+        The cost compared is seconds per reached vertex. The leading count's
+        cost is a running mean (the latest search weighs half: one search that
+        waited a scheduler slice moves it at once); a try of the other count
+        replaces that count's cost, which describes an earlier moment. A
+        leading count that loses the lead to a search of its own is tried
+        again after twice its last wait, one that loses it to a try as at
+        first; either way a count that does not lead waits until the graph's
+        searches have spent enough seconds for the extra seconds of its last
+        search to be at most :attr:`overhead` of them.
+        """
+        reached = max(int(reached), 1)
+        cost = seconds / reached
+        self._spent += seconds
+        self._seconds = seconds
+        lead = self._leader(fewer, most)
+        prev = self._cost.get(count)
+        self._cost[count] = cost if prev is None or count != lead else (prev + cost) / 2
+        now_lead = self._leader(fewer, most)
+        now = time.monotonic()
+        if now_lead == count:
+            if lead != count:  # a try won: the count it beat is tried as a first time
+                self._due[lead] = (now + self.retry, self.retry,
+                                   self._spent + seconds / self.overhead)
+            return
+        due, wait, _ = self._due.get(count, (now, self.retry / 2, 0.0))
+        if count == lead:  # lost the lead
+            wait = min(2 * wait, self.retry_max)
+            due = now + wait
+        # A try's due was pushed back when it was picked.
+        lead_cost = self._cost.get(now_lead)  # None: a cost cleared since the pick
+        extra = 0.0 if lead_cost is None else max((cost - lead_cost) * reached, 0.0)
+        self._due[count] = (due, wait, self._spent + extra / self.overhead)
 
     def cpus(self) -> int | None:
         """``os.cpu_count()``, read once (it reads a file)."""
@@ -285,7 +409,9 @@ class ThreadPolicy:
 
     Every :meth:`choose` reads the machine again, except that with a
     ``probe`` a choice of fewer threads than the most is reused for
-    :attr:`ThreadProbe.hold` seconds.
+    :attr:`ThreadProbe.hold` seconds. With a probe, a reading of fewer
+    threads than the most is a choice between the two that the graph's
+    searches settle by measuring (:meth:`ThreadProbe.pick`).
 
     Parameters
     ----------
@@ -332,18 +458,35 @@ class ThreadPolicy:
         ValueError
             For a ``ceiling`` below 1 or a negative ``workers``.
         """
+        return self.decide(ceiling, workers)[0]
+
+    def decide(self, ceiling: int, workers: int) -> tuple[int, tuple[int, int] | None]:
+        """:meth:`choose`, and what the search's cost is to be recorded against.
+
+        Returns
+        -------
+        count : int
+            As :meth:`choose`.
+        trial : tuple of int, or None
+            ``(fewer, most)`` where the machine read busy and the probe picked
+            between the two counts (:meth:`ThreadProbe.pick`): the search
+            should report its seconds per reached vertex to
+            :meth:`ThreadProbe.record`. None otherwise.
+        """
         if isinstance(ceiling, bool) or not isinstance(ceiling, int) or ceiling < 1:
             raise ValueError(f"'ceiling' must be a positive integer; got {ceiling!r}")
         if isinstance(workers, bool) or not isinstance(workers, int) or workers < 0:
             raise ValueError(f"'workers' must be an integer >= 0; got {workers!r}")
         if self.probe is None:
-            return self._read(ceiling, workers)[0]
+            return self._read(ceiling, workers)[0], None
         kept = self.probe.recall(ceiling)
-        if kept is not None:
-            return kept
-        chosen, most = self._read(ceiling, workers)
-        self.probe.keep(ceiling, chosen, most)
-        return chosen
+        if kept is None:
+            kept = self._read(ceiling, workers)
+            self.probe.keep(ceiling, *kept)
+        fewer, most = kept
+        if fewer >= most:
+            return fewer, None
+        return self.probe.pick(fewer, most), (fewer, most)
 
     def _read(self, ceiling: int, workers: int) -> tuple[int, int]:
         """:meth:`choose` from a fresh reading of the machine, and the most it could be."""
@@ -394,6 +537,7 @@ class SearchThreads:
         self._policy = policy
         self._before: int | None = None
         self._count: int | None = None
+        self._trial: tuple[ThreadProbe, int, int, float] | None = None
         if threads is not None:
             nb.set_num_threads(min(threads, nb.config.NUMBA_NUM_THREADS))
             self._count = nb.get_num_threads()
@@ -414,13 +558,28 @@ class SearchThreads:
         """
         if self._count is None:
             before = nb.get_num_threads()
-            chosen = (self._policy or policy or ThreadPolicy()).choose(
-                before, nb.config.NUMBA_NUM_THREADS - 1)
+            pol = self._policy or policy or ThreadPolicy()
+            chosen, trial = pol.decide(before, nb.config.NUMBA_NUM_THREADS - 1)
             if chosen != before:
                 nb.set_num_threads(chosen)
                 self._before = before
             self._count = chosen
+            if trial is not None and pol.probe is not None:
+                self._trial = (pol.probe, *trial, time.perf_counter())
         return self._count
+
+    def report(self, reached: int) -> None:
+        """Tell the probe that picked this search's count what the search cost.
+
+        Called once the search is done, where it ran a parallel region; the
+        seconds since the count was chosen per reached vertex go to
+        :meth:`ThreadProbe.record`. Nothing happens where the count was
+        given, or read on a machine with idle cores.
+        """
+        trial, self._trial = self._trial, None
+        if trial is not None and self._count is not None:
+            probe, fewer, most, t0 = trial
+            probe.record(self._count, fewer, most, time.perf_counter() - t0, reached)
 
     def restore(self) -> None:
         """Set back a count the policy lowered: a busy moment must not lower the next

@@ -44,6 +44,13 @@ def _tasks(tmp_path: Path, states: list[str]) -> str:
     return str(d)
 
 
+@pytest.fixture(autouse=True)
+def no_trials(monkeypatch):
+    """A busy reading gives its count, never a try of the most threads: the tests that
+    count threads expect the reading's answer (the trials have their own tests)."""
+    monkeypatch.setattr(T.ThreadProbe, "retry", float("inf"))
+
+
 @pytest.fixture
 def machine(monkeypatch):
     """Make the policy see a machine of ``cpus`` CPUs of which ``allowed`` are ours."""
@@ -168,6 +175,144 @@ def test_a_probe_reuses_only_a_choice_of_fewer_threads(tmp_path, machine, monkey
     assert ThreadPolicy(loadavg=quiet, probe=probe).choose(2, 1) == 2  # too old: read again
     clock[0] += probe.hold / 10
     assert on.choose(2, 1) == 1  # the most (2) was not kept: read again at once
+
+
+# ----------------------------------------------------------------- trials on a busy machine
+
+
+@pytest.fixture
+def clock(monkeypatch):
+    """The probe's clock, moved by hand; tries allowed again (retry 0.02 s)."""
+    now = [1000.0]
+    monkeypatch.setattr(T.time, "monotonic", lambda: now[0])
+    monkeypatch.setattr(T.ThreadProbe, "retry", 0.02)
+    return now
+
+
+def test_trials_run_the_fewer_threads_until_the_most_are_measured(clock):
+    probe = T.ThreadProbe()
+    assert probe.pick(1, 2) == 1  # nothing measured: the safe side
+    clock[0] += 0.5
+    assert probe.pick(1, 2) == 1  # still nothing reported: never a try
+    probe.record(1, 1, 2, 0.010, 10_000)  # 1 us per vertex
+    # The first try waits 20 ms, and until the searches have spent 20 times the last
+    # one's 10 ms (as if the try will cost one search more: 5 %).
+    assert 19 <= _until_a_try(probe, clock, 1, 0.010) <= 21
+    # A try never reported does not make the next search a try too.
+    assert probe.pick(1, 2) == 1
+    clock[0] += 0.0401
+    assert probe.pick(1, 2) == 2
+    # It loses by 40 ms: the next try waits until 40 ms are 5 % of the seconds the
+    # graph's searches spend from here (0.8 s), whatever the clock says.
+    probe.record(2, 1, 2, 0.050, 10_000)
+    assert 79 <= _until_a_try(probe, clock, 1, 0.010) <= 81
+
+
+def _until_a_try(probe, clock, lead, seconds, limit=1000):
+    """Searches 10 ms apart, each reporting ``seconds`` on the ``lead`` count, until the
+    probe picks the other count; how many ran."""
+    for i in range(limit):
+        clock[0] += 0.010
+        if probe.pick(1, 2) != lead:
+            return i
+        probe.record(lead, 1, 2, seconds, 10_000)
+    return limit
+
+
+def _two_lead(probe, clock):
+    """Searches on one thread (0.9 us a vertex) until two are tried and win (0.3 us)."""
+    assert probe.pick(1, 2) == 1
+    probe.record(1, 1, 2, 0.009, 10_000)
+    assert _until_a_try(probe, clock, 1, 0.009) < 1000
+    probe.record(2, 1, 2, 0.003, 10_000)  # two threads ran 3x faster
+    assert probe.pick(1, 2) == 2
+
+
+def test_a_try_that_wins_leads_until_a_search_on_it_costs_more(clock):
+    probe = T.ThreadProbe()
+    _two_lead(probe, clock)
+    for _ in range(5):  # one thread is tried again 20 ms after it lost the lead
+        clock[0] += 0.003
+        assert probe.pick(1, 2) == 2
+        probe.record(2, 1, 2, 0.004, 10_000)  # a running mean of the searches
+    clock[0] += 0.003
+    probe.record(2, 1, 2, 0.100, 10_000)  # one search waited scheduler slices
+    assert probe._cost[2] > probe._cost[1]
+    # The lead is back on one thread, and two wait until the 91 ms lost are 5 % of
+    # the searches' seconds (1.82 s: 202 searches of 9 ms).
+    assert 202 <= _until_a_try(probe, clock, 1, 0.009) <= 204
+
+
+def test_a_try_of_the_fewer_threads_replaces_their_old_cost(clock):
+    """Once the most lead, one thread is tried again; a fresh cost decides, not the old."""
+    probe = T.ThreadProbe()
+    _two_lead(probe, clock)
+    assert _until_a_try(probe, clock, 2, 0.003) < 1000  # the try of one thread
+    probe.record(1, 1, 2, 0.002, 10_000)  # the machine changed: one thread now costs less
+    assert probe._cost[1] == pytest.approx(0.2e-6)
+    assert probe.pick(1, 2) == 1
+
+
+def test_trials_start_over_after_a_pause(clock):
+    probe = T.ThreadProbe()
+    _two_lead(probe, clock)
+    clock[0] += probe.stale + 0.001  # no search for a while: the costs describe the past
+    assert probe.pick(1, 2) == 1
+    assert probe._cost == {}
+
+
+def test_the_policy_picks_between_counts_only_where_the_machine_reads_busy(tmp_path, machine,
+                                                                          clock):
+    machine(2, 2)
+    (tmp_path / "busy").mkdir()
+    (tmp_path / "quiet").mkdir()
+    busy, quiet = _loadavg(tmp_path / "busy", 9), _loadavg(tmp_path / "quiet", 1)
+    probe = T.ThreadProbe()
+    assert ThreadPolicy(loadavg=quiet, probe=probe).decide(2, 1) == (2, None)
+    assert ThreadPolicy(loadavg=busy).decide(2, 1) == (1, None)  # no probe: no trials
+    on = ThreadPolicy(loadavg=busy, probe=probe)
+    assert on.decide(2, 1) == (1, (1, 2))
+    probe.record(1, 1, 2, 0.009, 10_000)
+    probe.record(2, 1, 2, 0.003, 10_000)
+    clock[0] += 0.001  # the busy reading is kept (hold): the trial's leader answers
+    assert on.decide(2, 1) == (2, (1, 2))
+    assert on.choose(2, 1) == 2
+    assert ThreadPolicy(loadavg=busy, probe=probe).decide(1, 1) == (1, None)  # ceiling 1
+
+
+@needs_two
+def test_a_busy_machines_searches_report_their_cost(monkeypatch, keep_threads, machine, clock):
+    """A graph's searches on a busy machine measure their count; where two threads led,
+    the next search runs on two though the reading says one (``BFSResult.threads``)."""
+    from spbfs.generators import kronecker
+
+    machine(POOL, POOL)
+    numba.set_num_threads(2)
+    _load(monkeypatch, 50)
+    el = kronecker(12, 16, seed=4)
+    g = spbfs.Graph.from_edgelist(el)
+    hub = int(np.argmax(np.asarray(g.out_degree)))
+    want = _levels(np.asarray(el.src), np.asarray(el.dst), g.n, hub)
+    r = spbfs.bfs(g, hub)
+    assert r.threads == 1 and np.array_equal(r.levels, want)
+    probe = g._search_cache["numba_scratch"].thread_policy.probe
+    assert set(probe._cost) == {1} and probe._cost[1] > 0
+    probe._cost[2] = probe._cost[1] / 10  # as if a try of two had won
+    r = spbfs.bfs(g, hub)
+    assert r.threads == 2 and np.array_equal(r.levels, want)
+    assert numba.get_num_threads() == 2
+    numba.set_num_threads(1)
+    r = spbfs.bfs(g, hub)  # the caller's ceiling of one: nothing to pick from
+    assert r.threads == 1
+    r = spbfs.bfs(g, hub, config=g.config.replace(threads=2))  # a given count is obeyed
+    assert r.threads == 2
+
+
+def test_a_search_without_parallel_levels_reports_no_threads():
+    n = 500
+    g = spbfs.Graph.from_edges(np.arange(n - 1), np.arange(1, n), n=n)
+    assert spbfs.bfs(g, 0).threads is None
+    assert spbfs.bfs(g, 0, config=g.config.replace(threads=1)).threads is None
 
 
 def test_a_probe_forgets_workers_that_are_gone(tmp_path):

@@ -369,10 +369,17 @@ class NumbaEngine(LocalEngine):
         self.clean = True
         return (parents if want_parents else None), (levels if want_levels else None)
 
-    def release(self) -> None:
+    def release(self) -> bool:
         """Hand the scratch arrays back for the graph's next search, and whether it asked
-        for its thread count (a search from a vertex without edges tells nothing)."""
+        for its thread count (a search from a vertex without edges tells nothing).
+
+        Returns whether the search ran a level that runs in parallel where
+        threads are given: only such a search's cost tells one thread count
+        from another (:meth:`spbfs.threads.SearchThreads.report`).
+        """
+        wanted = bool(self.sv[nbk.SV_WANTED])
         if self._has_edges:
-            self.pool.asked_threads = bool(self.sv[nbk.SV_WANTED]) or self.n >= nbk._PAR_N
+            self.pool.asked_threads = wanted or self.n >= nbk._PAR_N
         self.pool.give(self.scratch, self.deg if self.clean else None)
         self.pool.give_records(self._rec)
+        return wanted
