@@ -193,9 +193,8 @@ def _grid_bfs(graph: Any, source: Any, config: Config | None, output: str | None
               semiring: Semiring | str, source_value: Any) -> Any:
     """:func:`bfs` on a DistGraph: :func:`spbfs.mpi.bfs` with the one-process options.
 
-    The grid search finds parents and levels together; ``output`` picks
-    ``any_pair`` (its result carries no parents) or drops the levels. The grid
-    moves the same words either way: its engine has no levels-only mode.
+    ``output`` and the semiring are checked as one process checks them; the
+    grid search drops what the config's ``output`` does not ask for.
     """
     from spbfs.mpi.bfs import bfs as grid_search
 
@@ -205,15 +204,9 @@ def _grid_bfs(graph: Any, source: Any, config: Config | None, output: str | None
     cfg = config or graph.config
     if output is not None and output != cfg.output:
         cfg = cfg.replace(output=output)  # checked as one process checks it
-    kind, semiring = check_semiring(semiring, output, cfg.output, source_value)
-    if kind == PARENTS and cfg.output == "levels":
-        semiring = "any_pair"
-    result = grid_search(graph, source, direction=direction, max_depth=max_depth,
-                         target=target, config=cfg, semiring=semiring,
-                         source_value=source_value)
-    if kind == PARENTS and cfg.output == "parents":
-        result.levels = None
-    return result
+    semiring = check_semiring(semiring, output, cfg.output, source_value)[1]
+    return grid_search(graph, source, direction=direction, max_depth=max_depth,
+                       target=target, config=cfg, semiring=semiring, source_value=source_value)
 
 
 def _resolve_graph(

@@ -940,7 +940,9 @@ def bfs(graph: DistGraph, source: int, *, direction: str | None = None,
     target : int, optional
         Stop after the level that reaches ``target``.
     config : Config, optional
-        Direction heuristics; defaults to the graph's config.
+        Direction heuristics, exchange settings and ``output`` (``"levels"``
+        runs the search as ``any_pair``, ``"parents"`` drops the levels, as
+        :func:`spbfs.bfs` does); defaults to the graph's config.
     out : (numpy.ndarray, numpy.ndarray), optional
         Arrays for this rank's ``parents`` and ``levels`` (int64, C-contiguous,
         ``hi - lo`` long), overwritten and returned in the result. A loop of
@@ -988,7 +990,8 @@ def bfs(graph: DistGraph, source: int, *, direction: str | None = None,
         if target is not None:
             target = check_vertex(target, n, "target")
         max_depth = check_max_depth(max_depth)
-        kind, semiring = check_semiring(semiring, source_value=source_value)
+        kind, semiring = check_semiring(semiring, config_output=cfg.output,
+                                        source_value=source_value)
     except (TypeError, ValueError) as exc:
         # Every rank has the same arguments, so every rank raises the same error.
         raise C.CollectiveError(str(exc)) from None
@@ -1003,8 +1006,12 @@ def bfs(graph: DistGraph, source: int, *, direction: str | None = None,
     engine = GridEngine(graph, cfg, out, max_depth, policy, target)
     run = run_levels(engine, policy, source, max_depth, target)
     result = engine.finish(run, source, cfg, time.perf_counter() - t_start)
-    if kind == LEVELS:
-        result.parents = None  # any_pair asks for levels only
+    # The engine finds parents and levels together (it has no levels-only mode, and
+    # moves the same words either way): what was not asked for is dropped.
+    if kind == LEVELS or cfg.output == "levels":
+        result.parents = None
+    elif cfg.output == "parents":
+        result.levels = None
     return result
 
 

@@ -72,16 +72,21 @@ def check_graph(grid: ProcessGrid, name: str, el: EdgeList, directed: bool, fmt:
         np.testing.assert_array_equal(r.levels, ref.levels, err_msg=f"{name} any_pair")
         cases[0] += 1
     # spbfs.bfs itself takes the DistGraph: the script of one process runs on the grid.
+    # The grid search called directly honours its config's output the same way.
     for output in ("both", "parents", "levels"):
-        r = spbfs.bfs(g, hub, output=output, direction="top-down").gather()
-        if root:
-            ref = spbfs.bfs(serial, hub, output=output, direction="top-down")
-            for field in ("parents", "levels"):
-                got, want = getattr(r, field), getattr(ref, field)
-                assert (got is None) == (want is None), (name, output, field)
-                if want is not None:
-                    np.testing.assert_array_equal(got, want, err_msg=f"{name} {output}")
-            cases[0] += 1
+        by_config = g.config.replace(output=output)
+        for how, res in (("spbfs.bfs", spbfs.bfs(g, hub, output=output, direction="top-down")),
+                         ("config", dist_bfs(g, hub, config=by_config, direction="top-down"))):
+            r = res.gather()
+            if root:
+                ref = spbfs.bfs(serial, hub, output=output, direction="top-down")
+                for field in ("parents", "levels"):
+                    got, want = getattr(r, field), getattr(ref, field)
+                    assert (got is None) == (want is None), (name, how, output, field)
+                    if want is not None:
+                        np.testing.assert_array_equal(got, want,
+                                                      err_msg=f"{name} {how} {output}")
+                cases[0] += 1
     r = spbfs.bfs(g, 0, semiring="plus_second", max_depth=3).gather()
     if root:
         ref = spbfs.bfs(serial, 0, semiring="plus_second", max_depth=3)
@@ -116,6 +121,8 @@ def check_bad_input(grid: ProcessGrid) -> None:
     expect("source_value=2 is for semirings", source_value=2)
     expect("source_value must be a real number", semiring="plus_second", source_value="1")
     expect("positional operators", semiring="plus_secondi")
+    expect("the config's output='parents' asks for parents", semiring="plus_second",
+           config=g.config.replace(output="parents"))
     expect("leave out out", semiring="plus_second",
            out=(np.zeros(g.hi - g.lo, np.int64), np.zeros(g.hi - g.lo, np.int64)))
     # spbfs.bfs on a DistGraph: what one process refuses, every rank refuses alike.
