@@ -196,7 +196,7 @@ class ThreadProbe:
     #: cost a collapse (20x).
     hold = 0.01
 
-    #: Seconds after a machine is first found busy before the most threads are tried,
+    #: Seconds after a machine is first found busy before the other count is tried,
     #: the longest wait between two tries (each try that loses doubles the wait), and
     #: how long the trials' costs describe the machine: a probe that made no choice
     #: for that long starts over.
@@ -470,8 +470,9 @@ class ThreadPolicy:
         trial : tuple of int, or None
             ``(fewer, most)`` where the machine read busy and the probe picked
             between the two counts (:meth:`ThreadProbe.pick`): the search
-            should report its seconds per reached vertex to
-            :meth:`ThreadProbe.record`. None otherwise.
+            should report its seconds and reached vertices to
+            :meth:`ThreadProbe.record` (:meth:`SearchThreads.report` does).
+            None otherwise.
         """
         if isinstance(ceiling, bool) or not isinstance(ceiling, int) or ceiling < 1:
             raise ValueError(f"'ceiling' must be a positive integer; got {ceiling!r}")
