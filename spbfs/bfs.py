@@ -314,7 +314,7 @@ def _search(
                                         want_levels)
         seconds = time.perf_counter() - t_start
         parallel = engine.release()
-        if parallel:
+        if parallel and threads.measured:
             threads.report(int(stats.discovered.sum()) + 1)
         return BFSResult(source=source, parents=parents, levels=levels, stats=stats,
                          seconds=seconds, config=cfg, stopped=run.stopped,

@@ -40,9 +40,11 @@ asks on entry (:class:`spbfs.search.numba_engine.ScratchPool`).
 A busy reading says how many tasks are runnable, not how the scheduler will
 treat the search's threads: with every core taken, two threads sometimes get
 their slices together and beat one, and sometimes wait slices and lose many
-times over. So where the reading gives fewer threads than the most, the
-graph's searches measure both counts and run the cheaper one, trying the other
-now and then (:meth:`ThreadProbe.pick`).
+times over; with one busy process, the spare thread beside it does the same.
+So where the reading gives fewer threads than the most, or the most only by
+counting the spare, the graph's searches measure the reading's count and the
+other one and run the cheaper, trying the other now and then
+(:meth:`ThreadProbe.pick`).
 """
 
 from __future__ import annotations
@@ -174,9 +176,9 @@ def _pool_worker_ids() -> tuple[str, ...]:
 
 class ThreadProbe:
     """What a :class:`ThreadPolicy` keeps between its decisions: numba's pool workers' ids,
-    the machine's CPU count, for a moment a choice of fewer threads than the most,
-    and, on a busy machine, what the graph's searches cost on each of the two
-    counts it picks between (:meth:`pick`).
+    the machine's CPU count, for a moment a choice of fewer threads than the most
+    (or a finding that the machine is quiet), and, on a busy machine, what the
+    graph's searches cost on each of the two counts it picks between (:meth:`pick`).
 
     Telling this process's spinning workers from other load otherwise lists
     ``/proc/self/task`` and reads every thread's state (OpenBLAS's and the
@@ -213,6 +215,7 @@ class ThreadProbe:
         self._workers: tuple[str, ...] | None = None
         self._cpus: int | None = None
         self._kept: tuple[int, int, int, float] | None = None
+        self._quiet_at = -float("inf")
         # The trials (pick/record): seconds per reached vertex of each count, as a
         # running mean; each count's next try (a time, its wait, and the searches'
         # seconds to be spent first); those seconds so far and the last search's;
@@ -224,24 +227,37 @@ class ThreadProbe:
         self._last = -float("inf")
 
     def recall(self, ceiling: int) -> tuple[int, int] | None:
-        """The choice kept for ``ceiling`` and the most it could have been, if made less
-        than :attr:`hold` seconds ago."""
+        """The choice kept for ``ceiling`` and the other count it was weighed against,
+        if made less than :attr:`hold` seconds ago."""
         kept = self._kept
         if kept is not None and kept[0] == ceiling and time.monotonic() - kept[3] < self.hold:
             return kept[1], kept[2]
         return None
 
-    def keep(self, ceiling: int, chosen: int, most: int) -> None:
-        """Remember ``chosen`` for ``ceiling`` if it is below ``most`` (forget otherwise)."""
-        self._kept = (ceiling, chosen, most, time.monotonic()) if chosen < most else None
+    def keep(self, ceiling: int, chosen: int, other: int, most: int) -> None:
+        """Remember ``chosen`` (and ``other``) for ``ceiling`` if it is below ``most``
+        (forget otherwise)."""
+        self._kept = (ceiling, chosen, other, time.monotonic()) if chosen < most else None
 
-    def _leader(self, fewer: int, most: int) -> int:
-        # The count of the lower measured cost; the fewer threads until both are measured.
+    def quiet(self) -> bool:
+        """Whether :meth:`note_quiet` was called less than :attr:`hold` seconds ago."""
+        return time.monotonic() - self._quiet_at < self.hold
+
+    def note_quiet(self) -> None:
+        """Remember that the load beside this process was its own spinning workers'.
+
+        Only the question whether the spare thread is to be weighed against
+        fewer hangs on it: a stale answer delays that by :attr:`hold` at most.
+        """
+        self._quiet_at = time.monotonic()
+
+    def _leader(self, first: int, other: int) -> int:
+        # The count of the lower measured cost; the reading's until both are measured.
         cost = self._cost
-        return most if most in cost and fewer in cost and cost[most] < cost[fewer] else fewer
+        return other if other in cost and first in cost and cost[other] < cost[first] else first
 
-    def pick(self, fewer: int, most: int) -> int:
-        """The count for a search where the machine reads busy: ``fewer`` or ``most``.
+    def pick(self, first: int, other: int) -> int:
+        """The count for a search where the reading leaves a choice: ``first`` or ``other``.
 
         A reading tells how many tasks are runnable, not how the scheduler
         will treat this search's threads. With every core taken, the fewer
@@ -249,22 +265,27 @@ class ThreadProbe:
         since a region of two waits a scheduler slice whenever one of its
         threads is descheduled; but some runs of the same machine give two
         threads most slices, and they are then 1.5–3x faster (docs/benchmarks.md).
-        So the searches measure: the count of the lower cost per reached
-        vertex (:meth:`record`) runs, and the other is tried again after
-        :attr:`retry` seconds, the wait doubling after each try that loses,
-        up to :attr:`retry_max`, and long enough for a losing try's extra
-        seconds to stay within :attr:`overhead` of the graph's search time
-        (a try of two threads that wait slices costs one search 10–20x).
+        With one busy process, the spare thread the reading grants beside it
+        is the same lottery the other way. So the searches measure: the
+        count of the lower cost per reached vertex (:meth:`record`) runs,
+        the reading's until both are measured, and the other is tried again
+        after :attr:`retry` seconds, the wait doubling after each try that
+        loses, up to :attr:`retry_max`, and long enough for a losing try's
+        extra seconds to stay within :attr:`overhead` of the graph's search
+        time (a try of two threads that wait slices costs one search 10–20x).
 
         Parameters
         ----------
-        fewer, most : int
-            The reading's count and the most the search may use (``fewer < most``).
+        first : int
+            The reading's count.
+        other : int
+            The count weighed against it: the most the search may use where
+            the reading gives fewer, else the idle cores alone (``!= first``).
 
         Returns
         -------
         int
-            ``fewer`` or ``most``.
+            ``first`` or ``other``.
         """
         now = time.monotonic()
         if now - self._last > self.stale:  # the costs describe another moment
@@ -272,26 +293,26 @@ class ThreadProbe:
             self._due.clear()
             self._spent = self._seconds = 0.0
         self._last = now
-        lead = self._leader(fewer, most)
-        other = most if lead == fewer else fewer
-        if lead not in self._cost:  # nothing measured yet (or never reported): the safe side
+        lead = self._leader(first, other)
+        behind = first if lead == other else other
+        if lead not in self._cost:  # nothing measured yet (or never reported): the reading's
             return lead
-        due = self._due.get(other)
+        due = self._due.get(behind)
         if due is None:
             # Its first try waits as if it will cost one search more (at most 20x,
             # docs/benchmarks.md): the graph's searches spend that over overhead first.
-            self._due[other] = (now + self.retry, self.retry,
-                                self._spent + self._seconds / self.overhead)
+            self._due[behind] = (now + self.retry, self.retry,
+                                 self._spent + self._seconds / self.overhead)
             return lead
         if now < due[0] or self._spent < due[2]:
             return lead
         # The next try is set as if this one loses: a try never reported cannot
         # make every search a try.
         wait = min(2 * due[1], self.retry_max)
-        self._due[other] = (now + wait, wait, due[2])
-        return other
+        self._due[behind] = (now + wait, wait, due[2])
+        return behind
 
-    def record(self, count: int, fewer: int, most: int, seconds: float, reached: int) -> None:
+    def record(self, count: int, first: int, other: int, seconds: float, reached: int) -> None:
         """What a search on ``count`` threads cost, after :meth:`pick`.
 
         The cost compared is seconds per reached vertex. The leading count's
@@ -308,10 +329,10 @@ class ThreadProbe:
         cost = seconds / reached
         self._spent += seconds
         self._seconds = seconds
-        lead = self._leader(fewer, most)
+        lead = self._leader(first, other)
         prev = self._cost.get(count)
         self._cost[count] = cost if prev is None or count != lead else (prev + cost) / 2
-        now_lead = self._leader(fewer, most)
+        now_lead = self._leader(first, other)
         now = time.monotonic()
         if now_lead == count:
             if lead != count:  # a try won: the count it beat is tried as a first time
@@ -410,7 +431,8 @@ class ThreadPolicy:
     Every :meth:`choose` reads the machine again, except that with a
     ``probe`` a choice of fewer threads than the most is reused for
     :attr:`ThreadProbe.hold` seconds. With a probe, a reading of fewer
-    threads than the most is a choice between the two that the graph's
+    threads than the most, or of the most only by counting the spare thread
+    beside another process, is a choice between two counts that the graph's
     searches settle by measuring (:meth:`ThreadProbe.pick`).
 
     Parameters
@@ -468,8 +490,8 @@ class ThreadPolicy:
         count : int
             As :meth:`choose`.
         trial : tuple of int, or None
-            ``(fewer, most)`` where the machine read busy and the probe picked
-            between the two counts (:meth:`ThreadProbe.pick`): the search
+            ``(reading's count, other count)`` where the reading left a choice
+            and the probe picked between the two (:meth:`ThreadProbe.pick`): the search
             should report its seconds and reached vertices to
             :meth:`ThreadProbe.record` (:meth:`SearchThreads.report` does).
             None otherwise.
@@ -479,41 +501,74 @@ class ThreadPolicy:
         if isinstance(workers, bool) or not isinstance(workers, int) or workers < 0:
             raise ValueError(f"'workers' must be an integer >= 0; got {workers!r}")
         if self.probe is None:
-            return self._read(ceiling, workers)[0], None
+            return self._read(ceiling, workers, None)[0], None
         kept = self.probe.recall(ceiling)
         if kept is None:
-            kept = self._read(ceiling, workers)
-            self.probe.keep(ceiling, *kept)
-        fewer, most = kept
-        if fewer >= most:
-            return fewer, None
-        return self.probe.pick(fewer, most), (fewer, most)
+            chosen, other, most = self._read(ceiling, workers, self.probe)
+            self.probe.keep(ceiling, chosen, other, most)
+        else:
+            chosen, other = kept
+        if other == chosen:
+            return chosen, None
+        return self.probe.pick(chosen, other), (chosen, other)
 
-    def _read(self, ceiling: int, workers: int) -> tuple[int, int]:
-        """:meth:`choose` from a fresh reading of the machine, and the most it could be."""
+    def _read(self, ceiling: int, workers: int,
+              probe: ThreadProbe | None) -> tuple[int, int, int]:
+        """:meth:`choose` from a fresh reading of the machine: ``(count, other, most)``.
+
+        ``other`` is the count to weigh against ``count`` where a ``probe`` is
+        given (``count`` itself where there is no choice): the most where the
+        reading gives fewer, the idle cores alone where it gives the most only
+        by counting the spare thread beside another process.
+        """
         allowed = _allowed_cpus()
         most = min(ceiling, allowed)
         running = read_running(self.loadavg)
         if running is None:
-            return most, most
+            return most, most, most
         # First as if no CPU lay outside the mask (CPUs there only add threads): on a
         # quiet machine that answer is already the most, and os.cpu_count, which reads
         # a file (5 us), is spared.
         if count_threads(ceiling, running, 1, allowed, allowed, self.spare) == most:
-            return most, most
-        cpus = max((self.probe.cpus() if self.probe is not None else os.cpu_count()) or allowed,
-                   allowed)
+            if probe is None or count_threads(ceiling, running, 1, allowed, allowed, 0) == most:
+                return most, most, most
+            return most, self._spare_other(ceiling, running, allowed, most, probe), most
+        cpus = max((probe.cpus() if probe is not None else os.cpu_count()) or allowed, allowed)
         # The reading thread alone is ours, or every pool worker is spinning too.
         busy = count_threads(ceiling, running, 1, cpus, allowed, self.spare)
         quiet = count_threads(ceiling, running, 1 + workers, cpus, allowed, self.spare)
         if busy == quiet:
-            return busy, most
-        own = self.probe.own_running(self.task_dir) if self.probe is not None else None
+            if busy < most or probe is None:
+                return busy, most, most
+            return most, self._spare_other(ceiling, running, allowed, most, probe), most
+        own = probe.own_running(self.task_dir) if probe is not None else None
         if own is None:
             own = read_own_running(self.task_dir)
         if own is None:
-            return busy, most  # fewer threads is the safe side: a collapse costs 20x, one 2x
-        return count_threads(ceiling, running, own, cpus, allowed, self.spare), most
+            # fewer threads is the safe side: a collapse costs 20x, one 2x
+            return busy, most, most
+        count = count_threads(ceiling, running, own, cpus, allowed, self.spare)
+        if count < most or probe is None:
+            return count, most, most
+        return count, count_threads(ceiling, running, own, cpus, allowed, 0), most
+
+    def _spare_other(self, ceiling: int, running: int, allowed: int, most: int,
+                     probe: ThreadProbe) -> int:
+        """The idle cores alone, where the most counts the spare thread beside another
+        process; ``most`` where the load beside this process is its own spinning workers
+        (or cannot be told from theirs)."""
+        if probe.quiet():
+            return most
+        cpus = max(probe.cpus() or allowed, allowed)
+        if count_threads(ceiling, running, 1, cpus, allowed, 0) == most:
+            return most  # the other load fits on CPUs outside the mask
+        own = probe.own_running(self.task_dir)
+        if own is None:
+            return most
+        idle = count_threads(ceiling, running, own, cpus, allowed, 0)
+        if idle == most:
+            probe.note_quiet()
+        return idle
 
 
 class SearchThreads:
@@ -569,6 +624,11 @@ class SearchThreads:
                 self._trial = (pol.probe, *trial, time.perf_counter())
         return self._count
 
+    @property
+    def measured(self) -> bool:
+        """Whether this search's count is to be reported (:meth:`report`)."""
+        return self._trial is not None
+
     def report(self, reached: int) -> None:
         """Tell the probe that picked this search's count what the search cost.
 
@@ -579,8 +639,8 @@ class SearchThreads:
         """
         trial, self._trial = self._trial, None
         if trial is not None and self._count is not None:
-            probe, fewer, most, t0 = trial
-            probe.record(self._count, fewer, most, time.perf_counter() - t0, reached)
+            probe, first, other, t0 = trial
+            probe.record(self._count, first, other, time.perf_counter() - t0, reached)
 
     def restore(self) -> None:
         """Set back a count the policy lowered: a busy moment must not lower the next

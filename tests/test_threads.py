@@ -280,6 +280,48 @@ def test_the_policy_picks_between_counts_only_where_the_machine_reads_busy(tmp_p
     assert ThreadPolicy(loadavg=busy, probe=probe).decide(1, 1) == (1, None)  # ceiling 1
 
 
+def test_the_spare_thread_beside_another_process_is_weighed_against_fewer(
+        tmp_path, machine, clock, monkeypatch):
+    """One other process on two cores: the reading gives two (the idle core plus the
+    spare), and one is the other count, unless the load is this process's own worker."""
+    machine(2, 2)
+    own = [1]
+    asked = []
+
+    def own_running(self, task_dir="/proc/self/task"):
+        asked.append(1)
+        return own[0]
+
+    monkeypatch.setattr(T.ThreadProbe, "own_running", own_running)
+    (tmp_path / "one").mkdir()
+    (tmp_path / "quiet").mkdir()
+    one_other, quiet = _loadavg(tmp_path / "one", 2), _loadavg(tmp_path / "quiet", 1)
+    assert ThreadPolicy(loadavg=quiet, probe=T.ThreadProbe()).decide(2, 1) == (2, None)
+    assert asked == []  # quiet: nothing read beyond the load
+    assert ThreadPolicy(loadavg=one_other).decide(2, 1) == (2, None)  # no probe: no trials
+    probe = T.ThreadProbe()
+    on = ThreadPolicy(loadavg=one_other, probe=probe)
+    assert on.decide(2, 1) == (2, (2, 1))  # the reading's count leads until both measured
+    probe.record(2, 2, 1, 0.030, 10_000)
+    probe.record(1, 2, 1, 0.010, 10_000)
+    assert on.decide(2, 1) == (1, (2, 1))  # one thread measured cheaper
+    own[0] = 2  # the second runnable task is this process's spinning worker
+    other = T.ThreadProbe()
+    asked.clear()
+    for _ in range(3):
+        assert ThreadPolicy(loadavg=one_other, probe=other).decide(2, 1) == (2, None)
+    assert asked == [1]  # found quiet once; the finding is kept for hold seconds
+    clock[0] += 1.5 * other.hold
+    ThreadPolicy(loadavg=one_other, probe=other).decide(2, 1)
+    assert asked == [1, 1]
+    # Three runnable: this process's spinning worker and one other process.
+    (tmp_path / "three").mkdir()
+    three = ThreadPolicy(loadavg=_loadavg(tmp_path / "three", 3), probe=T.ThreadProbe())
+    assert three.decide(2, 1) == (2, (2, 1))
+    own[0] = 1  # two other processes: one thread, weighed against the most
+    assert ThreadPolicy(loadavg=three.loadavg, probe=T.ThreadProbe()).decide(2, 1) == (1, (1, 2))
+
+
 @needs_two
 def test_a_busy_machines_searches_report_their_cost(monkeypatch, keep_threads, machine, clock):
     """A graph's searches on a busy machine measure their count; where two threads led,
