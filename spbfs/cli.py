@@ -42,6 +42,7 @@ import os
 import sys
 import time
 import traceback
+from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import Any, NoReturn
 
@@ -341,8 +342,11 @@ def _cmd_bench(args: argparse.Namespace, cfg: Config) -> int:
     m = source.num_edges
     roots = sample_roots(graph.backend.to_host(graph.out_degree), args.roots, seed=args.seed)
 
+    ran: Counter[int] = Counter()  # the thread counts the searches ran on
+
     def one(root: int) -> tuple[np.ndarray, np.ndarray]:
         r = bfs(graph, int(root))
+        ran[r.threads or 0] += 1
         return r.parents, r.levels
 
     header = {
@@ -366,13 +370,18 @@ def _cmd_bench(args: argparse.Namespace, cfg: Config) -> int:
             for direction in ("top-down", "bottom-up"):
                 bfs(graph, int(roots[0]), direction=direction, max_depth=3)
     header["threads"] = numba.get_num_threads()  # as the searches set it (--threads)
+    if len(roots):
+        one(int(roots[0]))  # run_benchmark's untimed warm-up, run here to be left uncounted
+    ran.clear()
     result = run_benchmark(
         one, graph, roots, validate=not args.no_validate,
-        progress=progress.bar("BFS"), header=header,
+        progress=progress.bar("BFS"), header=header, warmup=False,
     )
     peak = _peak_rss_bytes()  # generation, build, searches and validation
-    sys.stdout.write(result.format({"peak_rss_bytes": peak,
-                                    "peak_bytes_per_edge": peak / max(m, 1)}))
+    sys.stdout.write(result.format({
+        # The counts the timed searches' parallel levels ran on ("-": none ran).
+        "threads_ran": " ".join(f"{k or '-'}:{c}" for k, c in sorted(ran.items())),
+        "peak_rss_bytes": peak, "peak_bytes_per_edge": peak / max(m, 1)}))
     if args.plot:
         from spbfs.plot import plot_benchmark
 

@@ -223,8 +223,12 @@ class BFSResult:
         return (
             f"BFS from {self.source}: reached {self.num_reached} of {self.n} vertices in "
             f"{len(self.stats)} levels ({self.stopped}), {self.edges_examined} edges examined, "
-            f"{self.seconds * 1e3:.2f} ms; directions {dirs or '-'}"
+            f"{self.seconds * 1e3:.2f} ms{self._on_threads()}; directions {dirs or '-'}"
         )
+
+    def _on_threads(self) -> str:
+        t = self.threads
+        return "" if t is None else f" on {t} thread{'s' if t > 1 else ''}"
 
     def __repr__(self) -> str:
         return f"<BFSResult {self.summary()}>"

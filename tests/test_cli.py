@@ -333,6 +333,9 @@ def test_threads_sets_numba_threads(capsys, data_dir):
             assert numba.get_num_threads() == min(t, numba.config.NUMBA_NUM_THREADS)
         out = _run(capsys, ["bench", "--scale", "6", "--roots", "2", "--threads", "1"])
         assert re.search(r"^threads:\s+1$", out, re.M), out
+        # The timed searches' counts (a scale 6 search runs no parallel level: "-").
+        ran = re.search(r"^threads_ran:\s+(.*)$", out, re.M)
+        assert ran and sum(int(x.split(":")[1]) for x in ran.group(1).split()) == 2, out
         out = _run(capsys, ["cc", str(data_dir / "karate.mtx"), "--threads", "1"])
         assert numba.get_num_threads() == 1
     finally:

@@ -337,6 +337,7 @@ def test_a_busy_machines_searches_report_their_cost(monkeypatch, keep_threads, m
     want = _levels(np.asarray(el.src), np.asarray(el.dst), g.n, hub)
     r = spbfs.bfs(g, hub)
     assert r.threads == 1 and np.array_equal(r.levels, want)
+    assert " on 1 thread;" in r.summary()
     probe = g._search_cache["numba_scratch"].thread_policy.probe
     assert set(probe._cost) == {1} and probe._cost[1] > 0
     probe._cost[2] = probe._cost[1] / 10  # as if a try of two had won
@@ -354,7 +355,8 @@ def test_a_search_without_parallel_levels_reports_no_threads():
     n = 500
     g = spbfs.Graph.from_edges(np.arange(n - 1), np.arange(1, n), n=n)
     assert spbfs.bfs(g, 0).threads is None
-    assert spbfs.bfs(g, 0, config=g.config.replace(threads=1)).threads is None
+    r = spbfs.bfs(g, 0, config=g.config.replace(threads=1))
+    assert r.threads is None and " thread" not in r.summary()
 
 
 def test_a_probe_forgets_workers_that_are_gone(tmp_path):
