@@ -19,6 +19,7 @@ Usage (repository root, venv active)::
     python benchmarks/busy.py                      # scales 16 18 20, 0/1/2 busy, 5 rounds
     python benchmarks/busy.py --scales 16 --busy 2 --rounds 3 --markdown
     python benchmarks/busy.py --busy 2 --nice 19       # busy processes in the background
+    python benchmarks/busy.py --busy 2 --back-to-back --roots 50   # searches in a row
 """
 
 from __future__ import annotations
@@ -140,6 +141,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--nice", type=int, default=0,
                     help="niceness of the busy processes (e.g. 19: background jobs, which "
                          "the load counts as runnable but the scheduler lets wait)")
+    ap.add_argument("--back-to-back", action="store_true",
+                    help="run each setting's searches of a round in a row (the order rotating "
+                         "by round) instead of taking turns search by search")
     ap.add_argument("--roots", type=int, default=8, help="searches per setting and round")
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--seed", type=int, default=1)
@@ -177,6 +181,14 @@ def main(argv: list[str] | None = None) -> int:
                 times: dict[int | None, list[float]] = {t: [] for t in SETTINGS}
                 ran: Counter[int] = Counter()
                 for rnd in range(args.rounds):
+                    if args.back_to_back:
+                        # Each setting's searches in a row, as a user's loop runs them
+                        # (the default's tries and what they cost included).
+                        turn = rnd % len(SETTINGS)
+                        for t in SETTINGS[turn:] + SETTINGS[:turn]:
+                            times[t] += _time(graphs, roots, t, ceiling,
+                                              ran if t is None else None)
+                        continue
                     # The settings take turns root by root, the order rotating: with
                     # every core taken a search either runs through or waits a
                     # scheduler slice, and which one a run of searches in a row gets
