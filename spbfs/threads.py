@@ -380,6 +380,11 @@ def _allowed_cpus() -> int:
         return os.cpu_count() or 1
 
 
+def _machine_cpus(probe: ThreadProbe | None, allowed: int) -> int:
+    """The machine's CPUs (the probe's reading where there is one), at least ``allowed``."""
+    return max((probe.cpus() if probe is not None else os.cpu_count()) or allowed, allowed)
+
+
 def count_threads(ceiling: int, running: int, own_running: int, cpus: int, allowed: int,
                   spare: int = 1) -> int:
     """Threads for a search given one reading of the machine (a pure function).
@@ -533,7 +538,7 @@ class ThreadPolicy:
             if probe is None or count_threads(ceiling, running, 1, allowed, allowed, 0) == most:
                 return most, most, most
             return most, self._spare_other(ceiling, running, allowed, most, probe), most
-        cpus = max((probe.cpus() if probe is not None else os.cpu_count()) or allowed, allowed)
+        cpus = _machine_cpus(probe, allowed)
         # The reading thread alone is ours, or every pool worker is spinning too.
         busy = count_threads(ceiling, running, 1, cpus, allowed, self.spare)
         quiet = count_threads(ceiling, running, 1 + workers, cpus, allowed, self.spare)
@@ -559,7 +564,7 @@ class ThreadPolicy:
         (or cannot be told from theirs)."""
         if probe.quiet():
             return most
-        cpus = max(probe.cpus() or allowed, allowed)
+        cpus = _machine_cpus(probe, allowed)
         if count_threads(ceiling, running, 1, cpus, allowed, 0) == most:
             return most  # the other load fits on CPUs outside the mask
         own = probe.own_running(self.task_dir)
