@@ -409,6 +409,71 @@ def test_claims_with_and_without_branches_give_one_search(fmt: str, name: str) -
     assert e.unbranched == (e.total_degree < nbk.UNBRANCHED_DEGREE * n)
 
 
+def test_strided_tells_a_wavefront_from_scattered_frontiers() -> None:
+    """A frontier read at one stride (a grid's wavefront from a corner) skips the prefetch;
+    one odd step among the sampled pairs is tolerated, two are not; a diamond (a grid's
+    wavefront from its centre), scattered ids and tiny frontiers are not strided."""
+    wave = np.arange(5, 5 + 999 * 700, 999).astype(np.int32)
+    assert nbk._strided(wave, 0, wave.shape[0])
+    assert nbk._strided(wave, 100, 400)
+    gap = (wave.shape[0] - 1) // nbk._STRIDE_SAMPLES  # pairs (j * gap, j * gap + 1) are read
+    bent = wave.copy()
+    bent[16 * gap + 1:] += 7
+    assert nbk._strided(bent, 0, bent.shape[0])
+    bent[8 * gap + 1:] += 7
+    assert not nbk._strided(bent, 0, bent.shape[0])
+    rng = np.random.default_rng(5)
+    assert not nbk._strided(rng.permutation(wave), 0, wave.shape[0])
+    rows = np.arange(300, 701)
+    half = 200 - np.abs(rows - 500)
+    diamond = np.stack([rows * 1000 + 500 - half, rows * 1000 + 500 + half], 1).ravel()
+    assert not nbk._strided(diamond.astype(np.int32), 0, diamond.shape[0])
+    assert not nbk._strided(wave, 0, 3)
+
+
+def test_serial_kernels_with_and_without_prefetch_claim_alike() -> None:
+    """_topdown_strided (no prefetch) and _topdown_all claim the same vertices with the
+    same parents and counts, level after level of a grid from its corner and its centre."""
+    src, dst, n = _edges(gen.grid2d(60, 50))
+    g = _graph(_matrix(src, dst, n, False), False, "csr")
+    ptr, ind, jc, _ = g.out_block.kernel_view
+    deg = np.asarray(g.out_degree)
+    bits = (n - 1).bit_length()
+    strided_levels = 0
+    for source in (0, 25 * 60 + 30):
+        runs = []
+        for kernel in (nbk._topdown_all, nbk._topdown_strided):
+            state = (-1 - deg).astype(np.int32)
+            queue = np.empty(n + 1, np.int32)
+            state[source], queue[0] = source, source
+            head, tail, depth, counts = 0, 1, 0, []
+            while tail > head:
+                depth += 1
+                strided_levels += kernel is nbk._topdown_all and nbk._strided(queue, head, tail)
+                k, scanned, degsum = kernel(ptr, ind, jc, jc, 0, False, queue, head, tail,
+                                            state, depth << bits, queue, tail)
+                counts.append((k, scanned, degsum))
+                head, tail = tail, tail + k
+            runs.append((state, queue[:tail], counts))
+        np.testing.assert_array_equal(runs[1][0], runs[0][0])
+        np.testing.assert_array_equal(runs[1][1], runs[0][1])
+        assert runs[1][2] == runs[0][2]
+    assert strided_levels > 20  # the corner's wavefront took the strided kernel's path
+
+
+@pytest.mark.parametrize("name", ["grid", "kronecker", "lux_like"])
+def test_csr_kernels_of_their_own_give_the_generic_search(name: str) -> None:
+    """search_levels with its format flags left out (compile-time False: csr kernels of
+    their own) and named as False (the kernels that test them at run time) give one search."""
+    a, g, _, directed = _graph_case(name, "csr")
+    for source, levels in _first_and_hub(a, directed):
+        want = _run(_engine(g, threads=2), source, DirectionPolicy())
+        np.testing.assert_array_equal(want[1], levels)
+        e = _engine(g, threads=2)
+        e.formats = {"odcsc": False, "idcsc": False}
+        _same_search(_run(e, source, DirectionPolicy()), want)
+
+
 @pytest.mark.parametrize("fmt", FORMATS)
 @pytest.mark.parametrize("name", sorted(GRAPHS))
 def test_levels_past_the_stamps_give_one_search(fmt: str, name: str) -> None:

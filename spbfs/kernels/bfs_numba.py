@@ -279,7 +279,7 @@ def _claim_edge(state, v, uo, out, k):  # type: ignore[no-untyped-def]
     s = state[v]
     if s < 0:
         state[v] = uo
-        out[k] = v
+        out[np.uint64(k)] = v
         return k + 1, -1 - s
     if s > uo:
         state[v] = uo  # claimed this level by a larger frontier vertex
@@ -325,7 +325,7 @@ def _claim_unbranched(ind, lo, hi, u, state, base, out, k):  # type: ignore[no-u
         s = state[v]
         fresh = s < 0
         state[v] = uo if (fresh or s > uo) else s
-        out[k] = v
+        out[np.uint64(k)] = v
         k += fresh
         degsum += (-1 - s) if fresh else 0
     return k, degsum
@@ -346,12 +346,41 @@ def _claim_shared(ind, lo, hi, u, state, base, out, k):  # type: ignore[no-untyp
             old = atomic_cas(state, v, s, uo)
             if old == s:
                 if s < 0:
-                    out[k] = v
+                    out[np.uint64(k)] = v
                     k += 1
                     degsum += -1 - s
                 break
             s = old
     return k, degsum
+
+
+# Adjacent frontier pairs _strided compares at most: enough to see a wavefront's one
+# stride, few enough to cost nothing next to the level.
+_STRIDE_SAMPLES = 32
+
+
+@nb.njit(cache=True, inline="always")
+def _strided(queue, head, tail):  # type: ignore[no-untyped-def]
+    """Whether frontier ``queue[head:tail]`` is read at one constant stride, judged on
+    up to :data:`_STRIDE_SAMPLES` adjacent pairs spread over it (fewer than one in
+    sixteen off the first pair's step).
+
+    Such a frontier (a grid's wavefront from a corner) is what the hardware
+    prefetches by itself; there the software prefetch of the adjacency lists is
+    an extra dependent load per vertex, and serial levels ran 1.3x slower with
+    it (docs/benchmarks.md). A frontier of fewer than four vertices is not strided.
+    """
+    n_f = tail - head
+    if n_f < 4:
+        return False
+    samples = min(_STRIDE_SAMPLES, n_f - 1)
+    gap = (n_f - 1) // samples
+    step = queue[np.uint64(head + 1)] - queue[np.uint64(head)]
+    other = 0
+    for j in range(1, samples):
+        i = np.uint64(head + j * gap)
+        other += queue[i + np.uint64(1)] - queue[i] != step
+    return 16 * other < samples
 
 
 # Without reference counting (_nrt=False): numba's call convention increfs every
@@ -364,7 +393,21 @@ def _topdown_all(ptr, ind, jc, aux, shift, dcsc, queue, head, tail, state, base,
     # The constant ``whole`` folds away the share test once inlined; passed as an
     # argument (even a literal one) it stayed a runtime test per frontier vertex.
     return _topdown_core(ptr, ind, jc, aux, shift, dcsc, queue, head, tail, state, base, out,
-                         opos, 0, state.shape[0], True, _claim)
+                         opos, 0, state.shape[0], True, _claim, True)
+
+
+@nb.njit(cache=True, nogil=True, _nrt=False)
+def _topdown_strided(ptr, ind, jc, aux, shift, dcsc, queue, head, tail, state, base, out,
+                     opos):
+    """:func:`_topdown_all` without the prefetch, for a frontier read at one stride
+    (:func:`_strided`).
+
+    The caller chooses per level: with the choice inside one function (a flag
+    tested per vertex, or two loops) LLVM compiled the loop without the
+    prefetch 1.2x slower on a 1000 x 1000 grid from a corner.
+    """
+    return _topdown_core(ptr, ind, jc, aux, shift, dcsc, queue, head, tail, state, base, out,
+                         opos, 0, state.shape[0], True, _claim, False)
 
 
 @nb.njit(cache=True, nogil=True, _nrt=False)
@@ -373,7 +416,7 @@ def _topdown_unbranched(ptr, ind, jc, aux, shift, dcsc, queue, head, tail, state
     """:func:`_topdown_all` with :func:`_claim_unbranched` (``out`` is the queue, which
     has the spare slot)."""
     return _topdown_core(ptr, ind, jc, aux, shift, dcsc, queue, head, tail, state, base, out,
-                         opos, 0, state.shape[0], True, _claim_unbranched)
+                         opos, 0, state.shape[0], True, _claim_unbranched, True)
 
 
 @nb.njit(cache=True, nogil=True, _nrt=False)
@@ -381,7 +424,7 @@ def _topdown_shared(ptr, ind, jc, aux, shift, dcsc, queue, head, tail, state, ba
     """:func:`_topdown_all` with claims by compare-and-swap: another thread may claim the
     same destinations at the same time (a level of :func:`_team_levels`)."""
     return _topdown_core(ptr, ind, jc, aux, shift, dcsc, queue, head, tail, state, base, out,
-                         opos, 0, state.shape[0], True, _claim_shared)
+                         opos, 0, state.shape[0], True, _claim_shared, True)
 
 
 @nb.njit(cache=True, nogil=True, _nrt=False)
@@ -390,12 +433,12 @@ def _topdown_range(ptr, ind, jc, aux, shift, dcsc, queue, head, tail, state, bas
     """Top-down from ``queue[head:tail]`` into the destinations ``vlo <= v < vhi`` only
     (see :func:`_topdown_core`)."""
     return _topdown_core(ptr, ind, jc, aux, shift, dcsc, queue, head, tail, state, base, out,
-                         opos, vlo, vhi, False, _claim)
+                         opos, vlo, vhi, False, _claim, True)
 
 
 @nb.njit(cache=True, inline="always")
 def _topdown_core(ptr, ind, jc, aux, shift, dcsc, queue, head, tail, state, base, out, opos,
-                  vlo, vhi, whole, claim):
+                  vlo, vhi, whole, claim, ahead):
     """Top-down from ``queue[head:tail]`` into the destinations ``vlo <= v < vhi`` only.
 
     New vertices are listed in ``out`` from ``opos`` on, their state still
@@ -408,7 +451,9 @@ def _topdown_core(ptr, ind, jc, aux, shift, dcsc, queue, head, tail, state, base
     chunk, dcsc with a scan): with the format tested inside one loop, LLVM
     compiled the csr case 1.6x slower on a 1000 x 1000 grid. ``claim`` is
     :func:`_claim`, :func:`_claim_unbranched` (one thread, irregular graphs) or, where
-    two threads share the destinations, :func:`_claim_shared`.
+    two threads share the destinations, :func:`_claim_shared`. The adjacency
+    lists are prefetched when ``ahead``, a constant in each caller (see
+    :func:`_topdown_strided`).
     """
     k = opos
     scanned = 0
@@ -417,7 +462,7 @@ def _topdown_core(ptr, ind, jc, aux, shift, dcsc, queue, head, tail, state, base
         for i in range(head, tail):
             # Unsigned indices here too (no negative-index fix-up): 10% of a road
             # network's search, whose levels hold about a hundred vertices.
-            if i + _AHEAD < tail:
+            if ahead and i + _AHEAD < tail:
                 prefetch(ind, ptr[np.uint64(queue[np.uint64(i + _AHEAD)])])
             u = queue[np.uint64(i)]
             lo, hi = np.int64(ptr[np.uint64(u)]), np.int64(ptr[np.uint64(u + 1)])
@@ -429,11 +474,11 @@ def _topdown_core(ptr, ind, jc, aux, shift, dcsc, queue, head, tail, state, base
     elif shift == 0:
         for i in range(head, tail):
             # The index, the column's slot, then its list: three hops, asked for in turn.
-            if i + 2 * _AHEAD < tail:
+            if ahead and i + 2 * _AHEAD < tail:
                 prefetch(aux, queue[np.uint64(i + 2 * _AHEAD)])
-            if i + _AHEAD < tail:
+            if ahead and i + _AHEAD < tail:
                 prefetch(ptr, aux[np.uint64(queue[np.uint64(i + _AHEAD)])])
-            if i + _AHEAD // 2 < tail:
+            if ahead and i + _AHEAD // 2 < tail:
                 prefetch(ind, ptr[np.uint64(aux[np.uint64(queue[np.uint64(i + _AHEAD // 2)])])])
             u = queue[np.uint64(i)]
             # Written out, not through dcsc_column_range: the inlined general lookup
@@ -995,12 +1040,12 @@ def _bottomup_range(ptr, ind, jc, dcsc, front, state, base, src, cand, first, lo
         e = _first_member(front, ind, lo, hi)
         if e < hi:
             state[v] = base + ind[e]
-            found[f] = v
+            found[np.uint64(f)] = v
             f += 1
             degsum += -1 - s
             scanned += e - lo + 1
         elif hi > lo:  # a vertex without in-edges can never find a parent: drop it
-            cand[r] = k
+            cand[np.uint64(r)] = k
             r += 1
             scanned += hi - lo
     out[0] = f - lo_c
@@ -1109,11 +1154,10 @@ UNBRANCHED_DEGREE = 3
 
 
 @nb.njit(cache=True, nogil=True)
-def search_levels(optr, oind, ojc, oaux, oshift, odcsc, iptr, iind, ijc, idcsc, slots,
-                  has_slots, state, bits, stamps, queue, buf, front, cands, sv, mode, alpha, beta,
-                  gamma,
-                  nparts, nchunks, par_topdown, team_topdown, unbranched, max_depth, target, st,
-                  st_t):
+def search_levels(optr, oind, ojc, oaux, oshift, iptr, iind, ijc, slots, has_slots, state,
+                  bits, stamps, queue, buf, front, cands, sv, mode, alpha, beta, gamma, nparts,
+                  nchunks, par_topdown, team_topdown, unbranched, max_depth, target, st, st_t,
+                  odcsc=False, idcsc=False):
     """Run levels, both directions, until the search ends or must return to Python.
 
     The frontier is ``queue[sv[SV_HEAD]:sv[SV_TAIL]]``; ``sv`` holds the rest
@@ -1135,6 +1179,13 @@ def search_levels(optr, oind, ojc, oaux, oshift, odcsc, iptr, iind, ijc, idcsc, 
     Returns (levels run, reason): ``EXHAUSTED``, ``MAX_DEPTH``, ``TARGET``
     (a stop before the next level is due), ``FULL`` (``st`` is full) or
     ``THREADS`` (a parallel level is due and ``nparts`` is 0).
+
+    ``odcsc`` and ``idcsc`` say whether the out- and in-block are dcsc blocks
+    with empty columns. Left out, each is a compile-time constant ``False``
+    that reaches every kernel below as one (numba types an omitted default as
+    a literal and passes it on as such): the csr kernels are then compiled
+    without the dcsc loops beside them, with which LLVM compiled a 1000 x 1000
+    grid's top-down levels 1.2x slower (docs/benchmarks.md).
     """
     n = state.shape[0]
     head, tail, depth, cur, m_u, m_f = _scalars(sv)
@@ -1192,6 +1243,10 @@ def search_levels(optr, oind, ojc, oaux, oshift, odcsc, iptr, iind, ijc, idcsc, 
                 k, scanned, degsum = _topdown_unbranched(optr, oind, ojc, oaux, oshift, odcsc,
                                                          queue, head, tail, state, base, queue,
                                                          tail)
+            elif _strided(queue, head, tail):
+                k, scanned, degsum = _topdown_strided(optr, oind, ojc, oaux, oshift, odcsc,
+                                                      queue, head, tail, state, base, queue,
+                                                      tail)
             else:
                 k, scanned, degsum = _topdown_all(optr, oind, ojc, oaux, oshift, odcsc, queue,
                                                   head, tail, state, base, queue, tail)

@@ -220,6 +220,11 @@ class NumbaEngine(LocalEngine):
         self.out = (optr, oind, ojc, aux, shift, odcsc)
         iptr, iind, ijc, idcsc = in_block.kernel_view
         self.inn = (iptr, iind, ijc, idcsc and not _all_columns(in_block))
+        # Flags left out are compile-time Falses, which give csr blocks kernels of their own
+        # (nbk.search_levels); both are named where either block is a dcsc block with empty
+        # columns, so that the loop is compiled in two forms, not four.
+        self.formats = ({"odcsc": odcsc, "idcsc": self.inn[3]} if odcsc or self.inn[3]
+                        else {})
         self.deg = deg
         # deg counts the columns of the out-block: its sum is the block's nonzero count,
         # read off the pointers instead of summing n degrees on every search.
@@ -308,16 +313,15 @@ class NumbaEngine(LocalEngine):
         """
         sv = self.sv
         sv[nbk.SV_DEPTH], sv[nbk.SV_CUR], sv[nbk.SV_MU], sv[nbk.SV_MF] = depth, current, m_u, m_f
-        optr, oind, ojc, aux, shift, odcsc = self.out
-        iptr, iind, ijc, idcsc = self.inn
+        optr, oind, ojc, aux, shift, _ = self.out
+        iptr, iind, ijc, _ = self.inn
         nlev, reason = nbk.search_levels(
-            optr, oind, ojc, aux, shift, odcsc, iptr, iind, ijc, idcsc, self.slots,
-            self.has_slots, self.state, self.bits, self.stamps, self.queue, self.buf, self.front,
-            self.cands, sv,
+            optr, oind, ojc, aux, shift, iptr, iind, ijc, self.slots, self.has_slots,
+            self.state, self.bits, self.stamps, self.queue, self.buf, self.front, self.cands, sv,
             *policy.fused, self.nparts, self.nchunks, self.par_topdown, self.team_topdown,
             self.unbranched,
             -1 if max_depth is None else max_depth, -1 if target is None else target,
-            self.st, self.st_t,
+            self.st, self.st_t, **self.formats,
         )
         if reason == nbk.THREADS:
             self.threads()  # the next call runs the parallel level
