@@ -284,7 +284,7 @@ def test_topdown_own_parallel_rows_match_serial(nparts: int) -> None:
         parents = np.full(n, -1, np.int64)
         levels = np.full(n, -1, np.int64)
         new = np.empty(n, np.int64)
-        k, scanned, degsum = K.topdown_own(ptr, ind, ind[:0], False, frontier, visited, parents,
+        k, scanned, degsum = K.topdown_own(ptr, ind, ind[:0], frontier, visited, parents,
                                            levels, 2, deg, 0, n, n, new, parts)
         out.append((k, scanned, degsum, np.sort(new[:k]), parents, levels, visited))
     (k1, s1, d1, new1, p1, l1, v1), (k2, s2, d2, new2, p2, l2, v2) = out
@@ -352,9 +352,9 @@ def test_topdown_pairs_resume_after_a_full_part(nparts: int, cap: int, own: int,
     out = np.full(w * nparts * c, -9, np.int64)
     at, e, scanned, calls, k, degsum = 0, -1, 0, 0, 0, 0
     while True:
-        at, e, sc, k, ds = K.topdown_pairs(ptr, ind, ind[:0], False, frontier, sent, counts,
-                                           out, c, piece0, b, B, at, e, own, visited, parents,
-                                           levels, depth, deg, new, k, packed)
+        at, e, sc, k, ds = K.topdown_pairs(ptr, ind, ind[:0], frontier, sent, counts, out, c,
+                                           piece0, b, B, at, e, own, visited, parents, levels,
+                                           depth, deg, new, k, packed)
         scanned += sc
         degsum += ds
         calls += 1
@@ -476,7 +476,7 @@ def test_topdown_fold_pairs_against_numpy(nparts: int) -> None:
     K.set_bits(seen, visited, 0)
     counts = np.full(nparts, -5, np.int64)
     out = np.full(2 * nrow, -9, np.int64)
-    q, scanned, msgs = K.topdown_fold(ptr, ind, ind[:0], False, frontier, sent, visited, own, bw,
+    q, scanned, msgs = K.topdown_fold(ptr, ind, ind[:0], frontier, sent, visited, own, bw,
                                       nparts, counts, out, 0, B, B)
     # Reference: smallest frontier column per row, minus rows already sent or seen.
     excluded = set(already.tolist()) | {own * B + int(v) for v in seen}

@@ -18,6 +18,21 @@ __all__ = ["ids_and_not", "ids_from_bits", "set_bits"]  # re-exported for the dr
 
 _AHEAD = 16
 
+_CSR: dict[str, bool] = {}
+_DCSC = {"dcsc": True}
+
+
+def formats(dcsc: bool) -> dict[str, bool]:
+    """The keyword a kernel taking ``dcsc=False`` last is called with for a block.
+
+    A csr block's calls leave it out: numba types an omitted default as a
+    compile-time constant and hands it on as one to the kernels below, so csr
+    blocks get kernels compiled without the dcsc lookups (the one-process
+    engine's :func:`spbfs.kernels.bfs_numba.search_levels` does the same).
+    Passed as a bool, it is a value tested at run time.
+    """
+    return _DCSC if dcsc else _CSR
+
 
 @nb.njit(cache=True, inline="always")
 def global_id(u, col_piece0, b, B64):  # type: ignore[no-untyped-def]
@@ -30,8 +45,8 @@ def global_id(u, col_piece0, b, B64):  # type: ignore[no-untyped-def]
 
 
 @nb.njit(cache=True, nogil=True)
-def topdown_fold(ptr, ind, jc, dcsc, frontier, sent, visited, own, bw, nparts, counts, out,
-                 col_piece0, b, B64):
+def topdown_fold(ptr, ind, jc, frontier, sent, visited, own, bw, nparts, counts, out,
+                 col_piece0, b, B64, dcsc=False):
     """The local top-down step of a grid with ``pc > 1``, in one call.
 
     Masks ``sent`` with the own piece's ``visited`` rows (part ``own``: never
@@ -80,8 +95,8 @@ def topdown_fold(ptr, ind, jc, dcsc, frontier, sent, visited, own, bw, nparts, c
 
 
 @nb.njit(cache=True, nogil=True)
-def topdown_pairs(ptr, ind, jc, dcsc, frontier, sent, counts, out, cap, col_piece0, b, B64, i0,
-                  e0, own, visited, parents, levels, depth, deg, new, k0, packed):
+def topdown_pairs(ptr, ind, jc, frontier, sent, counts, out, cap, col_piece0, b, B64, i0, e0,
+                  own, visited, parents, levels, depth, deg, new, k0, packed, dcsc=False):
     """The local step of the transposed top-down (``B x`` as ``Bᵀ x``, undirected graphs).
 
     The masked SpMSV of :func:`topdown_fold` over the stored ``B_ijᵀ``: the
@@ -199,8 +214,8 @@ def _topdown_own_parts(ptr, ind, jc, dcsc, frontier, visited, parents, levels, d
 
 
 @nb.njit(cache=True, nogil=True)
-def topdown_own(ptr, ind, jc, dcsc, frontier, visited, parents, levels, depth, deg, col_piece0,
-                b, B64, new, nparts):
+def topdown_own(ptr, ind, jc, frontier, visited, parents, levels, depth, deg, col_piece0, b,
+                B64, new, nparts, dcsc=False):
     """Top-down level of a grid with one processor column (the row chunk is the own piece).
 
     The local SpMSV fused with the update: a row not yet in ``visited`` gets
@@ -360,9 +375,9 @@ def _bu_range(ptr, ind, jc, dcsc, lo_slot, row_base, front, comp, src, cand, fir
 
 
 @nb.njit(cache=True, nogil=True, parallel=True)
-def _bu_chunks(ptr, ind, jc, dcsc, lo_slot, row_base, front, comp, src, cand, first, ncand,
-               step, own, parents, levels, depth, deg, out_rows, out_par, k0, col_piece0, b,
-               B64, res):
+def _bu_chunks(ptr, ind, jc, lo_slot, row_base, front, comp, src, cand, first, ncand, step,
+               own, parents, levels, depth, deg, out_rows, out_par, k0, col_piece0, b, B64, res,
+               dcsc=False):
     for c in nb.prange(res.shape[0]):
         lo_c = c * step
         hi_c = min(ncand, lo_c + step)
@@ -414,9 +429,9 @@ def _bu_close(out_rows, out_par, k0, cand, res, step, own, comp, visited, new, n
 
 
 @nb.njit(cache=True, nogil=True)
-def _bu_serial(ptr, ind, jc, dcsc, lo_slot, row_base, front, comp, src, cand, first, ncand, own,
+def _bu_serial(ptr, ind, jc, lo_slot, row_base, front, comp, src, cand, first, ncand, own,
                parents, levels, depth, deg, out_rows, out_par, k0, col_piece0, b, B64, visited,
-               new, nk, pairs):
+               new, nk, pairs, dcsc=False):
     """:func:`bottomup_search` in one chunk: the range search and the close in one call."""
     res = np.zeros((1, 4), np.int64)
     if ncand:
@@ -460,15 +475,15 @@ def bottomup_search(ptr, ind, jc, dcsc, lo_slot, hi_slot, row_base, front, comp,
     # A parallel region costs tens of microseconds (more on a loaded machine).
     if nchunks <= 1 or ncand < 4096:
         nchunks = 1
+    fmt = formats(dcsc)
     if nchunks == 1:
-        return _bu_serial(ptr, ind, jc, dcsc, lo_slot, row_base, front, comp, src, cand, first,
-                          ncand, own, parents, levels, depth, deg, out_rows, out_par, k0,
-                          col_piece0, b, B64, visited, new, nk, pairs)
+        return _bu_serial(ptr, ind, jc, lo_slot, row_base, front, comp, src, cand, first, ncand,
+                          own, parents, levels, depth, deg, out_rows, out_par, k0, col_piece0, b,
+                          B64, visited, new, nk, pairs, **fmt)
     step = max(1, -(-ncand // nchunks))
     res = np.zeros((nchunks, 4), np.int64)
-    _bu_chunks(ptr, ind, jc, dcsc, lo_slot, row_base, front, comp, src, cand, first, ncand,
-               step, own, parents, levels, depth, deg, out_rows, out_par, k0, col_piece0,
-               b, B64, res)
+    _bu_chunks(ptr, ind, jc, lo_slot, row_base, front, comp, src, cand, first, ncand, step, own,
+               parents, levels, depth, deg, out_rows, out_par, k0, col_piece0, b, B64, res, **fmt)
     return _bu_close(out_rows, out_par, k0, cand, res, step, own, comp, visited, new, nk, pairs)
 
 

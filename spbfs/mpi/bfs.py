@@ -609,18 +609,18 @@ class GridEngine:
             # The row chunk is this rank's piece: search and update in one pass.
             # A level expecting many edges on this rank splits its rows over the threads.
             nparts = self.nthreads if self.m_f >= _PAR_TOPDOWN * self.p else 1
-            k, scanned, degsum = K.topdown_own(ptr, ind, jc, dcsc, cols, self.visited,
-                                               self.parents, self.levels, depth, self.deg,
-                                               j * grid.pr, d.b, B, newbuf, nparts)
+            k, scanned, degsum = K.topdown_own(ptr, ind, jc, cols, self.visited, self.parents,
+                                               self.levels, depth, self.deg, j * grid.pr, d.b,
+                                               B, newbuf, nparts, **K.formats(dcsc))
             t0 = self.tick(LOCAL_TD, t0)
             new = self.sort_new(k)
             self.tick(UPDATE, t0)
             return new, scanned, degsum
         counts = self.counts
         sendbuf = self.sendbufs[0]
-        nc, scanned, msgs = K.topdown_fold(ptr, ind, jc, dcsc, cols, self.sent, self.visited, j,
+        nc, scanned, msgs = K.topdown_fold(ptr, ind, jc, cols, self.sent, self.visited, j,
                                            self.bw, grid.pc, counts, sendbuf, j * grid.pr,
-                                           d.b, B)
+                                           d.b, B, **K.formats(dcsc))
         self.tick(LOCAL_TD, t0)
         cl = counts.tolist()[:grid.pc]
         sends = [sendbuf[2 * t * B:2 * (t * B + c)] for t, c in enumerate(cl)]
@@ -655,9 +655,9 @@ class GridEngine:
         row0 = grid.i * grid.pc
         if grid.pr == 1:
             nparts = self.nthreads if self.m_f >= _PAR_TOPDOWN * self.p else 1
-            k, scanned, degsum = K.topdown_own(tptr, tind, tjc, tdcsc, cols, self.visited,
+            k, scanned, degsum = K.topdown_own(tptr, tind, tjc, cols, self.visited,
                                                self.parents, self.levels, depth, self.deg,
-                                               row0, d.b, B, newbuf, nparts)
+                                               row0, d.b, B, newbuf, nparts, **K.formats(tdcsc))
             t0 = self.tick(LOCAL_TD, t0)
             new = self.sort_new(k)
             self.tick(UPDATE, t0)
@@ -701,10 +701,10 @@ class GridEngine:
         at, e, scanned, k, degsum = 0, -1, 0, 0, 0
         nf = cols.shape[0]
         while True:
-            at, e, sc, k, ds = K.topdown_pairs(tptr, tind, tjc, tdcsc, cols, self.sent, counts,
-                                               buf, cap, row0, self.d.b, B, at, e, own,
-                                               self.visited, self.parents, self.levels, depth,
-                                               self.deg, newbuf, k, packed)
+            at, e, sc, k, ds = K.topdown_pairs(tptr, tind, tjc, cols, self.sent, counts, buf,
+                                               cap, row0, self.d.b, B, at, e, own, self.visited,
+                                               self.parents, self.levels, depth, self.deg,
+                                               newbuf, k, packed, **K.formats(tdcsc))
             scanned += sc
             degsum += ds
             if at == nf:
