@@ -41,7 +41,10 @@ stay unvisited are compacted, so later sweeps touch only what is left.
 with :func:`spbfs.direction.next_direction` compiled from the Python policy's
 own function, and returns to Python only when the search ends, a ``max_depth``
 or ``target`` stop is due, or its per-level record is full. A road network's
-thousand levels of a hundred vertices then cost what their edges cost.
+thousand levels of a hundred vertices then cost what their edges cost. For
+csr blocks the block format reaches every kernel as a compile-time constant
+(see :func:`search_levels`), so their loops are compiled without the dcsc
+lookups beside them.
 """
 
 from __future__ import annotations
