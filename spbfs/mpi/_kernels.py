@@ -2,7 +2,8 @@
 
 All ids here are *local*: rows of the block are padded row-chunk ids, columns
 padded column-chunk ids (see :class:`spbfs.mpi.grid.Distribution`). Blocks
-come as ``(ptr, ind, jc, dcsc)`` like the one-process engine's kernels.
+come as ``ptr, ind, jc`` like the one-process engine's kernels; the kernels
+called from Python take ``dcsc`` last, left out for csr blocks (:func:`formats`).
 """
 
 from __future__ import annotations
