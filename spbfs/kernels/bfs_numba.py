@@ -749,23 +749,17 @@ def _team_wait(ctl, slot, value):  # type: ignore[no-untyped-def]
 @nb.njit(cache=True, inline="always")
 def _band_cut(queue, head, tail, n):  # type: ignore[no-untyped-def]
     """The cut between the two bands of frontier ``queue[head:tail]`` (the middle of its
-    id range) and whether to prefetch: not for a frontier read at one constant stride
-    (a grid's wavefront from a corner), which the hardware prefetches by itself; there
-    the software prefetch measured slower, elsewhere (a grid from its centre) faster."""
+    id range) and whether to prefetch: not for a frontier read at one stride
+    (:func:`_strided`: a grid's wavefront from a corner), which the hardware
+    prefetches by itself; there the software prefetch measured slower, elsewhere
+    (a grid from its centre) faster."""
     mn = n
     mx = 0
-    same = 0
-    step = 0
-    prev = queue[np.uint64(head)]
     for i in range(head, tail):
         u = queue[np.uint64(i)]
         mn = min(mn, u)
         mx = max(mx, u)
-        same += u - prev == step
-        step = u - prev
-        prev = u
-    n_f = tail - head
-    return (mn + mx + 1) // 2, same < n_f - (n_f >> 4)
+    return (mn + mx + 1) // 2, not _strided(queue, head, tail)
 
 
 @nb.njit(cache=True, nogil=True, _nrt=False)
