@@ -306,6 +306,12 @@ def _engine(g: spbfs.Graph, dtype=None, threads=None) -> NumbaEngine:
                        slots, dtype=dtype, threads=threads)
 
 
+def _generic(engine: NumbaEngine) -> NumbaEngine:
+    """``engine`` running the loop's generic form (format flags named, tested at run time)."""
+    engine.formats = {"odcsc": engine.out[5], "idcsc": engine.inn[3]}
+    return engine
+
+
 def _run(engine: NumbaEngine, source: int, policy: DirectionPolicy, **kw):
     run = run_levels(engine, policy, source, **kw)
     stats = run.log.stats()
@@ -317,7 +323,11 @@ def _run(engine: NumbaEngine, source: int, policy: DirectionPolicy, **kw):
 @pytest.mark.parametrize("fmt", FORMATS)
 @pytest.mark.parametrize("direction", DIRECTIONS)
 def test_int64_state_path_gives_the_same_search(fmt: str, direction: str) -> None:
-    """The int64 state (what n >= 2**31 uses), forced on a small graph, small record too."""
+    """The int64 state (what n >= 2**31 uses), forced on a small graph, small record too.
+
+    The int64 runs take the loop's generic form on both formats: one compiled int64 loop
+    instead of two (the csr form is the same code with the dcsc branches cut).
+    """
     assert state_dtype(2**30, 5) == np.int32
     assert state_dtype(2**30 + 1, 5) == np.int64 and state_dtype(10, 2**31) == np.int64
     src, dst, n = _edges(gen.kronecker(10, 16, seed=9))
@@ -328,6 +338,8 @@ def test_int64_state_path_gives_the_same_search(fmt: str, direction: str) -> Non
     results = []
     for dtype, record, threads in ((None, 4096, None), (np.int64, 4096, 2), (np.int64, 2, 1)):
         e = _engine(g, dtype, threads)
+        if dtype is not None:
+            _generic(e)
         e.record = record
         e.st, e.st_t = e.st[:record], e.st_t[:record]
         assert e.state.dtype == (np.int32 if dtype is None else np.int64)
@@ -469,8 +481,8 @@ def test_csr_kernels_of_their_own_give_the_generic_search(name: str) -> None:
     for source, levels in _first_and_hub(a, directed):
         want = _run(_engine(g, threads=2), source, DirectionPolicy())
         np.testing.assert_array_equal(want[1], levels)
-        e = _engine(g, threads=2)
-        e.formats = {"odcsc": False, "idcsc": False}
+        e = _generic(_engine(g, threads=2))
+        assert e.formats == {"odcsc": False, "idcsc": False}
         _same_search(_run(e, source, DirectionPolicy()), want)
 
 
@@ -578,8 +590,8 @@ for name in ("directed", "grid"):
     a = t._matrix(src, dst, n, directed)
     for fmt in ("csr", "dcsc"):
         g = t._graph(a, directed, fmt)
-        want = t._run(t._engine(g, threads=1), 0, DirectionPolicy("top-down"))
-        e = t._engine(g, threads=2)
+        want = t._run(t._generic(t._engine(g, threads=1)), 0, DirectionPolicy("top-down"))
+        e = t._generic(t._engine(g, threads=2))
         e.team_topdown = 1
         t._same_search(t._run(e, 0, DirectionPolicy("top-down")), want)
         banded += int(e.sv[nbk.SV_BANDS])
@@ -591,7 +603,11 @@ print("OK")
 def test_team_levels_stay_inside_their_arrays(tmp_path) -> None:
     """Team levels (bands and chunks, csr and dcsc with empty columns) compiled with
     bounds checks: a read past an array raises instead of passing unseen (a band's
-    prefetch once read a dcsc block's pointers by vertex id)."""
+    prefetch once read a dcsc block's pointers by vertex id).
+
+    Every block runs the loop's generic form, whose format flags are run-time values: it
+    holds the csr paths as well, and compiling it alone halves the test's time.
+    """
     import os
     import subprocess
     import sys
@@ -599,9 +615,8 @@ def test_team_levels_stay_inside_their_arrays(tmp_path) -> None:
 
     env = dict(os.environ, NUMBA_BOUNDSCHECK="1", NUMBA_CACHE_DIR=str(tmp_path))
     try:
-        # About 75 s, compiling the loop's two forms (csr, and dcsc with empty columns)
-        # included. An index error inside a team's region leaves the other thread waiting
-        # for it: a hang, ended here.
+        # About 35 s, compiling the loop included. An index error inside a team's region
+        # leaves the other thread waiting for it: a hang, ended here.
         done = subprocess.run([sys.executable, "-c", _BOUNDS_SCRIPT, str(Path(__file__).parent)],
                               env=env, capture_output=True, text=True, timeout=240)
     except subprocess.TimeoutExpired:
