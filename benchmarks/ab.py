@@ -30,8 +30,8 @@ Usage (repository root, venv active; A is an older checkout, e.g. a worktree)::
     python benchmarks/ab.py --a /tmp/before --b . --rounds 3
     python benchmarks/ab.py --a /tmp/before --b . --also mid=/tmp/middle --cases dist18x2x1
 
-Each side runs with ``PYTHONPATH`` set to its checkout, so both use this
-virtual environment's packages. The grid package is ``spbfs.mpi``
+Each side runs with its checkout first on ``PYTHONPATH``, so both use this
+virtual environment's packages (and those of a ``PYTHONPATH`` already set). The grid package is ``spbfs.mpi``
 (``spbfs.dist`` in checkouts before the rename).
 """
 
@@ -105,7 +105,10 @@ def _command(case: str, root: Path, args: argparse.Namespace) -> list[str]:
     m = re.fullmatch(r"dist(\d+)x(\d+)x(\d+)", case)
     if m:
         scale, pr, pc = (int(x) for x in m.groups())
-        mpiexec = shutil.which("mpiexec", path=str(Path(py).parent))
+        # The mpich wheel puts mpiexec beside the venv's python; a wheel installed with
+        # ``pip --target`` (a machine without the venv) puts it on PATH.
+        mpiexec = shutil.which("mpiexec", path=os.pathsep.join(
+            [str(Path(py).parent), os.environ.get("PATH", "")]))
         if mpiexec is None:
             sys.exit("benchmarks/ab.py: mpiexec not found (install the mpich wheel)")
         return [mpiexec, "-n", str(pr * pc), py, "-m", _grid_module(root), "bench",
@@ -133,7 +136,9 @@ def _figures(out: str) -> dict[str, float]:
 
 
 def _run(case: str, root: Path, args: argparse.Namespace) -> dict[str, float]:
-    env = {**os.environ, "PYTHONPATH": str(root)}
+    # The checkout first; paths already set (packages installed with ``pip --target``) after it.
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+        p for p in (str(root), os.environ.get("PYTHONPATH", "")) if p)}
     proc = subprocess.run(_command(case, root, args), cwd=root, env=env, capture_output=True,
                           text=True, timeout=args.timeout)
     if proc.returncode:
