@@ -31,8 +31,8 @@ Usage (repository root, venv active; A is an older checkout, e.g. a worktree)::
     python benchmarks/ab.py --a /tmp/before --b . --also mid=/tmp/middle --cases dist18x2x1
 
 Each side runs with its checkout first on ``PYTHONPATH``, so both use this
-virtual environment's packages (and those of a ``PYTHONPATH`` already set). The grid package is ``spbfs.mpi``
-(``spbfs.dist`` in checkouts before the rename).
+virtual environment's packages (and those of a ``PYTHONPATH`` already set). The
+grid package is ``spbfs.mpi`` (``spbfs.dist`` in checkouts before the rename).
 """
 
 from __future__ import annotations
