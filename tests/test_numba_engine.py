@@ -616,7 +616,7 @@ def test_team_levels_stay_inside_their_arrays(tmp_path) -> None:
 
     env = dict(os.environ, NUMBA_BOUNDSCHECK="1", NUMBA_CACHE_DIR=str(tmp_path))
     try:
-        # About 35 s, compiling the loop included. An index error inside a team's region
+        # About 45 s, compiling the loop included. An index error inside a team's region
         # leaves the other thread waiting for it: a hang, ended here.
         done = subprocess.run([sys.executable, "-c", _BOUNDS_SCRIPT, str(Path(__file__).parent)],
                               env=env, capture_output=True, text=True, timeout=240)
