@@ -106,7 +106,7 @@ def _command(case: str, root: Path, args: argparse.Namespace) -> list[str]:
     if m:
         scale, pr, pc = (int(x) for x in m.groups())
         # The mpich wheel puts mpiexec beside the venv's python; a wheel installed with
-        # ``pip --target`` (a machine without the venv) puts it on PATH.
+        # ``pip --prefix`` (a machine without the venv, benchmarks/device.sh) puts it on PATH.
         mpiexec = shutil.which("mpiexec", path=os.pathsep.join(
             [str(Path(py).parent), os.environ.get("PATH", "")]))
         if mpiexec is None:
@@ -136,7 +136,7 @@ def _figures(out: str) -> dict[str, float]:
 
 
 def _run(case: str, root: Path, args: argparse.Namespace) -> dict[str, float]:
-    # The checkout first; paths already set (packages installed with ``pip --target``) after it.
+    # The checkout first; paths already set (packages installed with ``pip --prefix``) after it.
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(
         p for p in (str(root), os.environ.get("PYTHONPATH", "")) if p)}
     proc = subprocess.run(_command(case, root, args), cwd=root, env=env, capture_output=True,
