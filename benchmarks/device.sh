@@ -5,8 +5,8 @@
 #   benchmarks/device.sh gpu            # there: the GPU tests and benchmarks/gpu.py
 #   benchmarks/device.sh grid [CASES]   # there: the MPI grid cells of ab.py against BASELINE
 #
-# The GPU machine's image has numpy, scipy, numba, cupy, pytest and hypothesis but no
-# MPI runtime, and nothing can be installed there from the network: `prepare` downloads
+# The GPU machine's image has numpy, scipy, numba, cupy, pytest and hypothesis, but not
+# the MPI runtime the grid runs on, and nothing can be fetched there: `prepare` downloads
 # the mpich and mpi4py wheels (this venv's versions, for the image's Python 3.12) and
 # writes the baseline checkout's packages, all under .devrun/ (ignored through
 # .git/info/exclude, carried by the call). Results go to $OUT (the folder that comes
@@ -97,5 +97,5 @@ case "${1:-}" in
     prepare) prepare ;;
     gpu) gpu ;;
     grid) shift; grid "$@" ;;
-    *) sed -n '2,20p' "$0"; exit 2 ;;
+    *) sed -n '2,17p' "$0"; exit 2 ;;
 esac
