@@ -93,8 +93,9 @@ class Graph:
         self.ids = ids
         self.input_degree: np.ndarray | None = None
         self.num_input_edges: int | None = None if edges is None else edges.num_edges
-        self._out_degree: Any = None
-        self._in_degree: Any = None
+        # "out" and "in" once computed: one dict, shared with this graph re-stored under
+        # another config (with_config), so that either's search computes them for both.
+        self._degrees: dict[str, Any] = {}
         # Per-graph state the search engines keep between searches (scratch buffers).
         self._search_cache: dict[str, Any] = {}
 
@@ -345,7 +346,7 @@ class Graph:
                       edges=self.edges, ids=self.ids)
             # Same blocks: what searches keep per graph (degrees, scratch arrays) is shared,
             # so bfs(g, s, config=...) in a loop does not rebuild it on every call.
-            g._out_degree, g._in_degree = self._out_degree, self._in_degree
+            g._degrees = self._degrees
             g._search_cache = self._search_cache
         elif self.edges is not None:
             return Graph.from_edgelist(self.edges, directed=self.directed, config=config)
@@ -397,19 +398,21 @@ class Graph:
     @property
     def out_degree(self) -> Any:
         """Out-degree of every vertex (int64)."""
-        if self._out_degree is None:
-            self._out_degree = _column_counts(self.out_block)
-        return self._out_degree
+        deg = self._degrees.get("out")
+        if deg is None:
+            deg = self._degrees["out"] = _column_counts(self.out_block)
+        return deg
 
     @property
     def in_degree(self) -> Any:
         """In-degree of every vertex (int64)."""
-        if self._in_degree is None:
-            self._in_degree = (
+        deg = self._degrees.get("in")
+        if deg is None:
+            deg = self._degrees["in"] = (
                 self.out_degree if self.in_block is self.out_block
                 else _column_counts(self.in_block)
             )
-        return self._in_degree
+        return deg
 
     @property
     def nbytes(self) -> int:

@@ -76,6 +76,24 @@ def test_format_swapped_by_config_alone():
     assert c.out_block.format == "dcsc" and (spbfs.bfs(c, 3).parents == ra.parents).all()
 
 
+def test_a_config_per_search_computes_the_degrees_once():
+    """bfs(g, s, config=...) searches a re-stored g (same blocks): the degrees one such
+    search computes serve g and every later one, whichever computed them first."""
+    from spbfs.generators import kronecker
+
+    edges = kronecker(9, 8, seed=2)
+    g = spbfs.Graph.from_edgelist(edges, directed=True, config=Config(format="dcsc"))
+    first = g.with_config(Config(format="dcsc", threads=1))
+    out, inn = first.out_degree, first.in_degree
+    assert out is not inn and int(out.sum()) == int(inn.sum()) == g.out_block.nnz
+    again = g.with_config(Config(format="dcsc", threads=2))
+    assert again.out_degree is out and again.in_degree is inn
+    assert g.out_degree is out and g.in_degree is inn
+    r = spbfs.bfs(g, 3, config=Config(format="dcsc", threads=1))
+    assert g.out_degree is out
+    assert (r.parents == spbfs.bfs(g, 3).parents).all()
+
+
 # --------------------------------------------------------------------------- every SPBFS_* setting
 
 # Each key, a value other than its default as the environment spells it, as TOML
