@@ -445,8 +445,9 @@ def test_strided_tells_a_wavefront_from_scattered_frontiers() -> None:
 
 
 def test_serial_kernels_with_and_without_prefetch_claim_alike() -> None:
-    """_topdown_strided (no prefetch) and _topdown_all claim the same vertices with the
-    same parents and counts, level after level of a grid from its corner and its centre."""
+    """_topdown_strided (no prefetch), _topdown_free (no degree sum) and _topdown_all claim
+    the same vertices with the same parents and counts, level after level of a grid from
+    its corner and its centre; _topdown_all's degree sum is the new vertices' one."""
     src, dst, n = _edges(gen.grid2d(60, 50))
     g = _graph(_matrix(src, dst, n, False), False, "csr")
     ptr, ind, jc, _ = g.out_block.kernel_view
@@ -455,7 +456,7 @@ def test_serial_kernels_with_and_without_prefetch_claim_alike() -> None:
     strided_levels = 0
     for source in (0, 25 * 60 + 30):
         runs = []
-        for kernel in (nbk._topdown_all, nbk._topdown_strided):
+        for kernel in (nbk._topdown_all, nbk._topdown_strided, nbk._topdown_free):
             state = (-1 - deg).astype(np.int32)
             queue = np.empty(n + 1, np.int32)
             state[source], queue[0] = source, source
@@ -465,12 +466,17 @@ def test_serial_kernels_with_and_without_prefetch_claim_alike() -> None:
                 strided_levels += kernel is nbk._topdown_all and nbk._strided(queue, head, tail)
                 k, scanned, degsum = kernel(ptr, ind, jc, jc, 0, False, queue, head, tail,
                                             state, depth << bits, queue, tail)
-                counts.append((k, scanned, degsum))
+                new = queue[tail:tail + k]
+                assert degsum == (int(deg[new].sum()) if kernel is nbk._topdown_all else 0)
+                assert nbk._degree_sum(ptr, jc, jc, 0, False, queue, tail, tail + k) == \
+                    int(deg[new].sum())
+                counts.append((k, scanned))
                 head, tail = tail, tail + k
             runs.append((state, queue[:tail], counts))
-        np.testing.assert_array_equal(runs[1][0], runs[0][0])
-        np.testing.assert_array_equal(runs[1][1], runs[0][1])
-        assert runs[1][2] == runs[0][2]
+        for run in runs[1:]:
+            np.testing.assert_array_equal(run[0], runs[0][0])
+            np.testing.assert_array_equal(run[1], runs[0][1])
+            assert run[2] == runs[0][2]
     assert strided_levels > 20  # the corner's wavefront took the strided kernel's path
 
 
@@ -485,6 +491,43 @@ def test_csr_kernels_of_their_own_give_the_generic_search(name: str) -> None:
         e = _generic(_engine(g, threads=2))
         assert e.formats == {"odcsc": False, "idcsc": False}
         _same_search(_run(e, source, DirectionPolicy()), want)
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+@pytest.mark.parametrize("name", sorted(GRAPHS))
+def test_degree_sums_left_out_give_one_search(fmt: str, name: str) -> None:
+    """Serial top-down levels that leave their degree sum out (fewer new vertices than
+    ``free_new``) give the search that sums every level: the same parents, levels,
+    counts and directions, and the same m_u and m_f in the loop's scalars after it, in
+    serial and team levels, across calls of the compiled loop, with the estimated m_f
+    choosing serial, team or parallel levels."""
+    a, g, _, directed = _graph_case(name, fmt)
+    # gamma = 1: the guard then needs m_f >= n, and most levels of these small graphs
+    # leave the sum out (with 32, only the few-vertex levels of the larger ones).
+    policies = [DirectionPolicy(), DirectionPolicy(gamma=1.0), DirectionPolicy("top-down")]
+    left_out = 0
+    for source, levels in _first_and_hub(a, directed):
+        for policy in policies:
+            for threads, record in ((1, 4096), (2, 3)):
+                runs = []
+                for free in (True, False):
+                    e = _engine(g, threads=threads)
+                    e.team_topdown = 64
+                    e.par_topdown = 1 << 9
+                    e.record = record
+                    e.st, e.st_t = e.st[:record], e.st_t[:record]
+                    kfree = e.free_new(policy)
+                    if not free:
+                        e.free_new = lambda policy: 0
+                    out = _run(e, source, policy)
+                    runs.append((out, e.sv[[nbk.SV_MU, nbk.SV_MF]].copy()))
+                    if free:
+                        left_out += int((out[2].discovered[out[2].direction == 0]
+                                         < kfree).sum())
+                np.testing.assert_array_equal(runs[0][0][1], levels)
+                _same_search(runs[0][0], runs[1][0])
+                np.testing.assert_array_equal(runs[0][1], runs[1][1])
+    assert left_out > 0
 
 
 @pytest.mark.parametrize("fmt", FORMATS)

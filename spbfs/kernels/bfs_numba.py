@@ -396,13 +396,45 @@ def _topdown_all(ptr, ind, jc, aux, shift, dcsc, queue, head, tail, state, base,
     # The constant ``whole`` folds away the share test once inlined; passed as an
     # argument (even a literal one) it stayed a runtime test per frontier vertex.
     return _topdown_core(ptr, ind, jc, aux, shift, dcsc, queue, head, tail, state, base, out,
-                         opos, 0, state.shape[0], True, _claim, True)
+                         opos, 0, state.shape[0], True, _claim, True, True)
+
+
+@nb.njit(cache=True, nogil=True, _nrt=False)
+def _topdown_free(ptr, ind, jc, aux, shift, dcsc, queue, head, tail, state, base, out, opos):
+    """:func:`_topdown_all` without the degree sum of the new vertices (returned as 0).
+
+    The sum feeds only the direction test, which a level of few new vertices
+    cannot pass (:func:`search_levels`' ``kfree``); the next top-down level
+    scans exactly those degrees. Its register pushed the output pointer to
+    the stack, reloaded per new vertex: a 1000 x 1000 grid's serial levels
+    ran 7-18% slower with it (docs/benchmarks.md).
+    """
+    return _topdown_core(ptr, ind, jc, aux, shift, dcsc, queue, head, tail, state, base, out,
+                         opos, 0, state.shape[0], True, _claim, True, False)
+
+
+@nb.njit(cache=True, nogil=True, _nrt=False)
+def _degree_sum(ptr, jc, aux, shift, dcsc, queue, head, tail):
+    """The summed column lengths of ``queue[head:tail]``: a level's degree sum, where
+    its kernel left it out and the direction test needs it."""
+    total = 0
+    for i in range(head, tail):
+        u = queue[np.uint64(i)]
+        if not dcsc:
+            lo, hi = np.int64(ptr[np.uint64(u)]), np.int64(ptr[np.uint64(u + 1)])
+        elif shift == 0:
+            lo = np.int64(ptr[np.uint64(aux[np.uint64(u)])])
+            hi = np.int64(ptr[np.uint64(aux[np.uint64(u + 1)])])
+        else:
+            lo, hi = dcsc_column_range(ptr, jc, aux, shift, u)
+        total += hi - lo
+    return total
 
 
 @nb.njit(cache=True, nogil=True, _nrt=False)
 def _topdown_strided(ptr, ind, jc, aux, shift, dcsc, queue, head, tail, state, base, out,
                      opos):
-    """:func:`_topdown_all` without the prefetch, for a frontier read at one stride
+    """:func:`_topdown_free` without the prefetch, for a frontier read at one stride
     (:func:`_strided`).
 
     The caller chooses per level: with the choice inside one function (a flag
@@ -410,16 +442,16 @@ def _topdown_strided(ptr, ind, jc, aux, shift, dcsc, queue, head, tail, state, b
     prefetch 1.2x slower on a 1000 x 1000 grid from a corner.
     """
     return _topdown_core(ptr, ind, jc, aux, shift, dcsc, queue, head, tail, state, base, out,
-                         opos, 0, state.shape[0], True, _claim, False)
+                         opos, 0, state.shape[0], True, _claim, False, False)
 
 
 @nb.njit(cache=True, nogil=True, _nrt=False)
 def _topdown_unbranched(ptr, ind, jc, aux, shift, dcsc, queue, head, tail, state, base, out,
                         opos):
-    """:func:`_topdown_all` with :func:`_claim_unbranched` (``out`` is the queue, which
+    """:func:`_topdown_free` with :func:`_claim_unbranched` (``out`` is the queue, which
     has the spare slot)."""
     return _topdown_core(ptr, ind, jc, aux, shift, dcsc, queue, head, tail, state, base, out,
-                         opos, 0, state.shape[0], True, _claim_unbranched, True)
+                         opos, 0, state.shape[0], True, _claim_unbranched, True, False)
 
 
 @nb.njit(cache=True, nogil=True, _nrt=False)
@@ -427,7 +459,7 @@ def _topdown_shared(ptr, ind, jc, aux, shift, dcsc, queue, head, tail, state, ba
     """:func:`_topdown_all` with claims by compare-and-swap: another thread may claim the
     same destinations at the same time (a level of :func:`_team_levels`)."""
     return _topdown_core(ptr, ind, jc, aux, shift, dcsc, queue, head, tail, state, base, out,
-                         opos, 0, state.shape[0], True, _claim_shared, True)
+                         opos, 0, state.shape[0], True, _claim_shared, True, True)
 
 
 @nb.njit(cache=True, nogil=True, _nrt=False)
@@ -436,12 +468,12 @@ def _topdown_range(ptr, ind, jc, aux, shift, dcsc, queue, head, tail, state, bas
     """Top-down from ``queue[head:tail]`` into the destinations ``vlo <= v < vhi`` only
     (see :func:`_topdown_core`)."""
     return _topdown_core(ptr, ind, jc, aux, shift, dcsc, queue, head, tail, state, base, out,
-                         opos, vlo, vhi, False, _claim, True)
+                         opos, vlo, vhi, False, _claim, True, True)
 
 
 @nb.njit(cache=True, inline="always")
 def _topdown_core(ptr, ind, jc, aux, shift, dcsc, queue, head, tail, state, base, out, opos,
-                  vlo, vhi, whole, claim, ahead):
+                  vlo, vhi, whole, claim, ahead, sums):
     """Top-down from ``queue[head:tail]`` into the destinations ``vlo <= v < vhi`` only.
 
     New vertices are listed in ``out`` from ``opos`` on, their state still
@@ -456,7 +488,8 @@ def _topdown_core(ptr, ind, jc, aux, shift, dcsc, queue, head, tail, state, base
     :func:`_claim`, :func:`_claim_unbranched` (one thread, irregular graphs) or, where
     two threads share the destinations, :func:`_claim_shared`. The adjacency
     lists are prefetched when ``ahead``, a constant in each caller (see
-    :func:`_topdown_strided`).
+    :func:`_topdown_strided`). Without ``sums`` (a constant too) the degree sum
+    returned is 0 and its additions are compiled out (see :func:`_topdown_free`).
     """
     k = opos
     scanned = 0
@@ -473,7 +506,8 @@ def _topdown_core(ptr, ind, jc, aux, shift, dcsc, queue, head, tail, state, base
                 lo, hi = column_share(ind, lo, hi, vlo, vhi)
             scanned += hi - lo
             k, ds = claim(ind, lo, hi, u, state, base, out, k)
-            degsum += ds
+            if sums:
+                degsum += ds
     elif shift == 0:
         for i in range(head, tail):
             # The index, the column's slot, then its list: three hops, asked for in turn.
@@ -492,7 +526,8 @@ def _topdown_core(ptr, ind, jc, aux, shift, dcsc, queue, head, tail, state, base
                 lo, hi = column_share(ind, lo, hi, vlo, vhi)
             scanned += hi - lo
             k, ds = claim(ind, lo, hi, u, state, base, out, k)
-            degsum += ds
+            if sums:
+                degsum += ds
     else:
         for i in range(head, tail):
             u = queue[i]
@@ -501,7 +536,8 @@ def _topdown_core(ptr, ind, jc, aux, shift, dcsc, queue, head, tail, state, base
                 lo, hi = column_share(ind, lo, hi, vlo, vhi)
             scanned += hi - lo
             k, ds = claim(ind, lo, hi, u, state, base, out, k)
-            degsum += ds
+            if sums:
+                degsum += ds
     return k - opos, scanned, degsum
 
 
@@ -669,17 +705,21 @@ def _keep_scalars(sv, head, tail, depth, cur, m_u, m_f):  # type: ignore[no-unty
 
 
 @nb.njit(cache=True, inline="always")
-def _next_level(st, st_t, nlev, t0, n_f, k, scanned, degsum, cur, m_u, tail, mode, n, alpha,
-                beta, gamma):  # type: ignore[no-untyped-def]
+def _next_level(st, st_t, nlev, t0, n_f, k, scanned, degsum, spent, cur, m_u, tail, mode, n,
+                alpha, beta, gamma):  # type: ignore[no-untyped-def]
     """A level's record (``st[nlev]``, its ticks since ``t0``), then the next level's
-    scalars: (nlev, t0, m_u, m_f, head, tail, direction)."""
+    scalars: (nlev, t0, m_u, m_f, head, tail, direction).
+
+    ``degsum`` is the new vertices' degree sum (the next ``m_f``), ``spent``
+    what leaves ``m_u``: the same, but for a level whose sum is estimated
+    (:func:`search_levels`)."""
     st[nlev, 0] = n_f
     st[nlev, 1] = k
     st[nlev, 2] = scanned
     st[nlev, 3] = cur
     t1 = cycle_ticks()
     st_t[nlev] = t1 - t0
-    m_u -= degsum
+    m_u -= spent
     cur = _next_direction(mode, cur, k, degsum, m_u, n, k > n_f, alpha, beta, gamma)
     return nlev + 1, t1, m_u, degsum, tail, tail + k, cur
 
@@ -849,8 +889,8 @@ def _team_lead(ptr, ind, jc, aux, shift, dcsc, queue, buf, state, bits, stamps, 
             bands = 8 * npairs <= k
             nbands += 1
             nlev, t0, m_u, m_f, head, tail, cur = _next_level(
-                st, st_t, nlev, t0, n_f, k, scanned, degsum, cur, m_u, tail, mode, n, alpha,
-                beta, gamma)
+                st, st_t, nlev, t0, n_f, k, scanned, degsum, degsum, cur, m_u, tail, mode, n,
+                alpha, beta, gamma)
             continue
         k = 0
         scanned = 0
@@ -878,8 +918,8 @@ def _team_lead(ptr, ind, jc, aux, shift, dcsc, queue, buf, state, bits, stamps, 
         scanned += ctl[_HS]
         degsum += ctl[_HD]
         nlev, t0, m_u, m_f, head, tail, cur = _next_level(
-            st, st_t, nlev, t0, n_f, k, scanned, degsum, cur, m_u, tail, mode, n, alpha, beta,
-            gamma)
+            st, st_t, nlev, t0, n_f, k, scanned, degsum, degsum, cur, m_u, tail, mode, n, alpha,
+            beta, gamma)
     store_release(ctl, _STOP, 1)
     _keep_scalars(sv, head, tail, depth, cur, m_u, m_f)
     sv[SV_REBASE], sv[SV_UNSTAMPED] = rebase, unstamped
@@ -1153,8 +1193,8 @@ UNBRANCHED_DEGREE = 3
 @nb.njit(cache=True, nogil=True)
 def search_levels(optr, oind, ojc, oaux, oshift, iptr, iind, ijc, slots, has_slots, state,
                   bits, stamps, queue, buf, front, cands, sv, mode, alpha, beta, gamma, nparts,
-                  nchunks, par_topdown, team_topdown, unbranched, max_depth, target, st, st_t,
-                  odcsc=False, idcsc=False):
+                  nchunks, par_topdown, team_topdown, unbranched, kfree, max_depth, target, st,
+                  st_t, odcsc=False, idcsc=False):
     """Run levels, both directions, until the search ends or must return to Python.
 
     The frontier is ``queue[sv[SV_HEAD]:sv[SV_TAIL]]``; ``sv`` holds the rest
@@ -1163,7 +1203,13 @@ def search_levels(optr, oind, ojc, oaux, oshift, iptr, iind, ijc, slots, has_slo
     in a level holds ``stamp << bits | parent``, stamps running from 1 to
     ``stamps`` (see :func:`_restamp`); ``front`` is a clear bitmap, which a
     bottom-up level fills with its frontier and clears.
-    ``max_depth`` and ``target`` are ``-1`` when not wanted. ``nparts == 0``
+    ``max_depth`` and ``target`` are ``-1`` when not wanted. A serial top-down
+    level that finds fewer than ``kfree`` new vertices cannot turn the search
+    bottom-up (``kfree * max_degree * gamma <= n`` for the policy's ``gamma``;
+    any count where the direction is forced): its kernel leaves the degree sum
+    out, ``m_f`` is estimated from the level's own average degree (it only
+    picks serial, team or parallel levels), and the next level's edge count
+    settles ``m_u`` (``sv`` always leaves exact). ``nparts == 0``
     means the thread count is not chosen yet: serial levels run, and the loop
     returns before the first level that would run in parallel; once such a
     level runs, ``sv[SV_WANTED]`` is set (the graph's next search then chooses
@@ -1200,11 +1246,18 @@ def search_levels(optr, oind, ojc, oaux, oshift, iptr, iind, ijc, slots, has_slo
     start_s = monotonic()
     start = cycle_ticks()
     t0 = start
+    # m_f is an estimate, and m_u still holds the frontier's degrees (see kfree).
+    pending = False
     while tail > head:
         stop = _stop_due(depth, max_depth, target, state, nlev, st.shape[0])
         if stop != _GO:
             reason = stop
             break
+        if pending and (cur != TOP_DOWN or (nparts != 1 and m_f >= team_topdown)):
+            # The level may not be a serial top-down one: its choice takes the exact m_f.
+            m_f = _degree_sum(optr, ojc, oaux, oshift, odcsc, queue, head, tail)
+            m_u -= m_f
+            pending = False
         team = (cur == TOP_DOWN and team_topdown <= m_f < par_topdown
                 and _TEAM_VERTICES <= tail - head <= _FIELD)
         if cur != TOP_DOWN or m_f >= par_topdown or team:
@@ -1233,6 +1286,7 @@ def search_levels(optr, oind, ojc, oaux, oshift, iptr, iind, ijc, slots, has_slo
             continue
         depth, n_f, base, rebase, unstamped = _open_level(queue, head, tail, depth, rebase,
                                                           unstamped, state, bits, stamps)
+        spent = -1
         if cur == TOP_DOWN and (nparts <= 1 or m_f < par_topdown):
             # topdown_level's serial case, without its call: arrays passed to a
             # function that may allocate are reference-counted per call.
@@ -1244,9 +1298,23 @@ def search_levels(optr, oind, ojc, oaux, oshift, iptr, iind, ijc, slots, has_slo
                 k, scanned, degsum = _topdown_strided(optr, oind, ojc, oaux, oshift, odcsc,
                                                       queue, head, tail, state, base, queue,
                                                       tail)
+            elif kfree > 0:
+                k, scanned, degsum = _topdown_free(optr, oind, ojc, oaux, oshift, odcsc, queue,
+                                                   head, tail, state, base, queue, tail)
             else:
                 k, scanned, degsum = _topdown_all(optr, oind, ojc, oaux, oshift, odcsc, queue,
                                                   head, tail, state, base, queue, tail)
+                spent = degsum
+            if spent < 0:
+                if pending:
+                    m_u -= scanned  # the frontier's degrees, now counted
+                pending = k < kfree
+                if pending:
+                    degsum = np.int64(k * (scanned / n_f))
+                    spent = 0
+                else:
+                    degsum = _degree_sum(optr, ojc, oaux, oshift, odcsc, queue, tail, tail + k)
+                    spent = degsum
         elif cur == TOP_DOWN:
             k, scanned, degsum = topdown_level(optr, oind, ojc, oaux, oshift, odcsc, queue,
                                                head, tail, state, base, buf, nparts)
@@ -1259,8 +1327,11 @@ def search_levels(optr, oind, ojc, oaux, oshift, iptr, iind, ijc, slots, has_slo
             clear_words(queue[head:tail], front)
         sorted_front = cur != TOP_DOWN
         nlev, t0, m_u, m_f, head, tail, cur = _next_level(
-            st, st_t, nlev, t0, n_f, k, scanned, degsum, cur, m_u, tail, mode, n, alpha, beta,
-            gamma)
+            st, st_t, nlev, t0, n_f, k, scanned, degsum, degsum if spent < 0 else spent, cur,
+            m_u, tail, mode, n, alpha, beta, gamma)
+    if pending:
+        m_f = _degree_sum(optr, ojc, oaux, oshift, odcsc, queue, head, tail)
+        m_u -= m_f
     _keep_scalars(sv, head, tail, depth, cur, m_u, m_f)
     sv[SV_NCAND] = ncand
     sv[SV_CAND] = ci

@@ -12,6 +12,7 @@ levels the user gets are written once at the end, in one pass over the state
 
 from __future__ import annotations
 
+import math
 import sys
 import threading
 from collections.abc import Callable
@@ -199,6 +200,9 @@ class NumbaEngine(LocalEngine):
         callable returning the count (and setting numba's) is called only
         when the first parallel region is due: a search of small levels on a
         small graph never calls it.
+    max_degree : int, optional
+        ``deg.max()``, where the caller keeps it between searches (default:
+        computed here, a pass over ``deg``).
     """
 
     xp = np
@@ -207,7 +211,8 @@ class NumbaEngine(LocalEngine):
 
     def __init__(self, out_block: Any, in_block: Any, deg: np.ndarray, pool: ScratchPool,
                  slots: np.ndarray | None = None, dtype: np.dtype | None = None,
-                 threads: int | Callable[[], int] | None = None) -> None:
+                 threads: int | Callable[[], int] | None = None,
+                 max_degree: int | None = None) -> None:
         import numba
 
         n = self.n = out_block.shape[0]
@@ -263,6 +268,20 @@ class NumbaEngine(LocalEngine):
         # Serial top-down levels claim without branches where vertices have few
         # neighbours (road networks), whose finds the branches mispredict.
         self.unbranched = self.total_degree < nbk.UNBRANCHED_DEGREE * n
+        self.max_degree = int(deg.max()) if max_degree is None and n else max_degree or 0
+
+    def free_new(self, policy: DirectionPolicy) -> int:
+        """``search_levels``' ``kfree``: below this many new vertices a top-down level
+        cannot turn the search bottom-up under ``policy``, whatever their degrees.
+
+        The guard of Beamer's test (:func:`spbfs.direction.next_direction`) needs
+        ``m_f * gamma >= n``, and ``m_f <= k * max_degree``; one is taken off
+        the bound against rounding.
+        """
+        n, gamma = self.n, policy.gamma
+        if policy.mode != "auto" or self.max_degree == 0 or gamma <= 0:
+            return n + 1
+        return max(0, math.ceil(n / (self.max_degree * gamma)) - 1)
 
     def _set_threads(self, count: int) -> None:
         self.nparts = count
@@ -319,7 +338,7 @@ class NumbaEngine(LocalEngine):
             optr, oind, ojc, aux, shift, iptr, iind, ijc, self.slots, self.has_slots,
             self.state, self.bits, self.stamps, self.queue, self.buf, self.front, self.cands, sv,
             *policy.fused, self.nparts, self.nchunks, self.par_topdown, self.team_topdown,
-            self.unbranched,
+            self.unbranched, self.free_new(policy),
             -1 if max_depth is None else max_depth, -1 if target is None else target,
             self.st, self.st_t, **self.formats,
         )
