@@ -621,6 +621,35 @@ def test_team_levels_give_the_serial_search(fmt: str, name: str) -> None:
             assert banded < teamed // 4, (banded, teamed)
 
 
+@pytest.mark.parametrize("name", ["grid", "grid_shuffled"])
+def test_band_runs_stay_on_the_team_past_the_parallel_threshold(name: str) -> None:
+    """A run of team levels in bands keeps levels of up to _BAND_REACH times par_topdown
+    edges on the team; a run in chunks (ids at random) leaves at par_topdown. The search
+    is the serial one either way."""
+    src, dst, n, directed = TEAM_GRAPHS[name]()
+    a = _matrix(src, dst, n, directed)
+    g = _graph(a, directed, "csr")
+    source = n // 2 + 130
+    want = _run(_engine(g, threads=1), source, DirectionPolicy("top-down"))
+    e = _engine(g, threads=2)
+    e.team_topdown = 1
+    # The wavefront's levels pass through [256 vertices, par_topdown edges), where a run
+    # starts, and grow to two or three times that.
+    e.par_topdown = 1280
+    _same_search(_run(e, source, DirectionPolicy("top-down")), want)
+    frontier, edges = want[2].frontier, want[2].edges
+    fits = frontier >= nbk._TEAM_VERTICES
+    below = int((fits & (edges < e.par_topdown)).sum())
+    beyond = int((fits & (edges >= e.par_topdown)
+                  & (edges < nbk._BAND_REACH * e.par_topdown)).sum())
+    assert below > 0 and beyond > 0, (below, beyond)
+    teamed = int(e.sv[nbk.SV_TEAM])
+    if name == "grid":
+        assert teamed == below + beyond == int(e.sv[nbk.SV_BANDS]), (teamed, below, beyond)
+    else:
+        assert 0 < teamed <= below, (teamed, below)
+
+
 _BOUNDS_SCRIPT = """
 import sys
 sys.path.insert(0, sys.argv[1])

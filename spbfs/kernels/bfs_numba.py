@@ -762,6 +762,13 @@ _WORK, _DONE, _HK, _HS, _HD, _HEAD, _TAIL, _BASE, _STOP, _STARTED = (0, 8, 16, 1
 # word (the epoch << 1, | 1 once a thread took it).
 _HP, _CUT, _AHEAD_ON, _BANDS, _TASK = 19, 27, 28, 29, 48
 _CTL_SIZE = 56
+# A run of band levels stays on the team up to this many times the parallel levels'
+# threshold (PAR_TOPDOWN): bands split a level whose ids are local without a binary
+# search per frontier vertex and part. On a finite-element mesh, whose widest levels
+# have 32-64 k edges, this took 6-15% off the search; a run in chunks (a Kronecker
+# graph's levels) leaves at the threshold itself, where a team measured up to 8%
+# slower than a parallel level (docs/benchmarks.md).
+_BAND_REACH = 4
 _FIELD = (1 << 22) - 1
 _EPOCHS = (1 << 19) - 1
 # Ticks a helper waits for its leader to start: a threading layer that ran the region's
@@ -856,7 +863,8 @@ def _team_lead(ptr, ind, jc, aux, shift, dcsc, queue, buf, state, bits, stamps, 
         if stop != _GO:
             reason = stop
             break
-        if (cur != TOP_DOWN or m_f < lo_edges or m_f >= hi_edges
+        if (cur != TOP_DOWN or m_f < lo_edges
+                or m_f >= (_BAND_REACH * hi_edges if bands else hi_edges)
                 or not _TEAM_VERTICES <= tail - head <= _FIELD):
             reason = _LEFT
             break
@@ -1006,7 +1014,8 @@ def _team_help(ptr, ind, jc, aux, shift, dcsc, queue, buf, state, ctl, pairs):
 @nb.njit(cache=True, nogil=True, parallel=True)
 def _team_levels(ptr, ind, jc, aux, shift, dcsc, queue, buf, state, bits, stamps, sv, io,
                  lo_edges, hi_edges, mode, alpha, beta, gamma, max_depth, target, st, st_t):
-    """Consecutive top-down levels with ``lo_edges <= m_f < hi_edges`` on two threads.
+    """Consecutive top-down levels with ``lo_edges <= m_f < hi_edges`` on two threads;
+    while their levels split in bands, up to ``_BAND_REACH * hi_edges``.
 
     ``sv`` (:func:`search_levels`'s) and ``io`` (``_IO_*``) carry the loop's scalars in
     and out; the reason in ``io`` is a stop of :func:`search_levels`, ``EXHAUSTED``, or
@@ -1015,8 +1024,8 @@ def _team_levels(ptr, ind, jc, aux, shift, dcsc, queue, buf, state, bits, stamps
     """
     ctl = np.zeros(_CTL_SIZE, np.int64)
     # Pair words of the leader (first half) and of the helper: at most two per edge of a
-    # level, and a team level has fewer than hi_edges edges.
-    pairs = np.empty(4 * hi_edges + 4, np.int64)
+    # level, and a team level has fewer than _BAND_REACH * hi_edges edges.
+    pairs = np.empty(4 * _BAND_REACH * hi_edges + 4, np.int64)
     for t in nb.prange(2):
         if t == 0:
             _team_lead(ptr, ind, jc, aux, shift, dcsc, queue, buf, state, bits, stamps, ctl,
@@ -1183,7 +1192,8 @@ def _bottomup_from(ptr, ind, jc, dcsc, front, state, base, src, first, ncand, qu
 # over the threads (a parallel region costs tens of microseconds).
 PAR_TOPDOWN = 1 << 15
 # From this many expected edges up to PAR_TOPDOWN, a run of top-down levels goes to a
-# team of two threads (_team_levels), given at least two.
+# team of two threads (_team_levels), given at least two; a run in bands stays there
+# beyond PAR_TOPDOWN (_BAND_REACH).
 TEAM_TOPDOWN = 1 << 10
 # Below this average degree the serial top-down levels claim without branches
 # (_claim_unbranched): a road network's average is about 2, a grid's 4.
