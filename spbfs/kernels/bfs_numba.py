@@ -413,20 +413,27 @@ def _topdown_free(ptr, ind, jc, aux, shift, dcsc, queue, head, tail, state, base
                          opos, 0, state.shape[0], True, _claim, True, False)
 
 
+@nb.njit(cache=True, inline="always")
+def _column(ptr, jc, aux, shift, dcsc, u):  # type: ignore[no-untyped-def]
+    """Column ``u``'s range ``(lo, hi)`` in a csr block, a dcsc block with one column per
+    index chunk (``shift == 0``: two hops) or a dcsc block with a scan of its chunk."""
+    if not dcsc:
+        lo, hi = np.int64(ptr[np.uint64(u)]), np.int64(ptr[np.uint64(u + 1)])
+    elif shift == 0:
+        lo = np.int64(ptr[np.uint64(aux[np.uint64(u)])])
+        hi = np.int64(ptr[np.uint64(aux[np.uint64(u + 1)])])
+    else:
+        lo, hi = dcsc_column_range(ptr, jc, aux, shift, u)
+    return lo, hi
+
+
 @nb.njit(cache=True, nogil=True, _nrt=False)
 def _degree_sum(ptr, jc, aux, shift, dcsc, queue, head, tail):
     """The summed column lengths of ``queue[head:tail]``: a level's degree sum, where
     its kernel left it out and the direction test needs it."""
     total = 0
     for i in range(head, tail):
-        u = queue[np.uint64(i)]
-        if not dcsc:
-            lo, hi = np.int64(ptr[np.uint64(u)]), np.int64(ptr[np.uint64(u + 1)])
-        elif shift == 0:
-            lo = np.int64(ptr[np.uint64(aux[np.uint64(u)])])
-            hi = np.int64(ptr[np.uint64(aux[np.uint64(u + 1)])])
-        else:
-            lo, hi = dcsc_column_range(ptr, jc, aux, shift, u)
+        lo, hi = _column(ptr, jc, aux, shift, dcsc, queue[np.uint64(i)])
         total += hi - lo
     return total
 
@@ -589,13 +596,7 @@ def _topdown_band(ptr, ind, jc, aux, shift, dcsc, queue, head, tail, state, base
         u = queue[np.uint64(i)]
         if np.uint64(u - vlo) >= np.uint64(width):
             continue
-        if not dcsc:
-            lo, hi = np.int64(ptr[np.uint64(u)]), np.int64(ptr[np.uint64(u + 1)])
-        elif shift == 0:
-            lo = np.int64(ptr[np.uint64(aux[np.uint64(u)])])
-            hi = np.int64(ptr[np.uint64(aux[np.uint64(u + 1)])])
-        else:
-            lo, hi = dcsc_column_range(ptr, jc, aux, shift, u)
+        lo, hi = _column(ptr, jc, aux, shift, dcsc, u)
         scanned += hi - lo
         k, ds, npairs = _claim_band(ind, lo, hi, u, state, base, out, k, vlo, width, pairs,
                                     npairs)
