@@ -493,6 +493,24 @@ def test_csr_kernels_of_their_own_give_the_generic_search(name: str) -> None:
         _same_search(_run(e, source, DirectionPolicy()), want)
 
 
+def test_free_new_bounds_the_levels_that_cannot_switch() -> None:
+    """kfree * max degree * gamma stays below n; a forced direction, a guard that never
+    holds (gamma not positive, NaN, or so small that it overflows) free every level; an
+    infinite gamma (the guard always holds) none."""
+    src, dst, n = _edges(gen.grid2d(40, 30))
+    e = _engine(_graph(_matrix(src, dst, n, False), False, "csr"))
+    assert e.max_degree == 4
+    k = e.free_new(DirectionPolicy())
+    assert k > 0 and k * 4 * 32 < n <= (k + 2) * 4 * 32
+    assert e.free_new(DirectionPolicy("top-down")) == n + 1
+    assert e.free_new(DirectionPolicy("bottom-up")) == n + 1
+    for gamma in (0.0, -1.0, float("nan"), 1e-300, 5e-324):
+        assert e.free_new(DirectionPolicy(gamma=gamma)) == n + 1, gamma
+    assert e.free_new(DirectionPolicy(gamma=float("inf"))) == 0
+    e.max_degree = 0
+    assert e.free_new(DirectionPolicy()) == n + 1
+
+
 @pytest.mark.parametrize("fmt", FORMATS)
 @pytest.mark.parametrize("name", sorted(GRAPHS))
 def test_degree_sums_left_out_give_one_search(fmt: str, name: str) -> None:

@@ -276,12 +276,14 @@ class NumbaEngine(LocalEngine):
 
         The guard of Beamer's test (:func:`spbfs.direction.next_direction`) needs
         ``m_f * gamma >= n``, and ``m_f <= k * max_degree``; one is taken off
-        the bound against rounding.
+        the bound against rounding. A ``gamma`` that is not positive (or NaN)
+        makes the guard fail at any ``m_f``.
         """
         n, gamma = self.n, policy.gamma
-        if policy.mode != "auto" or self.max_degree == 0 or gamma <= 0:
+        if policy.mode != "auto" or not gamma > 0 or not self.max_degree * gamma > 0:
             return n + 1
-        return max(0, math.ceil(n / (self.max_degree * gamma)) - 1)
+        limit = n / (self.max_degree * gamma)
+        return n + 1 if limit > n else max(0, math.ceil(limit) - 1)
 
     def _set_threads(self, count: int) -> None:
         self.nparts = count
