@@ -275,15 +275,15 @@ def _engine(g: Graph, backend: Any, reverse: bool, cfg: Config,
         if not threads.chosen and pool.asked_threads and deg[source]:
             # Searches of one graph look alike: this one will likely ask too.
             threads.count(pool.thread_policy)
+        # The max degree, a pass over n, is kept for the graph's next searches.
         key = "max_in_degree" if reverse else "max_out_degree"
-        top = g._search_cache.get(key)
-        if top is None:
-            top = g._search_cache[key] = int(deg.max()) if deg.shape[0] else 0
         # A count not chosen yet is asked for when the first parallel region is due.
-        return NumbaEngine(out_block, in_block, deg, pool, slots,
-                           threads=(threads.count() if threads.chosen
-                                    else partial(threads.count, pool.thread_policy)),
-                           max_degree=top)
+        engine = NumbaEngine(out_block, in_block, deg, pool, slots,
+                             threads=(threads.count() if threads.chosen
+                                      else partial(threads.count, pool.thread_policy)),
+                             max_degree=g._search_cache.get(key))
+        g._search_cache[key] = engine.max_degree
+        return engine
     threads.count()
     if backend.is_gpu:
         # Hand-written CUDA kernels where they compile; the vectorized cupy

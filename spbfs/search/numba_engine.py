@@ -235,10 +235,9 @@ class NumbaEngine(LocalEngine):
         # read off the pointers instead of summing n degrees on every search.
         self.total_degree = (int(optr[-1]) - int(optr[0]) if optr.shape[0]
                              else int(deg.sum()))
+        self.max_degree = int(deg.max()) if max_degree is None and n else max_degree or 0
         if dtype is None:
-            # No vertex has more edges than the block holds: only a huge block needs the max.
-            big = self.total_degree >= _INT32_LIMIT
-            dtype = state_dtype(n, int(deg.max()) if big and n else self.total_degree)
+            dtype = state_dtype(n, self.max_degree)
         self.dtype = np.dtype(dtype)
         if self.dtype not in _MAX_VERTICES:
             raise TypeError(f"dtype must be int32 or int64, got {self.dtype}")
@@ -268,7 +267,6 @@ class NumbaEngine(LocalEngine):
         # Serial top-down levels claim without branches where vertices have few
         # neighbours (road networks), whose finds the branches mispredict.
         self.unbranched = self.total_degree < nbk.UNBRANCHED_DEGREE * n
-        self.max_degree = int(deg.max()) if max_degree is None and n else max_degree or 0
 
     def free_new(self, policy: DirectionPolicy) -> int:
         """``search_levels``' ``kfree``: below this many new vertices a top-down level
