@@ -247,8 +247,7 @@ class MatrixCache:
                      and entry.signature == signature and entry.same_arrays(arrays))
         # The digest is read outside the lock (it reads the whole structure); a
         # matrix seen for the first time with a one-off ahead needs none.
-        digest = (tuple(fingerprint(a)[:2] for a in arrays)
-                  if known or not rows_ok else None)
+        digest = fingerprint(*arrays)[:2] if known or not rows_ok else None
         with self._lock:
             if known and self._entries.get(key) is entry:
                 self._entries.move_to_end(key)

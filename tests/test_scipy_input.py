@@ -209,9 +209,9 @@ def test_first_search_reads_no_digest_and_second_builds_from_now(
     calls = []
     real = mc.fingerprint
 
-    def counting(arr):
-        calls.append(arr.shape)
-        return real(arr)
+    def counting(*arrs):
+        calls.append([arr.shape for arr in arrs])
+        return real(*arrs)
 
     monkeypatch.setattr(mc, "fingerprint", counting)
     a = kron_matrix(9)
@@ -223,7 +223,8 @@ def test_first_search_reads_no_digest_and_second_builds_from_now(
     r = spbfs.bfs(a, s, cache=cache)
     check_result(r, a, s)
     assert np.count_nonzero(r.levels >= 0) == 1
-    assert cache.num_graphs == 1 and len(calls) == 2  # indptr and indices, once each
+    # indptr and indices, once, in one digest
+    assert cache.num_graphs == 1 and calls == [[a.indptr.shape, a.indices.shape]]
     a.indices[lo:hi] = (np.arange(hi - lo) + s + 1) % a.shape[0]  # changed again
     check_result(spbfs.bfs(a, s, cache=cache), a, s)
     assert cache.num_graphs == 0  # changed: back to one-off searches...
@@ -575,3 +576,33 @@ def test_threads_share_a_cache(cache: MatrixCache) -> None:
         for r, m, s in pool.map(run, jobs):
             check_result(r, m, s)
     assert len(cache) == 2 and cache.num_graphs >= 2
+
+
+def test_fingerprint_of_several_arrays_sees_each_and_their_order() -> None:
+    """One digest of several arrays (a matrix's pointers and ids, in one parallel region)."""
+    import numba
+
+    rng = np.random.default_rng(4)
+    # A large pair (digested in parallel) and a small one (on one thread).
+    for size in ((1 << 21) + 3, 1001):
+        x = rng.integers(0, 1 << 30, size).astype(np.int32)
+        y = rng.integers(0, 1 << 30, size // 3 + 1).astype(np.int64)
+        base = fingerprint(x, y)
+        assert fingerprint(x.copy(), y.copy()) == base
+        assert fingerprint(y, x) != base
+        assert fingerprint(x) != base and fingerprint(x, y[:-1]) != base
+        assert fingerprint(x, np.zeros(0, np.int8), y) != base
+        for pos in (0, x.shape[0] // 2, x.shape[0] - 1):
+            x2 = x.copy()
+            x2[pos] ^= 1
+            assert fingerprint(x2, y) != base
+        for pos in (0, y.shape[0] - 1):
+            y2 = y.copy()
+            y2[pos] ^= 1 << 40
+            assert fingerprint(x, y2) != base
+        old = numba.get_num_threads()
+        try:
+            numba.set_num_threads(1)
+            assert fingerprint(x, y) == base
+        finally:
+            numba.set_num_threads(old)
