@@ -150,7 +150,8 @@ def bfs(
     if is_dist_graph(graph):
         return _grid_bfs(graph, source, config, output, direction, max_depth, target, reverse,
                          semiring, source_value)
-    threads = (config or (graph.config if isinstance(graph, Graph) else Config())).threads
+    # A dataclass's class attribute is the field's default.
+    threads = (config or (graph.config if isinstance(graph, Graph) else Config)).threads
     # None: as many as the machine has idle when the first parallel region is due.
     with search_threads(threads, lazy=True) as choice:
         if not isinstance(graph, Graph):
@@ -228,6 +229,7 @@ def _resolve_graph(
         cfg = config or g.config
     else:
         cfg = config or Config()
+        config = cfg
     kind, semiring = check_semiring(semiring, output, cfg.output, source_value)
     # Only what differs: a copy of the config is validated again (tens of µs, a few
     # percent of a road network's search).
@@ -248,8 +250,7 @@ def _resolve_graph(
             g = rows_input(graph) if rows_ok else as_graph(graph, config=config,
                                                                directed=directed)
         else:
-            g = store.prepare(graph, directed=directed, config=config or Config(),
-                              rows_ok=rows_ok)
+            g = store.prepare(graph, directed=directed, config=config, rows_ok=rows_ok)
     return g, cfg, kind, semiring
 
 

@@ -188,8 +188,13 @@ class Config:
     grid_blocks: str = "one"
 
     def __post_init__(self) -> None:
-        for f in fields(self):
-            object.__setattr__(self, f.name, _check(f.name, getattr(self, f.name)))
+        # A field still holding its default object was checked when the class was made:
+        # checking the twenty defaults took three quarters of a Config's making, and a
+        # search on a raw matrix makes one.
+        for name, default in _DEFAULTS:
+            value = getattr(self, name)
+            if value is not default:
+                object.__setattr__(self, name, _check(name, value))
 
     def replace(self, **changes: Any) -> Config:
         """Return a copy with some fields changed (validated again)."""
@@ -217,6 +222,10 @@ class Config:
                 f"valid keys: {', '.join(sorted(known))}"
             )
         return cls(**dict(data))
+
+
+#: Every field's name and default, each default as :func:`_check` leaves it.
+_DEFAULTS = tuple((f.name, f.default) for f in fields(Config))
 
 
 def _check(name: str, value: Any) -> Any:

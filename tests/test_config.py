@@ -15,6 +15,21 @@ def test_defaults_and_replace():
     assert d.format == "dcsc" and d.grid == (2, 3) and c.format == "csr"
 
 
+def test_defaults_are_what_their_check_leaves():
+    """A field holding its default object is not checked again: each default must be valid
+    and already in the form its check gives (a float alpha, a stripped wait, ...)."""
+    from dataclasses import fields
+
+    from spbfs.config import _check
+
+    for f in fields(Config):
+        checked = _check(f.name, f.default)
+        assert checked == f.default and type(checked) is type(f.default), f.name
+    # A value other than the default object is checked and normalized.
+    assert Config(alpha=3).alpha == 3.0 and type(Config(alpha=3).alpha) is float
+    assert Config(wait=" busy ").wait == "busy"
+
+
 @pytest.mark.parametrize(
     ("kw", "match"),
     [
