@@ -18,10 +18,16 @@ second call            the call that builds and keeps the Graph (a cache that
 repeated               ``spbfs.bfs(A, s)`` with the Graph kept (digest of
                        ``A``'s structure on every call, then the search)
 Graph, no matrix       ``spbfs.bfs(g, s)`` on the same Graph: what the digest adds
+scipy, loop            scipy on every root in turn, per root: a user's loop
+repeated, loop         ``spbfs.bfs(A, s)`` on every root in turn, per root
 =====================  ==========================================================
 
 Rounds are interleaved (every row for a root, then the next root; the order
-of the rows alternates between rounds); the table gives medians over rounds
+of the rows alternates between rounds). Between two calls of one row the
+other rows run, so each call finds the caches holding the other calls' data;
+the two loop rows (one loop each per round, their order alternating, "x
+scipy" against scipy's loop) time the calls back to back instead, as a
+script that searches one matrix from many roots runs them. The table gives medians over rounds
 and roots (roots drawn from the giant component) of wall time and of the
 process's CPU time (all threads: on a machine whose cores are shared the wall
 time holds the waits, the CPU time the work), each as a multiple of scipy's
@@ -52,7 +58,9 @@ import spbfs
 from spbfs.generators import kronecker
 from spbfs.matrix_cache import MatrixCache
 
-ROWS = ["scipy", "one-off", "one-off, no cache", "second call", "repeated", "Graph, no matrix"]
+ROWS = ["scipy", "one-off", "one-off, no cache", "second call", "repeated", "Graph, no matrix",
+        "scipy, loop", "repeated, loop"]
+LOOPS = {"scipy, loop": "scipy", "repeated, loop": "repeated"}
 
 
 def scipy_levels(a: Any, s: int) -> np.ndarray:
@@ -120,13 +128,19 @@ def run_scale(scale: int, rounds: int, nroots: int, seed: int, cfg: spbfs.Config
                 calls[name](s)
                 times[name].append(clock() - t0)
                 cpu[name].append(cpu_clock() - c0)
-    t_scipy = median(times["scipy"])
-    c_scipy = median(cpu["scipy"])
+        for name in (list(LOOPS) if rnd % 2 == 0 else list(reversed(LOOPS))):
+            call = calls[LOOPS[name]]
+            t0, c0 = clock(), cpu_clock()
+            for s in roots:
+                call(s)
+            times[name].append((clock() - t0) / len(roots))
+            cpu[name].append((cpu_clock() - c0) / len(roots))
     edges = a.nnz / 2  # undirected edges, as Graph500 counts them
     rows = []
     for name in ROWS:
-        t = median(times[name])
-        c = median(cpu[name])
+        base = "scipy, loop" if name in LOOPS else "scipy"
+        t, t_scipy = median(times[name]), median(times[base])
+        c, c_scipy = median(cpu[name]), median(cpu[base])
         rows.append([name, f"{t * 1e3:.2f}", f"{t / t_scipy:.2f}", f"{c * 1e3:.2f}",
                      f"{c / c_scipy:.2f}", f"{edges / t / 1e6:.0f}"])
     desc = (f"Kronecker scale {scale} (n={n:,}, nnz={a.nnz:,}), {nroots} roots x {rounds} "
