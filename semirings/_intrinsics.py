@@ -296,21 +296,24 @@ def dcsc_column_range(ptr, jc, aux, shift, u):  # type: ignore[no-untyped-def]
     if shift == 0:
         # One column per chunk: aux[u + 1] - aux[u] is 1 where u has entries, 0
         # where not, so the range is two loads away, with no branch on jc.
-        return np.int64(ptr[aux[u]]), np.int64(ptr[aux[u + 1]])
-    c = u >> shift
+        # Unsigned indices, here and below: no negative-index fix-up at each load.
+        return (np.int64(ptr[np.uint64(aux[np.uint64(u)])]),
+                np.int64(ptr[np.uint64(aux[np.uint64(u + 1)])]))
+    c = np.uint64(u >> shift)
     lo = np.int64(aux[c])
-    end = np.int64(aux[c + 1])
+    end = np.int64(aux[c + np.uint64(1)])
     hi = end
     while hi - lo > 8:  # the first slot >= u stays in lo .. hi
         mid = (lo + hi) >> 1
-        if jc[mid] < u:
+        if jc[np.uint64(mid)] < u:
             lo = mid + 1
         else:
             hi = mid
     while lo < end:
-        if jc[lo] == u:
-            return np.int64(ptr[lo]), np.int64(ptr[lo + 1])
-        if jc[lo] > u:
+        x = jc[np.uint64(lo)]
+        if x == u:
+            return np.int64(ptr[np.uint64(lo)]), np.int64(ptr[np.uint64(lo + 1)])
+        if x > u:
             break
         lo += 1
     return np.int64(0), np.int64(0)

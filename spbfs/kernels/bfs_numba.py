@@ -67,6 +67,7 @@ from semirings._intrinsics import (
     yield_cpu,
 )
 from spbfs.direction import TOP_DOWN, next_direction
+from spbfs.kernels.bitmaps import first_member
 from spbfs.kernels.bitmaps import set_bits as _set_ids
 
 # The policy's own function, compiled for the search loop.
@@ -74,8 +75,6 @@ _next_direction = nb.njit(cache=True, nogil=True)(next_direction)
 
 # Iterations ahead at which the next adjacency list is requested (see prefetch).
 _AHEAD = 16
-_SIX = np.uint64(6)
-_MASK = np.uint64(63)
 
 # Slots of the search's scalar state ``sv`` (kept between calls of search_levels).
 # SV_WANTED: a level that runs in parallel where threads are given was met.
@@ -126,7 +125,7 @@ def fill_minus1(a, b):
 @nb.njit(cache=True, nogil=True)
 def _clear_bits(ids, bits, lo, hi):
     for i in range(lo, hi):
-        bits[ids[i] >> 6] = 0
+        bits[np.uint64(ids[np.uint64(i)]) >> np.uint64(6)] = 0
 
 
 @nb.njit(cache=True, nogil=True, parallel=True)
@@ -537,7 +536,7 @@ def _topdown_core(ptr, ind, jc, aux, shift, dcsc, queue, head, tail, state, base
                 degsum += ds
     else:
         for i in range(head, tail):
-            u = queue[i]
+            u = queue[np.uint64(i)]
             lo, hi = dcsc_column_range(ptr, jc, aux, shift, u)
             if not whole:
                 lo, hi = column_share(ind, lo, hi, vlo, vhi)
@@ -1039,16 +1038,6 @@ def _team_levels(ptr, ind, jc, aux, shift, dcsc, queue, buf, state, bits, stamps
 # -- bottom-up ---------------------------------------------------------------
 
 
-@nb.njit(cache=True, inline="always")
-def _first_member(bits, ind, lo, hi):
-    """``spbfs.kernels.bitmaps.first_member`` with unsigned ids (no negative-index fix-up)."""
-    for e in range(np.uint64(lo), np.uint64(hi)):
-        u = np.uint64(ind[e])
-        if (bits[u >> _SIX] >> (u & _MASK)) & np.uint64(1):
-            return np.int64(e)
-    return hi
-
-
 @nb.njit(cache=True, nogil=True)
 def _bottomup_range(ptr, ind, jc, dcsc, front, state, base, src, cand, first, lo_c, hi_c, found,
                     out):
@@ -1064,29 +1053,31 @@ def _bottomup_range(ptr, ind, jc, dcsc, front, state, base, src, cand, first, lo
     r = lo_c
     scanned = 0
     degsum = 0
+    # Unsigned indices: a signed one costs a negative-index fix-up at every load.
     for i in range(lo_c, hi_c):
+        ui = np.uint64(i)
         if first:
             if i + _AHEAD < hi_c:
-                prefetch(ind, ptr[i + _AHEAD])
+                prefetch(ind, ptr[ui + np.uint64(_AHEAD)])
         else:
             # Scattered candidates miss on state and ptr too: ask for those
             # twice as early, so the adjacency prefetch finds its pointer cached.
             if i + 2 * _AHEAD < hi_c:
-                k2 = src[i + 2 * _AHEAD]
+                k2 = np.uint64(src[ui + np.uint64(2 * _AHEAD)])
                 prefetch(ptr, k2)
-                prefetch(state, np.int64(jc[k2]) if dcsc else k2)
+                prefetch(state, np.uint64(jc[k2]) if dcsc else k2)
             if i + _AHEAD < hi_c:
-                prefetch(ind, ptr[src[i + _AHEAD]])
-        k = i if first else src[i]
-        v = np.int64(jc[k]) if dcsc else np.int64(k)
+                prefetch(ind, ptr[np.uint64(src[ui + np.uint64(_AHEAD)])])
+        k = ui if first else np.uint64(src[ui])
+        v = np.uint64(jc[k]) if dcsc else k
         s = state[v]
         if s >= 0:
             continue
         lo = np.int64(ptr[k])
-        hi = np.int64(ptr[k + 1])
-        e = _first_member(front, ind, lo, hi)
+        hi = np.int64(ptr[k + np.uint64(1)])
+        e = first_member(front, ind, lo, hi)
         if e < hi:
-            state[v] = base + ind[e]
+            state[v] = base + ind[np.uint64(e)]
             found[np.uint64(f)] = v
             f += 1
             degsum += -1 - s

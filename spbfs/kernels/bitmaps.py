@@ -23,12 +23,12 @@ def first_member(bits, ind, lo, hi):  # type: ignore[no-untyped-def]
     The bottom-up scan of one vertex's in-neighbours (sorted: the first hit is
     the smallest frontier neighbour), shared by the one-process and grid kernels.
     """
-    e = lo
-    while e < hi:
-        u = ind[e]
-        if (bits[u >> 6] >> (u & 63)) & 1:
-            return e
-        e += 1
+    # Unsigned indices: a signed one costs a negative-index fix-up at every load, and
+    # the first bottom-up level of Kronecker scale 18 and 20 ran 6-16% slower with them.
+    for e in range(np.uint64(lo), np.uint64(hi)):
+        u = np.uint64(ind[e])
+        if (bits[u >> np.uint64(6)] >> (u & np.uint64(63))) & np.uint64(1):
+            return np.int64(e)
     return hi
 
 
@@ -48,8 +48,8 @@ def set_bits(ids, bits, offset):  # type: ignore[no-untyped-def]
     """Set bits ``ids + offset`` of a uint64 bitmap."""
     one = np.uint64(1)
     for x in range(ids.shape[0]):
-        u = ids[x] + offset
-        bits[u >> 6] |= one << np.uint64(u & 63)
+        u = np.uint64(ids[x] + offset)  # unsigned: no negative-index fix-up
+        bits[u >> np.uint64(6)] |= one << (u & np.uint64(63))
 
 
 @nb.njit(cache=True, nogil=True)
