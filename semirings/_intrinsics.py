@@ -252,12 +252,13 @@ def column_range(ptr, jc, dcsc, u):  # type: ignore[no-untyped-def]
     the column itself, dcsc finds the column in ``jc`` first (an absent column
     is the empty range).
     """
+    # Unsigned indices: no negative-index fix-up at each load.
     if dcsc:
         c = np.searchsorted(jc, u)
-        if c < jc.shape[0] and jc[c] == u:
-            return np.int64(ptr[c]), np.int64(ptr[c + 1])
+        if c < jc.shape[0] and jc[np.uint64(c)] == u:
+            return np.int64(ptr[np.uint64(c)]), np.int64(ptr[np.uint64(c + 1)])
         return np.int64(0), np.int64(0)
-    return np.int64(ptr[u]), np.int64(ptr[u + 1])
+    return np.int64(ptr[np.uint64(u)]), np.int64(ptr[np.uint64(u + 1)])
 
 
 @nb.njit(cache=True, inline="always")

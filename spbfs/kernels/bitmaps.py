@@ -35,8 +35,9 @@ def first_member(bits, ind, lo, hi):  # type: ignore[no-untyped-def]
 @nb.njit(cache=True, inline="always")
 def test_and_set(bits, v):  # type: ignore[no-untyped-def]
     """Whether bit ``v`` was set already; it is set afterwards."""
-    w = v >> 6
-    bit = np.uint64(1) << np.uint64(v & 63)
+    u = np.uint64(v)  # unsigned: no negative-index fix-up
+    w = u >> np.uint64(6)
+    bit = np.uint64(1) << (u & np.uint64(63))
     if bits[w] & bit:
         return True
     bits[w] |= bit

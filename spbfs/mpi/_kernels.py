@@ -69,24 +69,27 @@ def topdown_fold(ptr, ind, jc, frontier, sent, visited, own, bw, nparts, counts,
     scanned = 0
     q = 0
     nf = frontier.shape[0]
+    # Unsigned indices in the loops (np.uint64 at each load and store): a signed one
+    # costs a negative-index fix-up each time.
     for i in range(nf):
         if not dcsc and i + _AHEAD < nf:
-            prefetch(ind, ptr[frontier[i + _AHEAD]])
-        u = frontier[i]
+            prefetch(ind, ptr[np.uint64(frontier[np.uint64(i + _AHEAD)])])
+        u = frontier[np.uint64(i)]
         lo, hi = column_range(ptr, jc, dcsc, u)
         scanned += hi - lo
         if hi == lo:
             continue
         par = global_id(np.int64(u), col_piece0, b, B64)
-        for e in range(lo, hi):
+        for e in range(np.uint64(lo), np.uint64(hi)):
             v = np.int64(ind[e])
             if test_and_set(sent, v):
                 continue
             t = v // B64
-            at = 2 * (t * B64 + counts[t])
-            out[at] = v - t * B64
-            out[at + 1] = par
-            counts[t] += 1
+            c = counts[np.uint64(t)]
+            at = 2 * (t * B64 + c)
+            out[np.uint64(at)] = v - t * B64
+            out[np.uint64(at + 1)] = par
+            counts[np.uint64(t)] = c + 1
             q += 1
     msgs = 0
     for t in range(nparts):
@@ -129,42 +132,46 @@ def topdown_pairs(ptr, ind, jc, frontier, sent, counts, out, cap, col_piece0, b,
     ohi = olo + B64 if own >= 0 else olo
     for i in range(i0, nf):
         if not dcsc and i + _AHEAD < nf:
-            prefetch(ind, ptr[frontier[i + _AHEAD]])
-        u = frontier[i]
+            prefetch(ind, ptr[np.uint64(frontier[np.uint64(i + _AHEAD)])])
+        u = frontier[np.uint64(i)]
         lo, hi = column_range(ptr, jc, dcsc, u)
         if i == i0 and e0 >= 0:
             lo = e0
         if hi == lo:
             continue
         par = global_id(np.int64(u), col_piece0, b, B64)
+        # Unsigned indices at each load and store (see topdown_fold).
         for e in range(lo, hi):
-            v = np.int64(ind[e])
+            v = np.int64(ind[np.uint64(e)])
             if olo <= v < ohi:
                 # topdown_own's claim, written out: through an inlined helper returning
                 # (k, degree) the search was slower (docs/benchmarks.md, session 4).
-                w = v - olo
+                w = np.uint64(v - olo)
                 if test_and_set(visited, w):
                     continue
                 parents[w] = par
                 levels[w] = depth
                 degsum += deg[w]
-                new[k] = w
+                new[np.uint64(k)] = w
                 k += 1
                 continue
-            if (sent[v >> 6] >> np.uint64(v & 63)) & np.uint64(1):
+            uv = np.uint64(v)
+            wv = uv >> np.uint64(6)
+            bit = np.uint64(1) << (uv & np.uint64(63))
+            if sent[wv] & bit:
                 continue
             t = v // B64
-            c = counts[t]
+            c = counts[np.uint64(t)]
             if c == cap:
                 return i, e, scanned + e - lo, k, degsum
-            sent[v >> 6] |= np.uint64(1) << np.uint64(v & 63)
+            sent[wv] |= bit
             if packed:
-                out[t * cap + c] = ((v - t * B64) << 32) | par
+                out[np.uint64(t * cap + c)] = ((v - t * B64) << 32) | par
             else:
                 at = 2 * (t * cap + c)
-                out[at] = v - t * B64
-                out[at + 1] = par
-            counts[t] = c + 1
+                out[np.uint64(at)] = v - t * B64
+                out[np.uint64(at + 1)] = par
+            counts[np.uint64(t)] = c + 1
         scanned += hi - lo
     return nf, -1, scanned, k, degsum
 
@@ -181,10 +188,11 @@ def _topdown_own_range(ptr, ind, jc, dcsc, frontier, visited, parents, levels, d
     scanned = 0
     degsum = 0
     nf = frontier.shape[0]
+    # Unsigned indices at each load and store (see topdown_fold).
     for i in range(nf):
         if not dcsc and i + _AHEAD < nf:
-            prefetch(ind, ptr[frontier[i + _AHEAD]])
-        u = np.int64(frontier[i])
+            prefetch(ind, ptr[np.uint64(frontier[np.uint64(i + _AHEAD)])])
+        u = np.int64(frontier[np.uint64(i)])
         lo, hi = column_range(ptr, jc, dcsc, u)
         if not whole:
             lo, hi = column_share(ind, lo, hi, vlo, vhi)
@@ -192,14 +200,14 @@ def _topdown_own_range(ptr, ind, jc, dcsc, frontier, visited, parents, levels, d
         if hi == lo:
             continue
         par = global_id(u, col_piece0, b, B64)
-        for e in range(lo, hi):
-            v = np.int64(ind[e])
+        for e in range(np.uint64(lo), np.uint64(hi)):
+            v = np.uint64(ind[e])
             if test_and_set(visited, v):
                 continue
             parents[v] = par
             levels[v] = depth
             degsum += deg[v]
-            new[k] = v
+            new[np.uint64(k)] = v
             k += 1
     res[0] = k - vlo
     res[1] = scanned
@@ -344,29 +352,33 @@ def _bu_range(ptr, ind, jc, dcsc, lo_slot, row_base, front, comp, src, cand, fir
     scanned = 0
     degsum = 0
     one = np.uint64(1)
+    # Unsigned indices at each load and store (see topdown_fold).
     for i in range(lo_c, hi_c):
         if i + _AHEAD < hi_c:
-            prefetch(ind, ptr[lo_slot + i + _AHEAD if first else src[i + _AHEAD]])
-        p = lo_slot + i if first else np.int64(src[i])
-        v = (np.int64(jc[p]) if dcsc else p) - row_base
-        if (comp[v >> 6] >> np.uint64(v & 63)) & one:
+            prefetch(ind, ptr[np.uint64(lo_slot + i + _AHEAD) if first
+                              else np.uint64(src[np.uint64(i + _AHEAD)])])
+        p = lo_slot + i if first else np.int64(src[np.uint64(i)])
+        up = np.uint64(p)
+        v = (np.int64(jc[up]) if dcsc else p) - row_base
+        uv = np.uint64(v)
+        if (comp[uv >> np.uint64(6)] >> (uv & np.uint64(63))) & one:
             continue  # done (visited, or found by another rank this level): dropped
-        lo = ptr[p]
-        hi = ptr[p + 1]
+        lo = ptr[up]
+        hi = ptr[up + np.uint64(1)]
         e = first_member(front, ind, lo, hi)
         if e < hi:
-            par = global_id(np.int64(ind[e]), col_piece0, b, B64)
-            out_rows[f] = v
+            par = global_id(np.int64(ind[np.uint64(e)]), col_piece0, b, B64)
+            out_rows[np.uint64(f)] = v
             if own:
-                parents[v] = par
-                levels[v] = depth
-                degsum += deg[v]
+                parents[uv] = par
+                levels[uv] = depth
+                degsum += deg[uv]
             else:
-                out_par[f] = par
+                out_par[np.uint64(f)] = par
             f += 1
             scanned += e - lo + 1
         elif hi > lo:  # a row without entries here can never find a parent: dropped
-            cand[r] = p
+            cand[np.uint64(r)] = p
             r += 1
             scanned += hi - lo
     res[0] = f - f0
