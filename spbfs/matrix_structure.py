@@ -40,13 +40,22 @@ CANONICAL, DUPLICATES, UNSORTED = 0, 1, 2
 _ENTRIES_PER_CHUNK = 1 << 18
 
 
+# Below this many bytes the id check and the digest run on one thread (a parallel
+# region costs tens of microseconds). Above, they run on numba's current thread count, which
+# spbfs.bfs sets from the machine's idle cores first: a parallel region on a
+# machine whose cores are busy can wait tens of milliseconds for a descheduled
+# thread (measured at load 12 on 2 cores: 288 ms a search against 104).
+_PARALLEL_BYTES = 1 << 23
+
+
 def check_compressed(indptr: np.ndarray, indices: np.ndarray, ncols: int,
                      name: str = "matrix") -> None:
     """Check that ``(indptr, indices)`` is a compressed structure a kernel may index.
 
-    Every pointer and every id is read (numpy's reductions, about 1 ms per 10 M
-    entries), so an edit made in place since scipy last checked the matrix is
-    caught; the order of the ids within a row is :func:`row_order`'s business.
+    Every pointer and every id is read (the ids once, in parallel on numba's
+    current threads for 8 MiB and more), so an edit made in place since scipy
+    last checked the matrix is caught; the order of the ids within a row is
+    :func:`row_order`'s business.
 
     Parameters
     ----------
@@ -73,10 +82,46 @@ def check_compressed(indptr: np.ndarray, indices: np.ndarray, ncols: int,
             f"{name} has an invalid indptr (decreasing, or pointing past the end of indices); "
             f"was it edited in place?"
         )
-    if nnz and (int(indices[:nnz].min()) < 0 or int(indices[:nnz].max()) >= ncols):
+    # Read as unsigned, a negative id is larger than any valid one: one pass, not two.
+    if nnz and _largest_unsigned(indices[:nnz]) >= ncols:
         raise ValueError(
             f"{name} has an index out of range [0, {ncols}); was indices edited in place?"
         )
+
+
+# Ids per parallel chunk of _largest_unsigned (the answer does not depend on it).
+_IDS_PER_CHUNK = 1 << 18
+
+
+@nb.njit(cache=True, nogil=True)
+def _chunk_max(ids, lo, hi):
+    # Indexed from 0 in a slice: LLVM then vectorizes the reduction.
+    v = ids[lo:hi]
+    m = v[0]
+    for i in range(1, v.shape[0]):
+        m = max(m, v[i])
+    return m
+
+
+@nb.njit(cache=True, nogil=True, parallel=True)
+def _chunk_maxes(ids, out):
+    n = ids.shape[0]
+    for c in nb.prange(out.shape[0]):
+        out[c] = _chunk_max(ids, c * _IDS_PER_CHUNK, min(n, (c + 1) * _IDS_PER_CHUNK))
+
+
+def _largest_unsigned(ids: np.ndarray) -> int:
+    """The largest of the non-empty integer array ``ids`` read as unsigned (a negative id
+    reads as 2**bits - |id|): in parallel on numba's current threads from 8 MiB on, where
+    numpy's reduction runs on one."""
+    if ids.dtype.kind not in "iu":
+        raise TypeError(f"indices must hold integers, got dtype {ids.dtype}")
+    u = np.ascontiguousarray(ids).view(np.dtype(f"u{ids.dtype.itemsize}"))
+    if u.nbytes < _PARALLEL_BYTES or nb.get_num_threads() < 2:
+        return int(u.max())
+    out = np.empty(-(-u.shape[0] // _IDS_PER_CHUNK), u.dtype)
+    _chunk_maxes(u, out)
+    return int(out.max())
 
 
 @nb.njit(cache=True, nogil=True)
@@ -269,14 +314,6 @@ def _digest_words(words, tails, parallel):
             b = b + _fmix(d[c] * _P3 + np.uint64(c - first[i]))
         b = _fmix(b)  # the arrays' order counts: (x, y) is not (y, x)
     return a, b
-
-
-# Below this many bytes the digest runs on one thread (a parallel region costs
-# tens of microseconds). Above, it runs on numba's current thread count, which
-# spbfs.bfs sets from the machine's idle cores first: a parallel region on a
-# machine whose cores are busy can wait tens of milliseconds for a descheduled
-# thread (measured at load 12 on 2 cores: 288 ms a search against 104).
-_PARALLEL_BYTES = 1 << 23
 
 
 def fingerprint(*arrays: np.ndarray) -> tuple[int, int, tuple[tuple[str, tuple[int, ...]], ...]]:

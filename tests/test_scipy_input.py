@@ -606,3 +606,34 @@ def test_fingerprint_of_several_arrays_sees_each_and_their_order() -> None:
             assert fingerprint(x, y) == base
         finally:
             numba.set_num_threads(old)
+
+
+def test_check_compressed_finds_every_bad_id() -> None:
+    """A negative id or one past the columns, anywhere (in a parallel chunk's last slot
+    too), in int32 and int64 structures; ids past ``indptr[-1]`` are not the structure's."""
+    import numba
+
+    for dtype in (np.int32, np.int64):
+        for nnz in (1000, (1 << 22) + 5):  # one thread below 8 MiB, chunks in parallel above
+            n = 1 << 20
+            ind = np.random.default_rng(nnz).integers(0, n, nnz + 7).astype(dtype)
+            ind[nnz:] = -3  # beyond the structure: never read
+            ptr = np.array([0, nnz // 2, nnz], dtype=dtype)
+            check_compressed(ptr, ind, n)
+            for pos in sorted({0, nnz // 3, (1 << 18) - 1, nnz - 1} & set(range(nnz))):
+                for bad in (-1, n, np.iinfo(dtype).min, np.iinfo(dtype).max):
+                    b = ind.copy()
+                    b[pos] = bad
+                    with pytest.raises(ValueError, match="out of range"):
+                        check_compressed(ptr, b, n)
+            old = numba.get_num_threads()
+            try:
+                numba.set_num_threads(1)
+                b = ind.copy()
+                b[nnz - 1] = -1
+                with pytest.raises(ValueError, match="out of range"):
+                    check_compressed(ptr, b, n)
+            finally:
+                numba.set_num_threads(old)
+    with pytest.raises(TypeError, match="integers"):
+        check_compressed(np.array([0, 1]), np.array([0.5]), 2)
