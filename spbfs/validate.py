@@ -443,8 +443,9 @@ def _edge_pass(ptr, ind, jc, is_dcsc, key, directed, unreached):  # pragma: no c
         u = np.int64(jc[j]) if is_dcsc else np.int64(j)
         ku = key[u]
         lo, hi = ptr[j], ptr[j + 1]
-        for k in range(lo, hi):
-            d = key[ind[k]] - ku
+        # Unsigned indices: a signed one costs a negative-index fix-up per entry.
+        for k in range(np.uint64(lo), np.uint64(hi)):
+            d = key[np.uint64(ind[k])] - ku
             if d > 1 or (not directed and d < -1):
                 nbad += 1
         if ku != unreached:
