@@ -73,6 +73,8 @@ def check_compressed(indptr: np.ndarray, indices: np.ndarray, ncols: int,
     ValueError
         For pointers that do not start at 0, decrease or pass the end of
         ``indices``, or an id out of range.
+    TypeError
+        For ids that are not integers.
     """
     if indptr.ndim != 1 or indptr.shape[0] == 0 or int(indptr[0]) != 0:
         raise ValueError(f"{name} has an invalid indptr: it must start at 0")
@@ -82,6 +84,8 @@ def check_compressed(indptr: np.ndarray, indices: np.ndarray, ncols: int,
             f"{name} has an invalid indptr (decreasing, or pointing past the end of indices); "
             f"was it edited in place?"
         )
+    if indices.dtype.kind not in "iu":
+        raise TypeError(f"{name} has indices of dtype {indices.dtype}: they must be integers")
     # Read as unsigned, a negative id is larger than any valid one: one pass, not two.
     if nnz and _largest_unsigned(indices[:nnz]) >= ncols:
         raise ValueError(
@@ -114,8 +118,6 @@ def _largest_unsigned(ids: np.ndarray) -> int:
     """The largest of the non-empty integer array ``ids`` read as unsigned (a negative id
     reads as 2**bits - |id|): in parallel on numba's current threads from 8 MiB on, where
     numpy's reduction runs on one."""
-    if ids.dtype.kind not in "iu":
-        raise TypeError(f"indices must hold integers, got dtype {ids.dtype}")
     u = np.ascontiguousarray(ids).view(np.dtype(f"u{ids.dtype.itemsize}"))
     if u.nbytes < _PARALLEL_BYTES or nb.get_num_threads() < 2:
         return int(u.max())
