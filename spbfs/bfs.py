@@ -276,14 +276,18 @@ def _engine(g: Graph, backend: Any, reverse: bool, cfg: Config,
         if not threads.chosen and pool.asked_threads and deg[source]:
             # Searches of one graph look alike: this one will likely ask too.
             threads.count(pool.thread_policy)
-        # The max degree, a pass over n, is kept for the graph's next searches.
+        # The max degree and whether the degrees are regular, a pass over n each, are kept
+        # for the graph's next searches.
         key = "max_in_degree" if reverse else "max_out_degree"
+        rkey = "regular_in" if reverse else "regular_out"
         # A count not chosen yet is asked for when the first parallel region is due.
         engine = NumbaEngine(out_block, in_block, deg, pool, slots,
                              threads=(threads.count() if threads.chosen
                                       else partial(threads.count, pool.thread_policy)),
-                             max_degree=g._search_cache.get(key))
+                             max_degree=g._search_cache.get(key),
+                             regular=g._search_cache.get(rkey))
         g._search_cache[key] = engine.max_degree
+        g._search_cache[rkey] = engine.regular
         return engine
     threads.count()
     if backend.is_gpu:

@@ -419,7 +419,27 @@ def test_claims_with_and_without_branches_give_one_search(fmt: str, name: str) -
         np.testing.assert_array_equal(runs[0][0], _min_parents(a, levels, source))
         _same_search(runs[1], runs[0])
     e = _engine(g)
-    assert e.unbranched == (e.total_degree < nbk.UNBRANCHED_DEGREE * n)
+    assert e.unbranched == (e.total_degree < nbk.UNBRANCHED_DEGREE * n or not e.regular)
+
+
+def test_branches_kept_only_where_degrees_are_regular() -> None:
+    """The serial claim keeps its branches on a graph of low-varying degree (a grid, whose
+    claims repeat one pattern) and drops them where degrees vary (a mesh, a Kronecker graph)
+    or are low (a path); the graph keeps the answer for its next searches."""
+    from spbfs.search.numba_engine import regular_degrees
+
+    assert regular_degrees(np.array([0, 4, 4, 4, 4, 4, 4, 4, 4, 4, 3]))  # 9 of 10 with edges
+    assert not regular_degrees(np.array([4, 4, 4, 4, 4, 4, 4, 4, 3, 3]))
+    assert regular_degrees(np.zeros(5, np.int64)) and regular_degrees(np.zeros(0, np.int64))
+    cases = {"grid": (gen.grid2d(60, 60), False), "mesh": (gen.fe_mesh(3000, seed=1), True),
+             "kronecker": (gen.kronecker(10, 16, seed=1), True)}
+    for name, (el, unbranched) in cases.items():
+        g = spbfs.Graph.from_edgelist(el)
+        assert _engine(g).unbranched == unbranched, name
+        spbfs.bfs(g, 0)
+        assert g._search_cache["regular_out"] == (not unbranched), name
+    path = spbfs.Graph.from_edges(np.arange(99), np.arange(1, 100), 100, directed=False)
+    assert _engine(path).regular and _engine(path).unbranched  # regular, but degree 2
 
 
 def test_strided_tells_a_wavefront_from_scattered_frontiers() -> None:

@@ -1188,7 +1188,8 @@ PAR_TOPDOWN = 1 << 15
 # beyond PAR_TOPDOWN (_BAND_REACH).
 TEAM_TOPDOWN = 1 << 10
 # Below this average degree the serial top-down levels claim without branches
-# (_claim_unbranched): a road network's average is about 2, a grid's 4.
+# (_claim_unbranched): a road network's average is about 2, a grid's 4. Above it, so do
+# graphs whose degrees vary (NumbaEngine.unbranched).
 UNBRANCHED_DEGREE = 3
 
 
