@@ -187,11 +187,11 @@ REGULAR_SHARE = 0.9
 def regular_degrees(deg: np.ndarray) -> bool:
     """Whether nearly all vertices with edges have one degree (:data:`REGULAR_SHARE`).
 
-    One pass over ``deg`` (a count per degree value); a graph without edges is regular.
+    Two compiled passes over ``deg`` (:func:`~spbfs.kernels.bfs_numba.majority_count`:
+    the share asked is over half); a graph without edges is regular.
     """
-    counts = np.bincount(deg)
-    with_edges = deg.shape[0] - int(counts[0]) if counts.shape[0] else 0
-    return with_edges == 0 or int(counts[1:].max()) >= REGULAR_SHARE * with_edges
+    count, with_edges = nbk.majority_count(deg)
+    return with_edges == 0 or count >= REGULAR_SHARE * with_edges
 
 
 class NumbaEngine(LocalEngine):
