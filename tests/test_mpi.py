@@ -247,13 +247,17 @@ def test_bind_to_core(monkeypatch: pytest.MonkeyPatch, mode: str, local_size: in
 def test_wait_policy_from_env(monkeypatch: pytest.MonkeyPatch) -> None:
     from spbfs.mpi.comm import WaitPolicy
 
+    # The variable's old name still works, and warns on every read that it is old.
     monkeypatch.setenv("SPBFS_DIST_WAIT", "busy")
-    assert WaitPolicy.from_env().busy
+    with pytest.warns(DeprecationWarning, match="SPBFS_DIST_WAIT is deprecated"):
+        assert WaitPolicy.from_env().busy
     monkeypatch.setenv("SPBFS_DIST_WAIT", "1e-5:1e-3:2e-5:1e-3")
-    p = WaitPolicy.from_env()
+    with pytest.warns(DeprecationWarning, match="SPBFS_DIST_WAIT is deprecated"):
+        p = WaitPolicy.from_env()
     assert (p.spin, p.yield_, p.min_sleep, p.max_sleep) == (1e-5, 1e-3, 2e-5, 1e-3)
     monkeypatch.setenv("SPBFS_DIST_WAIT", "fast")
-    with pytest.raises(ValueError, match="SPBFS_DIST_WAIT"):
+    with (pytest.warns(DeprecationWarning, match="SPBFS_DIST_WAIT is deprecated"),
+          pytest.raises(ValueError, match="SPBFS_DIST_WAIT")):
         WaitPolicy.from_env()
 
 
