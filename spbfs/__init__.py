@@ -31,6 +31,7 @@ The packages, from the top of the stack down (docs: Concepts, Architecture):
 
 from typing import Any
 
+from spbfs._namespace import public_dir
 from spbfs.bfs import bfs
 from spbfs.config import Config, load_config
 from spbfs.edges import EdgeList
@@ -57,6 +58,9 @@ __all__ = [
     "sssp",
     "triangle_count",
 ]
+
+# ``datasets`` comes from __getattr__ on first use, the algorithms too.
+__dir__ = public_dir(__name__, [*__all__, "datasets"])
 
 
 def __getattr__(name: str) -> Any:

@@ -39,6 +39,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from spbfs._namespace import public_dir
 from spbfs.config import Config
 from spbfs.datasets._catalog import BUNDLED, REMOTE, DatasetInfo, lookup
 from spbfs.datasets._fetch import DownloadError, cached_path, default_cache_dir, fetch_remote
@@ -62,6 +63,8 @@ __all__ = [
     "path",
     "west0067",
 ]
+
+__dir__ = public_dir(__name__, __all__)
 
 _DATA = Path(__file__).resolve().parent / "data"
 

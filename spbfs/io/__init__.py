@@ -60,6 +60,7 @@ and a leading underscore on a name keeps it within its module.
 
 from __future__ import annotations
 
+from spbfs._namespace import public_dir
 from spbfs.edges import EdgeList
 from spbfs.io._common import FORMATS, GraphFormatError, PathLike, resolve_format
 from spbfs.io._ids import MAX_VERTEX_BITS, renumber
@@ -82,6 +83,8 @@ __all__ = [
     "write_edgelist",
     "write_mtx",
 ]
+
+__dir__ = public_dir(__name__, __all__)
 
 
 def read_graph(

@@ -52,6 +52,7 @@ Run with ``mpiexec -n 4 python script.py``::
 
 from __future__ import annotations
 
+from spbfs._namespace import public_dir
 from spbfs.mpi.bfs import DistBFSResult, bfs, traversed_edges
 from spbfs.mpi.comm import CollectiveError, install_excepthook
 from spbfs.mpi.graph import DistGraph
@@ -69,3 +70,5 @@ __all__ = [
     "install_excepthook",
     "traversed_edges",
 ]
+
+__dir__ = public_dir(__name__, __all__)
