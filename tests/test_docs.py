@@ -48,6 +48,7 @@ ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
 # The README is a page too: its Python example must run as written.
 PAGES = [*sorted(DOCS.rglob("*.md")), ROOT / "README.md"]
+BENCHMARKS = DOCS / "benchmarks.md"
 RUN_LANGS = ("python", "bash", "toml")
 TEXT_LANGS = ("text",)
 BLOCK_TIMEOUT_S = 300
@@ -132,12 +133,54 @@ def test_every_block_is_accounted_for(page: Path):
 
 
 def test_most_examples_run():
-    """Skips are for commands that install or run for minutes; they must stay few."""
+    """Skips are for commands that install or run for minutes; they must stay few.
+
+    The benchmarks page is the exception: each of its tables shows the command that
+    printed it, and those run for minutes (``test_every_benchmark_table_has_its_command``).
+    """
     all_blocks = [b for p in PAGES for b in blocks(p) if b.lang in RUN_LANGS]
-    skipped = [b for b in all_blocks if b.directive and b.directive.startswith("skip")]
+    skipped = [b for b in all_blocks if b.directive and b.directive.startswith("skip")
+               and b.page != BENCHMARKS]
     assert len(all_blocks) >= 30
-    # Eight in docs/, two in the README (its install commands and its CLI summary).
+    # Seven in docs/, two in the README (its install commands and its CLI summary).
     assert len(skipped) <= 10, [b.where() for b in skipped]
+
+
+def test_every_benchmark_table_has_its_command():
+    """On docs/benchmarks.md a table follows, in its own section, the command that prints it."""
+    text = BENCHMARKS.read_text(encoding="utf-8")
+    assert len(text.encode()) < 60_000, "benchmarks.md is a page to read, not a log"
+    fences = {b.line: b for b in blocks(BENCHMARKS)}
+    section, command, fence, tables = None, False, None, 0
+    for k, line in enumerate(text.splitlines(), start=1):
+        if fence is not None:
+            fence = None if line.startswith(fence) else fence
+            continue
+        if line.startswith("```"):
+            fence = re.match(r"`+", line)[0]
+            b = fences[k]
+            command |= b.lang == "bash"
+            assert b.lang != "bash" or b.directive is None or "benchmarks/" in b.body \
+                or "bench" in b.body or "pytest" in b.body or "python -" in b.body, b.where()
+        elif line.startswith("## ") or line.startswith("### "):
+            section, command = line, False
+        elif line.startswith("|") and section is not None and not command:
+            raise AssertionError(f"docs/benchmarks.md:{k}: a table in {section!r} "
+                                 "without the command that prints it before it")
+        elif line.startswith("|---") or line.startswith("| ---"):
+            tables += 1
+    assert tables >= 20
+
+
+_HISTORY = re.compile(r"\bsessions?\b|\bissues? \d|\bseed 0\d\d\b", re.IGNORECASE)
+
+
+@pytest.mark.parametrize("page", [*PAGES, *sorted((ROOT / "notebooks").glob("*.ipynb"))],
+                         ids=lambda p: str(p.relative_to(ROOT)))
+def test_pages_speak_of_the_project_only(page: Path):
+    """No page tells how the project was made; papers are cited by authors and title."""
+    for k, line in enumerate(page.read_text(encoding="utf-8").splitlines(), start=1):
+        assert not _HISTORY.search(line), f"{page.relative_to(ROOT)}:{k}: {line.strip()}"
 
 
 def test_cli_reference_lists_every_option():
