@@ -1,4 +1,4 @@
-"""Helpers shared by the benchmark scripts: load, tables, memory and machine state."""
+"""Functions shared by the benchmark scripts: load, tables, memory and machine state."""
 
 from __future__ import annotations
 

@@ -33,7 +33,7 @@ Usage (repository root)::
 
     python benchmarks/codec.py                       # scales 18 and 20, grids 2x2 and 4x4
     python benchmarks/codec.py --scales 16 --grids 2x2 --quick
-    python benchmarks/codec.py --append docs/benchmarks.md
+    python benchmarks/codec.py --append codec.md        # the tables, appended to a file
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The checks a session runs when it is lent a GPU machine, as few calls as possible.
+# The checks to run on a machine with a GPU, lent for minutes: as few calls as possible.
 #
 #   benchmarks/device.sh prepare        # here: wheels and the baseline into .devrun/
 #   benchmarks/device.sh gpu            # there: the GPU tests and benchmarks/gpu.py

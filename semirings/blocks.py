@@ -2,7 +2,8 @@
 
 A block stands for a logical matrix ``B`` of shape ``(nrows, ncols)`` on which
 kernels compute ``y = B ⊕.⊗ x``. For BFS, ``B`` is the *pre-transposed*
-adjacency block (seed 003 Section 4.1): ``B[v, u] != 0`` when there is an edge
+adjacency block (Buluç et al., *Distributed-Memory Breadth-First Search on Massive
+Graphs*, Section 4.1): ``B[v, u] != 0`` when there is an edge
 ``u -> v``, so column ``u`` of ``B`` lists the vertices a frontier vertex ``u``
 reaches. Both formats therefore store ``B`` column-major, which is what the
 top-down SpMSV needs (gather the columns named by the frontier):
@@ -10,7 +11,7 @@ top-down SpMSV needs (gather the columns named by the frontier):
 ``csr``
     The adjacency lists of the columns, one pointer per column: a
     ``scipy.sparse.csr_matrix`` of ``B.T`` (rows ``u``, column indices ``v``),
-    exactly the "CSR-like representation" of seed 003 Section 5.1. Memory
+    exactly the "CSR-like representation" of Buluç et al.'s Section 5.1. Memory
     ``O(ncols + nnz)``.
 ``dcsc``
     Doubly compressed sparse columns: ``JC`` (the ``nzc`` non-empty column

@@ -30,7 +30,7 @@ Notes
 What this package imports from its modules is its public API. The modules:
 
 :mod:`spbfs.io.scanner`
-    The compiled text scanner (:func:`~spbfs.io.scanner.scan`) and the helpers
+    The compiled text scanner (:func:`~spbfs.io.scanner.scan`) and the functions
     that turn its result into arrays and error messages; the parallel reader
     :mod:`spbfs.mpi.read` parses each rank's slice with it.
 :mod:`spbfs.io.parallel_npz`

@@ -1,7 +1,7 @@
 """What every format shares: the error type, format names, file bytes and error wording.
 
 Not public API (see :mod:`spbfs.io`); the parallel reader :mod:`spbfs.mpi.read`
-uses the gzip helpers, :func:`resolve_format`, :func:`lines_before` and
+uses the gzip functions, :func:`resolve_format`, :func:`lines_before` and
 :func:`record_shape` so that its messages are the serial reader's.
 """
 

@@ -1,6 +1,7 @@
 """Butterfly exchanges: allgather and personalized all-to-all in ``ceil(log_f q)`` rounds.
 
-Green's *ButterFly BFS* (seed 004, Section 3) replaces the all-to-all of a
+Oded Green's *ButterFly BFS: An Efficient Communication Pattern for Multi Node
+Traversals* (Section 3) replaces the all-to-all of a
 frontier synchronization with a butterfly network: in round ``k`` a rank
 exchanges with the ranks ``f**k`` apart, so after round ``k`` it holds the data
 of ``f**(k+1)`` ranks, and ``q`` ranks are synchronized in ``ceil(log_f q)``

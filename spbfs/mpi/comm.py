@@ -1,4 +1,4 @@
-"""Communication helpers for the 2D BFS: polite waits, chunked collectives, errors.
+"""Communication for the 2D BFS: polite waits, chunked collectives, errors.
 
 Every collective here is started nonblocking and completed by polling under a
 :class:`WaitPolicy`: spin briefly, then ``sched_yield``, then sleep with

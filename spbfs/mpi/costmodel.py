@@ -117,8 +117,8 @@ class CodecSpeed:
     encode_Bps, decode_Bps : float
         The compressed codec's speed in *uncompressed* bytes (8 per id, 16 per
         pair) per second. Defaults: a numba delta + FOR bit-packing prototype on
-        the development machine, one thread (see docs/benchmarks.md, "Exchange
-        cost model"); :meth:`coerce` takes a real calibration's
+        the development machine, one thread (see docs/benchmarks.md, "The cost
+        model against counters"); :meth:`coerce` takes a real calibration's
         ``{"encode_Bps": ..., "decode_Bps": ...}``.
     scan_Bps : float
         A pass over a bitmap (building one, reading its ids), bitmap bytes per second.

@@ -45,7 +45,7 @@ class Fallback(Exception):
     """Raised by an implementation to have networkx's own function run instead."""
 
 
-# -------------------------------------------------------------------- helpers
+# ------------------------------------------------ shared by the functions below
 
 
 def _depth(limit: Any) -> int | None:
