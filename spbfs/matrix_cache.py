@@ -277,7 +277,9 @@ class MatrixCache:
             build = not rows_ok or entry.seen >= 2
         if not build:
             return rows_input(matrix)
-        graph = Graph.from_matrix(matrix, directed=directed, config=config)
+        # The graph shares the matrix's arrays: safe, since every later use is preceded
+        # by the digest check above (a copy would cost the second search its gain).
+        graph = Graph._from_matrix(matrix, directed=directed, config=config, share=True)
         with self._lock:
             if self._entries.get(key) is entry:
                 entry.graphs[gkey] = graph
