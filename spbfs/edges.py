@@ -191,9 +191,10 @@ def check_vertex_ids(ids: np.ndarray, n: int, name: str) -> np.ndarray:
     if ids.dtype.kind == "i" and ids.dtype != np.int64:
         # Narrow signed ids read as unsigned could wrap below n (int8 -1 is 255).
         ids = ids.astype(np.int64)
-    # One compiled pass: read as unsigned, a negative id is larger than any valid one,
-    # so a single maximum says whether every id lies in [0, n).
-    if ids.size and largest_unsigned(ids) >= n:
+    # One pass: read as unsigned, a negative id is larger than any valid one, so a
+    # single maximum says whether every id lies in [0, n). On the calling thread: see
+    # largest_unsigned for what a parallel pass costs on a busy machine.
+    if ids.size and largest_unsigned(ids, parallel=False) >= n:
         _raise_out_of_range(ids, n, name)
     if ids.dtype != np.int64:
         ids = ids.astype(np.int64)
