@@ -229,7 +229,11 @@ class MatrixCache:
         -------
         Graph or RowsInput
             A :class:`RowsInput` for the first search on this content (when
-            ``rows_ok``), else a Graph.
+            ``rows_ok``), else a Graph. A Graph from here may share the
+            matrix's ``indptr`` and ``indices``: it is valid for the search at
+            hand, and is served again only after the next call has checked the
+            digest (keep the matrix, not the Graph, or use
+            :meth:`~spbfs.graph.Graph.from_matrix`, which copies).
         """
         arrays = _structure_arrays(matrix)
         if arrays is None or matrix.ndim != 2 or matrix.shape[0] != matrix.shape[1]:
