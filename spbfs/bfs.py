@@ -18,7 +18,7 @@ import numpy as np
 
 from semirings.backend import get_backend
 from semirings.semiring import Semiring
-from spbfs.config import Config
+from spbfs.config import Config, as_config, default_config
 from spbfs.direction import DirectionPolicy
 from spbfs.graph import Graph, as_graph, is_dist_graph
 from spbfs.kernels import bfs_numba as nbk
@@ -65,8 +65,10 @@ def bfs(
     source : int or node label
         Root vertex id; for a networkx graph its node label (the result is by
         vertex id: ``graph.ids`` maps ids back to labels).
-    config : Config, optional
-        Format, backend, direction heuristics; defaults to the graph's config.
+    config : Config or mapping, optional
+        Format, backend, direction heuristics; defaults to the graph's config
+        (for an input that is no Graph, :func:`spbfs.config.default_config`).
+        A mapping (``{"format": "dcsc"}``) sets those keys over that default.
     output : {"both", "parents", "levels"}, optional
         Which arrays to return (overrides ``config.output``).
     direction : {"auto", "top-down", "bottom-up"}, optional
@@ -147,11 +149,13 @@ def bfs(
     >>> spbfs.bfs(g, 0, semiring="plus_second").values.tolist()   # shortest-path counts
     [1, 1, 1, 1]
     """
+    if config is not None and not isinstance(config, Config):
+        config = as_config(config)  # a mapping of settings, or a TypeError naming config
     if is_dist_graph(graph):
         return _grid_bfs(graph, source, config, output, direction, max_depth, target, reverse,
                          semiring, source_value)
-    # A dataclass's class attribute is the field's default.
-    threads = (config or (graph.config if isinstance(graph, Graph) else Config)).threads
+    threads = (config or (graph.config if isinstance(graph, Graph)
+                          else default_config())).threads
     # None: as many as the machine has idle when the first parallel region is due.
     with search_threads(threads, lazy=True) as choice:
         if not isinstance(graph, Graph):
@@ -225,10 +229,11 @@ def _resolve_graph(
     if not (isinstance(cache, bool) or isinstance(cache, MatrixCache)):
         raise TypeError(f"cache must be a MatrixCache, True or False, got {type(cache).__name__}")
     if not sp.issparse(graph):
-        g: Graph | RowsInput = as_graph(graph, config=config, directed=directed)
+        # weight=None: a search follows edges and never reads a networkx graph's weights.
+        g: Graph | RowsInput = as_graph(graph, config=config, directed=directed, weight=None)
         cfg = config or g.config
     else:
-        cfg = config or Config()
+        cfg = config or default_config()
         config = cfg
     kind, semiring = check_semiring(semiring, output, cfg.output, source_value)
     # Only what differs: a copy of the config is validated again (tens of µs, a few

@@ -415,6 +415,36 @@ def _cmd_bfs(args: argparse.Namespace, cfg: Config) -> int:
     return 0
 
 
+def _out_path(path: str | None) -> str | None:
+    """The file ``--out PATH`` writes, checked writable before any work is done.
+
+    numpy adds ``.npz`` to a name without it, so the name is completed here
+    and the message says what was really written. A run of minutes must not
+    end in "No such file or directory": the folder must exist and be writable,
+    and an existing file must be a writable file.
+
+    Raises
+    ------
+    ValueError
+        Naming ``--out`` and the problem.
+    """
+    if path is None:
+        return None
+    if not path.endswith(".npz"):
+        path += ".npz"
+    folder = os.path.dirname(os.path.abspath(path))
+    if os.path.isdir(path):
+        raise ValueError(f"--out {path}: is a directory")
+    if not os.path.isdir(folder):
+        raise ValueError(f"--out {path}: folder {folder} does not exist")
+    if os.path.exists(path):
+        if not os.access(path, os.W_OK):
+            raise ValueError(f"--out {path}: the file is not writable")
+    elif not os.access(folder, os.W_OK | os.X_OK):
+        raise ValueError(f"--out {path}: folder {folder} is not writable")
+    return path
+
+
 def _save(path: str, n: int, arrays: dict[str, Any], ids: np.ndarray | None) -> None:
     """Write the result arrays that exist (and ``ids`` when renumbered) to ``path``."""
     arrays = {k: v for k, v in arrays.items() if v is not None}
@@ -968,6 +998,10 @@ def grid_main(argv: Sequence[str] | None = None) -> int:
             args = _grid_parser(rank).parse_args(argv)
         except _UsageError as exc:
             raise CollectiveError(str(exc)) from None
+        try:
+            args.out = _out_path(getattr(args, "out", None))
+        except ValueError as exc:  # every rank checks the same path, so every rank raises
+            raise CollectiveError(str(exc)) from None
         cfg = _grid_config(args)
         # One-line errors unless debugging, also for those the abort hook reports.
         C.install_excepthook(show_traceback=cfg.debug)
@@ -1034,6 +1068,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         **dict.fromkeys(_ALGORITHMS, _cmd_algorithm)}
     cfg = None
     try:
+        if hasattr(args, "out"):
+            args.out = _out_path(args.out)
         cfg = _config(args)
         return commands[args.command](args, cfg)
     except KeyboardInterrupt:

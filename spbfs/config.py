@@ -1,8 +1,16 @@
 """One validated configuration object for spbfs.
 
 Sources, lowest to highest precedence: defaults, a TOML file, environment
-variables (``SPBFS_FORMAT=dcsc``), keyword arguments. A wrong value is an error
-that lists the valid ones.
+variables (``SPBFS_FORMAT=dcsc``), keyword arguments (keyword > environment >
+file > default). A wrong value is an error that lists the valid ones.
+
+The Python API and the command line agree: a call given no ``config``
+(``spbfs.bfs(g, 0)``, ``Graph.from_edges(...)``) runs under
+:func:`default_config`, which is :func:`load_config` read once per process
+(the file named by ``SPBFS_CONFIG``, then the ``SPBFS_*`` variables), and a
+call given a mapping (``config={"format": "dcsc"}``) runs under that default
+with the mapping's keys on top (:func:`as_config`). ``Config(...)`` itself is
+exactly what it says: its defaults are the class's, not the environment's.
 
 This module is the one place that reads spbfs's ``SPBFS_*`` environment
 variables (:func:`load_config`): every field has its ``SPBFS_<FIELD>``
@@ -27,6 +35,7 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import functools
 import os
 import tomllib
 import warnings
@@ -35,7 +44,7 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
-__all__ = ["Config", "load_config", "wait_seconds"]
+__all__ = ["Config", "as_config", "default_config", "load_config", "wait_seconds"]
 
 _CHOICES: dict[str, tuple[str, ...]] = {
     "format": ("csr", "dcsc"),
@@ -68,6 +77,13 @@ _ENV_OTHERS = ("SPBFS_CONFIG", "SPBFS_DATA")
 @dataclass(frozen=True)
 class Config:
     """spbfs configuration.
+
+    A Config is exactly what its arguments say; the other sources are merged by
+    :func:`load_config` with the precedence keyword > environment (``SPBFS_*``)
+    > TOML file (``SPBFS_CONFIG``) > default. A call of the Python API given
+    no config runs under :func:`default_config` (that merge, read once per
+    process); one given a mapping runs under that with the mapping's keys on
+    top (:func:`as_config`).
 
     Parameters
     ----------
@@ -202,26 +218,48 @@ class Config:
 
     @classmethod
     def from_toml(cls, path: str | os.PathLike[str], **overrides: Any) -> Config:
-        """Load from a TOML file (keys at top level or under ``[spbfs]``)."""
+        """Load from a TOML file (keys at top level or under ``[spbfs]``).
+
+        Raises
+        ------
+        ValueError
+            Naming the file: not UTF-8 text, not TOML, a ``spbfs`` entry that
+            is not a table, an unknown key or a bad value.
+        OSError
+            When the file cannot be read.
+        """
         with Path(path).open("rb") as f:
             try:
                 data = tomllib.load(f)
             except tomllib.TOMLDecodeError as exc:
                 raise ValueError(f"config file {path}: {exc}") from None
+            except UnicodeDecodeError as exc:
+                raise ValueError(f"config file {path}: not UTF-8 text (byte {exc.start}); "
+                                 "a config file is TOML") from None
         data = data.get("spbfs", data)
-        return cls.from_mapping({**data, **overrides}, source=str(path))
+        if not isinstance(data, Mapping):
+            raise ValueError(f"config file {path}: 'spbfs' must be a table of settings "
+                             f"([spbfs]), got {type(data).__name__} {data!r}")
+        return cls.from_mapping({**data, **overrides}, source=f"config file {path}")
 
     @classmethod
-    def from_mapping(cls, data: Mapping[str, Any], source: str = "mapping") -> Config:
-        """Build from a mapping; unknown keys are an error naming them."""
+    def from_mapping(cls, data: Mapping[str, Any], source: str | None = None) -> Config:
+        """Build from a mapping; unknown keys are an error naming them.
+
+        ``source`` (e.g. ``"config file x.toml"``) prefixes every error.
+        """
         known = {f.name for f in fields(cls)}
-        unknown = sorted(set(data) - known)
+        unknown = sorted(map(str, set(data) - known))
+        where = "" if source is None else f"{source}: "
         if unknown:
             raise ValueError(
-                f"unknown config key(s) {', '.join(map(repr, unknown))} in {source}; "
+                f"{where}unknown config key(s) {', '.join(map(repr, unknown))}; "
                 f"valid keys: {', '.join(sorted(known))}"
             )
-        return cls(**dict(data))
+        try:
+            return cls(**dict(data))
+        except ValueError as exc:
+            raise ValueError(f"{where}{exc}") from None
 
 
 #: Every field's name and default, each default as :func:`_check` leaves it.
@@ -456,3 +494,55 @@ def load_config(
     data.update(_from_env(env))
     data.update({k: v for k, v in overrides.items() if v is not None})
     return Config.from_mapping(data)
+
+
+@functools.cache
+def default_config() -> Config:
+    """The config of a call given none: :func:`load_config` of this process's environment.
+
+    Read once, the first time a default is needed, and kept: a search given no
+    config pays a cached call, not a scan of the environment (``SPBFS_*``
+    variables set later are not seen; ``default_config.cache_clear()`` reads
+    them again). A misspelt ``SPBFS_*`` variable or a bad value raises here,
+    on every call until it is fixed, listing the valid ones.
+
+    Returns
+    -------
+    Config
+
+    Raises
+    ------
+    ValueError
+        As :func:`load_config`.
+    """
+    return load_config()
+
+
+def as_config(config: Config | Mapping[str, Any] | None, name: str = "config") -> Config:
+    """``config`` as a :class:`Config`: None is :func:`default_config`, a mapping goes on top of it.
+
+    Parameters
+    ----------
+    config : Config, mapping or None
+        A Config is returned as it is; a mapping (``{"format": "dcsc"}``) sets
+        those keys over the default (keyword > environment > file > default).
+    name : str
+        The argument named in errors.
+
+    Raises
+    ------
+    TypeError
+        When ``config`` is none of those.
+    ValueError
+        For an unknown key (listing the valid ones) or a bad value.
+    """
+    if isinstance(config, Config):
+        return config
+    if config is None:
+        return default_config()
+    if isinstance(config, Mapping):
+        base = default_config()
+        return Config.from_mapping({**{f: getattr(base, f) for f, _ in _DEFAULTS}, **config},
+                                   source=name)
+    raise TypeError(f"{name} must be a spbfs.Config or a mapping of settings, "
+                    f"got {type(config).__name__}")

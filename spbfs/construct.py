@@ -86,6 +86,21 @@ def _read(source: EdgeSource, lo: int, hi: int, trusted: bool) -> tuple[np.ndarr
     return src, dst
 
 
+def _checked_lists(edges: EdgeList) -> tuple[np.ndarray, np.ndarray]:
+    """An EdgeList's arrays, checked now: its arrays may have been edited since it was made.
+
+    One compiled pass per array (:func:`~spbfs.edges.check_vertex_ids`), so that
+    the builder's kernels, which index without bounds checks, never see an id
+    outside ``[0, n)``.
+    """
+    if edges.src.shape != edges.dst.shape or edges.src.ndim != 1:
+        raise ValueError(f"edges.src and edges.dst must be 1-D arrays of equal length, got "
+                         f"shapes {edges.src.shape} and {edges.dst.shape}")
+    n = edges.n
+    return (check_vertex_ids(edges.src, n, "edges.src"),
+            check_vertex_ids(edges.dst, n, "edges.dst"))
+
+
 def _finish(fmt: str, n: int, ptr: np.ndarray, idx: np.ndarray, index_dtype: Any,
             backend: Backend) -> Block:
     """Sort and merge the filled columns, pick the index dtype, and make the block."""
@@ -113,7 +128,7 @@ def _hypersparse(source: EdgeSource, directed: bool, fmt: str, index_dtype: Any,
     """
     m = source.num_edges
     if isinstance(source, EdgeList):
-        src, dst = source.src, source.dst
+        src, dst = _checked_lists(source)
     else:
         src, dst = _read(source, 0, m, trusted=False)
     n = source.n
@@ -144,8 +159,8 @@ def build_blocks(
     ----------
     source : EdgeSource
         The edges (an :class:`~spbfs.edges.EdgeList` or any source). Every
-        slice is read twice; a source other than an EdgeList has its ids
-        checked as it is read.
+        slice is read twice; an EdgeList has its ids checked whole before the
+        first pass, any other source slice by slice as it is read.
     directed : bool
         Follow edges as arcs (two blocks) or both ways (one symmetric block).
     fmt : {"csr", "dcsc"}
@@ -184,7 +199,14 @@ def build_blocks(
     # The ids decide the placing buffer's dtype (an int32 request with too many ids
     # fails here, before any pass); the merged entry count decides the block's.
     buf_dt = choose_index_dtype(n, n, 0, index_dtype)
-    trusted = isinstance(source, EdgeList)  # checked when it was made
+    # An EdgeList is checked whole, once, here (not when it was made: its arrays are
+    # writable); its slices are then views of checked arrays. Other sources per slice.
+    trusted = isinstance(source, EdgeList)
+    if trusted:
+        checked_src, checked_dst = _checked_lists(source)
+        if checked_src is not source.src or checked_dst is not source.dst:
+            # Converted to int64 on the way: slice the converted arrays.
+            source = EdgeList(checked_src, checked_dst, n, source.directed)
     slices = _slices(m, int(chunk_edges))
     total_reads = 2 * len(slices)
     loop_dt = np.int32 if m <= _INT32_MAX else np.int64

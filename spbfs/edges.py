@@ -8,12 +8,15 @@ validation rules need: they are stated on the input edge list.
 
 from __future__ import annotations
 
+import operator
 from dataclasses import dataclass, field
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-__all__ = ["EdgeList", "EdgeSource", "check_vertex_ids"]
+from spbfs.matrix_structure import largest_unsigned
+
+__all__ = ["EdgeList", "EdgeSource", "check_count", "check_vertex_ids"]
 
 
 @runtime_checkable
@@ -77,6 +80,14 @@ class EdgeList:
         label of vertex ``k`` (see :func:`spbfs.io.renumber`).
     meta : dict
         Free-form provenance (file name, header, generator parameters).
+
+    Notes
+    -----
+    The arrays are the caller's (int64 input is not copied) and stay writable,
+    so the ids are checked here and again whenever a graph is built from the
+    list; a :class:`~spbfs.graph.Graph` keeps its own copy of the list it was
+    built from (:attr:`spbfs.graph.Graph.edges`), so a later edit of this one
+    never reaches it.
     """
 
     src: np.ndarray
@@ -102,9 +113,7 @@ class EdgeList:
                     f"weights must have one value per edge ({self.src.shape[0]}), "
                     f"got shape {self.weights.shape}"
                 )
-        self.n = int(self.n)
-        if self.n < 0:
-            raise ValueError(f"n must be non-negative, got {self.n}")
+        self.n = check_count(self.n, "n")
         self.src = check_vertex_ids(self.src, self.n, "src")
         self.dst = check_vertex_ids(self.dst, self.n, "dst")
 
@@ -179,14 +188,58 @@ def check_vertex_ids(ids: np.ndarray, n: int, name: str) -> np.ndarray:
     ids = np.asarray(ids)
     if ids.size and not np.issubdtype(ids.dtype, np.integer):
         raise TypeError(f"{name} must hold integer vertex ids, got dtype {ids.dtype}")
-    if ids.dtype != np.int64:
-        if ids.dtype == np.uint64 and ids.size and int(ids.max()) > np.iinfo(np.int64).max:
-            raise ValueError(f"{name} holds ids beyond int64")
+    if ids.dtype.kind == "i" and ids.dtype != np.int64:
+        # Narrow signed ids read as unsigned could wrap below n (int8 -1 is 255).
         ids = ids.astype(np.int64)
-    if ids.size:
-        lo, hi = int(ids.min()), int(ids.max())
+    # One pass: read as unsigned, a negative id is larger than any valid one, so a
+    # single maximum says whether every id lies in [0, n). On the calling thread: see
+    # largest_unsigned for what a parallel pass costs on a busy machine.
+    if ids.size and largest_unsigned(ids, parallel=False) >= n:
+        _raise_out_of_range(ids, n, name)
+    if ids.dtype != np.int64:
+        ids = ids.astype(np.int64)
+    return ids
+
+
+def _raise_out_of_range(ids: np.ndarray, n: int, name: str) -> None:
+    """Raise the ValueError for ``ids`` holding an id outside ``[0, n)`` (the slow path)."""
+    if ids.dtype.kind == "i":
+        lo = int(ids.min())
         if lo < 0:
             raise ValueError(f"{name} holds a negative vertex id ({lo})")
-        if hi >= n:
-            raise ValueError(f"{name} holds vertex id {hi}, out of range for n={n}")
-    return ids
+    hi = int(ids.max())
+    if hi > _INT64_MAX:
+        raise ValueError(f"{name} holds vertex id {hi}, too large: vertex ids are int64 "
+                         f"(at most 2**63 - 1 = {_INT64_MAX})")
+    raise ValueError(f"{name} holds vertex id {hi}, out of range for n={n}")
+
+
+_INT64_MAX = int(np.iinfo(np.int64).max)
+
+
+def check_count(n: Any, name: str = "n") -> int:
+    """Return the vertex count ``n`` as an int after checking it is a non-negative integer.
+
+    Integral floats (``1e6``) are taken; a fraction is refused rather than cut
+    (``n=3.7`` is not three vertices).
+
+    Raises
+    ------
+    TypeError
+        For anything but an integer or an integral float (``bool`` included).
+    ValueError
+        For a negative count or a float with a fractional part.
+    """
+    if isinstance(n, bool):
+        raise TypeError(f"{name} must be an integer, got bool")
+    if isinstance(n, float | np.floating):
+        if not np.isfinite(n) or not float(n).is_integer():
+            raise ValueError(f"{name} must be a whole number of vertices, got {float(n)!r}")
+        n = int(n)
+    try:
+        n = operator.index(n)
+    except TypeError:
+        raise TypeError(f"{name} must be an integer, got {type(n).__name__}") from None
+    if n < 0:
+        raise ValueError(f"{name} must be non-negative, got {n}")
+    return n

@@ -16,6 +16,7 @@ edge.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable
 from typing import Any
 
@@ -23,9 +24,15 @@ import numpy as np
 
 from semirings.backend import Backend, get_backend
 from semirings.blocks import Block, block_from_scipy
-from spbfs.config import Config
+from spbfs.config import Config, as_config
 from spbfs.construct import DEFAULT_CHUNK_EDGES, build_blocks
-from spbfs.edges import EdgeList, EdgeSource, check_vertex_ids, sparse_ids_problem
+from spbfs.edges import (
+    EdgeList,
+    EdgeSource,
+    check_count,
+    check_vertex_ids,
+    sparse_ids_problem,
+)
 from spbfs.matrix_structure import (
     CANONICAL,
     check_compressed,
@@ -56,7 +63,8 @@ class Graph:
         ``B.T``: column ``v`` lists the in-neighbours of ``v`` (bottom-up).
     edges : EdgeList or None
         The input edges when the graph was built from an edge list (kept for
-        Graph500 validation and TEPS counting).
+        Graph500 validation and TEPS counting): the graph's own copy, so an
+        edit of the caller's list after the build never reaches it.
     ids : numpy.ndarray or None
         Original vertex labels when the input was renumbered.
     config : Config
@@ -113,13 +121,25 @@ class Graph:
         after block ``i`` of ``n`` (one block undirected, two directed).
 
         The blocks are built by :func:`spbfs.construct.build_blocks` over
-        slices of the edge list (no copy of it), as :meth:`from_source` builds
-        them from a generator: 4 bytes per stored entry where the ids and the
-        merged entries fit in int32 (``index_dtype="auto"``).
+        slices of the edge list, as :meth:`from_source` builds them from a
+        generator: 4 bytes per stored entry where the ids and the merged
+        entries fit in int32 (``index_dtype="auto"``).
+
+        Ownership: ``edges`` stays the caller's, writable, and may have been
+        edited since it was made, so its ids are checked (one compiled pass)
+        before the build, and the graph keeps a copy of it as :attr:`edges`
+        (16 bytes per edge, plus its weights and labels), never the caller's
+        arrays.
+
+        Raises
+        ------
+        ValueError
+            When an id of ``edges`` is outside ``[0, edges.n)``.
         """
         if not isinstance(edges, EdgeList):
             raise TypeError(f"edges must be an EdgeList, got {type(edges).__name__}")
-        return cls._from_source(edges, directed=directed, config=config, on_block=progress)
+        return cls._from_source(_own_copy(edges), directed=directed, config=config,
+                                on_block=progress)
 
     @classmethod
     def from_source(
@@ -153,13 +173,16 @@ class Graph:
         Returns
         -------
         Graph
-            ``edges`` is the source when it is an EdgeList, else None: validate
+            ``edges`` is a copy of the source when it is an EdgeList (as
+            :meth:`from_edgelist` keeps it), else None: validate
             searches with :func:`spbfs.validate.validate_bfs_tree_graph` and
             count their Graph500 edges from :attr:`input_degree`.
         """
         if not isinstance(source, EdgeSource):
             raise TypeError(f"source must be an EdgeList or an EdgeSource (n, num_edges, "
                             f"directed, meta, chunk(start, stop)), got {type(source).__name__}")
+        if isinstance(source, EdgeList):
+            source = _own_copy(source)
         return cls._from_source(source, directed=directed, config=config,
                                 chunk_edges=chunk_edges, on_chunk=progress)
 
@@ -170,7 +193,8 @@ class Graph:
         on_chunk: Callable[[int, int], Any] | None = None,
         on_block: Callable[[int, int], Any] | None = None,
     ) -> Graph:
-        config = config or Config()
+        """Build from ``source``; an EdgeList here is the graph's own (copied or fresh)."""
+        config = as_config(config)
         if directed is None:
             directed = bool(source.directed)
         built = build_blocks(source, directed=bool(directed), fmt=config.format,
@@ -202,6 +226,7 @@ class Graph:
             larger than its edges warrant (ids that are labels; see
             :func:`spbfs.edges.sparse_ids_problem`).
         """
+        given = (src, dst)
         src = np.asarray(src)
         dst = np.asarray(dst)
         if n is None:
@@ -211,8 +236,14 @@ class Graph:
             if problem is not None:
                 raise ValueError(problem)
             n = largest + 1
-        return cls.from_edgelist(EdgeList(src, dst, n, directed), directed=directed,
-                                 config=config)
+        else:
+            n = check_count(n, "n")
+        edges = EdgeList(src, dst, n, directed)
+        # Arrays converted on the way (lists, other dtypes) are already the graph's own.
+        if any(np.may_share_memory(a, b) for a in (edges.src, edges.dst) for b in given
+               if isinstance(b, np.ndarray)):
+            edges = _own_copy(edges)
+        return cls._from_source(edges, directed=directed, config=config)
 
     @classmethod
     def from_matrix(
@@ -221,8 +252,13 @@ class Graph:
         """Build from a scipy/cupyx sparse adjacency matrix (``A[u, v]``: edge ``u -> v``).
 
         The CSR structure of ``A`` is the CSC structure of ``B = A.T``, so a
-        csr input becomes a csr-format block without copying it (the Graph
-        then shares ``A``'s arrays). Every stored entry is an edge, explicit
+        csr input becomes a csr-format block of the same arrays; the Graph
+        copies them first (``indptr`` and ``indices``, not the values), so that
+        an edit of ``A`` after the build never reaches the graph (a kept graph
+        sharing them would search ids nobody checked). Searches on ``A``
+        itself (``spbfs.bfs(A, s)``) share them instead, safely: their
+        :class:`~spbfs.matrix_cache.MatrixCache` checks a digest of the
+        structure before every use. Every stored entry is an edge, explicit
         zeros included; duplicate entries are one edge. The structure is read
         in full before it is used: pointers and ids out of range raise, and
         rows are sorted and merged (on a copy) when the arrays say they need it,
@@ -236,9 +272,20 @@ class Graph:
         ValueError
             When it is not square, or its ``indptr`` / ``indices`` are invalid.
         """
+        return cls._from_matrix(matrix, directed=directed, config=config, share=False)
+
+    @classmethod
+    def _from_matrix(
+        cls, matrix: Any, *, directed: bool | None, config: Config | None, share: bool
+    ) -> Graph:
+        """:meth:`from_matrix`; ``share=True`` lets the blocks use ``matrix``'s own arrays.
+
+        Only for a caller that checks the matrix is unchanged before every use
+        of the graph (the matrix cache's digest) or that owns the matrix.
+        """
         import scipy.sparse as sp
 
-        config = config or Config()
+        config = as_config(config)
         if hasattr(matrix, "get") and not sp.issparse(matrix):
             matrix = matrix.get()
         if not sp.issparse(matrix):
@@ -248,7 +295,13 @@ class Graph:
                 f"matrix must be square to be an adjacency matrix, got shape "
                 f"{'x'.join(str(d) for d in matrix.shape)}"
             )
-        a = _canonical_csr(matrix)
+        a = matrix.tocsr()
+        if not share and (a is matrix or _shares_structure(a, matrix)):
+            # Copied before it is checked, so the arrays checked are the arrays kept.
+            a = copy.copy(a)
+            a.indptr = a.indptr.copy()
+            a.indices = a.indices.copy()
+        a = _canonical_csr(a)
         pattern_t = a.T  # csc of B = A.T, no copy
         if directed is None:
             directed = not _structurally_symmetric(a, canonical=True)
@@ -314,7 +367,7 @@ class Graph:
         ids[:] = nodes
         edges = EdgeList(src, dst, len(nodes), directed=g.is_directed(), weights=weights,
                          ids=ids, meta={"labels": "networkx"})
-        return cls.from_edgelist(edges, config=config)
+        return cls._from_source(edges, directed=None, config=config)  # arrays made here
 
     @classmethod
     def load(
@@ -330,7 +383,7 @@ class Graph:
         from spbfs.io import read_graph
 
         edges = read_graph(path, fmt, directed=directed, renumber=renumber)
-        return cls.from_edgelist(edges, directed=directed, config=config)
+        return cls._from_source(edges, directed=directed, config=config)  # read here
 
     def with_config(self, config: Config) -> Graph:
         """This graph re-stored under another config (format, index dtype, backend)."""
@@ -349,10 +402,11 @@ class Graph:
             g._degrees = self._degrees
             g._search_cache = self._search_cache
         elif self.edges is not None:
-            return Graph.from_edgelist(self.edges, directed=self.directed, config=config)
+            # The graph's own copy of its edges: nothing to copy again.
+            return Graph._from_source(self.edges, directed=self.directed, config=config)
         else:
             a = self.out_block.to_scipy().T.tocsr()
-            g = Graph.from_matrix(a, directed=self.directed, config=config)
+            g = Graph._from_matrix(a, directed=self.directed, config=config, share=True)
             g.ids = self.ids
         # The same graph: its input counts carry over (a streamed graph has no edge list).
         g.input_degree = self.input_degree
@@ -599,7 +653,7 @@ class Graph:
         nnz = cols.shape[0]
         # B = Aᵀ is A's csr arrays read as csc: no copy. As in from_matrix, but the
         # symmetry is already known (checked, or made, above).
-        config = config or Config()
+        config = as_config(config)
         kw = {"pattern": True, "index_dtype": config.index_dtype,
               "backend": _block_backend(config)}
         out_block = block_from_scipy(config.format, a_csr.T, **kw)
@@ -647,6 +701,30 @@ def _column_counts(block: Block) -> Any:
     return deg
 
 
+def _shares_structure(a: Any, matrix: Any) -> bool:
+    """Whether csr ``a``'s structure may be ``matrix``'s own arrays (bounds only: cheap)."""
+    theirs = [getattr(matrix, k, None) for k in ("indptr", "indices", "row", "col")]
+    return any(np.may_share_memory(mine, t) for mine in (a.indptr, a.indices)
+               for t in theirs if isinstance(t, np.ndarray))
+
+
+def _own_copy(edges: EdgeList) -> EdgeList:
+    """A copy of ``edges`` whose arrays no one else holds (meta shallow-copied).
+
+    A graph keeps this, not the caller's list: its ids were checked when the
+    graph was built, and a later edit of the caller's arrays must not reach
+    the graph's validation, its re-storing (:meth:`Graph.with_config`) or its
+    weights. ``EdgeList`` itself rechecks the copy's ids only in the build.
+    """
+    own = copy.copy(edges)
+    own.src = edges.src.copy()
+    own.dst = edges.dst.copy()
+    own.weights = None if edges.weights is None else edges.weights.copy()
+    own.ids = None if edges.ids is None else edges.ids.copy()
+    own.meta = dict(edges.meta)
+    return own
+
+
 def _canonical_csr(matrix: Any) -> Any:
     """``matrix`` as csr with sorted rows and no duplicate, checked (a copy only if needed)."""
     a = matrix.tocsr()
@@ -686,19 +764,24 @@ def is_dist_graph(obj: Any) -> bool:
     return module is not None and isinstance(obj, module.DistGraph)
 
 
-def as_graph(obj: Any, *, config: Config | None = None, directed: bool | None = None) -> Graph:
+def as_graph(obj: Any, *, config: Config | None = None, directed: bool | None = None,
+             weight: str | None = "weight") -> Graph:
     """Convert ``obj`` to a :class:`Graph` (a Graph under another config is re-stored).
 
     Accepts a Graph, an EdgeList, a scipy/cupyx sparse matrix, a networkx graph,
     a ``graphblas.Matrix``, a path to a graph file, or a ``(src, dst)`` pair of arrays.
+    ``config`` may be a :class:`Config`, a mapping of settings or None
+    (:func:`spbfs.config.as_config`). ``weight`` names a networkx graph's weight
+    attribute (:meth:`Graph.from_networkx`); a search that ignores weights passes
+    None, so that it neither reads nor checks them.
     """
     import os
 
     import scipy.sparse as sp
 
     if isinstance(obj, Graph):
-        return obj if config is None else obj.with_config(config)
-    config = config or Config()
+        return obj if config is None else obj.with_config(as_config(config))
+    config = as_config(config)
     if isinstance(obj, EdgeList):
         return Graph.from_edgelist(obj, directed=directed, config=config)
     if sp.issparse(obj) or type(obj).__module__.startswith("cupyx"):
@@ -706,7 +789,7 @@ def as_graph(obj: Any, *, config: Config | None = None, directed: bool | None = 
     if isinstance(obj, str | os.PathLike):
         return Graph.load(os.fspath(obj), directed=directed, config=config)
     if type(obj).__module__.startswith("networkx"):
-        return Graph.from_networkx(obj, config=config)
+        return Graph.from_networkx(obj, weight=weight, config=config)
     if type(obj).__module__.startswith("graphblas"):
         return Graph.from_graphblas(obj, directed=directed, config=config)
     if is_dist_graph(obj):

@@ -229,7 +229,11 @@ class MatrixCache:
         -------
         Graph or RowsInput
             A :class:`RowsInput` for the first search on this content (when
-            ``rows_ok``), else a Graph.
+            ``rows_ok``), else a Graph. A Graph from here may share the
+            matrix's ``indptr`` and ``indices``: it is valid for the search at
+            hand, and is served again only after the next call has checked the
+            digest (keep the matrix, not the Graph, or use
+            :meth:`~spbfs.graph.Graph.from_matrix`, which copies).
         """
         arrays = _structure_arrays(matrix)
         if arrays is None or matrix.ndim != 2 or matrix.shape[0] != matrix.shape[1]:
@@ -277,7 +281,9 @@ class MatrixCache:
             build = not rows_ok or entry.seen >= 2
         if not build:
             return rows_input(matrix)
-        graph = Graph.from_matrix(matrix, directed=directed, config=config)
+        # The graph shares the matrix's arrays: safe, since every later use is preceded
+        # by the digest check above (a copy would cost the second search its gain).
+        graph = Graph._from_matrix(matrix, directed=directed, config=config, share=True)
         with self._lock:
             if self._entries.get(key) is entry:
                 entry.graphs[gkey] = graph

@@ -390,3 +390,43 @@ def test_networkx_graph_takes_node_labels() -> None:
     assert r.stopped == "target"
     with pytest.raises(ValueError, match="source=11 is not a node"):
         spbfs.bfs(G, 11)
+
+
+def test_bfs_ignores_networkx_weights_that_are_no_numbers():
+    G = nx.Graph()
+    G.add_edge("a", "b", weight="heavy")
+    G.add_edge("b", "c", weight=None)
+    r = spbfs.bfs(G, "a")
+    assert r.levels.tolist() == [0, 1, 2]
+    # What needs weights still refuses them, naming the edge.
+    with pytest.raises(TypeError, match=r"weight: edge \('a', 'b'\) has weight='heavy', "
+                                        "not a real number"):
+        spbfs.Graph.from_networkx(G)
+    with pytest.raises(TypeError, match="not a real number"):
+        spbfs.algorithms.sssp(G, "a")
+
+
+def test_unsigned_ids_above_int64_are_too_large_not_negative():
+    big = np.array([2**63 + 5, 1], dtype=np.uint64)
+    small = np.array([0, 2], dtype=np.uint64)
+    with pytest.raises(ValueError, match=r"src holds vertex id 9223372036854775813, too "
+                                         r"large: vertex ids are int64 \(at most 2\*\*63 - 1"):
+        EdgeList(big, small, 10)
+    with pytest.raises(ValueError, match="too large"):
+        spbfs.Graph.from_edges(big, small, 10)
+    # Narrow signed ids are not read as unsigned: int8 -1 is negative, not 255.
+    with pytest.raises(ValueError, match=r"negative vertex id \(-1\)"):
+        EdgeList(np.array([-1], np.int8), np.array([0], np.int8), 300)
+
+
+@pytest.mark.parametrize("n", [3.7, float("nan"), "3", True])
+def test_a_vertex_count_that_is_not_whole_is_refused(n):
+    with pytest.raises((TypeError, ValueError), match=r"^n must be"):
+        EdgeList([0, 1], [1, 2], n)
+    with pytest.raises((TypeError, ValueError), match=r"^n must be"):
+        spbfs.Graph.from_edges([0, 1], [1, 2], n)
+
+
+def test_a_whole_float_vertex_count_is_taken():
+    assert EdgeList([0, 1], [1, 2], 3.0).n == 3
+    assert spbfs.Graph.from_edges([0, 1], [1, 2], 1e1).n == 10

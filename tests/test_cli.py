@@ -747,3 +747,24 @@ def test_grid_and_bind_options(tmp_path):
     assert headers["2x1"]["grid"] == "2x1" and headers["1x2"]["grid"] == "1x2"
     assert headers["1x2"]["pinned_cores"] == "none"
     assert headers["2x1"]["pinned_cores"] != "none"
+
+
+def test_out_without_extension_names_the_file_written(tmp_path, data_dir, capsys):
+    out = tmp_path / "result"
+    assert main(["bfs", str(data_dir / "karate.mtx"), "--source", "0", "--out", str(out)]) == 0
+    assert (tmp_path / "result.npz").is_file() and not out.exists()
+    assert f"wrote {out}.npz: parents, levels (34 vertices)" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("command", [["bfs", "{karate}", "--source", "0"], ["cc", "{karate}"]])
+def test_unwritable_out_fails_before_the_run(command, tmp_path, data_dir):
+    args = [a.replace("{karate}", str(data_dir / "karate.mtx")) for a in command]
+    p = _spbfs([*args, "--out", "/nonexistent/x.npz"])
+    assert p.returncode == 1
+    assert p.stderr == ("spbfs: error: --out /nonexistent/x.npz: folder /nonexistent does "
+                        "not exist\n")
+    assert p.stdout == ""  # nothing ran: no summary printed
+    (tmp_path / "d.npz").mkdir()
+    p = _spbfs([*args, "--out", str(tmp_path / "d")])
+    assert p.returncode == 1
+    assert p.stderr == f"spbfs: error: --out {tmp_path / 'd.npz'}: is a directory\n"

@@ -223,3 +223,76 @@ def test_cuda_switches_come_from_the_config():
 
     # Disabled kernels are never built (so this needs no GPU).
     assert sc.make_engine(None, None, None, None, Config(cuda_kernels=False)) is None
+
+
+@pytest.mark.parametrize("content, match", [
+    (b"spbfs = 3\n", r"bad\.toml: 'spbfs' must be a table of settings \(\[spbfs\]\), got int 3"),
+    (b"\xff\xfe\x00binary", r"bad\.toml: not UTF-8 text \(byte 0\)"),
+    (b"format = 3\n", r"bad\.toml: config 'format' must be one of 'csr', 'dcsc'; got 3"),
+])
+def test_bad_toml_files_are_value_errors_naming_the_file(tmp_path, content, match):
+    f = tmp_path / "bad.toml"
+    f.write_bytes(content)
+    with pytest.raises(ValueError, match=match):
+        Config.from_toml(f)
+    with pytest.raises(ValueError, match=match):
+        load_config(environ={"SPBFS_CONFIG": str(f)})
+
+
+def test_config_as_a_mapping():
+    g = spbfs.Graph.from_edges([0, 1, 2], [1, 2, 3], config={"format": "dcsc"})
+    assert g.config.format == "dcsc" and g.out_block.format == "dcsc"
+    r = spbfs.bfs(g, 0, config={"format": "dcsc", "direction": "top-down"})
+    assert r.levels.tolist() == [0, 1, 2, 3]
+    assert r.config.direction == "top-down"
+    with pytest.raises(ValueError, match=r"config: unknown config key\(s\) 'fromat'; "
+                                         r"valid keys: alpha, "):
+        spbfs.bfs(g, 0, config={"fromat": "dcsc"})
+    with pytest.raises(ValueError, match="config 'format' must be one of 'csr', 'dcsc'"):
+        spbfs.Graph.from_edges([0], [1], config={"format": "coo"})
+    with pytest.raises(TypeError, match=r"config must be a spbfs\.Config or a mapping of "
+                                        "settings, got str"):
+        spbfs.bfs(g, 0, config="dcsc")
+
+
+@pytest.fixture
+def fresh_default():
+    """Read the environment again before and after the test (the default is cached)."""
+    spbfs.config.default_config.cache_clear()
+    yield spbfs.config.default_config
+    spbfs.config.default_config.cache_clear()
+
+
+def test_python_api_default_honours_the_environment(monkeypatch, fresh_default):
+    monkeypatch.setenv("SPBFS_FORMAT", "dcsc")
+    monkeypatch.setenv("SPBFS_DIRECTION", "top-down")
+    g = spbfs.Graph.from_edges([0, 1, 2], [1, 2, 3])
+    assert g.config.format == "dcsc"
+    assert spbfs.as_graph(([0, 1], [1, 2])).config.format == "dcsc"
+    # keyword (a mapping's key) > environment > default
+    assert spbfs.Graph.from_edges([0, 1], [1, 2], config={"format": "csr"}).config == \
+        spbfs.Config(format="csr", direction="top-down")
+    # An explicit Config is what it says.
+    assert spbfs.Graph.from_edges([0, 1], [1, 2], config=spbfs.Config()).config.format == "csr"
+    import scipy.sparse as sp
+
+    a = sp.csr_matrix(([1, 1], ([0, 1], [1, 2])), shape=(3, 3))
+    assert spbfs.bfs(a, 0, cache=False).config.direction == "top-down"
+
+
+def test_python_api_refuses_a_misspelt_variable(monkeypatch, fresh_default):
+    monkeypatch.setenv("SPBFS_FORAMT", "dcsc")
+    with pytest.raises(ValueError, match=r"unknown spbfs environment variable SPBFS_FORAMT "
+                                         r"\(did you mean SPBFS_FORMAT\?\); valid ones: "):
+        spbfs.Graph.from_edges([0, 1], [1, 2])
+    monkeypatch.delenv("SPBFS_FORAMT")
+    assert spbfs.Graph.from_edges([0, 1], [1, 2]).config == spbfs.Config()
+
+
+def test_python_api_default_reads_the_config_file(tmp_path, monkeypatch, fresh_default):
+    f = tmp_path / "c.toml"
+    f.write_text('[spbfs]\nformat = "dcsc"\nalpha = 9\n')
+    monkeypatch.setenv("SPBFS_CONFIG", str(f))
+    monkeypatch.setenv("SPBFS_ALPHA", "7")
+    cfg = spbfs.Graph.from_edges([0, 1], [1, 2]).config
+    assert (cfg.format, cfg.alpha) == ("dcsc", 7.0)  # environment > file > default
