@@ -791,3 +791,15 @@ def test_npz_pickled_member_is_an_error_naming_it(tmp_path):
     p = tmp_path / "g.npz"
     np.savez(p, src=np.array([0]), dst=np.array([1]), weights=np.array([object()]))
     raises_at(p, None, r"member 'weights' is unreadable")
+
+
+@pytest.mark.parametrize(
+    ("fmt", "match"),
+    [(np.array(np.nan), r"'format' must be a string, got float64"),
+     (np.array("xyz"), r"unknown scipy.sparse format 'xyz'")],
+)
+def test_scipy_npz_bad_format_member(tmp_path, fmt, match):
+    p = tmp_path / "g.npz"
+    np.savez(p, format=fmt, shape=np.array([2, 2]), data=np.array([1.0]),
+             row=np.array([0]), col=np.array([1]))
+    raises_at(p, None, match)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import io
 import os
 import zipfile
+import zlib
 from typing import NoReturn
 
 import numpy as np
@@ -19,6 +20,17 @@ from spbfs.io._common import MAX_RATIO, GraphFormatError, PathLike, check_ratio,
 from spbfs.io._ids import check_n, finish
 
 __all__ = ["read_npz", "sparse_pointer_problem"]
+
+#: What a damaged archive raises when it is opened or a member is read: zipfile's
+#: own errors, NotImplementedError for an unknown version or compression method,
+#: RuntimeError for an "encrypted" flag, zlib.error for bad deflate data, and numpy's
+#: ValueError/TypeError/EOFError for a bad ``.npy`` header or a pickled member.
+_ARCHIVE_ERRORS = (ValueError, TypeError, KeyError, OSError, EOFError, zipfile.BadZipFile,
+                   NotImplementedError, RuntimeError, zlib.error)
+
+
+#: The formats ``scipy.sparse.save_npz`` writes.
+_SCIPY_FORMATS = ("coo", "csr", "csc", "bsr", "dia")
 
 
 def sparse_pointer_problem(
@@ -80,12 +92,17 @@ def _sparse_edges(
 
     try:
         kind = arch["format"]
+        if kind.shape != () or kind.dtype.kind not in "SU":
+            raise bad(f"'format' must be a string, got {kind.dtype} of shape {kind.shape}")
         kind = kind.item().decode("ascii", "replace") if kind.dtype.kind == "S" else str(kind)
+        if kind not in _SCIPY_FORMATS:
+            raise bad(f"unknown scipy.sparse format {kind!r}; expected one of "
+                      f"{', '.join(_SCIPY_FORMATS)}")
         shape = arch["shape"]
         if kind in ("coo", "csr", "csc"):
             first, second = ("row", "col") if kind == "coo" else ("indptr", "indices")
             a, b, data = arch[first], arch[second], arch["data"]
-    except (ValueError, TypeError, KeyError) as exc:
+    except _ARCHIVE_ERRORS as exc:
         raise bad(f"unreadable scipy.sparse matrix ({exc})") from None
     if shape.shape != (2,) or not np.issubdtype(shape.dtype, np.integer):
         raise bad(f"unreadable scipy.sparse matrix ('shape' is {shape!r})")
@@ -97,7 +114,7 @@ def _sparse_edges(
 
         try:
             coo = sp.load_npz(io.BytesIO(raw)).tocoo()
-        except (ValueError, OSError, KeyError, IndexError) as exc:
+        except (*_ARCHIVE_ERRORS, IndexError) as exc:
             raise bad(f"unreadable scipy.sparse matrix ({exc})") from None
         return coo.row.astype(np.int64), coo.col.astype(np.int64), coo.data, n, kind
     for name, arr in ((first, a), (second, b)):
@@ -156,7 +173,7 @@ def read_npz(
         raise GraphFormatError(path, None, "empty file")
     try:
         arch = np.load(io.BytesIO(raw), allow_pickle=False)
-    except (ValueError, OSError, EOFError, zipfile.BadZipFile) as exc:
+    except _ARCHIVE_ERRORS as exc:
         raise GraphFormatError(path, None, f"not a readable .npz archive ({exc})") from None
     if not isinstance(arch, np.lib.npyio.NpzFile):
         raise GraphFormatError(path, None, "a single .npy array, not an .npz archive")
@@ -190,15 +207,6 @@ def read_npz(
                     )
             src = src.astype(np.int64, copy=False)
             dst = dst.astype(np.int64, copy=False)
-            if weights is not None and (
-                weights.shape != src.shape or weights.dtype.kind not in "biuf"
-            ):
-                raise GraphFormatError(
-                    path,
-                    None,
-                    f"'weights' has dtype {weights.dtype} and shape {weights.shape}, expected "
-                    f"numbers of shape {src.shape}",
-                )
             if stored is not None and directed is None:
                 directed = None if (not isinstance(stored, bool) and stored < 0) else bool(stored)
             if ids is not None and not renumber and (n_decl is None or ids.shape != (n_decl,)):
@@ -218,6 +226,14 @@ def read_npz(
                 "expected arrays 'src' and 'dst' (spbfs) or a scipy.sparse matrix; "
                 f"found {sorted(keys)}",
             )
+    if weights is not None and (weights.shape != src.shape or weights.dtype.kind not in "biuf"):
+        name = "weights" if meta["layout"] == "edges" else "data"
+        raise GraphFormatError(
+            path,
+            None,
+            f"'{name}' has dtype {weights.dtype} and shape {weights.shape}, expected "
+            f"numbers of shape {src.shape}",
+        )
     return finish(
         path,
         src,
@@ -238,7 +254,7 @@ def _member(path: PathLike, arch: np.lib.npyio.NpzFile, name: str) -> np.ndarray
     """Array ``name`` of the archive, or a GraphFormatError naming the file and the member."""
     try:
         return np.asarray(arch[name])
-    except (ValueError, TypeError, OSError, EOFError, zipfile.BadZipFile) as exc:
+    except _ARCHIVE_ERRORS as exc:
         raise GraphFormatError(path, None, f"member {name!r} is unreadable ({exc})") from None
 
 
