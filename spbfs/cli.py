@@ -112,6 +112,9 @@ def _add_file_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--renumber", action="store_true",
                    help="number the file's ids 0..k-1 in order (sparse or negative labels); "
                         "vertex options take the file's ids, --out adds the array ids")
+    p.add_argument("--n", type=int, default=None,
+                   help="vertex count, to insist on one far larger than the edges warrant "
+                        "(must equal the count the file declares)")
 
 
 #: The algorithm commands: name -> help.
@@ -308,7 +311,7 @@ def _read(args: argparse.Namespace, progress: Progress) -> EdgeList:
 
     with progress.step("read"):
         return read_graph(args.graph, directed=args.directed, one_based=args.one_based,
-                          renumber=args.renumber)
+                          renumber=args.renumber, n=args.n)
 
 
 def _vertex(label: int, ids: np.ndarray | None, n: int, name: str) -> int:
@@ -468,6 +471,11 @@ def _cmd_info(args: argparse.Namespace, cfg: Config) -> int:
     if edges.ids is not None:
         print(f"renumbered:  ids {edges.ids.min(initial=0)} .. {edges.ids.max(initial=0)} "
               f"as 0 .. {edges.n - 1}")
+    if "count_line" in edges.meta:  # the reader took a first line as counts, not an edge
+        print(f"count line:  line {edges.meta['count_line_at']}, "
+              f"{' '.join(map(str, edges.meta['count_line']))} (vertices, edges)")
+    if "columns" in edges.meta:
+        print(f"header:      {', '.join(edges.meta['columns'])}")
     print(f"edge lines:  {edges.num_edges} ({loops} self-loops)")
     print(f"directed:    {directed}")
     for fmt in ("csr", "dcsc"):
@@ -813,7 +821,7 @@ def _grid_bfs(args: argparse.Namespace, cfg: Config, grid: Any) -> int:
     from spbfs.mpi import DistGraph, bfs
 
     rank = grid.rank
-    if args.renumber:
+    if args.renumber or args.n is not None:  # the parallel reader takes neither
         return _grid_bfs_renumbered(args, cfg, grid)
     with _progress(args, rank).step("read and build"):
         g = DistGraph.from_file(args.graph, directed=args.directed, one_based=args.one_based,
@@ -848,7 +856,7 @@ def _rank0_edges(args: argparse.Namespace, grid: Any) -> tuple[EdgeList | None, 
     if grid.rank == 0:
         try:
             edges = read_graph(args.graph, directed=args.directed, one_based=args.one_based,
-                               renumber=args.renumber)
+                               renumber=args.renumber, n=args.n)
             if edges.n < 1:
                 raise ValueError("the graph has no vertices")
             info = (edges.n, bool(edges.directed) if args.directed is None else args.directed)
@@ -929,7 +937,7 @@ def _grid_algorithm(args: argparse.Namespace, cfg: Config, grid: Any) -> int:
 
 
 def _grid_bfs_renumbered(args: argparse.Namespace, cfg: Config, grid: Any) -> int:
-    """``bfs --renumber`` on a grid: rank 0 reads and renumbers, gathers and writes.
+    """``bfs --renumber`` (or ``--n``) on a grid: rank 0 reads and renumbers, gathers and writes.
 
     The parallel reader keeps the file's ids (each rank sees only its lines, and
     renumbering needs them all), so here the file goes through the serial reader.

@@ -540,7 +540,7 @@ def test_writers_roundtrip_hypothesis(tmp_path, pairs, kind):
     el = EdgeList(src, dst, n, directed=True)
     p = tmp_path / f"h.{kind}"
     {"txt": write_edgelist, "mtx": write_mtx, "npz": save_npz}[kind](p, el)
-    back = read_graph(p, directed=True)
+    back = read_graph(p, directed=True, n=n)  # ids up to 2**40: the caller insists on n
     assert back.n == n
     np.testing.assert_array_equal(back.src, src)
     np.testing.assert_array_equal(back.dst, dst)
@@ -576,3 +576,230 @@ def test_error_is_valueerror_and_picklable(tmp_path):
         read_graph(p)
     err = pickle.loads(pickle.dumps(info.value))
     assert isinstance(err, GraphFormatError) and err.line == 2 and str(err) == str(info.value)
+
+
+# ------------------------------------------------------------------- no row dropped on a guess
+
+
+@pytest.mark.parametrize(
+    ("text", "weights"),
+    [
+        ("0,1,0.5\n1,2,1.5\n", [0.5, 1.5]),
+        ("0,1,nan\n1,2,1\n", [np.nan, 1.0]),
+        ("0,1,-inf\n1,2,2\n", [-np.inf, 2.0]),
+        ("0,1,1e3\n1,2,7\n", [1000.0, 7.0]),
+    ],
+)
+def test_csv_first_row_of_numbers_is_an_edge(tmp_path, text, weights):
+    el = read_graph(write(tmp_path, "g.csv", text))
+    assert edges(el) == [(0, 1), (1, 2)] and el.n == 3
+    assert "columns" not in el.meta
+    np.testing.assert_array_equal(el.weights, weights)
+
+
+@pytest.mark.parametrize(
+    ("text", "match"),
+    [("0,1,\n1,2,\n", "empty field"), ("1.5,2\n2,3\n", "bad vertex id '1.5'")],
+)
+def test_csv_first_row_that_is_no_edge_is_an_error_not_a_header(tmp_path, text, match):
+    raises_at(write(tmp_path, "g.csv", text), 1, match)
+
+
+@pytest.mark.parametrize("header", ["src,dst,weight", "a,b,", "nan,1,2", "0,1,w"])
+def test_csv_header_needs_a_field_that_is_no_number(tmp_path, header):
+    el = read_graph(write(tmp_path, "g.csv", f"{header}\n0,1,2\n"))
+    assert edges(el) == [(0, 1)] and el.meta["columns"][0] == header.split(",")[0]
+
+
+def test_count_line_is_reported_in_meta_the_log_and_info(tmp_path, caplog, capsys):
+    from spbfs.cli import main
+
+    p = write(tmp_path, "g.txt", "# c\n3 2\n0 1\n1 2\n")
+    with caplog.at_level("INFO", logger="spbfs.io"):
+        el = read_graph(p)
+    assert el.meta["count_line"] == (3, 2) and el.meta["count_line_at"] == 2
+    assert f"{p}, line 2: read as a count line 3 2" in caplog.text
+    assert main(["info", str(p)]) == 0
+    assert "count line:  line 2, 3 2 (vertices, edges)" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("text", "expect"),
+    [
+        ("3 2\n0 1\n", [(3, 2), (0, 1)]),  # 2 records declared, 1 follows
+        ("3 2\n0 1\n1 3\n", [(3, 2), (0, 1), (1, 3)]),  # id 3 is not below n = 3
+        ("0 2\n0 1\n1 0\n", [(0, 2), (0, 1), (1, 0)]),  # n = 0
+    ],
+)
+def test_first_edge_that_does_not_match_the_file_is_kept(tmp_path, text, expect, caplog):
+    with caplog.at_level("INFO", logger="spbfs.io"):
+        el = read_graph(write(tmp_path, "g.txt", text))
+    assert edges(el) == expect and "count_line" not in el.meta
+    assert "count line" not in caplog.text
+
+
+# --------------------------------------------------------------------------- declared sizes
+
+
+BIG = 2**26
+
+
+def test_declared_size_follows_the_inferred_size_rule(tmp_path):
+    p = write(tmp_path, "g.mtx", HDR + f"{BIG} {BIG} 1\n1 2\n")
+    err = raises_at(p, None, rf"the size line \(line 2\) declares {BIG} vertices for 1 edges")
+    assert f"pass n={BIG} to insist" in str(err)
+    el = read_graph(p, n=BIG)
+    assert el.n == BIG and edges(el) == [(0, 1)]
+    with pytest.raises(ValueError, match=f"n={BIG + 1} contradicts .*g.mtx.* declares {BIG}"):
+        read_graph(p, n=BIG + 1)
+    # 2**39 is refused the same way, not by an allocation naming nothing.
+    raises_at(write(tmp_path, "h.mtx", HDR + f"{2**39} {2**39} 1\n1 2\n"), None,
+              "declares 549755813888 vertices for 1 edges")
+    # A size within the rule is kept as declared (isolated vertices).
+    assert read_graph(write(tmp_path, "s.mtx", HDR + "100 100 1\n1 2\n")).n == 100
+
+
+def test_declared_size_in_a_count_line_or_npz(tmp_path):
+    raises_at(write(tmp_path, "g.txt", f"{BIG}\n0 1\n"), None,
+              r"the count line \(line 1\) declares")
+    assert read_graph(write(tmp_path, "h.txt", f"{BIG} 1\n0 1\n"), n=BIG).n == BIG
+    p = tmp_path / "g.npz"
+    np.savez(p, src=np.array([0]), dst=np.array([1]), n=np.int64(BIG))
+    raises_at(p, None, "its 'n' declares 67108864 vertices")
+    assert read_graph(p, n=BIG).n == BIG
+    q = tmp_path / "s.npz"
+    sp.save_npz(q, sp.coo_array(([1.0], ([0], [1])), shape=(BIG, BIG)))
+    raises_at(q, None, "its 'shape' declares 67108864 vertices")
+
+
+def test_inferred_size_can_be_insisted_on(tmp_path):
+    p = write(tmp_path, "g.txt", f"0 {BIG}\n")
+    raises_at(p, 1, "largest vertex id is 67108864.*or pass n to insist")
+    assert read_graph(p, n=BIG + 1).n == BIG + 1
+    raises_at(p, 1, "vertex id 67108864 out of range for n=5", n=5)
+
+
+@pytest.mark.parametrize(
+    ("n", "kw", "exc", "match"),
+    [
+        (3.7, {}, TypeError, "n must be an integer vertex count, got 3.7"),
+        (True, {}, TypeError, "got True"),
+        (-1, {}, ValueError, "n must be >= 0"),
+        (2**41, {}, ValueError, "exceeds 2\\*\\*40"),
+        (4, {"renumber": True}, ValueError, "n and renumber=True contradict"),
+    ],
+)
+def test_n_argument_is_checked(tmp_path, n, kw, exc, match):
+    with pytest.raises(exc, match=match):
+        read_graph(write(tmp_path, "g.txt", "0 1\n"), n=n, **kw)
+
+
+def test_cli_n_insists_and_is_checked(tmp_path, capsys):
+    from spbfs.cli import main
+
+    p = write(tmp_path, "g.mtx", HDR + "3 3 1\n1 2\n")
+    assert main(["info", str(p), "--n", "3"]) == 0
+    assert "vertices:    3" in capsys.readouterr().out
+    assert main(["info", str(p), "--n", "4"]) == 1
+    assert "n=4 contradicts" in capsys.readouterr().err
+    q = write(tmp_path, "big.mtx", HDR + f"{BIG} {BIG} 1\n1 2\n")
+    assert main(["info", str(q)]) == 1
+    assert f"pass n={BIG} to insist" in capsys.readouterr().err
+
+
+def test_memory_error_names_the_file_and_what_was_built(tmp_path, monkeypatch):
+    from spbfs.io import _common, scanner
+
+    def exhausted(*args):
+        raise MemoryError("Allocation failed (probably too large).")
+
+    monkeypatch.setattr(scanner, "scan", exhausted)
+    p = write(tmp_path, "g.txt", "0 1\n")
+    with pytest.raises(MemoryError, match=r"g\.txt: out of memory building the edge arrays "
+                                          r"of 4 bytes of text: Allocation failed"):
+        read_graph(p)
+    with pytest.raises(MemoryError, match=r"^out of memory building x \(3\.0 GiB\): boom$"):
+        with _common.allocating(None, "x", 3 * 2**30):
+            raise MemoryError("boom")
+
+
+# --------------------------------------------------------------------------- decompression limits
+
+
+def test_gzip_bomb_is_refused_with_the_file_name(tmp_path, monkeypatch):
+    from spbfs.io import _common
+
+    monkeypatch.setattr(_common, "RATIO_FLOOR", 1 << 16)  # a small bomb stands in for GBs
+    text = HDR + "2 2 200000\n" + "1 1\n" * 200_000
+    p = tmp_path / "bomb.mtx.gz"
+    p.write_bytes(gzip.compress(text.encode(), 9))
+    ratio = len(text) / p.stat().st_size
+    assert ratio > 100
+    err = raises_at(p, None, r"the gzip stream expands to over \d+ bytes, more than 100 times")
+    assert "max_ratio=None" in str(err)
+    assert read_graph(p, max_ratio=None).num_edges == 200_000
+    assert read_graph(p, max_ratio=ratio + 1).num_edges == 200_000
+    # Below the floor nothing is refused, whatever the ratio.
+    monkeypatch.setattr(_common, "RATIO_FLOOR", 1 << 28)
+    assert read_graph(p).num_edges == 200_000
+
+
+def test_gzip_members_padding_and_damage(tmp_path):
+    one, two = gzip.compress(b"0 1\n"), gzip.compress(b"1 2\n")
+    p = write(tmp_path, "g.txt.gz", one + two + b"\0\0\0")
+    assert edges(read_graph(p)) == [(0, 1), (1, 2)]
+    damaged = [(one[:-5], "ends before its end marker"), (one + b"junk", "not a valid gzip"),
+               (one[:-8] + b"\0" * 8, "not a valid gzip")]
+    for bad, match in damaged:
+        raises_at(write(tmp_path, "b.txt.gz", bad), None, match)
+
+
+def test_npz_member_bomb_is_refused(tmp_path, monkeypatch):
+    from spbfs.io import _common
+
+    monkeypatch.setattr(_common, "RATIO_FLOOR", 1 << 16)
+    p = tmp_path / "g.npz"
+    zeros = np.zeros(100_000, np.int64)
+    np.savez_compressed(p, src=zeros, dst=zeros)
+    raises_at(p, None, r"member 'src.npy' expands to over")
+    assert read_graph(p, max_ratio=None).num_edges == 100_000
+
+
+# --------------------------------------------------------------------------- npz members
+
+
+@pytest.mark.parametrize(
+    ("member", "value", "match"),
+    [
+        ("directed", np.array("yes"), r"'directed' must be a bool or integer scalar, got <U3"),
+        ("directed", np.array([1, 0]), r"member 'directed' .* shape \(2,\)"),
+        ("n", np.array("3"), r"member 'n' must be an integer scalar"),
+        ("n", np.array(3.5), r"member 'n' must be an integer scalar, got float64"),
+        ("n", np.uint64(2**64 - 1), r"member 'n' = 18446744073709551615 does not fit in int64"),
+        ("weights", np.array(["a", "b"]), r"'weights' has dtype <U1"),
+        ("weights", np.array([1 + 2j, 1j]), r"'weights' has dtype complex128"),
+    ],
+)
+def test_npz_bad_member_names_file_and_member(tmp_path, member, value, match):
+    arrays = {"src": np.array([0, 1]), "dst": np.array([1, 2]), "n": np.int64(3), member: value}
+    p = tmp_path / "g.npz"
+    np.savez(p, **arrays)
+    raises_at(p, None, match)
+
+
+def test_npz_pickled_member_is_an_error_naming_it(tmp_path):
+    p = tmp_path / "g.npz"
+    np.savez(p, src=np.array([0]), dst=np.array([1]), weights=np.array([object()]))
+    raises_at(p, None, r"member 'weights' is unreadable")
+
+
+@pytest.mark.parametrize(
+    ("fmt", "match"),
+    [(np.array(np.nan), r"'format' must be a string, got float64"),
+     (np.array("xyz"), r"unknown scipy.sparse format 'xyz'")],
+)
+def test_scipy_npz_bad_format_member(tmp_path, fmt, match):
+    p = tmp_path / "g.npz"
+    np.savez(p, format=fmt, shape=np.array([2, 2]), data=np.array([1.0]),
+             row=np.array([0]), col=np.array([1]))
+    raises_at(p, None, match)

@@ -47,7 +47,11 @@ class DatasetInfo:
         The licence the source gives, as an SPDX identifier where there is one,
         with the attribution it asks for.
     sha256 : str
-        sha256 of the uncompressed file (bundled sets); empty when unknown.
+        sha256 of the uncompressed file as published: the bundled file before
+        gzip, or the file a remote set's archive holds, which
+        :func:`spbfs.datasets.fetch` checks before keeping a download. Empty
+        when unknown (the remote sets so far: no machine that wrote this
+        catalogue could download them); their size line is still checked.
     bundled : bool
         Shipped inside the package (True) or fetched on request with
         :func:`spbfs.datasets.fetch` (False).

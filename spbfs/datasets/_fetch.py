@@ -2,13 +2,15 @@
 
 Not public API (see :mod:`spbfs.datasets`, which exports :func:`fetch`,
 :func:`default_cache_dir` and :class:`DownloadError`). A SuiteSparse archive is downloaded,
-the one Matrix Market file the graph needs is extracted from it, its size line is
-checked against the catalogue, and only then does it take its final name, so that an
-interrupted download never leaves a file that looks complete.
+the one Matrix Market file the graph needs is extracted from it, its sha256 (where the
+catalogue knows it) and its size line are checked against the catalogue, and only then
+does it take its final name, so that an interrupted or altered download never leaves a
+file that looks complete.
 """
 
 from __future__ import annotations
 
+import hashlib
 import http.client
 import os
 import shutil
@@ -16,6 +18,7 @@ import sys
 import tarfile
 import urllib.error
 from pathlib import Path
+from typing import BinaryIO
 from urllib import request
 
 from spbfs.datasets._catalog import DatasetInfo
@@ -92,18 +95,34 @@ def fetch_remote(d: DatasetInfo, folder: str | os.PathLike | None, timeout: floa
                 if src is None:
                     raise KeyError(d.member)
                 with src, open(part, "wb") as out:
-                    shutil.copyfileobj(src, out, _CHUNK)
+                    digest = _copy_hashing(src, out)
         except (tarfile.TarError, KeyError, EOFError) as exc:
             raise DownloadError(
                 f"the download of {d.name!r} from {d.url} is not a gzip'ed tar archive "
                 f"holding {d.member} ({type(exc).__name__}: {exc}). {_by_hand(d, dest)}."
             ) from exc
+        if d.sha256 and digest != d.sha256:
+            raise DownloadError(
+                f"{d.member} downloaded from {d.url} for data set {d.name!r} has sha256 "
+                f"{digest}, expected {d.sha256}: not the file the catalogue describes "
+                f"(changed upstream, or a damaged or altered download); removed. "
+                f"{_by_hand(d, dest)}."
+            )
         _check_size_line(d, part)
         os.replace(part, dest)
     finally:
         archive.unlink(missing_ok=True)
         part.unlink(missing_ok=True)
     return dest
+
+
+def _copy_hashing(src: BinaryIO, out: BinaryIO) -> str:
+    """Copy ``src`` to ``out`` in chunks; return the sha256 hex digest of what was copied."""
+    h = hashlib.sha256()
+    while chunk := src.read(_CHUNK):
+        h.update(chunk)
+        out.write(chunk)
+    return h.hexdigest()
 
 
 def _check_size_line(d: DatasetInfo, path: Path) -> None:

@@ -62,7 +62,7 @@ from __future__ import annotations
 
 from spbfs._namespace import public_dir
 from spbfs.edges import EdgeList
-from spbfs.io._common import FORMATS, GraphFormatError, PathLike, resolve_format
+from spbfs.io._common import FORMATS, MAX_RATIO, GraphFormatError, PathLike, resolve_format
 from spbfs.io._ids import MAX_VERTEX_BITS, renumber
 from spbfs.io._mtx import read_mtx
 from spbfs.io._npz import read_npz
@@ -71,6 +71,7 @@ from spbfs.io._write import save_npz, write_edgelist, write_mtx
 
 __all__ = [
     "FORMATS",
+    "MAX_RATIO",
     "MAX_VERTEX_BITS",
     "GraphFormatError",
     "read_csv",
@@ -94,6 +95,8 @@ def read_graph(
     directed: bool | None = None,
     one_based: bool | None = None,
     renumber: bool = False,
+    n: int | None = None,
+    max_ratio: float | None = MAX_RATIO,
 ) -> EdgeList:
     """Read a graph file into an :class:`~spbfs.edges.EdgeList`.
 
@@ -117,6 +120,19 @@ def read_graph(
         and store the labels, as written in the file, in ``EdgeList.ids``.
         Needed for negative or very sparse labels (``n > 2**40``). Vertices
         that appear in no edge are dropped, whatever the declared size.
+    n : int, optional
+        The vertex count, to insist on one: without it, a count the file
+        declares (Matrix Market size line, edge-list count line, npz ``n`` or
+        ``shape``) or ``max id + 1`` is refused, before anything n-sized is
+        allocated, when it is over 2**24 and over 16 vertices per edge
+        (:func:`spbfs.edges.sparse_ids_problem`). Given, it must equal the
+        count the file declares, exceed every id, and not exceed
+        ``2**MAX_VERTEX_BITS``; it excludes ``renumber``.
+    max_ratio : float or None, default MAX_RATIO (100)
+        How many times its compressed size a gzip file or an ``.npz`` member
+        may expand to (output under 256 MiB is always accepted): beyond it the
+        file is refused as a likely decompression bomb instead of filling
+        memory. None reads it whatever its size.
 
     Returns
     -------
@@ -125,15 +141,18 @@ def read_graph(
     Raises
     ------
     GraphFormatError
-        If the file is malformed; the message names the file and line.
+        If the file is malformed, declares far more vertices than its edges
+        warrant, or expands beyond ``max_ratio``; the message names the file
+        and line.
     ValueError
-        If ``fmt`` is not a known format or cannot be inferred.
+        If ``fmt`` is not a known format or cannot be inferred, or ``n``
+        contradicts the file or ``renumber``.
+    MemoryError
+        If the file does not fit in memory; the message names the file and
+        what was being built.
     """
-    fmt = resolve_format(path, fmt)
-    if fmt == "mtx":
-        return read_mtx(path, directed=directed, one_based=one_based, renumber=renumber)
-    if fmt == "edgelist":
-        return read_edgelist(path, directed=directed, one_based=one_based, renumber=renumber)
-    if fmt == "csv":
-        return read_csv(path, directed=directed, one_based=one_based, renumber=renumber)
-    return read_npz(path, directed=directed, one_based=one_based, renumber=renumber)
+    reader = {"mtx": read_mtx, "edgelist": read_edgelist, "csv": read_csv, "npz": read_npz}
+    return reader[resolve_format(path, fmt)](
+        path, directed=directed, one_based=one_based, renumber=renumber, n=n,
+        max_ratio=max_ratio,
+    )

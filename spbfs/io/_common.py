@@ -11,6 +11,8 @@ import gzip
 import os
 import zipfile
 import zlib
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import IO
 
@@ -19,8 +21,13 @@ __all__ = [
     "FORMATS",
     "GZIP_ERRORS",
     "GZIP_MAGIC",
+    "MAX_RATIO",
+    "RATIO_FLOOR",
     "GraphFormatError",
     "PathLike",
+    "allocating",
+    "check_ratio",
+    "gunzip",
     "gzip_error",
     "last_line",
     "lines_before",
@@ -146,13 +153,70 @@ def gzip_error(path: PathLike, exc: BaseException) -> GraphFormatError:
     return GraphFormatError(path, None, f"not a valid gzip file ({exc})")
 
 
-def read_bytes(path: PathLike) -> bytes:
-    """The whole file, decompressed when gzip (by suffix or content), without a BOM.
+#: Default of the readers' ``max_ratio``: how many times its compressed size a file
+#: (a gzip stream, an ``.npz`` member) may expand to. Graph files compress 2-4x
+#: (the bundled ones 2.3-3.6x; sorted ids rarely beyond 20x), deflate at most about
+#: 1032x: past 100x a file is far more likely a decompression bomb than a graph.
+MAX_RATIO: float = 100.0
+#: Output below this many bytes is never refused whatever the ratio: it costs
+#: little memory, and tiny files of repeated lines compress far beyond any ratio.
+RATIO_FLOOR: int = 1 << 28
+
+
+def _limit(compressed: int, max_ratio: float | None) -> int | None:
+    """Bytes that ``compressed`` bytes may expand to under ``max_ratio`` (None: any)."""
+    if max_ratio is None:
+        return None
+    return max(RATIO_FLOOR, int(max_ratio * compressed))
+
+
+def check_ratio(
+    path: PathLike, what: str, compressed: int, size: int, max_ratio: float | None
+) -> None:
+    """Refuse ``size`` bytes expanded from ``compressed`` beyond ``max_ratio``.
 
     Parameters
     ----------
     path : str or os.PathLike
-        The file.
+        The file, for the message.
+    what : str
+        What expands (``"gzip stream"``, ``"member 'src'"``).
+    compressed, size : int
+        Its compressed size and what it expands (or declares it expands) to.
+    max_ratio : float or None
+        The readers' ``max_ratio``; None accepts any size.
+
+    Raises
+    ------
+    GraphFormatError
+        If ``size`` exceeds ``max(RATIO_FLOOR, max_ratio * compressed)``.
+    """
+    limit = _limit(compressed, max_ratio)
+    if limit is not None and size > limit:
+        raise GraphFormatError(
+            path,
+            None,
+            f"{what} expands to over {limit} bytes, more than {max_ratio:g} times its "
+            f"{compressed} compressed bytes (a decompression bomb?); pass max_ratio=None "
+            "or a larger ratio to read it anyway",
+        )
+
+
+def gunzip(path: PathLike, raw: bytes, max_ratio: float | None = MAX_RATIO) -> bytes:
+    """Decompress the gzip stream ``raw`` (one or more members), at most ``max_ratio`` times.
+
+    zlib checks each member's CRC and length itself, and stops at the limit
+    rather than filling memory: a few MB that expand to GB fail in a second
+    with the file's name instead of after a minute of swapping.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The file, for messages.
+    raw : bytes
+        Its bytes.
+    max_ratio : float or None, default MAX_RATIO
+        See :func:`check_ratio`.
 
     Returns
     -------
@@ -161,17 +225,100 @@ def read_bytes(path: PathLike) -> bytes:
     Raises
     ------
     GraphFormatError
-        If a gzip stream does not decompress.
+        If the stream does not decompress, ends early, or expands beyond the limit.
+    MemoryError
+        If the output does not fit in memory; the message names the file.
+    """
+    limit = _limit(len(raw), max_ratio)
+    parts = []
+    total = 0
+    data = raw
+    with allocating(path, "the decompressed file"):
+        while True:
+            # 16 + MAX_WBITS: a gzip header and trailer around the deflate data.
+            d = zlib.decompressobj(16 + zlib.MAX_WBITS)
+            try:
+                # max_length 0 means no limit; one past the limit tells "over it".
+                part = d.decompress(data, 0 if limit is None else limit - total + 1)
+            except zlib.error as exc:
+                raise gzip_error(path, exc) from None
+            total += len(part)
+            if limit is not None and total > limit:
+                check_ratio(path, "the gzip stream", len(raw), total, max_ratio)
+            if not d.eof:
+                raise gzip_error(path, EOFError("the stream ends before its end marker"))
+            parts.append(part)
+            # Concatenated members are one file (pigz, bgzip); zero padding is allowed.
+            data = d.unused_data.lstrip(b"\x00")
+            if not data:
+                return parts[0] if len(parts) == 1 else b"".join(parts)
+
+
+def read_bytes(path: PathLike, max_ratio: float | None = MAX_RATIO) -> bytes:
+    """The whole file, decompressed when gzip (by suffix or content), without a BOM.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The file.
+    max_ratio : float or None, default MAX_RATIO
+        How many times its size a gzip file may expand to (:func:`gunzip`).
+
+    Returns
+    -------
+    bytes
+
+    Raises
+    ------
+    GraphFormatError
+        If a gzip stream does not decompress or expands beyond ``max_ratio``.
     """
     raw = Path(path).read_bytes()
     if split_gz(path)[1] or raw[:2] == GZIP_MAGIC:
-        try:
-            raw = gzip.decompress(raw)
-        except GZIP_ERRORS as exc:
-            raise gzip_error(path, exc) from None
+        raw = gunzip(path, raw, max_ratio)
     if raw.startswith(BOM):
         raw = raw[len(BOM):]
     return raw
+
+
+def _size(nbytes: int) -> str:
+    """``nbytes`` for a message: ``"3.2 GiB"``."""
+    size = float(nbytes)
+    for unit in ("bytes", "KiB", "MiB", "GiB", "TiB"):
+        if size < 1024 or unit == "TiB":
+            return f"{nbytes} bytes" if unit == "bytes" else f"{size:.1f} {unit}"
+        size /= 1024
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+@contextmanager
+def allocating(path: PathLike | None, what: str, nbytes: int | None = None) -> Iterator[None]:
+    """Name what was being built, and its size, in a MemoryError raised inside.
+
+    numpy says "Unable to allocate 3.2 GiB for an array ..." and numba
+    "Allocation failed (probably too large)." without the file or the
+    structure; this re-raises with both, so the user knows which input to shrink.
+
+    Parameters
+    ----------
+    path : str or os.PathLike or None
+        The file being read, if any.
+    what : str
+        What is being built (``"the edge arrays"``).
+    nbytes : int, optional
+        Its size, when known beforehand.
+
+    Raises
+    ------
+    MemoryError
+        ``"<path>: out of memory building <what> (<size>): <original message>"``.
+    """
+    try:
+        yield
+    except MemoryError as exc:
+        size = "" if nbytes is None else f" ({_size(nbytes)})"
+        where = "" if path is None else f"{os.fspath(path)}: "
+        raise MemoryError(f"{where}out of memory building {what}{size}: {exc}") from None
 
 
 def open_write(path: PathLike) -> IO[bytes]:

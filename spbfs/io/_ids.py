@@ -7,15 +7,16 @@ Not public API except :func:`renumber` and :data:`MAX_VERTEX_BITS`, which
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable
 from typing import NoReturn
 
 import numpy as np
 
-from spbfs.edges import EdgeList, sparse_ids_problem
-from spbfs.io._common import GraphFormatError, PathLike
+from spbfs.edges import IDS_PER_EDGE, EdgeList, sparse_ids_problem
+from spbfs.io._common import GraphFormatError, PathLike, allocating
 
-__all__ = ["MAX_VERTEX_BITS", "finish", "renumber", "too_many"]
+__all__ = ["MAX_VERTEX_BITS", "check_n", "finish", "renumber", "too_many"]
 
 #: Without renumbering, ``n = max id + 1`` must not exceed ``2**MAX_VERTEX_BITS``:
 #: beyond that, per-vertex arrays would not fit in memory, and the ids are
@@ -39,6 +40,44 @@ def too_many(n: int) -> str:
         f"vertex ids need n = {n} > 2**{MAX_VERTEX_BITS}: the ids look like sparse labels; "
         "pass renumber=True to map them to 0..k-1"
     )
+
+
+def check_n(n: object, renumber: bool) -> int | None:
+    """The readers' ``n`` argument as an int (None when not given).
+
+    Parameters
+    ----------
+    n : object
+        What the caller passed.
+    renumber : bool
+        The reader's ``renumber``: it numbers the vertices itself, so ``n`` contradicts it.
+
+    Returns
+    -------
+    int or None
+
+    Raises
+    ------
+    TypeError
+        If ``n`` is not an integer (a float such as 3.7 is not cut to 3).
+    ValueError
+        If ``n`` is negative, above ``2**MAX_VERTEX_BITS``, or given with ``renumber``.
+    """
+    if n is None:
+        return None
+    if isinstance(n, bool):
+        raise TypeError(f"n must be an integer vertex count, got {n!r}")
+    try:
+        n = operator.index(n)
+    except TypeError:
+        raise TypeError(f"n must be an integer vertex count, got {n!r}") from None
+    if n < 0:
+        raise ValueError(f"n must be >= 0, got {n}")
+    if n > 2**MAX_VERTEX_BITS:
+        raise ValueError(f"n={n} exceeds 2**{MAX_VERTEX_BITS} vertices")
+    if renumber:
+        raise ValueError("n and renumber=True contradict: renumbering counts the vertices")
+    return n
 
 
 def renumber(src: np.ndarray, dst: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -81,8 +120,15 @@ def finish(
     meta: dict,
     locate: Callable[[int, str], NoReturn],
     ids: np.ndarray | None = None,
+    insist: int | None = None,
+    declared_by: str = "the file",
 ) -> EdgeList:
     """Range checks, renumbering and EdgeList construction shared by readers.
+
+    A vertex count the file declares follows the rule of one inferred from the
+    ids (:func:`spbfs.edges.sparse_ids_problem`): far more vertices than the
+    edges warrant is refused here, before anything n-sized exists, unless the
+    caller insists with the same ``n``.
 
     Parameters
     ----------
@@ -105,6 +151,11 @@ def finish(
         edge) of a record.
     ids : numpy.ndarray, optional
         The file's own labels (``.npz``), composed with the renumbering.
+    insist : int, optional
+        The caller's ``n`` (checked by :func:`check_n`): the vertex count,
+        however large; it must equal ``n`` when the file declares one.
+    declared_by : str, default "the file"
+        What declared ``n``, for messages (``"the size line (line 2)"``).
 
     Returns
     -------
@@ -114,11 +165,15 @@ def finish(
     Raises
     ------
     GraphFormatError
-        For a negative id, an id not below ``n``, or more than
-        ``2**MAX_VERTEX_BITS`` vertices.
+        For a negative id, an id not below ``n``, more than
+        ``2**MAX_VERTEX_BITS`` vertices, or a declared count far above what
+        the edges warrant.
+    ValueError
+        If ``insist`` differs from a declared count.
     """
     if do_renumber:
-        src, dst, labels = renumber(src, dst)
+        with allocating(path, "the renumbered ids", 4 * src.nbytes):
+            src, dst, labels = renumber(src, dst)
         if ids is not None:  # the file's own labels: compose the two maps
             if labels.size and (labels[0] < 0 or labels[-1] >= ids.shape[0]):
                 raise GraphFormatError(path, None, f"vertex ids exceed the {ids.shape[0]} 'ids'")
@@ -129,6 +184,20 @@ def finish(
         return EdgeList(
             src, dst, len(labels), directed=directed, weights=weights, ids=ids, meta=meta
         )
+    m = int(src.shape[0])
+    if insist is not None:
+        if n is not None and n != insist:
+            raise ValueError(f"n={insist} contradicts {path}: {declared_by} declares {n} vertices")
+        n = insist
+    elif n is not None and n > 2**MAX_VERTEX_BITS:
+        raise GraphFormatError(path, None, f"declared size: {too_many(n)}")
+    elif n is not None and sparse_ids_problem(n - 1, m) is not None:
+        raise GraphFormatError(
+            path,
+            None,
+            f"{declared_by} declares {n} vertices for {m} edges (over {IDS_PER_EDGE} per "
+            f"edge): refused before allocating per-vertex arrays; pass n={n} to insist",
+        )
     if src.size:
         lo = min(int(src.min()), int(dst.min()))
         if lo < 0:
@@ -137,7 +206,8 @@ def finish(
         hi = max(int(src.max()), int(dst.max()))
         if n is not None and hi >= n:
             row = int(np.flatnonzero((src >= n) | (dst >= n))[0])
-            locate(row, f"vertex id {max(src[row], dst[row])} out of range for declared n={n}")
+            given = "" if insist is not None else "declared "
+            locate(row, f"vertex id {max(src[row], dst[row])} out of range for {given}n={n}")
     else:
         hi = -1
     if n is None:
@@ -145,9 +215,7 @@ def finish(
         if n > 2**MAX_VERTEX_BITS:
             row = int(np.flatnonzero((src >= 2**MAX_VERTEX_BITS) | (dst >= 2**MAX_VERTEX_BITS))[0])
             locate(row, too_many(n))
-        problem = sparse_ids_problem(hi, int(src.shape[0]))
+        problem = sparse_ids_problem(hi, m, ", or pass n to insist")
         if problem is not None:
             locate(int(np.flatnonzero((src == hi) | (dst == hi))[0]), problem)
-    elif n > 2**MAX_VERTEX_BITS:
-        raise GraphFormatError(path, None, f"declared size: {too_many(n)}")
     return EdgeList(src, dst, n, directed=directed, weights=weights, ids=ids, meta=meta)

@@ -15,8 +15,10 @@ import numpy as np
 from spbfs.edges import EdgeList
 from spbfs.io import scanner
 from spbfs.io._common import (
+    MAX_RATIO,
     GraphFormatError,
     PathLike,
+    allocating,
     last_line,
     lines_before,
     next_record,
@@ -24,7 +26,7 @@ from spbfs.io._common import (
     record_shape,
     show,
 )
-from spbfs.io._ids import finish
+from spbfs.io._ids import check_n, finish
 
 __all__ = ["MTX_ONE_BASED", "mtx_head", "read_mtx"]
 
@@ -118,6 +120,8 @@ def read_mtx(
     directed: bool | None = None,
     one_based: bool | None = None,
     renumber: bool = False,
+    n: int | None = None,
+    max_ratio: float | None = MAX_RATIO,
 ) -> EdgeList:
     """Read a Matrix Market coordinate file.
 
@@ -130,36 +134,40 @@ def read_mtx(
     values become float64/int64 ``weights``, explicit zeros included.
 
     The matrix must be square; the declared entry count must match the
-    entry lines exactly. Comment and blank lines are allowed anywhere after
-    the banner. See :func:`read_graph` for the parameters.
+    entry lines exactly. A declared size far larger than the entries warrant
+    is refused unless ``n`` repeats it. Comment and blank lines are allowed
+    anywhere after the banner. See :func:`read_graph` for the parameters
+    (``n``, ``max_ratio``).
     """
     if one_based is False:
         raise ValueError(MTX_ONE_BASED)
-    data = read_bytes(path)
+    insist = check_n(n, renumber)
+    data = read_bytes(path, max_ratio)
     field, symmetry, rows, nnz, body, size_line = mtx_head(path, data)
     buf = np.frombuffer(data, np.uint8)
     ncols = 2 if field == "pattern" else 3
     line0 = size_line + 1
     # The range check and the 1-based shift happen inside the scan; renumbering
     # keeps the labels as written, so no shift then.
-    res = scanner.scan(
-        buf,
-        body,
-        line0,
-        ncols,
-        ncols,
-        False,
-        ord("%"),
-        ord("%"),
-        False,
-        nnz,
-        1,
-        rows,
-        0 if renumber else 1,
-        scanner.INF,
-        scanner.INFINITY,
-        scanner.NAN,
-    )
+    with allocating(path, f"the edge arrays of {len(data)} bytes of text"):
+        res = scanner.scan(
+            buf,
+            body,
+            line0,
+            ncols,
+            ncols,
+            False,
+            ord("%"),
+            ord("%"),
+            False,
+            nnz,
+            1,
+            rows,
+            0 if renumber else 1,
+            scanner.INF,
+            scanner.INFINITY,
+            scanner.NAN,
+        )
     what = record_shape("mtx", ncols)
     if res[10]:
         scanner.raise_scan_error(path, data, res, what, f"1..{rows}")
@@ -193,4 +201,6 @@ def read_mtx(
         do_renumber=renumber,
         meta=meta,
         locate=locate,
+        insist=insist,
+        declared_by=f"the size line (line {size_line})",
     )

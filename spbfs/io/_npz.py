@@ -10,15 +10,27 @@ from __future__ import annotations
 import io
 import os
 import zipfile
+import zlib
 from typing import NoReturn
 
 import numpy as np
 
 from spbfs.edges import EdgeList
-from spbfs.io._common import GraphFormatError, PathLike, read_bytes
-from spbfs.io._ids import finish
+from spbfs.io._common import MAX_RATIO, GraphFormatError, PathLike, check_ratio, read_bytes
+from spbfs.io._ids import check_n, finish
 
 __all__ = ["read_npz", "sparse_pointer_problem"]
+
+#: What a damaged archive raises when it is opened or a member is read: zipfile's
+#: own errors, NotImplementedError for an unknown version or compression method,
+#: RuntimeError for an "encrypted" flag, zlib.error for bad deflate data, and numpy's
+#: ValueError/TypeError/EOFError for a bad ``.npy`` header or a pickled member.
+_ARCHIVE_ERRORS = (ValueError, TypeError, KeyError, OSError, EOFError, zipfile.BadZipFile,
+                   NotImplementedError, RuntimeError, zlib.error)
+
+
+#: The formats ``scipy.sparse.save_npz`` writes.
+_SCIPY_FORMATS = ("coo", "csr", "csc", "bsr", "dia")
 
 
 def sparse_pointer_problem(
@@ -80,12 +92,17 @@ def _sparse_edges(
 
     try:
         kind = arch["format"]
+        if kind.shape != () or kind.dtype.kind not in "SU":
+            raise bad(f"'format' must be a string, got {kind.dtype} of shape {kind.shape}")
         kind = kind.item().decode("ascii", "replace") if kind.dtype.kind == "S" else str(kind)
+        if kind not in _SCIPY_FORMATS:
+            raise bad(f"unknown scipy.sparse format {kind!r}; expected one of "
+                      f"{', '.join(_SCIPY_FORMATS)}")
         shape = arch["shape"]
         if kind in ("coo", "csr", "csc"):
             first, second = ("row", "col") if kind == "coo" else ("indptr", "indices")
             a, b, data = arch[first], arch[second], arch["data"]
-    except (ValueError, TypeError, KeyError) as exc:
+    except _ARCHIVE_ERRORS as exc:
         raise bad(f"unreadable scipy.sparse matrix ({exc})") from None
     if shape.shape != (2,) or not np.issubdtype(shape.dtype, np.integer):
         raise bad(f"unreadable scipy.sparse matrix ('shape' is {shape!r})")
@@ -97,7 +114,7 @@ def _sparse_edges(
 
         try:
             coo = sp.load_npz(io.BytesIO(raw)).tocoo()
-        except (ValueError, OSError, KeyError, IndexError) as exc:
+        except (*_ARCHIVE_ERRORS, IndexError) as exc:
             raise bad(f"unreadable scipy.sparse matrix ({exc})") from None
         return coo.row.astype(np.int64), coo.col.astype(np.int64), coo.data, n, kind
     for name, arr in ((first, a), (second, b)):
@@ -127,6 +144,8 @@ def read_npz(
     directed: bool | None = None,
     one_based: bool | None = None,
     renumber: bool = False,
+    n: int | None = None,
+    max_ratio: float | None = MAX_RATIO,
 ) -> EdgeList:
     """Read a ``.npz`` archive.
 
@@ -141,20 +160,27 @@ def read_npz(
       are read from their arrays, so a pointer that decreases or ends early
       and an id out of range are errors naming the array or the edge.
 
-    Ids are 0-based. See :func:`read_graph` for the parameters.
+    Ids are 0-based. A member that expands to more than ``max_ratio`` times
+    its compressed size (as the archive's directory declares it, which zip
+    enforces) is refused before it is read. See :func:`read_graph` for the
+    parameters (``n``, ``max_ratio``).
     """
     if one_based:
         raise ValueError("npz archives hold 0-based ids; one_based=True contradicts the format")
-    raw = read_bytes(path)
+    insist = check_n(n, renumber)
+    raw = read_bytes(path, max_ratio)
     if not raw:
         raise GraphFormatError(path, None, "empty file")
     try:
         arch = np.load(io.BytesIO(raw), allow_pickle=False)
-    except (ValueError, OSError, EOFError, zipfile.BadZipFile) as exc:
+    except _ARCHIVE_ERRORS as exc:
         raise GraphFormatError(path, None, f"not a readable .npz archive ({exc})") from None
     if not isinstance(arch, np.lib.npyio.NpzFile):
         raise GraphFormatError(path, None, "a single .npy array, not an .npz archive")
     meta: dict = {"path": os.fspath(path), "format": "npz"}
+    for member in arch.zip.infolist():
+        check_ratio(path, f"member {member.filename!r}", member.compress_size,
+                    member.file_size, max_ratio)
 
     def locate(row: int, problem: str) -> NoReturn:
         raise GraphFormatError(path, None, f"edge {row}: {problem}")
@@ -162,15 +188,11 @@ def read_npz(
     with arch:
         keys = set(arch.files)
         if {"src", "dst"} <= keys:
-            try:
-                src = np.asarray(arch["src"])
-                dst = np.asarray(arch["dst"])
-                n = int(arch["n"]) if "n" in keys else None
-                weights = arch["weights"] if "weights" in keys else None
-                ids = arch["ids"] if "ids" in keys else None
-                stored = arch["directed"] if "directed" in keys else None
-            except (ValueError, TypeError) as exc:
-                raise GraphFormatError(path, None, f"unreadable array ({exc})") from None
+            src, dst = _member(path, arch, "src"), _member(path, arch, "dst")
+            n_decl = _scalar(path, arch, "n", "iu") if "n" in keys else None
+            weights = _member(path, arch, "weights") if "weights" in keys else None
+            ids = _member(path, arch, "ids") if "ids" in keys else None
+            stored = _scalar(path, arch, "directed", "biu") if "directed" in keys else None
             if src.ndim != 1 or src.shape != dst.shape:
                 raise GraphFormatError(
                     path,
@@ -185,18 +207,15 @@ def read_npz(
                     )
             src = src.astype(np.int64, copy=False)
             dst = dst.astype(np.int64, copy=False)
-            if weights is not None and weights.shape != src.shape:
-                raise GraphFormatError(
-                    path, None, f"'weights' has shape {weights.shape}, expected {src.shape}"
-                )
             if stored is not None and directed is None:
-                value = stored.item()
-                directed = None if (not isinstance(value, bool) and value < 0) else bool(value)
-            if ids is not None and not renumber and (n is None or ids.shape != (n,)):
-                raise GraphFormatError(path, None, f"'ids' has shape {ids.shape}, expected ({n},)")
+                directed = None if (not isinstance(stored, bool) and stored < 0) else bool(stored)
+            if ids is not None and not renumber and (n_decl is None or ids.shape != (n_decl,)):
+                raise GraphFormatError(
+                    path, None, f"'ids' has shape {ids.shape}, expected ({n_decl},)"
+                )
             meta["layout"] = "edges"
         elif {"format", "shape", "data"} <= keys:
-            src, dst, weights, n, kind = _sparse_edges(path, arch, raw)
+            src, dst, weights, n_decl, kind = _sparse_edges(path, arch, raw)
             ids = None
             meta["layout"] = "scipy.sparse"
             meta["sparse_format"] = kind
@@ -207,15 +226,53 @@ def read_npz(
                 "expected arrays 'src' and 'dst' (spbfs) or a scipy.sparse matrix; "
                 f"found {sorted(keys)}",
             )
+    if weights is not None and (weights.shape != src.shape or weights.dtype.kind not in "biuf"):
+        name = "weights" if meta["layout"] == "edges" else "data"
+        raise GraphFormatError(
+            path,
+            None,
+            f"'{name}' has dtype {weights.dtype} and shape {weights.shape}, expected "
+            f"numbers of shape {src.shape}",
+        )
     return finish(
         path,
         src,
         dst,
-        n=n,
+        n=n_decl,
         directed=directed,
         weights=weights,
         do_renumber=renumber,
         meta=meta,
         locate=locate,
         ids=ids,
+        insist=insist,
+        declared_by="its 'n'" if meta["layout"] == "edges" else "its 'shape'",
     )
+
+
+def _member(path: PathLike, arch: np.lib.npyio.NpzFile, name: str) -> np.ndarray:
+    """Array ``name`` of the archive, or a GraphFormatError naming the file and the member."""
+    try:
+        return np.asarray(arch[name])
+    except _ARCHIVE_ERRORS as exc:
+        raise GraphFormatError(path, None, f"member {name!r} is unreadable ({exc})") from None
+
+
+def _scalar(path: PathLike, arch: np.lib.npyio.NpzFile, name: str, kinds: str) -> int | bool:
+    """Member ``name`` as one bool or integer (dtype kinds ``kinds``), else a GraphFormatError.
+
+    A string such as ``directed='yes'`` or an array would otherwise reach
+    ``int()``/``bool()`` and fail with a TypeError naming neither file nor member,
+    or be taken as true.
+    """
+    arr = _member(path, arch, name)
+    if arr.shape != () or arr.dtype.kind not in kinds:
+        want = "a bool or integer" if "b" in kinds else "an integer"
+        raise GraphFormatError(
+            path, None, f"member {name!r} must be {want} scalar, got {arr.dtype} of shape "
+            f"{arr.shape}"
+        )
+    value = arr.item()
+    if arr.dtype.kind == "u" and value > np.iinfo(np.int64).max:
+        raise GraphFormatError(path, None, f"member {name!r} = {value} does not fit in int64")
+    return value

@@ -7,7 +7,9 @@ record with :func:`table_head`.
 
 from __future__ import annotations
 
+import logging
 import os
+import re
 from typing import NoReturn
 
 import numpy as np
@@ -15,8 +17,10 @@ import numpy as np
 from spbfs.edges import EdgeList
 from spbfs.io import scanner
 from spbfs.io._common import (
+    MAX_RATIO,
     GraphFormatError,
     PathLike,
+    allocating,
     last_line,
     lines_before,
     next_record,
@@ -24,9 +28,16 @@ from spbfs.io._common import (
     record_shape,
     show,
 )
-from spbfs.io._ids import finish
+from spbfs.io._ids import check_n, finish
 
 __all__ = ["read_csv", "read_edgelist", "table_head"]
+
+_log = logging.getLogger(__name__)
+
+#: A field that is a number as the scanner reads one: a decimal literal with an
+#: optional sign and exponent; for a weight, also ``nan``, ``inf`` and ``infinity``.
+_NUMERAL = re.compile(rb"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
+_WORD = re.compile(rb"[+-]?(nan|inf|infinity)", re.IGNORECASE)
 
 
 def read_edgelist(
@@ -35,6 +46,8 @@ def read_edgelist(
     directed: bool | None = None,
     one_based: bool | None = None,
     renumber: bool = False,
+    n: int | None = None,
+    max_ratio: float | None = MAX_RATIO,
 ) -> EdgeList:
     """Read a SNAP-style edge list: one ``src dst [weight]`` record per line.
 
@@ -57,10 +70,13 @@ def read_edgelist(
       weighted records, a field-count error). A lone line ``n 0`` with
       ``n > 0`` is thus an empty graph on ``n`` vertices, not a single edge.
 
-    When a count line is found it is stored in ``meta["count_line"]``. See
-    :func:`read_graph` for the parameters.
+    Anything else is an edge: a first line is never dropped on a guess. When a
+    count line is found it is stored in ``meta["count_line"]`` (and its line
+    in ``meta["count_line_at"]``), logged at INFO level by the ``spbfs.io``
+    logger, and shown by ``spbfs info``. See :func:`read_graph` for the
+    parameters (``n``, ``max_ratio``).
     """
-    return _read_table(path, "edgelist", directed, one_based, renumber)
+    return _read_table(path, "edgelist", directed, one_based, renumber, n, max_ratio)
 
 
 def read_csv(
@@ -69,16 +85,21 @@ def read_csv(
     directed: bool | None = None,
     one_based: bool | None = None,
     renumber: bool = False,
+    n: int | None = None,
+    max_ratio: float | None = MAX_RATIO,
 ) -> EdgeList:
     """Read a CSV edge list ``src,dst[,weight]``, 0-based unless ``one_based=True``.
 
-    The first non-comment line is taken as the header when any of its fields
-    is not an integer (e.g. ``id_1,id_2``); its names go to
-    ``meta["columns"]``. Lines starting with ``#`` are comments. Spaces around
-    fields are ignored; quoted fields are not supported. See
-    :func:`read_graph` for the parameters.
+    The first non-comment line is the header when one of its fields is
+    neither empty nor a number (e.g. ``id_1,id_2``); its names go to
+    ``meta["columns"]``. A first line of numbers is an edge whatever they
+    are: ``0,1,0.5`` and ``0,1,nan`` are weighted edges, ``1.5,2`` and
+    ``0,1,`` are errors at line 1, never a header dropped on a guess. Lines
+    starting with ``#`` are comments. Spaces around fields are ignored;
+    quoted fields are not supported. See :func:`read_graph` for the
+    parameters (``n``, ``max_ratio``).
     """
-    return _read_table(path, "csv", directed, one_based, renumber)
+    return _read_table(path, "csv", directed, one_based, renumber, n, max_ratio)
 
 
 def table_head(path: PathLike, data: bytes, fmt: str) -> tuple[int, dict]:
@@ -113,7 +134,7 @@ def table_head(path: PathLike, data: bytes, fmt: str) -> tuple[int, dict]:
     meta: dict = {"path": os.fspath(path), "format": fmt}
     if comma:
         names = [t.strip() for t in first.split(b",")]
-        if not all(_is_int_token(t) for t in names):
+        if any(t and not _is_number(t, k >= 2) for k, t in enumerate(names)):
             meta["columns"] = [t.decode("utf-8", "replace").strip("\"'") for t in names]
             if not 2 <= len(names) <= 3:
                 raise GraphFormatError(
@@ -133,33 +154,37 @@ def _read_table(
     directed: bool | None,
     one_based: bool | None,
     do_renumber: bool,
+    n: int | None,
+    max_ratio: float | None,
 ) -> EdgeList:
     """:func:`read_edgelist` or :func:`read_csv` after ``fmt``."""
-    data = read_bytes(path)
+    insist = check_n(n, do_renumber)
+    data = read_bytes(path, max_ratio)
     comma = fmt == "csv"
     comments = b"#" if comma else b"#%"
     start, meta = table_head(path, data, fmt)
     line0 = lines_before(data, start)
     buf = np.frombuffer(data, np.uint8)
     c1, c2 = (comments + comments)[:2]
-    res = scanner.scan(
-        buf,
-        start,
-        line0,
-        2,
-        3,
-        comma,
-        c1,
-        c2,
-        not comma,
-        -1,
-        scanner.I64_MIN,
-        scanner.I64_MAX,
-        0,
-        scanner.INF,
-        scanner.INFINITY,
-        scanner.NAN,
-    )
+    with allocating(path, f"the edge arrays of {len(data)} bytes of text"):
+        res = scanner.scan(
+            buf,
+            start,
+            line0,
+            2,
+            3,
+            comma,
+            c1,
+            c2,
+            not comma,
+            -1,
+            scanner.I64_MIN,
+            scanner.I64_MAX,
+            0,
+            scanner.INF,
+            scanner.INFINITY,
+            scanner.NAN,
+        )
     what = record_shape(fmt)
     if res[10]:
         scanner.raise_scan_error(path, data, res, what)
@@ -174,7 +199,7 @@ def _read_table(
         if ncols_first == 1:
             lo, n_decl = 1, a
             meta["count_line"] = (a,)
-        elif ncols_first == 2 and b == nrows - 1 and a > 0:
+        elif ncols_first == 2 and b == nrows - 1 and a > 0 and insist in (None, a):
             # 1-based ids run up to n inclusive, 0-based ones up to n - 1.
             first_id, last_id = (1, a) if one_based else (0, a - 1)
             below = nrows == 1 or (
@@ -194,6 +219,10 @@ def _read_table(
             )
         if n_decl is not None and n_decl < 0:
             raise GraphFormatError(path, line0, f"negative vertex count {n_decl}")
+        if lo:
+            meta["count_line_at"] = line0
+            _log.info("%s, line %d: read as a count line %s, not an edge", path, line0,
+                      " ".join(map(str, meta["count_line"])))
         ncols = ncols or ncols_first
     if ncols == 1:  # only a count line (edge lists) - no edges
         ncols = 2
@@ -222,11 +251,11 @@ def _read_table(
         do_renumber=do_renumber,
         meta=meta,
         locate=locate,
+        insist=insist,
+        declared_by=f"the count line (line {line0})",
     )
 
 
-def _is_int_token(tok: bytes) -> bool:
-    t = tok.strip()
-    if t[:1] in (b"+", b"-"):
-        t = t[1:]
-    return t.isdigit()
+def _is_number(tok: bytes, weight: bool) -> bool:
+    """Whether a CSV field reads as a number (``nan``/``inf`` count for a weight)."""
+    return bool(_NUMERAL.fullmatch(tok) or (weight and _WORD.fullmatch(tok)))
