@@ -64,14 +64,16 @@ import sys
 import spbfs.mpi
 from spbfs.mpi import install_excepthook
 
-# Importing spbfs.mpi neither starts MPI nor touches the hook.
+# Importing spbfs.mpi installs the hook but does not start MPI.
 assert "mpi4py.MPI" not in sys.modules, "import spbfs.mpi initialized MPI"
-assert sys.excepthook is sys.__excepthook__, sys.excepthook
+assert type(sys.excepthook).__name__ == "_AbortHook", sys.excepthook
+assert sys.excepthook.previous is sys.__excepthook__
 
 seen = []
 sys.excepthook = lambda *exc: seen.append(exc[1])
 install_excepthook()
 hook = sys.excepthook
+assert hook.previous is not sys.__excepthook__, "the user's hook was not chained"
 install_excepthook(show_traceback=False)
 assert sys.excepthook is hook, "a second call installed a second hook"
 assert not hook.show_traceback
