@@ -2,20 +2,23 @@
 
 A plain script (no ``install_excepthook`` call, no ``python -m mpi4py``) builds a
 :class:`~spbfs.mpi.DistGraph`, then raises on rank 1 while the other ranks wait
-for it in a barrier. Creating the grid installed the abort hook, so the job
-must end with a non-zero status and rank 1's message; without the hook rank 0
-waits for ever and :func:`mpi_launch.launch` fails the test at its timeout.
+for it in a barrier. Importing :mod:`spbfs.mpi` installed the abort hook, so the
+job must end with a non-zero status and rank 1's message; without the hook rank
+0 waits for ever and :func:`mpi_launch.launch` fails the test at its timeout.
+The scripts of ``tests/mpi/user_scripts.py`` do the same before a grid exists,
+end one rank with ``sys.exit``, and pass bad or differing arguments to a search.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from mpi_launch import ROOT, launch, needs_mpi
+from mpi_launch import ROOT, SCRIPTS, launch, needs_mpi
 
 TIMEOUT_S = 60
 
@@ -95,3 +98,41 @@ def test_install_excepthook_is_idempotent_and_lazy() -> None:
                        env={**os.environ, "PYTHONPATH": str(ROOT)})
     assert p.returncode == 0, p.stderr
     assert "CHECKS OK" in p.stdout
+
+
+ENDED = "ended its script (sys.exit or its last line)"
+#: case of user_scripts.py -> (status is zero, text on stderr)
+USER_CASES = {
+    "raise_before": (False, "rank 1: Error: user error on rank 1 before the grid"),
+    "exit0": (False, "but rank 1 " + ENDED),
+    "exit3": (False, "but rank 1 " + ENDED),
+    "exit0_grid": (False, "but rank 1 " + ENDED),
+    "arguments": (True, ""),
+    "all_exit": (True, ""),
+}
+
+
+@pytest.mark.mpi
+@needs_mpi
+@pytest.mark.parametrize(("case", "nranks"), [(c, 4) for c in USER_CASES if c != "exit0"]
+                         + [("exit0", 2), ("arguments", 2)])
+def test_user_script_ends(case: str, nranks: int) -> None:
+    """Every job ends (launch() fails the test at its timeout), with the right status."""
+    zero, text = USER_CASES[case]
+    rc, out, err, _ = launch(nranks, [str(SCRIPTS / "user_scripts.py"), case],
+                             timeout=TIMEOUT_S)
+    assert (rc == 0) == zero, f"status {rc}\nstdout:\n{out}\nstderr:\n{err}"
+    assert text in err, err
+    if case == "all_exit":
+        assert all(f"rank {r} done" in out for r in range(nranks)), out
+    if case == "arguments":
+        # Every rank caught every error, then searched again with the others.
+        for problem in ("source=69 is out of range for a graph with 64 vertices",
+                        "ranks pass different source (0 to 1) to a collective call",
+                        "ranks pass different max_depth (1 to 3) to a collective call",
+                        "ranks pass different config to a collective call"):
+            for r in range(nranks):
+                assert f"rank {r} caught: {problem}" in out, out
+        assert "was not stopped" not in out, out
+        again = re.findall(r"rank \d+ searched again: reached (\d+)", out)
+        assert len(again) == 4 * nranks and len(set(again)) == 1, out

@@ -891,6 +891,26 @@ def peers_ended(members: tuple[int, ...] | None = None, *, first: bool = False) 
     return found
 
 
+def _job_mpi() -> Any:
+    """``mpi4py.MPI`` if this process is a rank of a job of several, else None.
+
+    MPI is initialized here only for a rank that a launcher started among
+    others (``PMI_SIZE``, ``OMPI_COMM_WORLD_SIZE``) and that ends before it
+    initialized MPI: the other ranks would wait for it in ``MPI_Init``.
+    """
+    MPI = sys.modules.get("mpi4py.MPI")
+    if MPI is None:
+        size = os.environ.get("PMI_SIZE") or os.environ.get("OMPI_COMM_WORLD_SIZE") or "1"
+        if not size.isdigit() or int(size) < 2:
+            return None
+        MPI = mpi()
+    elif not MPI.Is_initialized():
+        return None  # mpi4py imported without initializing: the script's own choice
+    if MPI.Is_finalized() or MPI.COMM_WORLD.Get_size() == 1:
+        return None
+    return MPI
+
+
 def _exit_guard(hook: Any) -> None:
     """At exit: tell every rank this one ended, and wait until every rank has ended.
 
@@ -902,13 +922,11 @@ def _exit_guard(hook: Any) -> None:
     (a script's own mpi4py call), this rank ends the job after
     ``hook.exit_timeout`` seconds.
     """
-    MPI = sys.modules.get("mpi4py.MPI")
-    if MPI is None or not MPI.Is_initialized() or MPI.Is_finalized():
+    MPI = _job_mpi()
+    if MPI is None:
         return
     world = MPI.COMM_WORLD
     size, rank = world.Get_size(), world.Get_rank()
-    if size == 1:
-        return
     tag = _exit_tag()
     note = np.array([rank], dtype=np.int64)
     got = np.empty(size, dtype=np.int64)
@@ -951,12 +969,16 @@ class _AbortHook:
         self.exit_timeout = WATCHDOG_S
 
     def __call__(self, exc_type: type[BaseException], exc: BaseException, tb: Any) -> None:
-        # Only a job whose MPI is up has ranks to free; never initialize MPI here.
-        MPI = sys.modules.get("mpi4py.MPI")
-        live = MPI is not None and MPI.Is_initialized() and not MPI.Is_finalized()
-        if issubclass(exc_type, KeyboardInterrupt) or not live:
+        if issubclass(exc_type, KeyboardInterrupt):
             self.previous(exc_type, exc, tb)
             return
+        # A job of several ranks (MPI started for it only if the launcher says so).
+        MPI = _job_mpi()
+        if MPI is None:
+            MPI = sys.modules.get("mpi4py.MPI")
+            if MPI is None or not MPI.Is_initialized() or MPI.Is_finalized():
+                self.previous(exc_type, exc, tb)
+                return
         world = MPI.COMM_WORLD
         text = "".join(traceback.format_exception(exc_type, exc, tb)) if self.show_traceback \
             else ""

@@ -11,12 +11,14 @@ status and message, well before its timeout.
 ``raise_after``   rank 1 raises after the grid exists; the others search
 ``exit0``         rank 1 calls ``sys.exit(0)``; the others search
 ``exit3``         rank 1 calls ``sys.exit(3)``; the others search
-``exit0_grid``    rank 1 calls ``sys.exit(0)`` before any grid exists
+``exit0_grid``    rank 1 calls ``sys.exit(0)`` before MPI or any grid exists (it
+                  knows its rank from the launcher's ``PMI_RANK``)
 ``bad_source``    rank 1 passes a source out of range; every rank catches the
                   error and searches again (exits 0)
 ``diff_source``   rank 1 passes another source; every rank catches the error
 ``diff_depth``    rank 1 passes another ``max_depth``; every rank catches it
 ``diff_config``   rank 1 passes another config; every rank catches it
+``arguments``     the four above in turn, in one job
 ``all_exit``      nobody misbehaves; rank 0 works on alone after the last
                   collective while the others have ended (exits 0)
 ==============  ===============================================================
@@ -24,8 +26,10 @@ status and message, well before its timeout.
 
 from __future__ import annotations
 
+import os
 import sys
 import time
+from collections.abc import Callable
 
 from spbfs.mpi import CollectiveError, DistGraph, bfs
 
@@ -60,7 +64,7 @@ def exit_after(code: int) -> None:
 
 
 def exit0_grid() -> None:
-    if world_rank() == 1:
+    if os.environ.get("PMI_RANK") == "1":
         sys.exit(0)
     DistGraph.kronecker(6, 8, seed=1)
     print(f"rank {world_rank()} built the grid", flush=True)
@@ -77,32 +81,38 @@ def caught(g: DistGraph, **kwargs: object) -> None:
     print(f"rank {g.grid.rank} searched again: reached {r.reached}", flush=True)
 
 
-def bad_source() -> None:
-    g = DistGraph.kronecker(6, 8, seed=1)
+def bad_source(g: DistGraph) -> None:
     caught(g, source=g.n + 5 if g.grid.rank == 1 else 0)
 
 
-def diff_source() -> None:
-    g = DistGraph.kronecker(6, 8, seed=1)
+def diff_source(g: DistGraph) -> None:
     caught(g, source=1 if g.grid.rank == 1 else 0)
 
 
-def diff_depth() -> None:
-    g = DistGraph.kronecker(6, 8, seed=1)
+def diff_depth(g: DistGraph) -> None:
     caught(g, source=0, max_depth=1 if g.grid.rank == 1 else 3)
 
 
-def diff_config() -> None:
-    g = DistGraph.kronecker(6, 8, seed=1)
+def diff_config(g: DistGraph) -> None:
     cfg = g.config.replace(alpha=3.0) if g.grid.rank == 1 else g.config
     caught(g, source=0, config=cfg)
+
+
+def arguments() -> None:
+    g = DistGraph.kronecker(6, 8, seed=1)
+    for case in (bad_source, diff_source, diff_depth, diff_config):
+        case(g)
+
+
+def one(case: Callable[[DistGraph], None]) -> Callable[[], None]:
+    return lambda: case(DistGraph.kronecker(6, 8, seed=1))
 
 
 def all_exit() -> None:
     g = DistGraph.kronecker(6, 8, seed=1)
     r = bfs(g, 0)
     if g.grid.rank == 0:
-        time.sleep(2.0)  # alone, after every collective: the others must not end the job
+        time.sleep(1.0)  # alone, after every collective: the others must not end the job
     print(f"rank {g.grid.rank} done: reached {r.reached}", flush=True)
 
 
@@ -112,10 +122,11 @@ CASES = {
     "exit0": lambda: exit_after(0),
     "exit3": lambda: exit_after(3),
     "exit0_grid": exit0_grid,
-    "bad_source": bad_source,
-    "diff_source": diff_source,
-    "diff_depth": diff_depth,
-    "diff_config": diff_config,
+    "bad_source": one(bad_source),
+    "diff_source": one(diff_source),
+    "diff_depth": one(diff_depth),
+    "diff_config": one(diff_config),
+    "arguments": arguments,
     "all_exit": all_exit,
 }
 
