@@ -796,7 +796,12 @@ def _digest(value: Any) -> int:
                                           digest_size=8).digest(), "little") % 2**62
 
 
-def agree_call(comm: Any, problem: str | None, **arguments: Any) -> None:
+_DIFFERENT = ("ranks pass different {name}{shown} to a collective call: "
+              "every rank must pass the same")
+
+
+def agree_call(comm: Any, problem: str | None, *, mismatch: str = _DIFFERENT,
+               **arguments: Any) -> None:
     """Check, in one small collective, that a collective call may go on on every rank.
 
     Every rank sends a flag (does its argument check pass?) and a digest of
@@ -811,6 +816,9 @@ def agree_call(comm: Any, problem: str | None, **arguments: Any) -> None:
         The communicator of the call (a grid's).
     problem : str or None
         This rank's argument check's message, None when it passed.
+    mismatch : str
+        The error for differing values, a format with ``{name}`` and
+        ``{shown}`` (`` (lowest to highest)`` for ints, else empty).
     **arguments
         The arguments every rank must pass alike (ints by value, anything else
         by its ``name`` or ``repr``).
@@ -844,8 +852,7 @@ def agree_call(comm: Any, problem: str | None, **arguments: Any) -> None:
             value = arguments[name]
             shown = f" ({lo} to {hi})" if isinstance(value, int | np.integer | None) \
                 and not isinstance(value, bool) and _NONE_DIGEST not in (lo, hi) else ""
-            raise CollectiveError(f"ranks pass different {name}{shown} to a collective call: "
-                                  "every rank must pass the same")
+            raise CollectiveError(mismatch.format(name=name, shown=shown))
 
 
 # --------------------------------------------------------------------------- failure
