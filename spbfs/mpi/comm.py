@@ -789,11 +789,14 @@ def _digest(value: Any) -> int:
     if isinstance(value, int | np.integer) and not isinstance(value, bool) \
             and -(2**62) <= int(value) < 2**62:
         return int(value)  # an id or a depth is its own digest, and a message can show it
-    text = value if isinstance(value, str) else getattr(value, "name", None)
-    if not isinstance(text, str) or not text:
-        text = repr(value)
-    return int.from_bytes(hashlib.blake2b(f"{type(value).__name__}:{text}".encode(),
-                                          digest_size=8).digest(), "little") % 2**62
+    h = hashlib.blake2b(type(value).__name__.encode(), digest_size=8)
+    if isinstance(value, np.ndarray):  # repr would elide the middle of a large array
+        h.update(f"{value.dtype}{value.shape}".encode())
+        h.update(np.ascontiguousarray(value).tobytes())
+    else:
+        text = value if isinstance(value, str) else getattr(value, "name", None)
+        h.update((text if isinstance(text, str) and text else repr(value)).encode())
+    return int.from_bytes(h.digest(), "little") % 2**62
 
 
 _DIFFERENT = ("ranks pass different {name}{shown} to a collective call: "
