@@ -136,3 +136,35 @@ def test_user_script_ends(case: str, nranks: int) -> None:
         assert "was not stopped" not in out, out
         again = re.findall(r"rank \d+ searched again: reached (\d+)", out)
         assert len(again) == 4 * nranks and len(set(again)) == 1, out
+
+
+WATCHDOG = """\
+import math
+import re
+import time
+
+from spbfs.mpi.comm import WaitPolicy, WaitTimeout
+
+for policy, bulk in ((WaitPolicy(watchdog=0.3), False), (WaitPolicy(watchdog=0.3), True),
+                     (WaitPolicy(busy=True, watchdog=0.3), False)):
+    t0 = time.perf_counter()
+    try:
+        policy.poll(lambda: False, bulk)
+    except WaitTimeout as exc:
+        assert re.search(r"rank 0 waited \\d+\\.\\d s for a message or collective", str(exc)), exc
+        assert "WaitPolicy.watchdog = 0.3 s" in str(exc), exc
+    else:
+        raise AssertionError("a wait that never completes returned")
+    assert 0.3 <= time.perf_counter() - t0 < 60
+calls = []
+WaitPolicy(watchdog=math.inf).poll(lambda: calls.append(1) or len(calls) > 3)
+print("WATCHDOG OK")
+"""
+
+
+def test_every_wait_has_a_watchdog() -> None:
+    """A wait that never completes raises WaitTimeout (sleeping, bulk and busy waits)."""
+    p = subprocess.run([sys.executable, "-c", WATCHDOG], capture_output=True, text=True,
+                       cwd=ROOT, timeout=120, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert p.returncode == 0, p.stderr
+    assert "WATCHDOG OK" in p.stdout

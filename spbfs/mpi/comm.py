@@ -87,10 +87,10 @@ BULK_BYTES = 1 << 16
 #: Default seconds a single wait may last before its watchdog raises :class:`WaitTimeout`
 #: (generous: a rank may wait minutes while another decompresses a large file).
 WATCHDOG_S = 3600.0
-#: Seconds a wait goes on after a rank of its grid ended, before :class:`PeerEnded`:
-#: that rank may have completed its part of the collective this rank still waits in,
-#: with the rest of the collective's messages still on their way from other ranks.
-ENDED_GRACE_S = 2.0
+#: Default seconds a wait goes on after a rank of its grid ended, before :class:`PeerEnded`
+#: (:attr:`WaitPolicy.ended_grace`): the ended rank may have done its part of the
+#: collective this rank still waits in, whose other messages come from ranks still busy.
+ENDED_GRACE_S = 4.0
 # How often a long wait looks at its watchdog and for ended ranks (one Iprobe each).
 _CHECK_S = 0.1
 
@@ -150,10 +150,17 @@ class WaitPolicy:
     watchdog : float
         Seconds one wait may last before it raises :class:`WaitTimeout`
         (default :data:`WATCHDOG_S`, an hour; ``math.inf`` waits for ever).
+    ended_grace : float
+        A wait that goes on this many seconds after a member rank ended its
+        script raises :class:`PeerEnded` (default :data:`ENDED_GRACE_S`;
+        ``math.inf``: only the watchdog). A guess, as MPI cannot tell whether
+        the ended rank did its part of the collective being waited for: a rank
+        that reaches a collective this much later than another rank that
+        completed it and ended (a gather to a root after uneven local work) is
+        taken for a hang.
     members : tuple of int, optional
-        The world ranks of the communicator the policy belongs to (a grid's):
-        a wait longer than :data:`ENDED_GRACE_S` after one of them ended its
-        script raises :class:`PeerEnded`. None: any world rank.
+        The world ranks of the communicator the policy belongs to (a grid's),
+        whose ends a wait looks for. None: any world rank.
 
     Notes
     -----
@@ -167,6 +174,7 @@ class WaitPolicy:
     max_sleep: float = 1e-3
     busy: bool = False
     watchdog: float = WATCHDOG_S
+    ended_grace: float = ENDED_GRACE_S
     members: tuple[int, ...] | None = field(default=None, compare=False, repr=False)
 
     @classmethod
@@ -253,7 +261,7 @@ class WaitPolicy:
             After :attr:`watchdog` seconds.
         PeerEnded
             When a member rank ended its script and the wait has not completed
-            :data:`ENDED_GRACE_S` later.
+            :attr:`ended_grace` seconds later.
         """
         clock = time.perf_counter
         t0 = clock()
@@ -306,14 +314,14 @@ class _Watch:
         world = mpi().COMM_WORLD
         if waited > self.policy.watchdog:
             raise WaitTimeout(
-                f"rank {world.Get_rank()} waited {waited:.0f} s for a message or collective "
+                f"rank {world.Get_rank()} waited {waited:.1f} s for a message or collective "
                 f"(the wait watchdog, WaitPolicy.watchdog = {self.policy.watchdog:g} s): "
                 "another rank stopped or skipped a collective call")
         if self.ended is None:
             gone = peers_ended(self.policy.members, first=True)
             if gone:
                 self.ended = (gone[0], now)
-        elif now - self.ended[1] > ENDED_GRACE_S:
+        elif now - self.ended[1] > self.policy.ended_grace:
             raise PeerEnded(
                 f"rank {world.Get_rank()} waits for a message or collective, but rank "
                 f"{self.ended[0]} ended its script (sys.exit or its last line) "
@@ -1018,7 +1026,7 @@ def install_excepthook(*, show_traceback: bool | None = None,
     * an ``atexit`` rendezvous: a rank that ends (``sys.exit(code)``, or its
       script's last line) tells every other rank, then waits until all have
       ended. Ranks waiting for it on a grid raise :class:`PeerEnded`
-      :data:`ENDED_GRACE_S` later (which the hook turns into an abort); ranks
+      :attr:`WaitPolicy.ended_grace` seconds later (which the hook turns into an abort); ranks
       busy with their own work finish it and end normally. After
       ``exit_timeout`` seconds without every rank ended (others stuck in a
       script's own mpi4py call, which spbfs cannot watch), it aborts the job.
