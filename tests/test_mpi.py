@@ -10,6 +10,7 @@ this process without initializing MPI.
 from __future__ import annotations
 
 import json
+import re
 import zlib
 from pathlib import Path
 from typing import Any
@@ -145,6 +146,24 @@ def test_parallel_read_matches_serial_reader(nranks: int, data_dir: Path) -> Non
                              timeout=120)
     assert rc == 0, err
     assert "READ OK 88 files" in out, out
+
+
+@pytest.mark.mpi
+@needs_mpi
+def test_parallel_read_refuses_a_different_file_on_one_rank(tmp_path: Path) -> None:
+    """A rank whose copy of the file differs (same size, other ids; shorter; other gzip
+    content) makes every rank raise, instead of building another graph."""
+    nranks = 3
+    rc, out, err, _ = launch(nranks, [str(SCRIPTS / "same_file_cases.py"), str(tmp_path)],
+                             timeout=120)
+    assert rc == 0, err
+    for r in range(nranks):
+        assert f"rank {r} SAME FILE OK" in out and f"rank {r} read same: n=99" in out, out
+        for case, what in (("content", "content differs between ranks;"),
+                           ("size", "size differs between ranks (11994 to 12000);"),
+                           ("gzip", "content differs between ranks;")):
+            assert re.search(f"rank {r} caught {case}: cannot read \\S+: the ranks do not "
+                             f"see the same file, its {re.escape(what)}", out), out
 
 
 # --------------------------------------------------------------------------- in process

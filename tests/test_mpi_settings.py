@@ -1,9 +1,9 @@
-"""Settings reach the process grid: the wait policy and the abort hook come with a grid.
+"""Settings reach the process grid: the wait policy comes with a grid, the abort hook before.
 
 One launch of 2 ranks runs :data:`SCRIPT`, which checks, on every rank, that a
 grid's communicators carry the policy of the config it was built with (and
 other communicators the default), that a search runs under it, and that
-creating a grid installed the abort hook.
+importing :mod:`spbfs.mpi` installed the abort hook.
 """
 
 from __future__ import annotations
@@ -23,9 +23,9 @@ from spbfs.mpi import DistGraph, ProcessGrid, bfs
 from spbfs.mpi import comm as C
 from spbfs.mpi.comm import WaitPolicy
 
-assert sys.excepthook is sys.__excepthook__  # nothing installed before a grid exists
-g = ProcessGrid(config=Config(wait="busy"))
+# Importing spbfs.mpi installed the hook, before any grid exists.
 assert type(sys.excepthook).__name__ == "_AbortHook", sys.excepthook
+g = ProcessGrid(config=Config(wait="busy"))
 assert g.wait.busy
 for comm in (g.comm, g.row_comm, g.col_comm):
     assert C.policy(comm) is g.wait, comm

@@ -10,7 +10,8 @@ in common:
     and the collective gather into the one-process result on a root rank.
 :func:`collective`, :func:`check_graph`
     Argument checks that raise :class:`~spbfs.mpi.CollectiveError` on every
-    rank, with the one-process function's message.
+    rank, with the one-process function's message, also when only one rank's
+    argument is bad or the ranks' arguments differ (one small Allreduce).
 :func:`spgemm_step`
     One distributed SpGEMM (multi-source BFS, betweenness): expand the
     sparse columns, local :func:`~spbfs.algorithms._ops.spgemm`, fold.
@@ -24,6 +25,7 @@ The grid's vector movement itself (expand, fold, lookup) is
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
@@ -84,16 +86,23 @@ class Pieces:
         return make(**whole, **scalars)
 
 
-def collective(fn: Callable[..., _T], *args: Any, **kwargs: Any) -> _T:
-    """Run a local argument check; its TypeError/ValueError becomes a CollectiveError.
+def collective(g: DistGraph, fn: Callable[..., _T], *args: Any) -> _T:
+    """Run a local argument check on every rank of ``g``'s grid and agree on it (collective).
 
-    Only for checks of arguments that are the same on every rank, so every
-    rank raises the same error without communicating.
+    One small Allreduce (:func:`spbfs.mpi.comm.agree_call`): when the check's
+    TypeError/ValueError fires on any rank, every rank raises it as a
+    :class:`~spbfs.mpi.CollectiveError` (the lowest failing rank's message), so a
+    script that catches it goes on with all ranks in step; arguments that differ
+    between ranks raise an error naming the check's parameter.
     """
+    problem, out = None, None
     try:
-        return fn(*args, **kwargs)
+        out = fn(*args)
     except (TypeError, ValueError) as exc:
-        raise CollectiveError(str(exc)) from None
+        problem = str(exc)
+    names = list(inspect.signature(fn).parameters)
+    C.agree_call(g.grid.comm, problem, **dict(zip(names, args, strict=False)))
+    return out  # type: ignore[return-value]
 
 
 def check_graph(g: Any) -> DistGraph:

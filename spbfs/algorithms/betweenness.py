@@ -314,8 +314,8 @@ def dist_betweenness_centrality(
     """
     g = check_graph(g)
     n = g.n
-    bs = collective(check_positive_int, batch_size, "batch_size")
-    src, sample = collective(check_betweenness_sources, n, k, sources)
+    bs = collective(g, check_positive_int, batch_size, "batch_size")
+    src, sample = collective(g, check_betweenness_sources, n, k, sources)
     if src is None:
         # seed=None (or a Generator in another state) would draw differently on each rank.
         drawn = _draw_sources(n, sample, seed) if g.grid.rank == 0 else None

@@ -286,8 +286,8 @@ def dist_multi_source_bfs(
         integer, an unknown ``output`` or a negative ``max_depth``.
     """
     g = check_graph(g)
-    limit = collective(check_msbfs_args, output, max_depth)
-    src = collective(check_sources, g.n, sources)
+    limit = collective(g, check_msbfs_args, output, max_depth)
+    src = collective(g, check_sources, g.n, sources)
     uniq, back = np.unique(src, return_inverse=True)
     k = int(uniq.shape[0])
     ops = GridOps(g)

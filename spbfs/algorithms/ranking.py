@@ -286,7 +286,7 @@ def dist_pagerank(
         ``tol`` or ``max_iter``.
     """
     g = check_graph(g)
-    iters = collective(check_pagerank_args, alpha, tol, max_iter)
+    iters = collective(g, check_pagerank_args, alpha, tol, max_iter)
     ops = GridOps(g)
     n, a = g.n, float(alpha)
     deg = g.piece_degrees().astype(np.float64)

@@ -484,7 +484,7 @@ def dist_sssp(
         bad weights (see :func:`dist_weighted_block`).
     """
     g = check_graph(g)
-    source, max_rounds = collective(check_sssp_args, g.n, source, max_rounds)
+    source, max_rounds = collective(g, check_sssp_args, g.n, source, max_rounds)
     if weights is None:
         block = g.block
     elif isinstance(weights, DistWeights):

@@ -33,10 +33,14 @@ slices by every rank) and :mod:`~spbfs.mpi.validate` (the Graph500 checks,
 distributed).
 
 Every function and constructor here is *collective*: all ranks of the grid
-call it with the same arguments. Importing this package does not initialize
-MPI (mpi4py is imported on first use); constructing a :class:`ProcessGrid` does,
-and installs :func:`install_excepthook`, so that an exception on one rank
-ends the whole job instead of leaving the others waiting.
+call it with the same arguments, which its first collective checks (a bad
+or differing argument on one rank raises :class:`CollectiveError` on every
+rank). Importing this package does not initialize MPI (mpi4py is imported on
+first use; constructing a :class:`ProcessGrid` does), but installs
+:func:`install_excepthook`, so that an uncaught exception or the end of the
+script on one rank ends the whole job instead of leaving the others waiting;
+in a process without MPI the hook changes nothing. Every wait has a
+watchdog (an hour unless :class:`ProcessGrid` is given ``watchdog=``).
 
 Examples
 --------
@@ -57,6 +61,9 @@ from spbfs.mpi.bfs import DistBFSResult, bfs, traversed_edges
 from spbfs.mpi.comm import CollectiveError, install_excepthook
 from spbfs.mpi.graph import DistGraph
 from spbfs.mpi.grid import Distribution, ProcessGrid, auto_grid_shape
+
+# Cheap (no MPI): whatever a script does next, one rank's failure or exit ends the job.
+install_excepthook()
 
 # ``bfs`` is also the name of a submodule: the import above leaves the function bound here.
 __all__ = [

@@ -973,12 +973,15 @@ def bfs(graph: DistGraph, source: int, *, direction: str | None = None,
     CollectiveError
         On every rank for a source or target out of range, a bad option, or a
         semiring or ``source_value`` that :func:`spbfs.bfs` refuses (also
-        ``out`` with a generic semiring).
+        ``out`` with a generic semiring), even when only one rank passes it;
+        and on every rank when ranks pass different arguments (one small
+        Allreduce at the start checks both).
     ValueError
         For ``out`` arrays of the wrong length, dtype or layout (raised on the
         ranks that pass them).
     """
     cfg = config or graph.config
+    problem = None
     try:
         over = {k: v for k, v in (("direction", direction),
                                   ("frontier_encoding", frontier_encoding),
@@ -993,8 +996,12 @@ def bfs(graph: DistGraph, source: int, *, direction: str | None = None,
         kind, semiring = check_semiring(semiring, config_output=cfg.output,
                                         source_value=source_value)
     except (TypeError, ValueError) as exc:
-        # Every rank has the same arguments, so every rank raises the same error.
-        raise C.CollectiveError(str(exc)) from None
+        problem = str(exc)
+    # One small collective: a bad or differing argument on any rank raises on every rank.
+    C.agree_call(graph.grid.comm, problem, source=source, target=target, max_depth=max_depth,
+                 semiring=semiring, source_value=source_value, config=config,
+                 direction=direction, frontier_encoding=frontier_encoding, exchange=exchange,
+                 out=out is None)
     if kind == VALUES:
         from spbfs.mpi.semiring_engine import semiring_bfs
 

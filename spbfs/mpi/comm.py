@@ -24,19 +24,29 @@ from its config and attaches it to its communicators (an MPI attribute), and
 every collective here reads it from the communicator it is given
 (:func:`policy`), so no setting lives in this module.
 
+Every wait that could last forever has a watchdog (:class:`WaitPolicy`'s
+``watchdog``, an hour unless set): a rank that waits that long raises
+:class:`WaitTimeout`. A rank that ends its script (``sys.exit``, or the
+script's last line) while others still wait for it tells them so on the way
+out (:func:`install_excepthook`); a rank waiting on a grid that holds it
+raises :class:`PeerEnded`. Either error, uncaught, ends the job through the
+abort hook.
+
 mpi4py is imported lazily (:func:`mpi`), so the arithmetic of
 :mod:`spbfs.mpi.grid` works in a process that never initializes MPI.
 """
 
 from __future__ import annotations
 
+import atexit
+import hashlib
 import os
 import pickle
 import sys
 import time
 import traceback
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -46,10 +56,13 @@ if TYPE_CHECKING:
 
 __all__ = [
     "CollectiveError",
+    "PeerEnded",
     "Posted",
     "StreamSender",
     "WaitPolicy",
+    "WaitTimeout",
     "agree",
+    "agree_call",
     "allgatherv",
     "allreduce",
     "alltoallv",
@@ -59,6 +72,7 @@ __all__ = [
     "gatherv",
     "install_excepthook",
     "mpi",
+    "peers_ended",
     "policy",
     "recv_bytes",
     "sendrecv",
@@ -70,6 +84,15 @@ __all__ = [
 _INT_MAX = 2**31 - 1
 #: Transfers of at least this many bytes (sent plus received by a rank) wait without sleeping.
 BULK_BYTES = 1 << 16
+#: Default seconds a single wait may last before its watchdog raises :class:`WaitTimeout`
+#: (generous: a rank may wait minutes while another decompresses a large file).
+WATCHDOG_S = 3600.0
+#: Default seconds a wait goes on after a rank of its grid ended, before :class:`PeerEnded`
+#: (:attr:`WaitPolicy.ended_grace`): the ended rank may have done its part of the
+#: collective this rank still waits in, whose other messages come from ranks still busy.
+ENDED_GRACE_S = 4.0
+# How often a long wait looks at its watchdog and for ended ranks (one Iprobe each).
+_CHECK_S = 0.1
 
 
 # The module once imported: the import statement's machinery cost microseconds on
@@ -90,9 +113,18 @@ class CollectiveError(RuntimeError):
     """An error detected collectively: raised with the same message on every rank.
 
     Typical causes: a grid that does not match the rank count, vertex ids out of
-    range on some rank, an unreadable input file. The command line reports it
-    once (rank 0) and exits with status 2.
+    range on some rank, an unreadable input file, ranks passing different
+    arguments to the same collective call. The command line reports it once
+    (rank 0) and exits with status 2.
     """
+
+
+class WaitTimeout(RuntimeError):
+    """A wait outlasted its watchdog (:attr:`WaitPolicy.watchdog`); raised on the waiting rank."""
+
+
+class PeerEnded(RuntimeError):
+    """A rank of the grid ended its script while this rank waited for it; raised on the waiter."""
 
 
 # --------------------------------------------------------------------------- waiting
@@ -115,6 +147,25 @@ class WaitPolicy:
         ``max_sleep``.
     busy : bool
         Poll without ever yielding or sleeping (``wait = "busy"``).
+    watchdog : float
+        Seconds one wait may last before it raises :class:`WaitTimeout`
+        (default :data:`WATCHDOG_S`, an hour; ``math.inf`` waits for ever).
+    ended_grace : float
+        A wait that goes on this many seconds after a member rank ended its
+        script raises :class:`PeerEnded` (default :data:`ENDED_GRACE_S`;
+        ``math.inf``: only the watchdog). A guess, as MPI cannot tell whether
+        the ended rank did its part of the collective being waited for: a rank
+        that reaches a collective this much later than another rank that
+        completed it and ended (a gather to a root after uneven local work) is
+        taken for a hang.
+    members : tuple of int, optional
+        The world ranks of the communicator the policy belongs to (a grid's),
+        whose ends a wait looks for. None: any world rank.
+
+    Notes
+    -----
+    The watchdog and the ended-rank check cost nothing on a short wait: a wait
+    looks at them every 0.1 s once it has lasted that long.
     """
 
     spin: float = 2e-6
@@ -122,6 +173,9 @@ class WaitPolicy:
     min_sleep: float = 5e-5
     max_sleep: float = 1e-3
     busy: bool = False
+    watchdog: float = WATCHDOG_S
+    ended_grace: float = ENDED_GRACE_S
+    members: tuple[int, ...] | None = field(default=None, compare=False, repr=False)
 
     @classmethod
     def from_config(cls, config: Config) -> WaitPolicy:
@@ -199,20 +253,35 @@ class WaitPolicy:
         self.poll(test, bulk)
 
     def poll(self, test: Callable[[], bool], bulk: bool = False) -> None:
-        """Poll ``test`` until it is true: spin, then yield, then sleep (see the class)."""
-        if self.busy:
-            while not test():
-                pass
-            return
+        """Poll ``test`` until it is true: spin, then yield, then sleep (see the class).
+
+        Raises
+        ------
+        WaitTimeout
+            After :attr:`watchdog` seconds.
+        PeerEnded
+            When a member rank ended its script and the wait has not completed
+            :attr:`ended_grace` seconds later.
+        """
         clock = time.perf_counter
         t0 = clock()
-        while clock() - t0 < self.spin:
-            if test():
-                return
+        if not self.busy:
+            while clock() - t0 < self.spin:
+                if test():
+                    return
+        watch = _Watch(self, t0)
+        if self.busy:
+            while not test():
+                if clock() >= watch.next:
+                    watch.check(clock())
+            return
         yld = os.sched_yield
         if bulk:
             while not test():
                 yld()
+                now = clock()
+                if now >= watch.next:
+                    watch.check(now)
             return
         t1 = clock()
         while clock() - t1 < self.yield_:
@@ -224,6 +293,40 @@ class WaitPolicy:
         while not test():
             sleep(delay)
             delay = min(2 * delay, self.max_sleep)
+            now = clock()
+            if now >= watch.next:
+                watch.check(now)
+
+
+class _Watch:
+    """The watchdog of one wait: raises when it lasts too long or waits for an ended rank."""
+
+    __slots__ = ("ended", "next", "policy", "t0")
+
+    def __init__(self, policy: WaitPolicy, t0: float) -> None:
+        self.policy, self.t0 = policy, t0
+        self.next = t0 + _CHECK_S
+        self.ended: tuple[int, float] | None = None  # (world rank, when this wait saw it)
+
+    def check(self, now: float) -> None:
+        self.next = now + _CHECK_S
+        waited = now - self.t0
+        world = mpi().COMM_WORLD
+        if waited > self.policy.watchdog:
+            raise WaitTimeout(
+                f"rank {world.Get_rank()} waited {waited:.1f} s for a message or collective "
+                f"(the wait watchdog, WaitPolicy.watchdog = {self.policy.watchdog:g} s): "
+                "another rank stopped or skipped a collective call")
+        if self.ended is None:
+            gone = peers_ended(self.policy.members, first=True)
+            if gone:
+                self.ended = (gone[0], now)
+        elif now - self.ended[1] > self.policy.ended_grace:
+            raise PeerEnded(
+                f"rank {world.Get_rank()} waits for a message or collective, but rank "
+                f"{self.ended[0]} ended its script (sys.exit or its last line) "
+                f"{now - self.ended[1]:.1f} s ago: every rank must make the same collective "
+                "calls")
 
 
 _DEFAULT_POLICY = WaitPolicy()
@@ -683,7 +786,196 @@ def agree(comm: Any, message: str | None,
     raise error(text)
 
 
+# Digests lie in [-2**62, 2**62) (their negatives fit an int64 too); None's is below.
+_NONE_DIGEST = -(2**62) - 1
+
+
+def _digest(value: Any) -> int:
+    """A 64-bit digest of an argument, the same in every process (no ``hash``: salted)."""
+    if value is None:
+        return _NONE_DIGEST
+    if isinstance(value, int | np.integer) and not isinstance(value, bool) \
+            and -(2**62) <= int(value) < 2**62:
+        return int(value)  # an id or a depth is its own digest, and a message can show it
+    h = hashlib.blake2b(type(value).__name__.encode(), digest_size=8)
+    if isinstance(value, np.ndarray):  # repr would elide the middle of a large array
+        h.update(f"{value.dtype}{value.shape}".encode())
+        h.update(np.ascontiguousarray(value).tobytes())
+    else:
+        text = value if isinstance(value, str) else getattr(value, "name", None)
+        h.update((text if isinstance(text, str) and text else repr(value)).encode())
+    return int.from_bytes(h.digest(), "little") % 2**62
+
+
+_DIFFERENT = ("ranks pass different {name}{shown} to a collective call: "
+              "every rank must pass the same")
+
+
+def agree_call(comm: Any, problem: str | None, *, mismatch: str = _DIFFERENT,
+               **arguments: Any) -> None:
+    """Check, in one small collective, that a collective call may go on on every rank.
+
+    Every rank sends a flag (does its argument check pass?) and a digest of
+    each argument in one ``Allreduce`` of ``2 k + 1`` int64 (``k`` arguments),
+    so a rank whose arguments are bad, or differ from another rank's, makes
+    every rank raise the same error instead of leaving the others waiting in
+    the call's first collective (or searching from another source).
+
+    Parameters
+    ----------
+    comm : mpi4py.MPI.Comm
+        The communicator of the call (a grid's).
+    problem : str or None
+        This rank's argument check's message, None when it passed.
+    mismatch : str
+        The error for differing values, a format with ``{name}`` and
+        ``{shown}`` (`` (lowest to highest)`` for ints, else empty).
+    **arguments
+        The arguments every rank must pass alike (ints by value, anything else
+        by its ``name`` or ``repr``).
+
+    Raises
+    ------
+    CollectiveError
+        On every rank: the lowest failing rank's ``problem``, else the first
+        argument whose digest differs between ranks (``ranks pass different
+        source (0 to 1)``).
+    """
+    size = comm.Get_size()
+    if size == 1:
+        if problem is not None:
+            raise CollectiveError(problem)
+        return
+    k = len(arguments)
+    vec = np.empty(2 * k + 1, dtype=np.int64)
+    for i, value in enumerate(arguments.values()):
+        d = _digest(value)
+        # Max of d and of -d in one MAX reduction: min == max means every rank agrees.
+        vec[i], vec[k + i] = d, -d
+    vec[2 * k] = -(size if problem is None else comm.Get_rank())
+    got = allreduce(comm, vec, "max", inplace=True)
+    first = -int(got[2 * k])
+    if first < size:
+        raise CollectiveError(bcast_obj(comm, problem, root=first))
+    for i, name in enumerate(arguments):
+        hi, lo = int(got[i]), -int(got[k + i])
+        if hi != lo:
+            value = arguments[name]
+            shown = f" ({lo} to {hi})" if isinstance(value, int | np.integer | None) \
+                and not isinstance(value, bool) and _NONE_DIGEST not in (lo, hi) else ""
+            raise CollectiveError(mismatch.format(name=name, shown=shown))
+
+
 # --------------------------------------------------------------------------- failure
+
+
+# The world's largest tag, once looked up: tags of exit notices (see _exit_guard).
+_EXIT_TAG: list[int] = []
+
+
+def _exit_tag() -> int:
+    if not _EXIT_TAG:
+        MPI = mpi()
+        _EXIT_TAG.append(int(MPI.COMM_WORLD.Get_attr(MPI.TAG_UB)))
+    return _EXIT_TAG[0]
+
+
+def peers_ended(members: tuple[int, ...] | None = None, *, first: bool = False) -> list[int]:
+    """World ranks among ``members`` that ended their script (their exit notice is here).
+
+    Parameters
+    ----------
+    members : tuple of int, optional
+        World ranks to look at; None: all (one probe for any source).
+    first : bool
+        Stop at the first found.
+
+    Returns
+    -------
+    list of int
+        The ranks, none received: the notices stay for the exit rendezvous.
+    """
+    MPI = mpi()
+    world, tag = MPI.COMM_WORLD, _exit_tag()
+    if members is None:
+        status = MPI.Status()
+        return [status.Get_source()] if world.Iprobe(MPI.ANY_SOURCE, tag, status) else []
+    found = []
+    for m in members:
+        if world.Iprobe(m, tag):
+            found.append(m)
+            if first:
+                break
+    return found
+
+
+def _job_mpi() -> Any:
+    """``mpi4py.MPI`` if this process is a rank of a job of several, else None.
+
+    MPI is initialized here only for a rank that a launcher started among
+    others (``PMI_SIZE``, ``OMPI_COMM_WORLD_SIZE``) and that ends before it
+    initialized MPI: the other ranks would wait for it in ``MPI_Init``.
+    """
+    MPI = sys.modules.get("mpi4py.MPI")
+    if MPI is None:
+        size = os.environ.get("PMI_SIZE") or os.environ.get("OMPI_COMM_WORLD_SIZE") or "1"
+        if not size.isdigit() or int(size) < 2:
+            return None
+        MPI = mpi()
+    elif not MPI.Is_initialized():
+        return None  # mpi4py imported without initializing: the script's own choice
+    if MPI.Is_finalized() or MPI.COMM_WORLD.Get_size() == 1:
+        return None
+    return MPI
+
+
+def _exit_guard(hook: Any) -> None:
+    """At exit: tell every rank this one ended, and wait until every rank has ended.
+
+    A normal end of every rank passes through here (each rank waits for the
+    last one, then MPI finalizes). A rank that ends while others wait for it in
+    a collective would leave them waiting for ever (the launcher does not stop
+    a job for one rank's exit): they see its notice in their next wait and raise
+    :class:`PeerEnded`, which ends the job. If they are not in a wait of spbfs
+    (a script's own mpi4py call), this rank ends the job after
+    ``hook.exit_timeout`` seconds.
+    """
+    MPI = _job_mpi()
+    if MPI is None:
+        return
+    world = MPI.COMM_WORLD
+    size, rank = world.Get_size(), world.Get_rank()
+    tag = _exit_tag()
+    note = np.array([rank], dtype=np.int64)
+    got = np.empty(size, dtype=np.int64)
+    others = [r for r in range(size) if r != rank]
+    reqs = [world.Irecv(got[r:r + 1], source=r, tag=tag) for r in others]
+    reqs += [world.Isend(note, dest=r, tag=tag) for r in others]
+    timeout = getattr(hook, "exit_timeout", WATCHDOG_S)
+    t0 = time.perf_counter()
+    delay = 1e-4
+    testall = MPI.Request.Testall
+    while not testall(reqs):
+        if time.perf_counter() - t0 > timeout:
+            left = [r for r, q in zip(others, reqs, strict=False) if not q.Test()]
+            _abort(world, f"rank {rank}: ended, but rank(s) {', '.join(map(str, left))} did not "
+                   f"end within {timeout:g} s (install_excepthook(exit_timeout=...)); "
+                   "they may wait for it in a collective: ending the job\n")
+        time.sleep(delay)
+        delay = min(2 * delay, 0.01)
+
+
+def _abort(world: Any, text: str) -> None:
+    """Write ``text`` to stderr in one piece, then ``MPI_Abort`` the world."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    # One write, not a line at a time: MPI_Abort tears down the launcher's output
+    # forwarding, which then kept only the traceback's first line now and then.
+    data = text.encode(errors="replace")
+    while data:
+        data = data[os.write(2, data):]
+    time.sleep(0.2)  # time for the launcher to forward it before the abort
+    world.Abort(1)
 
 
 class _AbortHook:
@@ -692,43 +984,56 @@ class _AbortHook:
     def __init__(self, previous: Callable[..., Any]) -> None:
         self.previous = previous
         self.show_traceback = True
+        self.exit_timeout = WATCHDOG_S
 
     def __call__(self, exc_type: type[BaseException], exc: BaseException, tb: Any) -> None:
-        # Only a job whose MPI is up has ranks to free; never initialize MPI here.
-        MPI = sys.modules.get("mpi4py.MPI")
-        live = MPI is not None and MPI.Is_initialized() and not MPI.Is_finalized()
-        if issubclass(exc_type, KeyboardInterrupt) or not live:
+        if issubclass(exc_type, KeyboardInterrupt):
             self.previous(exc_type, exc, tb)
             return
+        # A job of several ranks (MPI started for it only if the launcher says so).
+        MPI = _job_mpi()
+        if MPI is None:
+            MPI = sys.modules.get("mpi4py.MPI")
+            if MPI is None or not MPI.Is_initialized() or MPI.Is_finalized():
+                self.previous(exc_type, exc, tb)
+                return
         world = MPI.COMM_WORLD
         text = "".join(traceback.format_exception(exc_type, exc, tb)) if self.show_traceback \
             else ""
         text += f"rank {world.Get_rank()}: Error: {exc}\n"
+        if world.Get_size() > 1:
+            _abort(world, text)
+        # A lone rank has nobody waiting on it: Python's own exit (status 1) is enough.
         sys.stdout.flush()
         sys.stderr.flush()
-        # One write, not a line at a time: MPI_Abort tears down the launcher's output
-        # forwarding, which then kept only the traceback's first line now and then.
         data = text.encode(errors="replace")
         while data:
             data = data[os.write(2, data):]
-        # A lone rank has nobody waiting on it: Python's own exit (status 1) is enough.
-        if world.Get_size() > 1:
-            time.sleep(0.2)  # time for the launcher to forward it before the abort
-            world.Abort(1)
 
 
-def install_excepthook(*, show_traceback: bool | None = None) -> None:
-    """Make an uncaught exception on any rank end the whole job promptly.
+def install_excepthook(*, show_traceback: bool | None = None,
+                       exit_timeout: float | None = None) -> None:
+    """Make an uncaught exception, or the end of the script, on any rank end the job.
 
-    Creating a :class:`~spbfs.mpi.grid.ProcessGrid` calls this, so a script
-    never needs to; calling it again replaces nothing (no second hook is
-    chained). The hook prints the traceback (unless switched off) and
-    ``rank R: Error: <message>`` to stderr, then calls ``MPI_Abort`` on
-    ``COMM_WORLD``, so the other ranks, possibly waiting in a collective, are
-    killed instead of hanging and the job exits with a non-zero status. In a
-    process whose MPI is not initialized, or on a job of one rank, it leaves
-    the exit to Python. Launching with ``python -m mpi4py script.py`` gives
-    the same guarantee without spbfs.
+    Importing :mod:`spbfs.mpi` calls this (it starts nothing: the hook looks
+    for MPI only when it runs), so a script never needs to; calling it again
+    replaces nothing (no second hook is chained). Two parts:
+
+    * ``sys.excepthook``: prints the traceback (unless switched off) and
+      ``rank R: Error: <message>`` to stderr, then calls ``MPI_Abort`` on
+      ``COMM_WORLD``, so the other ranks, possibly waiting in a collective,
+      are killed instead of hanging and the job exits with a non-zero status.
+    * an ``atexit`` rendezvous: a rank that ends (``sys.exit(code)``, or its
+      script's last line) tells every other rank, then waits until all have
+      ended. Ranks waiting for it on a grid raise :class:`PeerEnded`
+      :attr:`WaitPolicy.ended_grace` seconds later (which the hook turns into an abort); ranks
+      busy with their own work finish it and end normally. After
+      ``exit_timeout`` seconds without every rank ended (others stuck in a
+      script's own mpi4py call, which spbfs cannot watch), it aborts the job.
+
+    In a process whose MPI is not initialized, or on a job of one rank, both
+    leave the exit to Python. Launching with ``python -m mpi4py script.py``
+    gives the first guarantee without spbfs.
 
     Parameters
     ----------
@@ -736,10 +1041,18 @@ def install_excepthook(*, show_traceback: bool | None = None) -> None:
         Print the traceback before the one-line message. None keeps the
         installed hook's choice (True for a new one); the command line passes
         False unless its ``debug`` setting is on.
+    exit_timeout : float, optional
+        Seconds an ended rank waits for the others to end (default
+        :data:`WATCHDOG_S`); None keeps the installed hook's.
     """
     hook = sys.excepthook
     if not isinstance(hook, _AbortHook):
         hook = _AbortHook(sys.excepthook)
         sys.excepthook = hook
+        # Python's atexit runs before mpi4py finalizes MPI (a C-level exit function).
+        atexit.unregister(_exit_guard)
+        atexit.register(_exit_guard, hook)
     if show_traceback is not None:
         hook.show_traceback = bool(show_traceback)
+    if exit_timeout is not None:
+        hook.exit_timeout = float(exit_timeout)

@@ -229,7 +229,8 @@ class DistGraph:
         Raises
         ------
         CollectiveError
-            On every rank when any rank's ids are out of range or not integers.
+            On every rank when any rank's ids are out of range or not integers,
+            or when ranks pass different ``n``, ``directed`` or ``config``.
         """
         config = config or Config()
         return cls._from_box(as_grid(grid, config), [src, dst], n, directed, config)
@@ -256,7 +257,7 @@ class DistGraph:
         except (TypeError, ValueError) as exc:
             msg = f"rank {g.rank}: {exc}"
         box.clear()
-        C.agree(g.comm, msg)
+        C.agree_call(g.comm, msg, n=n, directed=bool(directed), config=config)
         box += [src, dst]
         del src, dst
         self = cls._build(g, box, n, bool(directed), config)
@@ -357,7 +358,7 @@ class DistGraph:
         except (TypeError, ValueError) as exc:
             msg = str(exc)
             src = dst = np.zeros(0, np.int64)
-        C.agree(g.comm, msg)
+        C.agree_call(g.comm, msg, scale=scale, edgefactor=edgefactor, seed=seed)
         C.wait_barrier(g.comm)
         t_gen = time.perf_counter() - t0
         box = [src, dst]
@@ -399,13 +400,18 @@ class DistGraph:
         ------
         CollectiveError
             On every rank when the file cannot be read or is malformed
-            (``cannot read PATH, line K: ...``, as :func:`spbfs.io.read_graph` says).
+            (``cannot read PATH, line K: ...``, as :func:`spbfs.io.read_graph` says),
+            when the ranks do not see the same file, or when they pass different
+            options.
         """
         from spbfs.io import read_graph
         from spbfs.mpi.read import read_edges
 
         config = config or Config()
         g = as_grid(grid, config)
+        # Not the path: ranks may read copies of the file at different paths.
+        C.agree_call(g.comm, None, directed=directed, one_based=one_based, reverse=reverse,
+                     config=config)
         got = read_edges(g.comm, os.fspath(path), directed=directed, one_based=one_based)
         if got is not None:
             src, dst, n, is_dir = got

@@ -20,13 +20,20 @@ only when it is constructed.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from typing import Any
 
 import numpy as np
 
 from spbfs.config import Config
-from spbfs.mpi.comm import CollectiveError, WaitPolicy, install_excepthook, mpi, set_policy
+from spbfs.mpi.comm import (
+    WaitPolicy,
+    agree_call,
+    install_excepthook,
+    mpi,
+    set_policy,
+)
 
 __all__ = ["Distribution", "ProcessGrid", "auto_grid_shape", "parse_grid"]
 
@@ -223,6 +230,10 @@ class ProcessGrid:
     config : Config, optional
         Where the grid's :attr:`wait` policy comes from (its ``wait``);
         default :class:`~spbfs.Config` ``()``.
+    watchdog : float, optional
+        Seconds one wait on the grid may last before it raises
+        :class:`~spbfs.mpi.comm.WaitTimeout` (default
+        :data:`~spbfs.mpi.comm.WATCHDOG_S`, an hour).
 
     Attributes
     ----------
@@ -247,34 +258,53 @@ class ProcessGrid:
 
     Notes
     -----
-    Creating a grid installs :func:`~spbfs.mpi.comm.install_excepthook`: from
-    then on an exception that no code catches, on any rank, aborts the whole
-    job instead of leaving the other ranks waiting in a collective.
+    Importing :mod:`spbfs.mpi` installed
+    :func:`~spbfs.mpi.comm.install_excepthook` (a grid makes sure of it): an
+    exception that no code catches, or the end of the script, on any rank
+    ends the whole job instead of leaving the other ranks waiting in a
+    collective.
 
     Raises
     ------
     CollectiveError
         On every rank alike when the shape is malformed or does not multiply to
-        the rank count (``grid 2x3 needs 6 ranks, got 4``).
+        the rank count (``grid 2x3 needs 6 ranks, got 4``), or when ranks pass
+        different shapes or configs.
     """
 
     def __init__(self, shape: str | tuple[int, int] | None = None, comm: Any = None, *,
-                 config: Config | None = None) -> None:
+                 config: Config | None = None, watchdog: float | None = None) -> None:
         MPI = mpi()
         # Before anything can fail on one rank only: uncaught, such an error would
         # leave the other ranks waiting in their next collective forever.
         install_excepthook()
         base = MPI.COMM_WORLD if comm is None else comm
         size = base.Get_size()
-        if shape is None:
-            pr, pc = auto_grid_shape(size)
-        else:
-            try:
-                pr, pc = parse_grid(shape)
-            except ValueError as exc:
-                raise CollectiveError(str(exc)) from None
-        if pr * pc != size:
-            raise CollectiveError(f"grid {pr}x{pc} needs {pr * pc} ranks, got {size}")
+        problem = None
+        try:
+            pr, pc = auto_grid_shape(size) if shape is None else parse_grid(shape)
+            if pr * pc != size:
+                problem = f"grid {pr}x{pc} needs {pr * pc} ranks, got {size}"
+            wait = WaitPolicy.from_config(Config() if config is None else config)
+            if watchdog is not None:
+                if not watchdog > 0:
+                    raise ValueError(f"watchdog must be a positive number of seconds, "
+                                     f"got {watchdog!r}")
+                wait = dataclasses.replace(wait, watchdog=float(watchdog))
+        except (TypeError, ValueError) as exc:
+            problem = str(exc)
+        # A polled collective first (MPI's Dup and Split below wait without a watchdog):
+        # a rank that raised or ended before this call ends the job here, and ranks
+        # with different arguments get an error instead of different grids.
+        agree_call(base, problem, shape=None if shape is None else str(shape),
+                   config=config, watchdog=watchdog)
+        if base is not MPI.COMM_WORLD:
+            # A wait on this grid looks for ended ranks among its own members only.
+            group, world = base.Get_group(), MPI.COMM_WORLD.Get_group()
+            members = group.Translate_ranks(list(range(size)), world)
+            group.Free()
+            world.Free()
+            wait = dataclasses.replace(wait, members=tuple(int(r) for r in members))
         self.comm = base.Dup()
         self.rank = self.comm.Get_rank()
         self.size = size
@@ -290,7 +320,7 @@ class ProcessGrid:
         self.local_rank = shared.Get_rank()
         shared.Free()
         self.cpu: int | None = None  # the core this rank is pinned to (bind_to_core)
-        self.wait = WaitPolicy.from_config(Config() if config is None else config)
+        self.wait = wait
         for c in (self.comm, self.row_comm, self.col_comm):
             set_policy(c, self.wait)
 

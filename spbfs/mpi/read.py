@@ -9,6 +9,8 @@ reads only its range and parses it with the serial reader's scanner
 exclusive prefix sum of the ranges' line counts, so a malformed line is
 reported exactly as :func:`spbfs.io.read_graph` reports it.
 
+Every rank first checks that all see the same file: its size and a CRC of a
+common 256 KiB sample, in one Allreduce (:func:`_check_same_file`).
 What needs the whole file is agreed with small collectives: the edge count
 against the Matrix Market size line, the field count of every line, an edge
 list's count line (``n m``: a count line only when exactly ``m`` records follow
@@ -257,6 +259,49 @@ def _gz_share(comm: Any, path: str, b0: int, size: int) -> tuple[bytes, int, int
     return data, cuts[rank], cuts[rank + 1], last_nl, msg
 
 
+#: The common sample every rank reads to check that all see the same file: this many
+#: windows of :data:`SAMPLE_WINDOW` bytes, spread evenly over the file (all of a smaller file).
+SAMPLE_WINDOWS = 64
+SAMPLE_WINDOW = 4096
+
+
+def _sample_digest(path: str, size: int) -> int:
+    """CRC-32 of the common sample of a file of ``size`` bytes (see :func:`_check_same_file`)."""
+    crc = 0
+    with open(path, "rb") as f:
+        if size <= SAMPLE_WINDOWS * SAMPLE_WINDOW:
+            return zlib.crc32(f.read(size))
+        for k in range(SAMPLE_WINDOWS):
+            f.seek((size - SAMPLE_WINDOW) * k // (SAMPLE_WINDOWS - 1))
+            crc = zlib.crc32(f.read(SAMPLE_WINDOW), crc)
+    return crc
+
+
+def _check_same_file(comm: Any, path: str, problem: str | None) -> None:
+    """Raise a CollectiveError on every rank unless every rank sees the same file.
+
+    A rank reads only its own range, so a rank with another file (another
+    copy on a node's local disk, a file rewritten between reads) would build
+    another graph without any error. Every rank compares, in one Allreduce,
+    the size and a CRC of a common sample: :data:`SAMPLE_WINDOWS` windows of
+    :data:`SAMPLE_WINDOW` bytes spread evenly over the file (256 KiB read per
+    rank; the whole file when smaller). Another file of the same size differs
+    in the sample; an edit of a few bytes between two windows is not seen.
+    """
+    size = digest = None
+    if problem is None:
+        try:
+            size = os.path.getsize(path)
+            digest = _sample_digest(path, size)
+        except OSError as exc:
+            problem = f"cannot read {path}: {exc}"
+    shown = path.replace("{", "{{").replace("}", "}}")  # a format below
+    C.agree_call(comm, problem, size=size, content=None if digest is None else f"{digest:08x}",
+                 mismatch=f"cannot read {shown}: the ranks do not see the same file, its "
+                          "{name} differs between ranks{shown}; every rank must read the same "
+                          "file")
+
+
 def read_edges(comm: Any, path: str, *, directed: bool | None = None,
                one_based: bool | None = None) -> tuple[np.ndarray, np.ndarray, int, bool] | None:
     """This rank's share of the edges of a text graph file (collective).
@@ -285,7 +330,8 @@ def read_edges(comm: Any, path: str, *, directed: bool | None = None,
     ------
     CollectiveError
         On every rank, reading ``cannot read PATH: ...`` with the serial
-        reader's message (file and line) for a malformed or unreadable file.
+        reader's message (file and line) for a malformed or unreadable file,
+        or when the ranks do not see the same file (:func:`_check_same_file`).
     """
     rank, p = comm.Get_rank(), comm.Get_size()
     msg = None
@@ -307,7 +353,7 @@ def read_edges(comm: Any, path: str, *, directed: bool | None = None,
     except (OSError, ValueError) as exc:
         msg = f"cannot read {path}: {exc}"
         special = False
-    C.agree(comm, msg)
+    _check_same_file(comm, path, msg)
     if C.allreduce(comm, np.array([int(special)]), "max")[0]:
         if fmt == "npz" and not _gz(path):
             return read_npz_edges(comm, path, directed=directed, one_based=one_based)

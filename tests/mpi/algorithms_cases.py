@@ -222,6 +222,14 @@ def check_bad_input(grid: ProcessGrid) -> None:
     expect(dist_betweenness_centrality, "not both", g, k=2, sources=[1])
     expect(dist_betweenness_centrality, "sources must be distinct", g, sources=[1, 1])
     expect(dist_betweenness_centrality, "batch_size must be >= 1", g, batch_size=0)
+    # A bad argument on one rank only, or arguments that differ: an error on every rank.
+    last = grid.rank == grid.size - 1
+    expect(dist_sssp, "source=10 is out of range", g, 10 if last else 0)
+    expect(dist_multi_source_bfs, "sources[1]=12 is out of range", g, [1, 12 if last else 2])
+    if grid.size > 1:
+        expect(dist_sssp, "ranks pass different max_rounds (2 to 3)", g, 0,
+               max_rounds=3 if last else 2)
+        expect(dist_pagerank, "ranks pass different alpha", g, alpha=0.5 if last else 0.85)
     # A negative weight on the last rank only: the same error everywhere.
     w = np.ones(el.src.shape[0])
     if grid.rank == grid.size - 1:
