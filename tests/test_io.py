@@ -748,8 +748,8 @@ def test_gzip_members_padding_and_damage(tmp_path):
     one, two = gzip.compress(b"0 1\n"), gzip.compress(b"1 2\n")
     p = write(tmp_path, "g.txt.gz", one + two + b"\0\0\0")
     assert edges(read_graph(p)) == [(0, 1), (1, 2)]
-    damaged = [(one[:-5], "ends before its end marker"), (one + b"junk", "not a valid gzip"),
-               (one[:-8] + b"\0" * 8, "not a valid gzip")]
+    damaged = [(one[:-5], "ended before the end-of-stream marker"),
+               (one + b"junk", "not a valid gzip"), (one[:-8] + b"\0" * 8, "not a valid gzip")]
     for bad, match in damaged:
         raises_at(write(tmp_path, "b.txt.gz", bad), None, match)
 

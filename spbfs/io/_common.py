@@ -246,7 +246,9 @@ def gunzip(path: PathLike, raw: bytes, max_ratio: float | None = MAX_RATIO) -> b
             if limit is not None and total > limit:
                 check_ratio(path, "the gzip stream", len(raw), total, max_ratio)
             if not d.eof:
-                raise gzip_error(path, EOFError("the stream ends before its end marker"))
+                # gzip's own words, which the parallel reader's stream reports.
+                raise gzip_error(path, EOFError(
+                    "Compressed file ended before the end-of-stream marker was reached"))
             parts.append(part)
             # Concatenated members are one file (pigz, bgzip); zero padding is allowed.
             data = d.unused_data.lstrip(b"\x00")
