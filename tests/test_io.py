@@ -826,3 +826,9 @@ def test_one_long_value_does_not_size_every_value(tmp_path, monkeypatch, value, 
     el = read_graph(write(tmp_path, "g.txt", f"0 1 {value}\n" + rows))
     assert el.weights[0] == want and el.weights[1:].tolist() == list(range(20_000))
     assert widths and max(widths) <= 64
+
+
+@pytest.mark.parametrize("ratio", [0, -1.0, "100", True, float("nan")])
+def test_max_ratio_is_checked(tmp_path, ratio):
+    with pytest.raises(ValueError, match="max_ratio must be a positive number or None"):
+        read_graph(write(tmp_path, "g.txt", "0 1\n"), max_ratio=ratio)

@@ -274,7 +274,13 @@ def read_bytes(path: PathLike, max_ratio: float | None = MAX_RATIO) -> bytes:
     ------
     GraphFormatError
         If a gzip stream does not decompress or expands beyond ``max_ratio``.
+    ValueError
+        If ``max_ratio`` is not a positive number or None.
     """
+    if max_ratio is not None and (
+        isinstance(max_ratio, bool) or not isinstance(max_ratio, int | float) or not max_ratio > 0
+    ):
+        raise ValueError(f"max_ratio must be a positive number or None, got {max_ratio!r}")
     raw = Path(path).read_bytes()
     if split_gz(path)[1] or raw[:2] == GZIP_MAGIC:
         raw = gunzip(path, raw, max_ratio)
