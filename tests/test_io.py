@@ -748,8 +748,8 @@ def test_gzip_members_padding_and_damage(tmp_path):
     one, two = gzip.compress(b"0 1\n"), gzip.compress(b"1 2\n")
     p = write(tmp_path, "g.txt.gz", one + two + b"\0\0\0")
     assert edges(read_graph(p)) == [(0, 1), (1, 2)]
-    damaged = [(one[:-5], "ends before its end marker"), (one + b"junk", "not a valid gzip"),
-               (one[:-8] + b"\0" * 8, "not a valid gzip")]
+    damaged = [(one[:-5], "ended before the end-of-stream marker"),
+               (one + b"junk", "not a valid gzip"), (one[:-8] + b"\0" * 8, "not a valid gzip")]
     for bad, match in damaged:
         raises_at(write(tmp_path, "b.txt.gz", bad), None, match)
 
@@ -803,3 +803,32 @@ def test_scipy_npz_bad_format_member(tmp_path, fmt, match):
     np.savez(p, format=fmt, shape=np.array([2, 2]), data=np.array([1.0]),
              row=np.array([0]), col=np.array([1]))
     raises_at(p, None, match)
+
+
+@pytest.mark.parametrize(
+    ("value", "want"),
+    [("1" * 100_000, np.inf), ("0." + "0" * 300 + "1e302", 10.0),
+     ("0" * 80 + "7", 7), ("-" + "0" * 80 + "2.5", -2.5)],
+)
+def test_one_long_value_does_not_size_every_value(tmp_path, monkeypatch, value, want):
+    """Values are parsed from a rows x width matrix: one long value must not widen it."""
+    from spbfs.io import scanner
+
+    widths = []
+    gather = scanner._gather_tokens
+
+    def spy(buf, ws, we, nrows, width):
+        widths.append(width)
+        return gather(buf, ws, we, nrows, width)
+
+    monkeypatch.setattr(scanner, "_gather_tokens", spy)
+    rows = "".join(f"{k} {k + 1} {k}\n" for k in range(20_000))
+    el = read_graph(write(tmp_path, "g.txt", f"0 1 {value}\n" + rows))
+    assert el.weights[0] == want and el.weights[1:].tolist() == list(range(20_000))
+    assert widths and max(widths) <= 64
+
+
+@pytest.mark.parametrize("ratio", [0, -1.0, "100", True, float("nan")])
+def test_max_ratio_is_checked(tmp_path, ratio):
+    with pytest.raises(ValueError, match="max_ratio must be a positive number or None"):
+        read_graph(write(tmp_path, "g.txt", "0 1\n"), max_ratio=ratio)

@@ -246,7 +246,9 @@ def gunzip(path: PathLike, raw: bytes, max_ratio: float | None = MAX_RATIO) -> b
             if limit is not None and total > limit:
                 check_ratio(path, "the gzip stream", len(raw), total, max_ratio)
             if not d.eof:
-                raise gzip_error(path, EOFError("the stream ends before its end marker"))
+                # gzip's own words, which the parallel reader's stream reports.
+                raise gzip_error(path, EOFError(
+                    "Compressed file ended before the end-of-stream marker was reached"))
             parts.append(part)
             # Concatenated members are one file (pigz, bgzip); zero padding is allowed.
             data = d.unused_data.lstrip(b"\x00")
@@ -272,7 +274,13 @@ def read_bytes(path: PathLike, max_ratio: float | None = MAX_RATIO) -> bytes:
     ------
     GraphFormatError
         If a gzip stream does not decompress or expands beyond ``max_ratio``.
+    ValueError
+        If ``max_ratio`` is not a positive number or None.
     """
+    if max_ratio is not None and (
+        isinstance(max_ratio, bool) or not isinstance(max_ratio, int | float) or not max_ratio > 0
+    ):
+        raise ValueError(f"max_ratio must be a positive number or None, got {max_ratio!r}")
     raw = Path(path).read_bytes()
     if split_gz(path)[1] or raw[:2] == GZIP_MAGIC:
         raw = gunzip(path, raw, max_ratio)

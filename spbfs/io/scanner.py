@@ -19,7 +19,7 @@ from typing import Any, NoReturn
 import numpy as np
 from numba import njit
 
-from spbfs.io._common import GraphFormatError, PathLike, show
+from spbfs.io._common import GraphFormatError, PathLike, allocating, show
 
 __all__ = [
     "I64_MAX",
@@ -35,6 +35,10 @@ __all__ = [
     "row_line",
     "scan",
 ]
+
+#: Bytes per value in the matrix :func:`convert_weights` gathers for numpy to parse;
+#: longer values (rare: 17 significant digits and an exponent fit) are parsed alone.
+_TOKEN_WIDTH = 64
 
 # Error codes returned by scan (0 = fine).
 _E_FEW, _E_MANY, _E_NCOLS, _E_INT, _E_BIG, _E_EMPTY, _E_NUM, _E_ROWS, _E_SEP, _E_RANGE = range(
@@ -546,17 +550,39 @@ def convert_weights(
     ws, we, maxlen, all_int, nonint_line = res[3], res[4], res[7], res[8], res[9]
     if want_int and not all_int:
         raise GraphFormatError(path, int(nonint_line), "expected an integer value")
+    ws, we = ws[lo:nrows], we[lo:nrows]
     width = max(int(maxlen), 1)
-    tokens = _gather_tokens(buf, ws[lo:nrows], we[lo:nrows], nrows - lo, width)
+    long_rows = np.zeros(0, np.int64)
+    ends = we
+    if width > _TOKEN_WIDTH:
+        # One long value must not size the whole (rows x width) matrix: gather the
+        # others at a fixed width and "0" for the long ones, then parse those one
+        # by one (there are at most len(buf) / _TOKEN_WIDTH of them).
+        long_rows = np.flatnonzero(we - ws > _TOKEN_WIDTH)
+        width = _TOKEN_WIDTH
+        ends = we.copy()
+        ends[long_rows] = ws[long_rows]
+    with allocating(path, f"the text of {nrows - lo} values ({width} bytes each)",
+                    (nrows - lo) * width):
+        tokens = _gather_tokens(buf, ws, ends, nrows - lo, width)
+    tokens[long_rows, 0] = ord("0")
     text = tokens.view(f"S{width}").ravel()
+    longs = [buf[ws[i]:we[i]].tobytes() for i in long_rows]
     if want_int is False or not all_int:
-        return text.astype(np.float64)
+        out = text.astype(np.float64)
+        out[long_rows] = [float(t) for t in longs]
+        return out
     try:
-        return text.astype(np.int64)
+        out = text.astype(np.int64)
+        # Python's int() refuses over 4300 digits (ValueError): too big for int64 anyway.
+        out[long_rows] = [int(t) for t in longs]
+        return out
     except (OverflowError, ValueError):
         if want_int:
             raise GraphFormatError(path, None, "an integer value does not fit in int64") from None
-        return text.astype(np.float64)
+        out = text.astype(np.float64)
+        out[long_rows] = [float(t) for t in longs]
+        return out
 
 
 def fail_at_row(
