@@ -33,6 +33,8 @@ RULES = [
      "the scipy drop-ins run one process"),
     ("spbfs/nxbackend", ("spbfs.cli", "spbfs.mpi", "spbfs.csgraph"),
      "the networkx backend runs one process"),
+    ("spbfs/patterns.py", ("spbfs", "numpy", "mpi4py"),
+     "the pattern registry is names: the configuration below everything reads it"),
     ("spbfs/mpi/codec.py", ("spbfs.mpi.spmsv", "spbfs.mpi.bfs", "spbfs.mpi.planner"),
      "the codec knows arrays, not the phases that send them"),
     ("spbfs/mpi/costmodel.py", ("spbfs.mpi.spmsv", "spbfs.mpi.bfs", "spbfs.mpi.planner",
