@@ -41,8 +41,8 @@ from semirings.kernels import spmv
 from semirings.semiring import Semiring
 from spbfs.config import Config
 from spbfs.mpi import comm as C
-from spbfs.mpi.bfs import DistBFSResult
 from spbfs.mpi.graph import DistGraph
+from spbfs.mpi.result import DistBFSResult
 from spbfs.mpi.spmsv import GridOps, PhaseCounters, product_sparse
 from spbfs.search.driver import run_levels
 from spbfs.search.semiring_engine import (
