@@ -350,8 +350,9 @@ def _sizes(phase: str, enc: str, q: int, total: float, mx: float, mn: float, spa
                              + _codec_seconds(enc, recv_per, span, True, codec, False)))
 
 
-def _gather_p2p(q: int, enc: str, mx: float, span: int, lat: float, bw: float, f: int,
-                psp: int, codec: CodecSpeed, z: _Sizes) -> Estimate:
+def _p2p(q: int, enc: str, mx: float, span: int, lat: float, bw: float, f: int,
+         psp: int, codec: CodecSpeed, z: _Sizes) -> Estimate:
+    # One round of a message to each partner: an allgather and an all-to-all alike.
     msgs = q - 1
     sent = (q - 1) * z.s_max
     wire = max(msgs * lat + sent / bw, msgs * lat + (q - 1) * z.s_recv / bw)
@@ -393,14 +394,6 @@ def _gather_butterfly(q: int, enc: str, mx: float, span: int, lat: float, bw: fl
         wire += partners * lat + max(b, got * z.s_avg) / bw
         known += got
     return _priced(wire, z.codec_s, msgs, sent, rounds, codec)
-
-
-def _alltoall_p2p(q: int, enc: str, mx: float, span: int, lat: float, bw: float, f: int,
-                  psp: int, codec: CodecSpeed, z: _Sizes) -> Estimate:
-    msgs = q - 1
-    sent = (q - 1) * z.s_max
-    wire = max(msgs * lat + sent / bw, msgs * lat + (q - 1) * z.s_recv / bw)
-    return _priced(wire, z.codec_s, msgs, sent, 1, codec)
 
 
 def _alltoall_collective(q: int, enc: str, mx: float, span: int, lat: float, bw: float,
@@ -447,9 +440,9 @@ def _priced(wire: float, codec_s: float, msgs: int, sent: float, rounds: int,
 #: Each registered pattern's price of an allgather (expand, gather) and of a personalized
 #: all-to-all (fold, updates); ``tests/test_patterns.py`` checks that every name of
 #: :data:`spbfs.patterns.PATTERNS` has both.
-_GATHER_COST = {"p2p": _gather_p2p, "collective": _gather_collective,
+_GATHER_COST = {"p2p": _p2p, "collective": _gather_collective,
                 "butterfly": _gather_butterfly}
-_ALLTOALL_COST = {"p2p": _alltoall_p2p, "collective": _alltoall_collective,
+_ALLTOALL_COST = {"p2p": _p2p, "collective": _alltoall_collective,
                   "butterfly": _alltoall_butterfly}
 
 
