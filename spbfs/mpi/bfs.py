@@ -90,6 +90,7 @@ from spbfs.mpi.spmsv import (
     UPDATES,
     FrontierPhases,
     PhaseCounters,
+    grid_backend,
     merge_pairs,
 )
 from spbfs.search.checks import LEVELS, VALUES, check_max_depth, check_semiring, check_vertex
@@ -195,6 +196,7 @@ class GridEngine:
                  out: tuple[np.ndarray, np.ndarray] | None = None,
                  max_depth: int | None = None, policy: DirectionPolicy | None = None,
                  target: int | None = None) -> None:
+        grid_backend(cfg)  # cupy is refused, never run on the CPU in its place
         self.g = g
         self.policy = policy or DirectionPolicy(cfg.direction, cfg.alpha, cfg.beta)
         self.n = g.n
