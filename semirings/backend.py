@@ -8,15 +8,38 @@ two backends in one process never interfere.
 from __future__ import annotations
 
 import functools
+import re
 from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
 
 import numpy as np
 
-__all__ = ["BACKENDS", "Backend", "get_backend", "gpu_available"]
+__all__ = ["BACKENDS", "CUPY_MIN", "Backend", "check_cupy_version", "get_backend",
+           "gpu_available"]
 
 BACKENDS = ("auto", "numpy", "numba", "cupy")
+#: The oldest cupy the package runs on: the whole-array BFS steps hand ``repeat`` its
+#: counts as a device array (cupy 14.1). pyproject.toml's ``gpu`` (CUDA 12) and
+#: ``gpu-cuda13`` (CUDA 13) extras ask for it.
+CUPY_MIN = (14, 1)
+
+
+def check_cupy_version(version: str) -> None:
+    """Raise when cupy ``version`` is older than :data:`CUPY_MIN`.
+
+    Raises
+    ------
+    RuntimeError
+        Naming the version found, the one needed and the extras that install it.
+    """
+    m = re.match(r"(\d+)\.(\d+)", version)
+    if m is None or (int(m.group(1)), int(m.group(2))) < CUPY_MIN:
+        need = ".".join(map(str, CUPY_MIN))
+        raise RuntimeError(
+            f"backend 'cupy' needs cupy >= {need}; found cupy {version}: install "
+            f"'spbfs[gpu]' (CUDA 12) or 'spbfs[gpu-cuda13]' (CUDA 13), or choose "
+            f"backend 'numba' / 'numpy'")
 
 
 @functools.cache
@@ -80,7 +103,8 @@ def get_backend(name: str | Backend = "auto") -> Backend:
     ValueError
         For an unknown name (the message lists the valid ones).
     RuntimeError
-        When ``"cupy"`` is requested but no usable GPU/cupy exists.
+        When ``"cupy"`` is requested but no usable GPU/cupy exists, or when cupy
+        (asked for, or picked by ``"auto"``) is older than :data:`CUPY_MIN`.
     """
     if isinstance(name, Backend):
         return name
@@ -92,10 +116,13 @@ def get_backend(name: str | Backend = "auto") -> Backend:
         if not gpu_available():
             raise RuntimeError(
                 "backend 'cupy' was requested but no usable GPU was found "
-                "(install the 'gpu' extra and check the CUDA driver), "
+                "(install the 'gpu' extra, or 'gpu-cuda13' for CUDA 13, and check the "
+                "CUDA driver), "
                 "or choose backend 'numba' / 'numpy'"
             )
         import cupy
+
+        check_cupy_version(cupy.__version__)
         import cupyx.scipy.sparse
 
         return Backend("cupy", cupy, cupyx.scipy.sparse)

@@ -51,6 +51,7 @@ import numpy as np
 from spbfs._progress import Progress
 from spbfs.config import Config, load_config
 from spbfs.edges import EdgeList
+from spbfs.patterns import ENCODING_HELP, ENCODINGS, PATTERN_HELP, PATTERNS
 
 __all__ = ["grid_main", "main", "run_grid_main"]
 
@@ -178,12 +179,14 @@ def _add_bfs_arguments(p: argparse.ArgumentParser) -> None:
 def _add_grid_arguments(p: argparse.ArgumentParser) -> None:
     """Options of both grid commands beyond those of one process."""
     _add_config_arguments(p)
-    p.add_argument("--frontier-encoding", choices=("auto", "list", "bitmap", "compressed"),
-                   help="frontier messages as id lists, bitmaps, compressed ids, or per "
-                        "message the cheapest by the cost model (auto)")
-    p.add_argument("--exchange", choices=("auto", "p2p", "collective", "butterfly"),
-                   help="how messages move in a processor row or column: posted messages, "
-                        "MPI collectives, a butterfly, or per phase by the cost model (auto)")
+    p.add_argument("--frontier-encoding", choices=("auto", *ENCODINGS),
+                   help="how frontier messages travel: "
+                        + "; ".join(f"{k}: {v}" for k, v in ENCODING_HELP.items())
+                        + "; auto: per message the cheapest by the cost model")
+    p.add_argument("--exchange", choices=("auto", *PATTERNS),
+                   help="how messages move in a processor row or column: "
+                        + "; ".join(f"{k}: {v}" for k, v in PATTERN_HELP.items())
+                        + "; auto: per phase by the cost model")
     p.add_argument("--butterfly-fanout", type=int, help="partners per butterfly round (>= 2)")
     p.add_argument("--network", help="emulated link: native, 1gbe, 10gbe, ib or "
                                      "LATENCY_US:GBPS (holds every message)")

@@ -44,6 +44,8 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
+from spbfs.patterns import ENCODINGS, PATTERNS
+
 __all__ = ["Config", "as_config", "default_config", "load_config", "wait_seconds"]
 
 _CHOICES: dict[str, tuple[str, ...]] = {
@@ -51,8 +53,8 @@ _CHOICES: dict[str, tuple[str, ...]] = {
     "backend": ("auto", "numpy", "numba", "cupy"),
     "index_dtype": ("auto", "int32", "int64"),
     "direction": ("auto", "top-down", "bottom-up"),
-    "frontier_encoding": ("auto", "list", "bitmap", "compressed"),
-    "exchange": ("auto", "p2p", "collective", "butterfly"),
+    "frontier_encoding": ("auto", *ENCODINGS),
+    "exchange": ("auto", *PATTERNS),
     "output": ("both", "parents", "levels"),
     "bind": ("auto", "none", "core"),
     "grid_blocks": ("one", "both"),
@@ -110,7 +112,8 @@ class Config:
         Switch bottom-up -> top-down when the frontier shrinks below
         ``n/beta`` vertices (Beamer et al. 2012, beta = 24).
     frontier_encoding : {"auto", "list", "bitmap", "compressed"}
-        How frontier messages travel on a grid: a sorted id list (64 bits per
+        How frontier messages travel on a grid (the encodings of
+        :mod:`spbfs.patterns`): a sorted id list (64 bits per
         id), a bitmap (1 bit per vertex of the range; Bisson, Bernaschi and
         Mastrostefano, Kepler 2D BFS, Section 5), or ``compressed``: ids
         delta and Frame-of-Reference bit-packed in blocks (Young et al.;
@@ -120,9 +123,9 @@ class Config:
         codec's time.
     exchange : {"auto", "p2p", "collective", "butterfly"}
         How frontier and pair messages move in a processor row or column
-        (:mod:`spbfs.mpi.exchange`): posted point-to-point messages, MPI's
-        Allgatherv / Alltoallv, or Green's butterfly; ``auto`` picks per phase
-        and level by the cost model.
+        (the patterns of :mod:`spbfs.patterns`, run by :mod:`spbfs.mpi.exchange`):
+        posted point-to-point messages, MPI's Allgatherv / Alltoallv, or Green's
+        butterfly; ``auto`` picks per phase and level by the cost model.
     butterfly_fanout : int
         Partners per round of the butterfly pattern (>= 2).
     network : str

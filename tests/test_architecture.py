@@ -33,6 +33,8 @@ RULES = [
      "the scipy drop-ins run one process"),
     ("spbfs/nxbackend", ("spbfs.cli", "spbfs.mpi", "spbfs.csgraph"),
      "the networkx backend runs one process"),
+    ("spbfs/patterns.py", ("spbfs", "numpy", "mpi4py"),
+     "the pattern registry is names: the configuration below everything reads it"),
     ("spbfs/mpi/codec.py", ("spbfs.mpi.spmsv", "spbfs.mpi.bfs", "spbfs.mpi.planner"),
      "the codec knows arrays, not the phases that send them"),
     ("spbfs/mpi/costmodel.py", ("spbfs.mpi.spmsv", "spbfs.mpi.bfs", "spbfs.mpi.planner",
@@ -74,3 +76,84 @@ def test_rules_catch_an_upward_import(tmp_path: Path) -> None:
     f = tmp_path / "m.py"
     f.write_text("def f():\n    from spbfs.mpi import comm\n    import spbfs.cli\n")
     assert [n for _, n in _imports(f)] == ["spbfs.mpi", "spbfs.mpi.comm", "spbfs.cli"]
+
+
+def _module_graph(top: Path) -> dict[str, set[str]]:
+    """Every module below ``top`` and the modules of the package it imports (lazily too).
+
+    ``from pkg import sub`` is an edge to ``pkg.sub`` when that is a module, to ``pkg``
+    (its ``__init__``) otherwise; a package's own ``__init__`` re-exporting its
+    submodules is no edge back from them.
+    """
+    mods = {}
+    for f in sorted(top.rglob("*.py")):
+        parts = f.relative_to(top.parent).with_suffix("").parts
+        mods[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = f
+    graph: dict[str, set[str]] = {m: set() for m in mods}
+    for m, f in mods.items():
+        for node in ast.walk(ast.parse(f.read_text(), filename=str(f))):
+            if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                subs = [f"{node.module}.{a.name}" for a in node.names]
+                names = [s for s in subs if s in mods] or [node.module]
+            elif isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            else:
+                continue
+            graph[m] |= {n for n in names
+                         if n in mods and n != m and not m.startswith(n + ".")}
+    return graph
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The groups of modules that import each other, directly or around a circle (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        for w in sorted(graph[v]):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            group = []
+            while True:
+                w = stack.pop()
+                group.append(w)
+                if w == v:
+                    break
+            if len(group) > 1:
+                found.append(sorted(group))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return found
+
+
+@pytest.mark.parametrize("package", ["spbfs", "semirings"])
+def test_no_import_circles(package: str) -> None:
+    """Two modules that import each other cannot be read, changed or tested apart."""
+    circles = _cycles(_module_graph(ROOT / package))
+    assert not circles, "modules that import each other: " + "; ".join(
+        " <-> ".join(c) for c in circles)
+
+
+def test_a_planted_circle_is_found(tmp_path: Path) -> None:
+    pkg = tmp_path / "pkg"
+    (pkg / "sub").mkdir(parents=True)
+    (pkg / "__init__.py").write_text("from pkg.a import f\n")
+    (pkg / "a.py").write_text("from pkg import b\n")
+    (pkg / "b.py").write_text("def g():\n    from pkg.sub.c import h\n")
+    (pkg / "sub" / "__init__.py").write_text("")
+    (pkg / "sub" / "c.py").write_text("import pkg.a\n")
+    assert _cycles(_module_graph(pkg)) == [["pkg.a", "pkg.b", "pkg.sub.c"]]
+    (pkg / "sub" / "c.py").write_text("from pkg import a\n")  # the same, spelled otherwise
+    assert _cycles(_module_graph(pkg)) == [["pkg.a", "pkg.b", "pkg.sub.c"]]
+    (pkg / "sub" / "c.py").write_text("x = 1\n")
+    assert _cycles(_module_graph(pkg)) == []

@@ -3,7 +3,9 @@
 One launch of 2 ranks runs :data:`SCRIPT`, which checks, on every rank, that a
 grid's communicators carry the policy of the config it was built with (and
 other communicators the default), that a search runs under it, and that
-importing :mod:`spbfs.mpi` installed the abort hook.
+importing :mod:`spbfs.mpi` installed the abort hook. One launch of 1 rank runs
+:data:`BACKEND_SCRIPT`: ``backend="cupy"`` on a grid is an error naming the
+setting wherever it is given, never a search on the CPU.
 """
 
 from __future__ import annotations
@@ -12,6 +14,10 @@ from pathlib import Path
 
 import pytest
 from mpi_launch import launch, needs_mpi
+
+from spbfs import Config
+from spbfs.mpi.comm import CollectiveError
+from spbfs.mpi.spmsv import GRID_BACKENDS, grid_backend
 
 SCRIPT = '''\
 import sys
@@ -52,3 +58,56 @@ def test_grid_carries_its_wait_policy_and_the_hook(tmp_path: Path) -> None:
     rc, out, err, _ = launch(2, [str(script)], timeout=120, env={"SPBFS_WAIT": "busy"})
     assert rc == 0, f"stdout:\n{out}\nstderr:\n{err}"
     assert "rank 0 SETTINGS OK" in out and "rank 1 SETTINGS OK" in out, out
+
+
+BACKEND_SCRIPT = '''\
+import numpy as np
+
+from spbfs import Config
+from spbfs.mpi import CollectiveError, DistGraph, bfs
+
+
+def refused(what, run):
+    try:
+        run()
+    except CollectiveError as exc:
+        assert "config 'backend' is 'cupy'" in str(exc) and "numba or numpy" in str(exc), exc
+        print(what, "REFUSED", flush=True)
+    else:
+        raise AssertionError(f"{what}: backend='cupy' ran on a grid")
+
+
+gpu = Config(backend="cupy")
+refused("build", lambda: DistGraph.kronecker(6, 8, seed=1, config=gpu))
+g = DistGraph.kronecker(6, 8, seed=1)  # backend "auto": the CPU engine
+root = int(g.sample_roots(1, seed=0)[0])
+refused("search", lambda: bfs(g, root, config=gpu))
+refused("semiring", lambda: bfs(g, root, config=gpu, semiring="plus_times"))
+auto = bfs(g, root)
+same = bfs(g, root, config=Config(backend="numba"))
+assert np.array_equal(auto.levels, same.levels) and np.array_equal(auto.parents, same.parents)
+auto.validate(g)
+print("BACKEND OK", flush=True)
+'''
+
+
+def test_grid_backend_maps_auto_to_the_cpu_engine() -> None:
+    assert grid_backend(Config()) == "numba"
+    for name in GRID_BACKENDS:
+        assert grid_backend(Config(backend=name)) == name
+    with pytest.raises(CollectiveError,
+                       match="config 'backend' is 'cupy': the process grid runs on the CPU "
+                             "engines only: numba or numpy"):
+        grid_backend(Config(backend="cupy"))
+
+
+@pytest.mark.mpi
+@needs_mpi
+def test_cupy_on_a_grid_is_refused_wherever_it_is_given(tmp_path: Path) -> None:
+    script = tmp_path / "backend.py"
+    script.write_text(BACKEND_SCRIPT, encoding="utf-8")
+    rc, out, err, _ = launch(1, [str(script)], timeout=300)
+    assert rc == 0, f"stdout:\n{out}\nstderr:\n{err}"
+    for what in ("build", "search", "semiring"):
+        assert f"{what} REFUSED" in out, out
+    assert "BACKEND OK" in out, out

@@ -1,4 +1,4 @@
-"""Direction-optimizing BFS on the 2D grid: the grid engine and its result.
+"""Direction-optimizing BFS on the 2D grid: the grid engine and the search's entry.
 
 Algorithms 3 and 4 of Buluç, Beamer, Madduri, Asanović and Patterson,
 *Distributed-Memory Breadth-First Search on Massive Graphs* (2017). Every rank
@@ -55,13 +55,15 @@ New frontier pieces are read off the visited bitmap in order, and a bitmap
 message is ``visited ^ prev``. Buffers are kept per graph and per-level
 Python is a few calls per phase: a road network has a thousand levels of a
 few vertices, and ranks sharing a core pay for each other's overhead.
+
+The result (:class:`~spbfs.mpi.result.DistBFSResult`, re-exported here) has a
+module of its own, which the engine of other semirings
+(:mod:`spbfs.mpi.semiring_engine`) returns too: that engine does not import this one.
 """
 
 from __future__ import annotations
 
-import os
 import time
-from dataclasses import dataclass, field
 from typing import Any
 
 import numba
@@ -70,11 +72,12 @@ import numpy as np
 from semirings.semiring import Semiring
 from spbfs.config import Config
 from spbfs.direction import BOTTOM_UP, TOP_DOWN, DirectionPolicy
-from spbfs.io.parallel_npz import save_npz
 from spbfs.mpi import _kernels as K
 from spbfs.mpi import comm as C
 from spbfs.mpi.graph import DistGraph
 from spbfs.mpi.planner import planner
+from spbfs.mpi.result import DistBFSResult
+from spbfs.mpi.semiring_engine import semiring_bfs
 from spbfs.mpi.spmsv import (
     COMM_PHASES,
     EXPAND,
@@ -87,9 +90,9 @@ from spbfs.mpi.spmsv import (
     UPDATES,
     FrontierPhases,
     PhaseCounters,
+    grid_backend,
     merge_pairs,
 )
-from spbfs.result import BFSResult, LevelStats, direction_string
 from spbfs.search.checks import LEVELS, VALUES, check_max_depth, check_semiring, check_vertex
 from spbfs.search.driver import SearchRun, run_levels
 
@@ -98,165 +101,6 @@ __all__ = ["COMM_PHASES", "LOCAL_PHASES", "DistBFSResult", "bfs", "traversed_edg
 # A top-down level expecting at least this many edges per rank splits its rows
 # over the rank's threads (one grid column only; see _kernels.topdown_own).
 _PAR_TOPDOWN = 1 << 15
-
-
-# --------------------------------------------------------------------------- result
-
-
-@dataclass
-class DistBFSResult:
-    """What :func:`bfs` returns on every rank.
-
-    Attributes
-    ----------
-    source : int
-        The root.
-    parents, levels : numpy.ndarray
-        This rank's piece (vertices ``lo .. hi-1``), int64, ``-1`` where unreached;
-        ``parents`` is None for ``semiring="any_pair"`` and generic semirings,
-        ``levels`` None for :func:`spbfs.bfs`'s ``output="parents"``.
-    lo, hi : int
-        The global ids of the piece.
-    n : int
-        Number of vertices.
-    stats : LevelStats
-        Global per-level counts (the same on every rank); ``stats.extra`` holds
-        ``"messages"`` and ``"words"``: per phase, per-level totals over all ranks.
-    seconds : float
-        Wall time of the search on this rank.
-    stopped : str
-        ``"exhausted"``, ``"max_depth"`` or ``"target"``.
-    phase_seconds : dict
-        Seconds per phase (communication and local), mean over the ranks.
-    config : Config
-        The configuration the search ran with.
-    grid_shape : tuple of int
-        ``(pr, pc)``.
-    values : numpy.ndarray or None
-        A generic semiring's values of this rank's piece (see
-        :attr:`spbfs.BFSResult.values`: the additive identity where unreached);
-        None for the fast searches. Such a search keeps no communication
-        counters (``stats.extra`` holds empty ``"messages"`` and ``"words"``).
-    exchange_log : list of dict
-        This rank's record of what the cost model chose, one entry per
-        exchange it decided (``exchange="auto"`` or ``frontier_encoding="auto"``
-        where the model decides: across machines, on an emulated network or a
-        given link; on one machine ``auto`` is the size rule and records nothing):
-        ``level``, ``phase``, ``pattern``, ``encoding``, ``estimated_s`` (the
-        model's seconds for the choice) and ``actual_s`` (the step's time).
-        Empty when every choice was fixed.
-    """
-
-    source: int
-    parents: np.ndarray | None
-    levels: np.ndarray | None
-    lo: int
-    hi: int
-    n: int
-    stats: LevelStats
-    seconds: float
-    stopped: str
-    phase_seconds: dict[str, float] = field(default_factory=dict)
-    config: Any = None
-    grid_shape: tuple[int, int] = (1, 1)
-    values: np.ndarray | None = None
-    exchange_log: list[dict[str, Any]] = field(default_factory=list)
-    _comm: Any = None
-
-    @property
-    def reached(self) -> int:
-        """Vertices reached over all ranks, the source included."""
-        return 1 + int(self.stats.discovered.sum())
-
-    @property
-    def bottomup_levels(self) -> int:
-        """Levels run bottom-up."""
-        return int(np.count_nonzero(self.stats.direction == BOTTOM_UP))
-
-    def words_by_phase(self) -> dict[str, int]:
-        """64-bit words sent per communication phase, summed over levels and ranks."""
-        return {ph: int(a.sum()) for ph, a in self.stats.extra["words"].items()}
-
-    def messages_by_phase(self) -> dict[str, int]:
-        """Messages sent per communication phase, summed over levels and ranks."""
-        return {ph: int(a.sum()) for ph, a in self.stats.extra["messages"].items()}
-
-    def seconds_by_phase(self) -> dict[str, float]:
-        """Seconds per phase, mean over ranks (same as :attr:`phase_seconds`)."""
-        return dict(self.phase_seconds)
-
-    def summary(self) -> str:
-        """A few lines describing the search (global numbers; no communication)."""
-        dirs = direction_string(self.stats.direction)
-        w = sum(self.words_by_phase().values())
-        pr, pc = self.grid_shape
-        return (
-            f"BFS from {self.source}: reached {self.reached} of {self.n} vertices in "
-            f"{len(self.stats)} levels ({self.stopped}), {int(self.stats.edges.sum())} edges "
-            f"examined, {self.seconds * 1e3:.2f} ms on a {pr}x{pc} grid, {w} words sent; "
-            f"directions {dirs or '-'}"
-        )
-
-    def gather(self, root: int = 0) -> BFSResult | None:
-        """The whole result as a :class:`spbfs.BFSResult` on ``root`` (collective).
-
-        Returns None on the other ranks.
-        """
-        # None or not is the same on every rank: the collectives match.
-        parents = None if self.parents is None else C.gatherv(self._comm, self.parents, root=root)
-        levels = None if self.levels is None else C.gatherv(self._comm, self.levels, root=root)
-        values = None if self.values is None else C.gatherv(self._comm, self.values, root=root)
-        if self._comm.Get_rank() != root:
-            return None
-        return BFSResult(source=self.source, parents=parents, levels=levels, stats=self.stats,
-                         seconds=self.seconds, config=self.config, stopped=self.stopped,
-                         values=values)
-
-    def validate(self, graph: DistGraph) -> dict[str, Any]:
-        """Check the Graph500 rules, distributed (collective).
-
-        Returns
-        -------
-        dict
-            ``reached``, ``max_level``, ``component_edges`` (input tuples inside
-            the searched component, the TEPS edge count) and ``directed``, as
-            :func:`spbfs.validate.validate_bfs_tree` returns them.
-
-        Raises
-        ------
-        spbfs.validate.ValidationError
-            On every rank, with the same message, when a rule is broken.
-        """
-        from spbfs.mpi.validate import validate_distributed
-
-        if self.parents is None:
-            raise ValueError("validate needs parents: search with semiring='min_second'")
-        if self.levels is None:
-            raise ValueError("validate needs levels: search with output='both'")
-        return validate_distributed(graph, self)
-
-    def save(self, path: str | os.PathLike[str]) -> None:
-        """Write ``source``, ``parents``, ``levels`` and ``values`` (where computed) in parallel.
-
-        Collective: every rank writes its pieces with MPI-IO into an
-        uncompressed zip laid out by rank 0, which ``numpy.load`` reads like
-        the output of :meth:`spbfs.BFSResult.save`.
-
-        Raises
-        ------
-        ValueError
-            For float values (the writer lays out int64 arrays).
-        """
-        if self.values is not None and self.values.dtype != np.int64:
-            # The same dtype on every rank, so every rank raises.
-            raise ValueError(f"save writes int64 arrays; these values are {self.values.dtype} "
-                             "(gather() them and use BFSResult.save)")
-        arrays = [("parents", self.parents), ("levels", self.levels), ("values", self.values)]
-        save_npz(self._comm, os.fspath(path), self.source, self.n, self.lo,
-                  [(name, a) for name, a in arrays if a is not None])
-
-    def __repr__(self) -> str:
-        return f"<DistBFSResult {self.summary()}>"
 
 
 # --------------------------------------------------------------------------- the search
@@ -352,6 +196,7 @@ class GridEngine:
                  out: tuple[np.ndarray, np.ndarray] | None = None,
                  max_depth: int | None = None, policy: DirectionPolicy | None = None,
                  target: int | None = None) -> None:
+        grid_backend(cfg)  # cupy is refused, never run on the CPU in its place
         self.g = g
         self.policy = policy or DirectionPolicy(cfg.direction, cfg.alpha, cfg.beta)
         self.n = g.n
@@ -1003,8 +848,6 @@ def bfs(graph: DistGraph, source: int, *, direction: str | None = None,
                  direction=direction, frontier_encoding=frontier_encoding, exchange=exchange,
                  out=out is None)
     if kind == VALUES:
-        from spbfs.mpi.semiring_engine import semiring_bfs
-
         return semiring_bfs(graph, source, cfg, semiring, source_value, max_depth, target, out)
     if out is not None:
         _check_out(out, graph.hi - graph.lo)

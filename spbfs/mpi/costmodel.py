@@ -19,8 +19,8 @@ Phases (see :class:`spbfs.mpi.spmsv.FrontierPhases`), each within a group of
     (``counts``: its set bits) to the left neighbour. It is the same for every
     pattern; only the encoding matters.
 
-Patterns (a rank's link serializes its messages, see :mod:`spbfs.mpi.network`;
-a pattern's rounds run one after another):
+Patterns, those of :mod:`spbfs.patterns` (a rank's link serializes its
+messages, see :mod:`spbfs.mpi.network`; a pattern's rounds run one after another):
 
 ``p2p``
     One round: a message to each of the ``q - 1`` partners.
@@ -39,7 +39,7 @@ a pattern's rounds run one after another):
     and destination differ, ``(f - 1) / f`` of what a rank holds per round,
     decoded and re-encoded at each hop.
 
-Encodings, bytes of one message of ``n`` ids over a span of ``B``:
+Encodings (:mod:`spbfs.patterns`), bytes of one message of ``n`` ids over a span of ``B``:
 
 ``list``
     8 bytes per id; pairs 16.
@@ -76,6 +76,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from spbfs.mpi.network import LinkModel
+from spbfs.patterns import ENCODINGS, PATTERNS
 
 __all__ = ["ENCODINGS", "PATTERNS", "PHASES", "Choice", "CodecSpeed", "Estimate",
            "LevelProfile", "ModelRow", "Summary", "choose", "encoded_bytes", "estimate",
@@ -83,10 +84,6 @@ __all__ = ["ENCODINGS", "PATTERNS", "PHASES", "Choice", "CodecSpeed", "Estimate"
 
 #: Phases the model prices.
 PHASES = ("expand", "gather", "fold", "rotate", "updates")
-#: Exchange patterns.
-PATTERNS = ("p2p", "collective", "butterfly")
-#: Message encodings.
-ENCODINGS = ("list", "bitmap", "compressed")
 _PAIRS = frozenset(("fold", "updates"))
 _GATHERS = frozenset(("expand", "gather"))
 # MPICH's ALLGATHER_LONG_MSG_SIZE: recursive doubling / Bruck below, ring from here on.
@@ -353,89 +350,114 @@ def _sizes(phase: str, enc: str, q: int, total: float, mx: float, mn: float, spa
                              + _codec_seconds(enc, recv_per, span, True, codec, False)))
 
 
+def _p2p(q: int, enc: str, mx: float, span: int, lat: float, bw: float, f: int,
+         psp: int, codec: CodecSpeed, z: _Sizes) -> Estimate:
+    # One round of a message to each partner: an allgather and an all-to-all alike.
+    msgs = q - 1
+    sent = (q - 1) * z.s_max
+    wire = max(msgs * lat + sent / bw, msgs * lat + (q - 1) * z.s_recv / bw)
+    return _priced(wire, z.codec_s, msgs, sent, 1, codec)
+
+
+def _gather_collective(q: int, enc: str, mx: float, span: int, lat: float, bw: float, f: int,
+                       psp: int, codec: CodecSpeed, z: _Sizes) -> Estimate:
+    lg = _log_rounds(q, 2)
+    counts_rounds = 0 if enc == "bitmap" else lg  # fixed-size bitmaps need no counts
+    if q * z.s_avg < _RING_BYTES:  # recursive doubling / Bruck
+        msgs = lg
+        sent = max((q - 1) * z.s_avg, z.s_max)
+        wire = lg * lat + max(sent, (q - 1) * z.s_recv) / bw
+    else:  # ring: every round waits for the largest piece
+        msgs = q - 1
+        sent = (q - 1) * z.s_avg
+        wire = (q - 1) * (lat + z.s_max / bw)
+    msgs += counts_rounds
+    wire += counts_rounds * lat + 8 * (q - 1) / bw
+    sent += 8 * counts_rounds
+    return _priced(wire, z.codec_s, msgs, sent, msgs, codec)
+
+
+def _gather_butterfly(q: int, enc: str, mx: float, span: int, lat: float, bw: float, f: int,
+                      psp: int, codec: CodecSpeed, z: _Sizes) -> Estimate:
+    # Round r forwards the pieces gathered so far.
+    msgs = rounds = 0
+    sent = wire = 0.0
+    known = 1
+    while known < q:
+        partners = min(f - 1, -(-q // known) - 1)
+        got = min(q, known * (partners + 1)) - known
+        # The first round sends the own piece (the largest at worst).
+        b = partners * z.s_max if known == 1 else got * z.s_avg
+        msgs += partners
+        rounds += 1
+        sent += b
+        wire += partners * lat + max(b, got * z.s_avg) / bw
+        known += got
+    return _priced(wire, z.codec_s, msgs, sent, rounds, codec)
+
+
+def _alltoall_collective(q: int, enc: str, mx: float, span: int, lat: float, bw: float,
+                         f: int, psp: int, codec: CodecSpeed, z: _Sizes) -> Estimate:
+    lg = _log_rounds(q, 2)
+    msgs = (q - 1) + lg
+    sent = (q - 1) * z.s_max + 8 * (q - 1)
+    wire = lg * lat + 8 * (q - 1) / bw + (q - 1) * (lat + max(z.s_max, z.s_recv) / bw)
+    return _priced(wire, z.codec_s, msgs, sent, msgs, codec)
+
+
+def _alltoall_butterfly(q: int, enc: str, mx: float, span: int, lat: float, bw: float,
+                        f: int, psp: int, codec: CodecSpeed, z: _Sizes) -> Estimate:
+    # Each round sends (f-1)/f of what the rank holds, re-encoded.
+    held = mx * q / (q - 1)  # its pairs, with the share that stays on the rank
+    msgs = rounds = 0
+    sent = wire = 0.0
+    codec_s = 0.0
+    known = 1
+    last = -1.0
+    one = cod = 0.0
+    while known < q:
+        partners = min(f - 1, -(-q // known) - 1)
+        each = held / (partners + 1)
+        if each != last:  # full rounds repeat the same message
+            one = encoded_bytes(enc, each, span, pairs=True, parent_span=psp)
+            cod = (_codec_seconds(enc, each, span, True, codec, True)
+                   + _codec_seconds(enc, each, span, True, codec, False))
+            last = each
+        msgs += partners
+        rounds += 1
+        sent += partners * one
+        wire += partners * (lat + one / bw)
+        codec_s += partners * cod
+        known *= partners + 1
+    return _priced(wire, codec_s, msgs, sent, rounds, codec)
+
+
+def _priced(wire: float, codec_s: float, msgs: int, sent: float, rounds: int,
+            codec: CodecSpeed) -> Estimate:
+    return Estimate(wire + codec_s + msgs * codec.message_s, msgs, sent, rounds, wire, codec_s)
+
+
+#: Each registered pattern's price of an allgather (expand, gather) and of a personalized
+#: all-to-all (fold, updates); ``tests/test_patterns.py`` checks that every name of
+#: :data:`spbfs.patterns.PATTERNS` has both.
+_GATHER_COST = {"p2p": _p2p, "collective": _gather_collective,
+                "butterfly": _gather_butterfly}
+_ALLTOALL_COST = {"p2p": _p2p, "collective": _alltoall_collective,
+                  "butterfly": _alltoall_butterfly}
+
+
 def _estimate(phase: str, pattern: str, enc: str, q: int, mx: float, span: int,
               link: LinkModel, codec: CodecSpeed, f: int, psp: int, z: _Sizes) -> Estimate:
     lat, bw = link.latency_s, link.bandwidth_Bps
     if q == 1:
         return Estimate(0.0, 0, 0.0, 0, 0.0, 0.0)
-    codec_s = z.codec_s
     if phase in _GATHERS:
-        s_recv = (q - 1) * z.s_recv
-        if pattern == "p2p":
-            msgs, rounds = q - 1, 1
-            sent = (q - 1) * z.s_max
-            wire = max(msgs * lat + sent / bw, msgs * lat + s_recv / bw)
-        elif pattern == "collective":
-            lg = _log_rounds(q, 2)
-            counts_rounds = 0 if enc == "bitmap" else lg  # fixed-size bitmaps need no counts
-            if q * z.s_avg < _RING_BYTES:  # recursive doubling / Bruck
-                msgs = lg
-                sent = max((q - 1) * z.s_avg, z.s_max)
-                wire = lg * lat + max(sent, s_recv) / bw
-            else:  # ring: every round waits for the largest piece
-                msgs = q - 1
-                sent = (q - 1) * z.s_avg
-                wire = (q - 1) * (lat + z.s_max / bw)
-            msgs += counts_rounds
-            rounds = msgs
-            wire += counts_rounds * lat + 8 * (q - 1) / bw
-            sent += 8 * counts_rounds
-        else:  # butterfly: round r forwards the pieces gathered so far
-            msgs = rounds = 0
-            sent = wire = 0.0
-            known = 1
-            while known < q:
-                partners = min(f - 1, -(-q // known) - 1)
-                got = min(q, known * (partners + 1)) - known
-                # The first round sends the own piece (the largest at worst).
-                b = partners * z.s_max if known == 1 else got * z.s_avg
-                msgs += partners
-                rounds += 1
-                sent += b
-                wire += partners * lat + max(b, got * z.s_avg) / bw
-                known += got
-        return Estimate(wire + codec_s + msgs * codec.message_s, msgs, sent, rounds, wire, codec_s)
-
+        return _GATHER_COST[pattern](q, enc, mx, span, lat, bw, f, psp, codec, z)
     if phase == "rotate":  # q - 1 sub-steps of one bitmap each, whatever the pattern
         steps = q - 1
         wire = steps * (lat + z.s_max / bw)
-        return Estimate(wire + codec_s + steps * codec.message_s, steps, steps * z.s_max, steps,
-                        wire, codec_s)
-
-    # fold, updates: a personalized all-to-all of pairs
-    s_one, r_one = z.s_max, z.s_recv
-    if pattern == "p2p":
-        msgs, rounds = q - 1, 1
-        sent = (q - 1) * s_one
-        wire = max(msgs * lat + sent / bw, msgs * lat + (q - 1) * r_one / bw)
-    elif pattern == "collective":
-        lg = _log_rounds(q, 2)
-        msgs = (q - 1) + lg
-        rounds = msgs
-        sent = (q - 1) * s_one + 8 * (q - 1)
-        wire = lg * lat + 8 * (q - 1) / bw + (q - 1) * (lat + max(s_one, r_one) / bw)
-    else:  # butterfly: each round sends (f-1)/f of what the rank holds, re-encoded
-        held = mx * q / (q - 1)  # its pairs, with the share that stays on the rank
-        msgs = rounds = 0
-        sent = wire = 0.0
-        codec_s = 0.0
-        known = 1
-        last = -1.0
-        while known < q:
-            partners = min(f - 1, -(-q // known) - 1)
-            each = held / (partners + 1)
-            if each != last:  # full rounds repeat the same message
-                one = encoded_bytes(enc, each, span, pairs=True, parent_span=psp)
-                cod = (_codec_seconds(enc, each, span, True, codec, True)
-                       + _codec_seconds(enc, each, span, True, codec, False))
-                last = each
-            msgs += partners
-            rounds += 1
-            sent += partners * one
-            wire += partners * (lat + one / bw)
-            codec_s += partners * cod
-            known *= partners + 1
-    return Estimate(wire + codec_s + msgs * codec.message_s, msgs, sent, rounds, wire, codec_s)
+        return _priced(wire, z.codec_s, steps, steps * z.s_max, steps, codec)
+    return _ALLTOALL_COST[pattern](q, enc, mx, span, lat, bw, f, psp, codec, z)
 
 
 def estimate(phase: str, pattern: str, encoding: str, *, q: int, counts: Any, span: int,

@@ -5,7 +5,8 @@ Two shapes of exchange occur on the grid (:mod:`spbfs.mpi.spmsv`): an
 frontier *expand* down a processor column, the bottom-up frontier *gather*)
 and a *personalized all-to-all* (``sends[t]`` reaches rank ``t``: the *fold*
 along a processor row, the bottom-up parent updates). Each runs by one of
-three patterns, the ``exchange`` setting of :class:`~spbfs.Config`:
+the patterns registered in :mod:`spbfs.patterns` (the ``exchange`` setting of
+:class:`~spbfs.Config`):
 
 ``"p2p"``
     Every rank posts one message to each partner (``q - 1`` messages, one
@@ -34,11 +35,9 @@ from typing import Any
 import numpy as np
 
 from spbfs.mpi import comm as C
+from spbfs.patterns import PATTERNS
 
 __all__ = ["PATTERNS", "Exchange"]
-
-#: The exchange patterns, in the order the docs list them.
-PATTERNS = ("p2p", "collective", "butterfly")
 
 
 def _rounds_log2(q: int) -> int:
@@ -91,31 +90,41 @@ class Exchange:
         ``maxlen`` bounds every rank's message (sizes the ``p2p`` receive
         buffers when none were given).
         """
-        q = self.q
-        if q == 1:
+        if self.q == 1:
             return [msg], 0, 0
+        run = _ALLGATHER.get(pattern)
+        if run is None:
+            raise ValueError(f"exchange pattern must be one of {PATTERNS}; got {pattern!r}")
+        return run(self, msg, maxlen)
+
+    def _allgather_p2p(self, msg: np.ndarray,
+                       maxlen: int | None) -> tuple[list[np.ndarray], int, int]:
+        q = self.q
         n = msg.shape[0]
-        if pattern == "p2p":
-            bufs = self.bufs
-            if bufs is None:
-                lens = [maxlen] * q if maxlen is not None else \
-                    C.allgather_int(self.comm, n).tolist()
-                bufs = [np.empty(k, np.int64) for k in lens]
-            got = C.exchange(self.comm, [msg] * q, bufs, tag=self.tag)
-            return got, q - 1, (q - 1) * n
-        if pattern == "collective":
-            sizes = C.allgather_int(self.comm, n)
-            flat = C.allgatherv(self.comm, msg, sizes)
-            bounds = np.concatenate([[0], np.cumsum(sizes)]).tolist()
-            parts = [msg if r == self.rank else flat[bounds[r]:bounds[r + 1]]
-                     for r in range(q)]
-            # Recursive doubling: log2 q rounds for the counts and for the data.
-            return parts, 2 * _rounds_log2(q), int(sizes.sum()) - n
-        if pattern == "butterfly":
-            bf = self.butterfly()
-            parts = bf.allgather(msg)
-            return parts, bf.messages, bf.words  # the counters cover the latest call
-        raise ValueError(f"exchange pattern must be one of {PATTERNS}; got {pattern!r}")
+        bufs = self.bufs
+        if bufs is None:
+            lens = [maxlen] * q if maxlen is not None else \
+                C.allgather_int(self.comm, n).tolist()
+            bufs = [np.empty(k, np.int64) for k in lens]
+        got = C.exchange(self.comm, [msg] * q, bufs, tag=self.tag)
+        return got, q - 1, (q - 1) * n
+
+    def _allgather_collective(self, msg: np.ndarray,
+                              maxlen: int | None) -> tuple[list[np.ndarray], int, int]:
+        q = self.q
+        n = msg.shape[0]
+        sizes = C.allgather_int(self.comm, n)
+        flat = C.allgatherv(self.comm, msg, sizes)
+        bounds = np.concatenate([[0], np.cumsum(sizes)]).tolist()
+        parts = [msg if r == self.rank else flat[bounds[r]:bounds[r + 1]] for r in range(q)]
+        # Recursive doubling: log2 q rounds for the counts and for the data.
+        return parts, 2 * _rounds_log2(q), int(sizes.sum()) - n
+
+    def _allgather_butterfly(self, msg: np.ndarray,
+                             maxlen: int | None) -> tuple[list[np.ndarray], int, int]:
+        bf = self.butterfly()
+        parts = bf.allgather(msg)
+        return parts, bf.messages, bf.words  # the counters cover the latest call
 
     # -- personalized all-to-all -------------------------------------------------------
     def alltoall(self, pattern: str, sends: list[np.ndarray | None],
@@ -125,35 +134,52 @@ class Exchange:
         ``sends[t]`` goes to rank ``t`` (None: nothing); ``sends[rank]`` is
         returned as is.
         """
-        q = self.q
-        rank = self.rank
-        if q == 1:
+        if self.q == 1:
             return [sends[0] if sends[0] is not None else np.zeros(0, np.int64)], 0, 0
+        run = _ALLTOALL.get(pattern)
+        if run is None:
+            raise ValueError(f"exchange pattern must be one of {PATTERNS}; got {pattern!r}")
+        return run(self, sends, maxlen)
+
+    def _alltoall_p2p(self, sends: list[np.ndarray | None],
+                      maxlen: int | None) -> tuple[list[np.ndarray], int, int]:
+        q, rank = self.q, self.rank
         lens = [0 if s is None else s.shape[0] for s in sends]
-        words = sum(lens) - lens[rank]
-        if pattern == "p2p":
-            bufs = self.bufs
-            if bufs is None:
-                if maxlen is not None:
-                    rlens = [maxlen] * q
-                else:
-                    rlens, _ = C.alltoallv(self.comm, np.array(lens, np.int64),
-                                           np.ones(q, np.int64))
-                    rlens = rlens.tolist()
-                bufs = [np.empty(k, np.int64) for k in rlens]
-            got = C.exchange(self.comm, sends, bufs, tag=self.tag)
-            return got, sum(1 for t in range(q) if t != rank and lens[t]), words
-        if pattern == "collective":
-            data = np.concatenate([np.zeros(0, np.int64) if s is None else s for s in sends])
-            recv, rcounts = C.alltoallv(self.comm, data, np.array(lens, np.int64))
-            bounds = np.concatenate([[0], np.cumsum(rcounts)]).tolist()
-            own = sends[rank]
-            parts = [(own if own is not None else np.zeros(0, np.int64)) if r == rank
-                     else recv[bounds[r]:bounds[r + 1]] for r in range(q)]
-            # Pairwise exchange: q - 1 rounds of counts and of data.
-            return parts, 2 * (q - 1), words
-        if pattern == "butterfly":
-            bf = self.butterfly()
-            parts = bf.alltoall(sends)
-            return parts, bf.messages, bf.words
-        raise ValueError(f"exchange pattern must be one of {PATTERNS}; got {pattern!r}")
+        bufs = self.bufs
+        if bufs is None:
+            if maxlen is not None:
+                rlens = [maxlen] * q
+            else:
+                got_lens, _ = C.alltoallv(self.comm, np.array(lens, np.int64),
+                                          np.ones(q, np.int64))
+                rlens = got_lens.tolist()
+            bufs = [np.empty(k, np.int64) for k in rlens]
+        got = C.exchange(self.comm, sends, bufs, tag=self.tag)
+        return got, sum(1 for t in range(q) if t != rank and lens[t]), sum(lens) - lens[rank]
+
+    def _alltoall_collective(self, sends: list[np.ndarray | None],
+                             maxlen: int | None) -> tuple[list[np.ndarray], int, int]:
+        q, rank = self.q, self.rank
+        lens = [0 if s is None else s.shape[0] for s in sends]
+        data = np.concatenate([np.zeros(0, np.int64) if s is None else s for s in sends])
+        recv, rcounts = C.alltoallv(self.comm, data, np.array(lens, np.int64))
+        bounds = np.concatenate([[0], np.cumsum(rcounts)]).tolist()
+        own = sends[rank]
+        parts = [(own if own is not None else np.zeros(0, np.int64)) if r == rank
+                 else recv[bounds[r]:bounds[r + 1]] for r in range(q)]
+        # Pairwise exchange: q - 1 rounds of counts and of data.
+        return parts, 2 * (q - 1), sum(lens) - lens[rank]
+
+    def _alltoall_butterfly(self, sends: list[np.ndarray | None],
+                            maxlen: int | None) -> tuple[list[np.ndarray], int, int]:
+        bf = self.butterfly()
+        parts = bf.alltoall(sends)
+        return parts, bf.messages, bf.words
+
+
+#: Each registered pattern's allgather and all-to-all (``tests/test_patterns.py`` checks
+#: that every name of :data:`spbfs.patterns.PATTERNS` has both).
+_ALLGATHER = {"p2p": Exchange._allgather_p2p, "collective": Exchange._allgather_collective,
+              "butterfly": Exchange._allgather_butterfly}
+_ALLTOALL = {"p2p": Exchange._alltoall_p2p, "collective": Exchange._alltoall_collective,
+             "butterfly": Exchange._alltoall_butterfly}

@@ -29,13 +29,11 @@ import os
 from typing import Any
 
 from spbfs.mpi import costmodel
-from spbfs.mpi.exchange import PATTERNS, Exchange
+from spbfs.mpi.exchange import Exchange
 from spbfs.mpi.network import Emulator, LinkModel, cached_link
+from spbfs.patterns import ENCODINGS, PATTERNS
 
 __all__ = ["Planner", "link_model", "planner"]
-
-_ENCODINGS = ("list", "bitmap", "compressed")
-
 
 def planner(cfg: Any, grid: Any, B: int) -> Planner:
     """The grid's :class:`Planner` for these settings (built once, kept on the grid)."""
@@ -267,7 +265,7 @@ class Planner:
             self.last_estimate = math.nan
             return "bitmap" if n >= self.bw else "list"
         key = ("expand", receivers, _size_class(n))
-        return self._choose(key, "expand", ("p2p",), _ENCODINGS, receivers + 1, n)[0]
+        return self._choose(key, "expand", ("p2p",), ENCODINGS, receivers + 1, n)[0]
 
     def pair_encoding(self, npairs: int, receivers: int) -> str:
         """The encoding of a fold's ``npairs`` pairs sent to ``receivers`` ranks."""

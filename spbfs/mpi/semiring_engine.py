@@ -41,9 +41,9 @@ from semirings.kernels import spmv
 from semirings.semiring import Semiring
 from spbfs.config import Config
 from spbfs.mpi import comm as C
-from spbfs.mpi.bfs import DistBFSResult
 from spbfs.mpi.graph import DistGraph
-from spbfs.mpi.spmsv import GridOps, PhaseCounters, product_sparse
+from spbfs.mpi.result import DistBFSResult
+from spbfs.mpi.spmsv import GridOps, PhaseCounters, grid_backend, product_sparse
 from spbfs.search.driver import run_levels
 from spbfs.search.semiring_engine import (
     block_dtype,
@@ -179,7 +179,7 @@ def _prepare(g: DistGraph, cfg: Config, semiring: Semiring, source_value: Any,
         # Kernel offsets give global ids on one block of a row, not on padded grid blocks.
         raise ValueError(f"semiring {semiring.name!r}: positional operators "
                          f"({semiring.mul.name}) are not supported on the grid")
-    backend = "numpy" if cfg.backend == "numpy" else "numba"
+    backend = grid_backend(cfg)
     if backend == "numpy":
         semiring.check_vectorizable()
     return value_dtype(semiring, block_dtype(g.block), source_value), backend
@@ -200,8 +200,8 @@ def semiring_bfs(g: DistGraph, source: int, cfg: Config, semiring: Semiring, sou
     ------
     CollectiveError
         On every rank for ``out``, a positional operator, values neither
-        integers nor floats, or (backend ``"numpy"``) a semiring without a
-        vectorized form.
+        integers nor floats, (backend ``"numpy"``) a semiring without a
+        vectorized form, or backend ``"cupy"`` (:func:`~spbfs.mpi.spmsv.grid_backend`).
     """
     try:
         vdt, backend = _prepare(g, cfg, semiring, source_value, out)

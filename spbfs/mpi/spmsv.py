@@ -46,8 +46,9 @@ from spbfs.mpi import codec
 from spbfs.mpi import comm as C
 from spbfs.mpi.exchange import Exchange
 
-__all__ = ["COMM_PHASES", "LOCAL_PHASES", "FrontierPhases", "GridOps", "GrownReceives",
-           "PhaseCounters", "PostedSends", "merge_pairs", "product_sparse", "sendrecv_sized"]
+__all__ = ["COMM_PHASES", "GRID_BACKENDS", "LOCAL_PHASES", "FrontierPhases", "GridOps",
+           "GrownReceives", "PhaseCounters", "PostedSends", "grid_backend", "merge_pairs",
+           "product_sparse", "sendrecv_sized"]
 
 _TAG_COUNT = 41
 _TAG_DATA = 42
@@ -306,6 +307,33 @@ class GridOps:
         asked, rcounts = C.alltoallv(grid.comm, uniq, counts)  # uniq is sorted by owner
         reply, _ = C.alltoallv(grid.comm, piece[asked - self.lo], rcounts)
         return reply[back]
+
+
+#: The local engines a rank of the process grid runs on: its blocks are host arrays.
+GRID_BACKENDS = ("numba", "numpy")
+
+
+def grid_backend(config: Any) -> str:
+    """The grid's local engine for ``config.backend`` (collective: the same on every rank).
+
+    ``auto`` is numba: a grid's blocks and frontiers live in host memory, so a
+    GPU on the machine does not change where a grid search runs.
+
+    Raises
+    ------
+    CollectiveError
+        For ``cupy`` (or any backend not in :data:`GRID_BACKENDS`): the grid
+        never runs on the CPU in place of the device that was asked for.
+    """
+    backend = config.backend
+    if backend == "auto":
+        return "numba"
+    if backend in GRID_BACKENDS:
+        return backend
+    raise C.CollectiveError(
+        f"config 'backend' is {backend!r}: the process grid runs on the CPU engines only: "
+        f"numba or numpy; set backend to 'auto', 'numba' or 'numpy' for a DistGraph, or "
+        f"search a one-process spbfs.Graph for the GPU")
 
 
 def product_sparse(ops: GridOps, block: Block, ids: np.ndarray, vals: np.ndarray,
