@@ -647,7 +647,7 @@ BIG = 2**26
 def test_declared_size_follows_the_inferred_size_rule(tmp_path):
     p = write(tmp_path, "g.mtx", HDR + f"{BIG} {BIG} 1\n1 2\n")
     err = raises_at(p, None, rf"the size line \(line 2\) declares {BIG} vertices for 1 edges")
-    assert f"pass n={BIG} to insist" in str(err)
+    assert f"pass n={BIG} (command line: --n {BIG}) to insist" in str(err)
     el = read_graph(p, n=BIG)
     assert el.n == BIG and edges(el) == [(0, 1)]
     with pytest.raises(ValueError, match=f"n={BIG + 1} contradicts .*g.mtx.* declares {BIG}"):
@@ -704,7 +704,7 @@ def test_cli_n_insists_and_is_checked(tmp_path, capsys):
     assert "n=4 contradicts" in capsys.readouterr().err
     q = write(tmp_path, "big.mtx", HDR + f"{BIG} {BIG} 1\n1 2\n")
     assert main(["info", str(q)]) == 1
-    assert f"pass n={BIG} to insist" in capsys.readouterr().err
+    assert f"--n {BIG}) to insist" in capsys.readouterr().err
 
 
 def test_memory_error_names_the_file_and_what_was_built(tmp_path, monkeypatch):

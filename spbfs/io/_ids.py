@@ -196,7 +196,8 @@ def finish(
             path,
             None,
             f"{declared_by} declares {n} vertices for {m} edges (over {IDS_PER_EDGE} per "
-            f"edge): refused before allocating per-vertex arrays; pass n={n} to insist",
+            f"edge): refused before allocating per-vertex arrays; pass n={n} (command line: "
+            f"--n {n}) to insist",
         )
     if src.size:
         lo = min(int(src.min()), int(dst.min()))
