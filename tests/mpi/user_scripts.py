@@ -12,7 +12,8 @@ status and message, well before its timeout.
 ``exit0``         rank 1 calls ``sys.exit(0)``; the others search
 ``exit3``         rank 1 calls ``sys.exit(3)``; the others search
 ``exit0_grid``    rank 1 calls ``sys.exit(0)`` before MPI or any grid exists (it
-                  knows its rank from the launcher's ``PMI_RANK``)
+                  knows its rank from the launcher: ``PMI_RANK``, Open MPI's
+                  ``OMPI_COMM_WORLD_RANK``)
 ``bad_source``    rank 1 passes a source out of range; every rank catches the
                   error and searches again (exits 0)
 ``diff_source``   rank 1 passes another source; every rank catches the error
@@ -64,7 +65,7 @@ def exit_after(code: int) -> None:
 
 
 def exit0_grid() -> None:
-    if os.environ.get("PMI_RANK") == "1":
+    if (os.environ.get("PMI_RANK") or os.environ.get("OMPI_COMM_WORLD_RANK")) == "1":
         sys.exit(0)
     DistGraph.kronecker(6, 8, seed=1)
     print(f"rank {world_rank()} built the grid", flush=True)
