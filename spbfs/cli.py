@@ -404,7 +404,7 @@ def _cmd_bfs(args: argparse.Namespace, cfg: Config) -> int:
     progress = _progress(args)
     edges = _read(args, progress)
     graph = Graph.from_edgelist(edges, directed=args.directed, config=cfg,
-                                progress=progress.bar("build"))
+                                progress=progress.bar("build"), copy=False)  # read here
     source = _vertex(args.source, edges.ids, edges.n, "source")
     target = None if args.target is None else _vertex(args.target, edges.ids, edges.n,
                                                       "target")
@@ -617,7 +617,7 @@ def _cmd_algorithm(args: argparse.Namespace, cfg: Config) -> int:
     source = (_vertex(args.source, edges.ids, edges.n, "source") if args.command == "sssp"
               else None)
     graph = Graph.from_edgelist(edges, directed=args.directed, config=cfg,
-                                progress=progress.bar("build"))
+                                progress=progress.bar("build"), copy=False)  # read here
     with progress.step(args.command):
         result = _run_algorithm(args, graph, source)
     arrays = _report(args, result, graph.n, edges.ids, edges.weights is not None, source)

@@ -111,7 +111,7 @@ class Graph:
     @classmethod
     def from_edgelist(
         cls, edges: EdgeList, *, directed: bool | None = None, config: Config | None = None,
-        progress: Callable[[int, int], Any] | None = None,
+        progress: Callable[[int, int], Any] | None = None, copy: bool = True,
     ) -> Graph:
         """Build from an :class:`~spbfs.edges.EdgeList`.
 
@@ -129,7 +129,10 @@ class Graph:
         edited since it was made, so its ids are checked (one compiled pass)
         before the build, and the graph keeps a copy of it as :attr:`edges`
         (16 bytes per edge, plus its weights and labels), never the caller's
-        arrays.
+        arrays. ``copy=False`` hands the list over instead (no copy, the list
+        itself becomes :attr:`edges`): for a caller that made it and will not
+        edit it again, such as a reader's output; the ids are checked all the
+        same.
 
         Raises
         ------
@@ -138,8 +141,8 @@ class Graph:
         """
         if not isinstance(edges, EdgeList):
             raise TypeError(f"edges must be an EdgeList, got {type(edges).__name__}")
-        return cls._from_source(_own_copy(edges), directed=directed, config=config,
-                                on_block=progress)
+        return cls._from_source(_own_copy(edges) if copy else edges, directed=directed,
+                                config=config, on_block=progress)
 
     @classmethod
     def from_source(

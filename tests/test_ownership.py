@@ -126,3 +126,12 @@ def test_cached_graph_of_a_matrix_is_still_checked_every_call():
     a.indices[:] = 10**6
     with pytest.raises(ValueError, match="index out of range"):
         spbfs.bfs(a, 0, cache=cache)
+
+
+def test_handed_over_edgelist_is_kept_without_a_copy_and_still_checked():
+    e = _path_edges()
+    g = spbfs.Graph.from_edgelist(e, copy=False)
+    assert g.edges is e
+    e.src[0] = 10**9
+    with pytest.raises(ValueError, match="out of range for n=200"):
+        spbfs.Graph.from_edgelist(e, copy=False)
