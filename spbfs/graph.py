@@ -33,6 +33,7 @@ from spbfs.edges import (
     check_vertex_ids,
     sparse_ids_problem,
 )
+from spbfs.io._common import MAX_RATIO
 from spbfs.matrix_structure import (
     CANONICAL,
     check_compressed,
@@ -381,11 +382,20 @@ class Graph:
         directed: bool | None = None,
         renumber: bool = False,
         config: Config | None = None,
+        n: int | None = None,
+        max_ratio: float | None = MAX_RATIO,
+        one_based: bool | None = None,
     ) -> Graph:
-        """Read a graph file (Matrix Market, SNAP edge list, CSV, npz) and build it."""
+        """Read a graph file (Matrix Market, SNAP edge list, CSV, npz) and build it.
+
+        ``fmt``, ``directed``, ``renumber``, ``n`` (to insist on a vertex count the
+        size rule would refuse), ``max_ratio`` (the decompression limit; None for
+        none) and ``one_based`` are :func:`spbfs.io.read_graph`'s.
+        """
         from spbfs.io import read_graph
 
-        edges = read_graph(path, fmt, directed=directed, renumber=renumber)
+        edges = read_graph(path, fmt, directed=directed, renumber=renumber, n=n,
+                           one_based=one_based, max_ratio=max_ratio)
         return cls._from_source(edges, directed=directed, config=config)  # read here
 
     def with_config(self, config: Config) -> Graph:

@@ -464,3 +464,28 @@ def test_spgemm_equals_one_spmsv_per_column(semiring: str, fmt: str, backend: st
             np.testing.assert_array_equal(cind[cptr[s]:cptr[s + 1]], to_host(y.indices))
             if semiring != "any_pair":
                 np.testing.assert_allclose(cval[cptr[s]:cptr[s + 1]], to_host(y.values))
+
+
+def test_unweighted_algorithms_ignore_networkx_weights_and_take_a_config_mapping():
+    nx = pytest.importorskip("networkx")
+    from spbfs.algorithms import betweenness_centrality, connected_components, pagerank
+
+    G = nx.Graph()
+    G.add_edge("a", "b", weight="heavy")
+    G.add_edge("b", "c", weight="light")
+    cc = connected_components(G, config={"format": "dcsc"})
+    assert cc.n_components == 1
+    assert betweenness_centrality(G, normalized=False).tolist() == [0.0, 1.0, 0.0]
+    with pytest.raises(TypeError, match="weight"):
+        pagerank(G)  # PageRank reads weights: a non-numeric one is still refused
+    with pytest.raises(ValueError, match="formt"):
+        connected_components(G, config={"formt": "dcsc"})
+
+
+def test_graph_load_passes_n_to_insist_on_a_declared_size(tmp_path):
+    path = tmp_path / "big.mtx"
+    path.write_text("%%MatrixMarket matrix coordinate pattern general\n"
+                    f"{2**26} {2**26} 1\n1 2\n")
+    with pytest.raises(ValueError, match="pass n=67108864"):
+        spbfs.Graph.load(path)
+    assert spbfs.Graph.load(path, n=2**26).n == 2**26

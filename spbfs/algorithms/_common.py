@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import operator
 import weakref
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -55,18 +56,23 @@ def check_grid_call(graph: Any, config: Config | None, what: str, **unsupported:
 
 
 def prepare(
-    graph: Any, config: Config | None, directed: bool | None, *, allow_empty: bool = True,
-    what: str = "graph",
+    graph: Any, config: Config | Mapping[str, Any] | None, directed: bool | None, *,
+    allow_empty: bool = True, what: str = "graph", weight: str | None = "weight",
 ) -> Graph:
     """The :class:`Graph` to run on, threads set from its config.
+
+    ``config`` is a :class:`Config`, a mapping of settings or None
+    (:func:`spbfs.config.as_config`); ``weight`` is the networkx weight attribute
+    to read, None for an algorithm that ignores weights (it then neither reads
+    nor checks them).
 
     Raises
     ------
     ValueError
         For an empty graph when ``allow_empty`` is False.
     """
-    g = as_graph(graph, config=config, directed=directed)
-    cfg = config or g.config
+    g = as_graph(graph, config=config, directed=directed, weight=weight)
+    cfg = g.config
     if not allow_empty and g.n == 0:
         raise ValueError(f"{what} is empty (0 vertices): there is no source to start from")
     if cfg.threads is not None and g.backend.name == "numba":

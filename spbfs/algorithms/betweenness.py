@@ -115,7 +115,7 @@ def betweenness_centrality(
         return dist_betweenness_centrality(graph, k=k, sources=sources, normalized=normalized,
                                            seed=seed, batch_size=batch_size)
     batch_size = check_positive_int(batch_size, "batch_size")
-    g = prepare(graph, config, directed)
+    g = prepare(graph, config, directed, weight=None)
     n = g.n
     if n == 0:
         return np.zeros(0)

@@ -109,7 +109,7 @@ def connected_components(
     """
     if check_grid_call(graph, config, "connected_components"):
         return dist_connected_components(graph)
-    g = prepare(graph, config, directed)
+    g = prepare(graph, config, directed, weight=None)
     n = g.n
     xp = g.backend.xp
     if n == 0:

@@ -156,7 +156,7 @@ def multi_source_bfs(
         return dist_multi_source_bfs(graph, sources, output=output, max_depth=max_depth,
                                      reverse=reverse)
     max_depth = check_msbfs_args(output, max_depth)
-    g = prepare(graph, config, directed, allow_empty=False)
+    g = prepare(graph, config, directed, allow_empty=False, weight=None)
     src = check_sources(g.n, sources_of(g, sources))
     uniq, back = np.unique(src, return_inverse=True)
     block, other = (g.in_block, g.out_block) if reverse else (g.out_block, g.in_block)

@@ -77,7 +77,7 @@ def triangle_count(
     """
     if check_grid_call(graph, config, "triangle_count"):
         return dist_triangle_count(graph)
-    g = prepare(graph, config, directed)
+    g = prepare(graph, config, directed, weight=None)
     n = g.n
     if n == 0:
         return TriangleCount(0, np.zeros(0, dtype=np.int64))

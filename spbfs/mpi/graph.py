@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from semirings.blocks import Block, CSRBlock, DCSCBlock
-from spbfs.config import Config
+from spbfs.config import Config, as_config
 from spbfs.edges import check_vertex_ids
 from spbfs.kernels.bitmaps import set_bits
 from spbfs.mpi import _construct as K
@@ -222,8 +222,9 @@ class DistGraph:
         grid : ProcessGrid, str or tuple, optional
             The grid, or its shape; default ``config.grid`` or the rank count's
             :func:`~spbfs.mpi.grid.auto_grid_shape`.
-        config : Config, optional
-            Block format and search settings.
+        config : Config or mapping, optional
+            Block format and search settings (:func:`spbfs.config.as_config`: a
+            mapping goes over the default, None is the ``SPBFS_*`` environment's).
 
         Returns
         -------
@@ -235,7 +236,7 @@ class DistGraph:
             On every rank when any rank's ids are out of range or not integers,
             or when ranks pass different ``n``, ``directed`` or ``config``.
         """
-        config = config or Config()
+        config = as_config(config)
         return cls._from_box(as_grid(grid, config), [src, dst], n, directed, config)
 
     @classmethod
@@ -340,8 +341,9 @@ class DistGraph:
             As for :func:`spbfs.generators.kronecker`.
         grid : ProcessGrid, str or tuple, optional
             The grid or its shape.
-        config : Config, optional
-            Block format and search settings.
+        config : Config or mapping, optional
+            Block format and search settings (:func:`spbfs.config.as_config`: a
+            mapping goes over the default, None is the ``SPBFS_*`` environment's).
 
         Returns
         -------
@@ -349,7 +351,7 @@ class DistGraph:
         """
         from spbfs.generators import kronecker_edges
 
-        config = config or Config()
+        config = as_config(config)
         g = as_grid(grid, config)
         _place(g, config)
         t0 = time.perf_counter()
@@ -410,7 +412,7 @@ class DistGraph:
         from spbfs.io import read_graph
         from spbfs.mpi.read import read_edges
 
-        config = config or Config()
+        config = as_config(config)
         g = as_grid(grid, config)
         # Not the path: ranks may read copies of the file at different paths.
         C.agree_call(g.comm, None, directed=directed, one_based=one_based, reverse=reverse,

@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from spbfs.config import Config
+from spbfs.config import Config, default_config
 from spbfs.mpi.comm import (
     WaitPolicy,
     agree_call,
@@ -229,7 +229,7 @@ class ProcessGrid:
         Defaults to ``MPI.COMM_WORLD``; the grid works on a duplicate.
     config : Config, optional
         Where the grid's :attr:`wait` policy comes from (its ``wait``);
-        default :class:`~spbfs.Config` ``()``.
+        default :func:`spbfs.config.default_config` (the ``SPBFS_*`` environment).
     watchdog : float, optional
         Seconds one wait on the grid may last before it raises
         :class:`~spbfs.mpi.comm.WaitTimeout` (default
@@ -285,7 +285,7 @@ class ProcessGrid:
             pr, pc = auto_grid_shape(size) if shape is None else parse_grid(shape)
             if pr * pc != size:
                 problem = f"grid {pr}x{pc} needs {pr * pc} ranks, got {size}"
-            wait = WaitPolicy.from_config(Config() if config is None else config)
+            wait = WaitPolicy.from_config(default_config() if config is None else config)
             if watchdog is not None:
                 if not watchdog > 0:
                     raise ValueError(f"watchdog must be a positive number of seconds, "
