@@ -288,7 +288,7 @@ def test_direction_policy_guard_against_tiny_bottom_up_switches() -> None:
 
     pol = DirectionPolicy()
     assert pol.choose(TOP_DOWN, 20, 50, 100, 115_000, True) == TOP_DOWN
-    assert pol.choose(TOP_DOWN, 20, 50, 100, 1_000, True) == BOTTOM_UP
+    assert pol.choose(TOP_DOWN, 20, 2_000, 100, 1_000, True) == BOTTOM_UP
     unguarded = DirectionPolicy(gamma=float("inf"))
     assert unguarded.choose(TOP_DOWN, 20, 50, 100, 115_000, True) == BOTTOM_UP
     n = 1 << 15
