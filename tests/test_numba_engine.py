@@ -195,6 +195,7 @@ def test_no_result_recycling_without_exact_reference_counts(monkeypatch) -> None
     from spbfs.search.numba_engine import ScratchPool
 
     pool = ScratchPool()
+    pool.min_rows = 0  # small blocks too are kept
     a, _ = pool.results(100)
     addr = a.__array_interface__["data"][0]
     del a, _

@@ -121,6 +121,9 @@ class ScratchPool:
     #: Result blocks kept: two serve ``r = bfs(g, s)`` in a loop, where the
     #: previous result is alive while the next search runs.
     keep_results = 2
+    #: Below this many entries result blocks are fresh: malloc serves 64 KiB from its
+    #: heap without page faults, in less time than the test for a free kept block.
+    min_rows = 4096
 
     def results(self, n: int) -> tuple[np.ndarray, np.ndarray]:
         """Two int64 arrays of ``n`` entries for a search's parents and levels (contents undefined).
@@ -132,11 +135,12 @@ class ScratchPool:
         the pool's is free. Fresh memory costs a page fault per 4 KiB (or the
         zeroing of a huge page) when first written, a tenth of a search on a
         high-diameter graph of a million vertices (docs/benchmarks.md); a
-        recycled block is only overwritten. Blocks above ``max_bytes`` are not
-        kept, and none are where reference counts are not exact (a
-        free-threaded interpreter running without its GIL).
+        recycled block is only overwritten. Blocks of fewer than ``min_rows``
+        entries are fresh, blocks above ``max_bytes`` are not kept, and none are
+        where reference counts are not exact (a free-threaded interpreter running
+        without its GIL).
         """
-        if not getattr(sys, "_is_gil_enabled", _gil_enabled)():
+        if n < self.min_rows or not getattr(sys, "_is_gil_enabled", _gil_enabled)():
             return _fresh_rows(n)
         # The count of a block only a list refers to, read the same way as the kept
         # ones' (not a constant: how an interpreter counts the call's own
