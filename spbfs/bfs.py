@@ -155,11 +155,11 @@ def bfs(
     >>> spbfs.bfs(g, 0, semiring="plus_second").values.tolist()   # shortest-path counts
     [1, 1, 1, 1]
     """
-    if is_dist_graph(graph):
+    is_graph = isinstance(graph, Graph)  # a DistGraph is no Graph
+    if not is_graph and is_dist_graph(graph):
         return _grid_bfs(graph, source, config, output, direction, max_depth, target, reverse,
                          semiring, source_value)
     # A dataclass's class attribute is the field's default.
-    is_graph = isinstance(graph, Graph)
     threads = (config or (graph.config if is_graph else Config)).threads
     # None: as many as the machine has idle when the first parallel region is due
     # (search_threads(threads, lazy=True), without a generator's cost per call).

@@ -20,7 +20,6 @@ thread policy, tens of microseconds against a search of a few
 
 from __future__ import annotations
 
-import threading
 import time
 from typing import Any
 
@@ -28,7 +27,7 @@ import numpy as np
 
 from spbfs.config import Config
 from spbfs.direction import MIN_SWEEP
-from spbfs.kernels.rows_bfs import MAX_VERTICES, rows_bfs, unpack_visited
+from spbfs.kernels.rows_bfs import MAX_VERTICES, rows_bfs_into
 from spbfs.result import BFSResult, LevelStats
 
 __all__ = ["RowsScratch", "small_search", "takes_small"]
@@ -61,24 +60,24 @@ class RowsScratch:
         self.n = n
         self.levels = levels
         self.max_bytes = max_bytes
-        self._lock = threading.Lock()
-        self._item: tuple[np.ndarray, ...] | None = None
+        # A list's pop and append are atomic: one search takes the kept item, a
+        # concurrent one finds the list empty (a lock costs as much as a tenth of a
+        # search of karate).
+        self._items: list[tuple[np.ndarray, ...]] = []
 
     def take(self) -> tuple[np.ndarray, ...]:
         """``(state, queue, rec, rec_t)``, ``state`` all unvisited."""
-        with self._lock:
-            item, self._item = self._item, None
-        if item is None:
+        try:
+            return self._items.pop()
+        except IndexError:
             n, lv = self.n, self.levels
-            item = (np.full(n, _UNVISITED, np.uint64), np.empty(n, np.uint32),
+            return (np.full(n, _UNVISITED, np.uint64), np.empty(n, np.uint32),
                     np.empty((3, lv), np.int64), np.empty(lv, np.float64))
-        return item
 
     def give(self, item: tuple[np.ndarray, ...]) -> None:
         """Keep ``item`` (its ``state`` set back to unvisited) for the next :meth:`take`."""
-        if item[0].nbytes + item[1].nbytes <= self.max_bytes:
-            with self._lock:
-                self._item = item
+        if not self._items and item[0].nbytes + item[1].nbytes <= self.max_bytes:
+            self._items.append(item)
 
 
 def _facts(g: Any, reverse: bool) -> tuple[Any, int, bool]:
@@ -160,14 +159,14 @@ def small_search(g: Any, source: int, cfg: Config, reverse: bool, max_depth: int
                                                         pool.max_bytes)
     item = scratch.take()
     state, queue, rec, rec_t = item
-    nlev, reason = rows_bfs(ptr, ind, source, state, queue,
-                            -1 if max_depth is None else max_depth,
-                            -1 if target is None else target, rec[0], rec[1], rec[2], rec_t)
     out = cfg.output
     want_parents = out != "levels"
     want_levels = out != "parents"
     parents, levels = pool.results(g.n)
-    unpack_visited(state, queue, rec[1], nlev, parents, levels, want_parents, want_levels)
+    nlev, reason = rows_bfs_into(ptr, ind, source, state, queue,
+                                 -1 if max_depth is None else max_depth,
+                                 -1 if target is None else target, rec, rec_t, parents, levels,
+                                 want_parents, want_levels)
     scratch.give(item)
     cols = rec[:, :nlev].copy()
     stats = LevelStats(frontier=cols[0], discovered=cols[1], edges=cols[2],
