@@ -108,10 +108,13 @@ def test_bfs_functions_match_networkx_in_order(be: BackendInterface, kind: str, 
     assert be.stats.ran["bfs_edges"] > 0 and not be.stats.fell_back
 
 
-def test_dispatch_through_networkx_keyword() -> None:
+def test_dispatch_through_networkx_keyword(monkeypatch: pytest.MonkeyPatch) -> None:
     """``nx.<f>(..., backend="spbfs")`` reaches the backend (needs the entry point)."""
     if not entry_points(group="networkx.backends", name="spbfs"):
         pytest.skip("the networkx.backends entry point is not installed (pip install -e .)")
+    from spbfs.nxbackend import backend_interface
+
+    monkeypatch.setattr(backend_interface, "min_edges", 0)  # spbfs itself, on a small graph
     g = _graph("undirected", 3)
     s = next(iter(g))
     assert list(nx.bfs_edges(g, s, backend="spbfs")) == list(nx.bfs_edges(g, s))
@@ -145,6 +148,11 @@ def test_forced_backend_on_a_small_graph_runs_networkx() -> None:
     g = nx.karate_club_graph()
     assert list(be.bfs_edges(be.convert_from_nx(g), 0)) == list(nx.bfs_edges(g, 0))
     assert be.stats.declined["bfs_edges"] == 1 and not be.stats.ran
+    # Arguments spbfs leaves to networkx are networkx's on a graph it runs anyway.
+    assert be.can_run("bfs_edges", (g, 0), {"sort_neighbors": sorted}) is True
+    key = lambda it: sorted(it, reverse=True)  # noqa: E731
+    got = be.bfs_edges(be.convert_from_nx(g), 0, sort_neighbors=key)
+    assert list(got) == list(nx.bfs_edges(g, 0, sort_neighbors=key))
     big = nx.gnm_random_graph(3000, be.min_edges, seed=2)
     assert list(be.bfs_edges(be.convert_from_nx(big), 0)) == list(nx.bfs_edges(big, 0))
     assert be.stats.ran["bfs_edges"] == 1

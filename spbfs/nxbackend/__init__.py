@@ -202,6 +202,11 @@ class BackendInterface:
         """True when spbfs takes these arguments, else why networkx should run instead."""
         if name not in IMPLEMENTED:
             return False
+        if args and self.should_run(name, args, kwargs) is not True:
+            # networkx's own function runs a small graph (should_run, and call() when the
+            # backend is forced): its arguments are networkx's to check, and the binding
+            # below would cost as much as the search.
+            return True
         try:
             bound = inspect.signature(_networkx_function(name)).bind(*args, **kwargs)
         except TypeError as exc:
