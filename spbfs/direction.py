@@ -25,7 +25,7 @@ whose unvisited vertices mostly have no in-edge from the frontier and read
 all their in-edges. On p2p-Gnutella31 (62,586 vertices, 147,892 arcs) Beamer's
 test fires at a frontier of 18,195 out-edges, and the bottom-up level then
 read 84,890 in-edges and every vertex; with the guard the search stays
-top-down and takes a third of the time (docs/benchmarks.md). A Kronecker
+top-down and takes a third of the time or less (benchmarks/defaults.py). A Kronecker
 graph switches at ``m_f`` in the millions, past ``n``: its schedules are the
 same with gamma = 32 (the guard's earlier value) and 1.
 

@@ -15,7 +15,7 @@ smallest frontier vertex in both.
 
 What it saves is per call: the engine's set-up, its Python level loop and its
 thread policy, tens of microseconds against a search of a few
-(docs/benchmarks.md).
+(``benchmarks/defaults.py``).
 """
 
 from __future__ import annotations
