@@ -309,7 +309,8 @@ def _engine(g: Graph, backend: Any, reverse: bool, cfg: Config,
                              threads=(threads.count() if threads.chosen
                                       else partial(threads.count, pool.thread_policy)),
                              max_degree=g._search_cache.get(key),
-                             regular=g._search_cache.get(rkey))
+                             regular=g._search_cache.get(rkey),
+                             quiet=lambda: threads.quiet)
         g._search_cache[key] = engine.max_degree
         g._search_cache[rkey] = engine.regular
         return engine

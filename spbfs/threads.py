@@ -599,6 +599,13 @@ class SearchThreads:
         self._before: int | None = None
         self._count: int | None = None
         self._trial: tuple[ThreadProbe, int, int, float] | None = None
+        #: Whether the count is given, or was read off a machine with a core idle for
+        #: each thread (no trial between two counts): only then do runs of small levels
+        #: go to a team of threads (:class:`spbfs.search.numba_engine.NumbaEngine`).
+        #: A team level costs tens of microseconds; one whose helper is descheduled
+        #: waits a scheduler slice, milliseconds (p2p-Gnutella31 under load: 38 ms
+        #: against 0.9 ms on one thread, benchmarks/defaults.py).
+        self.quiet = True
         if threads is not None:
             nb.set_num_threads(min(threads, nb.config.NUMBA_NUM_THREADS))
             self._count = nb.get_num_threads()
@@ -625,6 +632,7 @@ class SearchThreads:
                 nb.set_num_threads(chosen)
                 self._before = before
             self._count = chosen
+            self.quiet = trial is None
             if trial is not None and pol.probe is not None:
                 self._trial = (pol.probe, *trial, time.perf_counter())
         return self._count
