@@ -348,8 +348,8 @@ def test_fused_topdown_loop_loads_from_the_cache() -> None:
     code = ("import spbfs\n"
             "from spbfs.kernels import bfs_numba as k\n"
             "from spbfs.generators import path\n"
-            "r = spbfs.bfs(spbfs.Graph.from_edgelist(path(50)), 0)\n"
-            "assert r.levels[49] == 49 and r.stats.seconds.min() >= 0\n"
+            "r = spbfs.bfs(spbfs.Graph.from_edgelist(path(2000)), 0)\n"  # past spbfs.search.small
+            "assert r.levels[1999] == 1999 and r.stats.seconds.min() >= 0\n"
             "print(sum(k.search_levels.stats.cache_hits.values()),\n"
             "      sum(k.search_levels.stats.cache_misses.values()))\n")
     env = {**os.environ, "SPBFS_BACKEND": "numba"}
