@@ -8,8 +8,9 @@ rule: the prebuilt karate graph (source 0), a vertex without edges of the
 largest graph given (or of a generated one), a 100-vertex path (end vertex),
 each as ``spbfs.bfs(g, s)`` against ``scipy.sparse.csgraph.breadth_first_order``
 on the graph's csr matrix (float64 data, int32 indices: nothing for scipy to
-convert); and ``list(nx.bfs_edges(G, 0, backend="spbfs"))`` against networkx's
-own on karate and on a random graph of 10^4 edges (2,500 nodes).
+convert); and ``list(nx.bfs_edges(G, 0, backend="spbfs"))``, and the same call
+with ``nx.config.backend_priority.algos = ["spbfs"]``, against networkx's own on
+karate and on a random graph of 10^4 edges (2,500 nodes).
 
 **Per graph**: median milliseconds (median over the sources of each source's
 median) of the default (``spbfs.bfs(g, s)``, nothing set), ``threads=1``, every
@@ -48,7 +49,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import numpy as np
-from _common import format_table, load_average, machine_line
+from _common import format_table, load_average, machine_line, set_omp_wait
 
 HOG = "while True: pass"
 SETTINGS = [(t, d) for t in (1, 2) for d in ("auto", "top-down")]
@@ -118,6 +119,15 @@ def per_call(big: Any, repeat: int, markdown: bool) -> None:
                           "networkx": lambda G=G: list(nx.bfs_edges(G, 0))}, repeat)
         rows.append([name, "nx.bfs_edges backend=spbfs", f"{t['spbfs'] * 1e6:.1f}",
                      f"{t['networkx'] * 1e6:.1f}", f"{t['spbfs'] / t['networkx']:.2f}"])
+        nx.config.backend_priority.algos = ["spbfs"]
+        try:
+            t = _interleaved({"spbfs": lambda G=G: list(nx.bfs_edges(G, 0)),
+                              "networkx": lambda G=G: list(nx.bfs_edges(G, 0, backend="networkx"))},
+                             repeat)
+        finally:
+            nx.config.backend_priority.algos = []
+        rows.append([name, "nx.bfs_edges, backend_priority", f"{t['spbfs'] * 1e6:.1f}",
+                     f"{t['networkx'] * 1e6:.1f}", f"{t['spbfs'] / t['networkx']:.2f}"])
     print(f"\nper call, median µs of {repeat} ({_uptime()})")
     print(format_table(["input", "spbfs call", "spbfs µs", "peer µs (scipy / networkx)",
                         "ratio"], rows, markdown=markdown))
@@ -146,6 +156,8 @@ def _graphs(args: argparse.Namespace) -> list[tuple[str, Any, list[int]]]:
     if args.osm and Path(args.osm).exists():
         g = spbfs.Graph.load(args.osm)
         out.append(("luxembourg_osm", g, roots(g)))
+    if args.small_only:
+        return out
     grid = spbfs.Graph.from_edgelist(grid2d(1000, 1000))
     out.append(("grid 1000x1000, corner", grid, [0]))
     out.append(("grid 1000x1000, centre", grid, [500 * 1000 + 500]))
@@ -210,8 +222,13 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--per-call-only", action="store_true")
     p.add_argument("--per-graph-only", action="store_true")
+    p.add_argument("--small-only", action="store_true",
+                   help="per graph: the files and the R-MAT graphs only")
+    p.add_argument("--omp-wait", choices=["active", "passive"],
+                   help="OMP_WAIT_POLICY for numba's omp workers (default: unset)")
     p.add_argument("--markdown", action="store_true")
     args = p.parse_args(argv)
+    set_omp_wait(args.omp_wait)
 
     import spbfs
     from spbfs.generators import erdos_renyi

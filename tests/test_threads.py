@@ -751,9 +751,10 @@ def test_a_large_graph_asks_before_its_passes_over_n(reads, seen, keep_threads, 
 @needs_two
 def test_small_levels_go_to_a_team_only_on_a_quiet_reading(tmp_path, keep_threads, machine,
                                                            monkeypatch):
-    """A count read off a quiet machine (or given) lets runs of small levels go to a team
-    of two threads; a count from a trial on a busy machine keeps them on one thread,
-    whose answer is the same."""
+    """A count read off a quiet machine, not busy over the last minute (or a count given),
+    lets runs of small levels go to a team of two threads; a count from a trial on a busy
+    machine, or a quiet instant of a busy minute, keeps them on one thread, whose answer
+    is the same."""
     from spbfs.direction import DirectionPolicy
     from spbfs.generators import grid2d
     from spbfs.kernels import bfs_numba as nbk
@@ -771,7 +772,10 @@ def test_small_levels_go_to_a_team_only_on_a_quiet_reading(tmp_path, keep_thread
     busy = ThreadPolicy(loadavg=_loadavg(tmp_path / "busy", POOL), probe=T.ThreadProbe())
     g = spbfs.Graph.from_edgelist(grid2d(400, 400))  # frontiers past _TEAM_VERTICES
     runs = []
-    for policy, team in ((quiet, True), (busy, False), (None, True)):
+    for policy, lately, team in ((quiet, False, True), (quiet, True, False), (busy, False, False),
+                                 (None, True, True)):
+        # The minute's load average: a quiet instant on a machine busy lately is no team.
+        monkeypatch.setattr(T, "_busy_lately", lambda lately=lately: lately)
         choice = T.SearchThreads(2 if policy is None else None, policy)
         e = NumbaEngine(g.out_block, g.in_block, g.out_degree, ScratchPool(),
                         threads=choice.count if policy is not None else 2,
