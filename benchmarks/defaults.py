@@ -64,14 +64,22 @@ def _uptime() -> str:
 
 
 def _interleaved(calls: dict[str, Callable[[], Any]], repeat: int) -> dict[str, float]:
-    """Median seconds of each call over ``repeat`` rounds, the order rotating each round."""
+    """Median seconds of each call over ``repeat`` rounds, in a new random order each round.
+
+    Not a rotation: with one, a call always follows the same other call, and the
+    two-thread settings' workers, still spinning or queued after their search on
+    a busy machine, slowed the call after them in every round (scipy and the
+    default after ``t2 top-down``, 20x on luxembourg_osm).
+    """
     names = list(calls)
     for f in calls.values():  # warm: compilation, caches, kept scratch arrays
         f()
     times: dict[str, list[float]] = {k: [] for k in names}
     clock = time.perf_counter
-    for r in range(repeat):
-        for k in names[r % len(names):] + names[:r % len(names)]:
+    rng = np.random.default_rng(len(names) * 7919 + repeat)
+    for _ in range(repeat):
+        for i in rng.permutation(len(names)):
+            k = names[i]
             f = calls[k]
             t0 = clock()
             f()
