@@ -1,7 +1,7 @@
 """Is the default the fast choice? ``spbfs.bfs`` as called, against its own best and scipy.
 
 Two tables, from one interleaved run (every setting searches the same sources,
-taking turns source by source, so load changes hit every setting alike):
+in a random order each round, source by source, so load changes hit every setting alike):
 
 **Per call**: microseconds of one search on small inputs, where fixed costs
 rule: the prebuilt karate graph (source 0), a vertex without edges of the
