@@ -25,12 +25,20 @@ from spbfs.kernels import bfs_numba as nbk
 from spbfs.kernels.rows_bfs import MAX_VERTICES, rows_search
 from spbfs.matrix_cache import MatrixCache, RowsInput, process_cache, rows_input
 from spbfs.result import BFSResult
-from spbfs.search.checks import PARENTS, VALUES, check_max_depth, check_semiring, check_vertex
+from spbfs.search.checks import (
+    MIN_SECOND,
+    PARENTS,
+    VALUES,
+    check_max_depth,
+    check_semiring,
+    check_vertex,
+)
 from spbfs.search.driver import LocalEngine, run_levels
 from spbfs.search.numba_engine import NumbaEngine, ScratchPool, nonempty_columns
 from spbfs.search.semiring_engine import semiring_search
+from spbfs.search.small import small_search, takes_small
 from spbfs.search.vectorized_engine import VectorizedEngine
-from spbfs.threads import SearchThreads, search_threads
+from spbfs.threads import SearchThreads
 
 __all__ = ["bfs"]
 
@@ -151,19 +159,23 @@ def bfs(
     """
     if config is not None and not isinstance(config, Config):
         config = as_config(config)  # a mapping of settings, or a TypeError naming config
-    if is_dist_graph(graph):
+    is_graph = isinstance(graph, Graph)  # a DistGraph is no Graph
+    if not is_graph and is_dist_graph(graph):
         return _grid_bfs(graph, source, config, output, direction, max_depth, target, reverse,
                          semiring, source_value)
-    threads = (config or (graph.config if isinstance(graph, Graph)
-                          else default_config())).threads
-    # None: as many as the machine has idle when the first parallel region is due.
-    with search_threads(threads, lazy=True) as choice:
-        if not isinstance(graph, Graph):
+    threads = (config or (graph.config if is_graph else default_config())).threads
+    # None: as many as the machine has idle when the first parallel region is due
+    # (search_threads(threads, lazy=True), without a generator's cost per call).
+    choice = SearchThreads(threads)
+    try:
+        if not is_graph:
             # Chosen before the graph is resolved: a kept Graph of a scipy matrix is
             # recognized by a digest of its structure, which runs in parallel.
             choice.count()
         return _bfs(graph, source, config, max_depth, target, output, direction, reverse,
                     directed, semiring, source_value, cache, choice)
+    finally:
+        choice.restore()
 
 
 def _bfs(graph: Any, source: Any, config: Config | None, max_depth: int | None,
@@ -224,6 +236,9 @@ def _resolve_graph(
     ``cfg`` is ``config``, else the graph's; output and direction overrides
     and the semiring's needs applied.
     """
+    if (config is None and output is None and direction is None and isinstance(graph, Graph)
+            and source_value == 1 and semiring == "min_second"):
+        return graph, graph.config, PARENTS, MIN_SECOND  # the plain call: nothing to resolve
     import scipy.sparse as sp
 
     if not (isinstance(cache, bool) or isinstance(cache, MatrixCache)):
@@ -259,6 +274,14 @@ def _resolve_graph(
     return g, cfg, kind, semiring
 
 
+def _scratch_pool(g: Graph) -> ScratchPool:
+    """The graph's :class:`ScratchPool`, made at its first search."""
+    pool = g._search_cache.get("numba_scratch")
+    if pool is None:
+        pool = g._search_cache["numba_scratch"] = ScratchPool()
+    return pool
+
+
 def _engine(g: Graph, backend: Any, reverse: bool, cfg: Config,
             threads: SearchThreads, source: int) -> LocalEngine:
     """The one-process engine for ``backend``: numba, CUDA kernels or vectorized steps.
@@ -270,7 +293,7 @@ def _engine(g: Graph, backend: Any, reverse: bool, cfg: Config,
     out_block, in_block = (g.in_block, g.out_block) if reverse else (g.out_block, g.in_block)
     deg = g.in_degree if reverse else g.out_degree
     if backend.name == "numba":
-        pool = g._search_cache.setdefault("numba_scratch", ScratchPool())
+        pool = _scratch_pool(g)
         slots = None
         if in_block.format == "csr":
             # Keyed by block: an undirected graph's two blocks are one object.
@@ -290,7 +313,8 @@ def _engine(g: Graph, backend: Any, reverse: bool, cfg: Config,
                              threads=(threads.count() if threads.chosen
                                       else partial(threads.count, pool.thread_policy)),
                              max_degree=g._search_cache.get(key),
-                             regular=g._search_cache.get(rkey))
+                             regular=g._search_cache.get(rkey),
+                             quiet=lambda: threads.quiet)
         g._search_cache[key] = engine.max_degree
         g._search_cache[rkey] = engine.regular
         return engine
@@ -310,7 +334,12 @@ def _search(
     g: Graph, source: int, cfg: Config, max_depth: int | None, target: int | None, reverse: bool,
     threads: SearchThreads,
 ) -> BFSResult:
-    backend = get_backend(cfg.backend)
+    # The graph's blocks hold the backend its config names (resolved once).
+    backend = g.backend if cfg.backend == g.config.backend else get_backend(cfg.backend)
+    if backend.name == "numba" and takes_small(g, source, cfg.direction, reverse,
+                                               DirectionPolicy.gamma):
+        # Top-down throughout, or one level: no engine, no thread count.
+        return small_search(g, source, cfg, reverse, max_depth, target, _scratch_pool(g))
     engine = _engine(g, backend, reverse, cfg, threads, source)
     # A GPU's first bottom-up sweep costs microseconds: no guard against it
     # there (its fused top-down loop applies Beamer's test alone).

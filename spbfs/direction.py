@@ -9,13 +9,25 @@ vertices, where the per-vertex cost of a bottom-up sweep over all unvisited
 vertices no longer pays. The published constants are alpha = 14 and
 beta = 24 (LAGraph uses 8 / 8 / 512 with a slightly different test).
 
-One guard is added: the first bottom-up sweep reads every vertex once
-(later sweeps only the survivors), a cost the edge counts do not see. At
-the tail of a road-network search, where ``m_u`` has shrunk to a few
-hundred edges, Beamer's test fires on a frontier of twenty vertices and the
-switch costs a hundred times what each remaining top-down level does. So
-the search goes bottom-up only when also ``m_f >= n / gamma`` (gamma = 32;
-a Kronecker graph switches at ``m_f`` in the millions, n/32 = 32 k at scale 20).
+One guard is added, from what each direction touches. A top-down level
+touches the frontier's out-edges, ``m_f``; a bottom-up sweep reads every
+unvisited vertex at least once (the first sweep every vertex with in-edges,
+later sweeps the survivors), whatever ``m_u / alpha`` says about its edges.
+So the search goes bottom-up only when also ``m_f * gamma >= max(n, MIN_SWEEP)``
+(gamma = 1: the frontier's out-edges at least the vertices a first sweep
+reads, and at least :data:`MIN_SWEEP`, below which a whole top-down level costs
+about a microsecond and the switch itself, the sweep's candidate list and bitmap,
+as much). Beamer's
+test alone fires where the frontier never grows large enough to pay for that:
+at the tail of a road-network search, where ``m_u`` has shrunk to a few
+hundred edges, on a frontier of twenty vertices; and on a sparse directed graph,
+whose unvisited vertices mostly have no in-edge from the frontier and read
+all their in-edges. On p2p-Gnutella31 (62,586 vertices, 147,892 arcs) Beamer's
+test fires at a frontier of 18,195 out-edges, and the bottom-up level then
+read 84,890 in-edges and every vertex; with the guard the search stays
+top-down and takes a third of the time or less (benchmarks/defaults.py). A Kronecker
+graph switches at ``m_f`` in the millions, past ``n``: its schedules are the
+same with gamma = 32 (the guard's earlier value) and 1.
 
 The same policy object serves one process and the 2D grid; on a grid the
 counts are global sums (one Allreduce per level).
@@ -25,13 +37,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["BOTTOM_UP", "MODES", "TOP_DOWN", "DirectionPolicy", "leave_top_down",
+__all__ = ["BOTTOM_UP", "MIN_SWEEP", "MODES", "TOP_DOWN", "DirectionPolicy", "leave_top_down",
            "next_direction"]
 
 TOP_DOWN = 0
 BOTTOM_UP = 1
 #: ``DirectionPolicy.mode`` as the number the compiled loops take (its index here).
 MODES = ("auto", "top-down", "bottom-up")
+#: Fewest frontier edges (times gamma) for a bottom-up level: a graph of fewer edges
+#: searches top-down throughout (:func:`next_direction`).
+MIN_SWEEP = 1024
 
 
 def leave_top_down(m_f: float, m_u: float, n: float, alpha: float, gamma: float) -> bool:
@@ -56,7 +71,8 @@ def next_direction(mode: int, current: int, n_f: float, m_f: float, m_u: float, 
         return BOTTOM_UP
     if current == TOP_DOWN:
         # Beamer's test with the first-sweep guard (see the module docstring).
-        return BOTTOM_UP if m_f * alpha > m_u and m_f * gamma >= n else TOP_DOWN
+        sweep = n if n > MIN_SWEEP else MIN_SWEEP
+        return BOTTOM_UP if m_f * alpha > m_u and m_f * gamma >= sweep else TOP_DOWN
     if growing or n_f * beta > n:
         return BOTTOM_UP
     return TOP_DOWN
@@ -74,13 +90,13 @@ class DirectionPolicy:
         Beamer's switching constants (see the module docstring).
     gamma : float
         Bottom-up only once the frontier's edges reach ``n / gamma``
-        (``inf``: no such guard).
+        (``inf``: no such guard; see the module docstring).
     """
 
     mode: str = "auto"
     alpha: float = 14.0
     beta: float = 24.0
-    gamma: float = 32.0
+    gamma: float = 1.0
 
     def guess(self, current: int, n_f: int, m_f: int, m_u: int, n: int, grew: bool,
               m_f_before: int, shrink: float = 4.0) -> int:

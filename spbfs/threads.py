@@ -576,6 +576,20 @@ class ThreadPolicy:
         return idle
 
 
+def _busy_lately() -> bool:
+    """Whether the machine's 1-minute load average reaches the CPUs this process may use.
+
+    An instant's reading of a machine shared with other work is often quiet
+    between two bursts; the minute's mean says whether a helper thread is
+    likely to be descheduled within a run of small levels. False where the
+    load average cannot be read.
+    """
+    try:
+        return os.getloadavg()[0] >= _allowed_cpus()
+    except OSError:
+        return False
+
+
 class SearchThreads:
     """One search's numba thread count: fixed, or chosen by a policy when first asked.
 
@@ -599,6 +613,14 @@ class SearchThreads:
         self._before: int | None = None
         self._count: int | None = None
         self._trial: tuple[ThreadProbe, int, int, float] | None = None
+        #: Whether the count is given, or was read off a machine with a core idle for
+        #: each thread (no trial between two counts) that was not busy over the last
+        #: minute either (:func:`_busy_lately`): only then do runs of small levels
+        #: go to a team of threads (:class:`spbfs.search.numba_engine.NumbaEngine`).
+        #: A team level costs tens of microseconds; one whose helper is descheduled
+        #: waits a scheduler slice, milliseconds (p2p-Gnutella31 under load: 38 ms
+        #: against 0.9 ms on one thread, benchmarks/defaults.py).
+        self.quiet = True
         if threads is not None:
             nb.set_num_threads(min(threads, nb.config.NUMBA_NUM_THREADS))
             self._count = nb.get_num_threads()
@@ -625,6 +647,7 @@ class SearchThreads:
                 nb.set_num_threads(chosen)
                 self._before = before
             self._count = chosen
+            self.quiet = trial is None and not _busy_lately()
             if trial is not None and pol.probe is not None:
                 self._trial = (pol.probe, *trial, time.perf_counter())
         return self._count

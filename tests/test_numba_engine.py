@@ -195,6 +195,7 @@ def test_no_result_recycling_without_exact_reference_counts(monkeypatch) -> None
     from spbfs.search.numba_engine import ScratchPool
 
     pool = ScratchPool()
+    pool.min_rows = 0  # small blocks too are kept
     a, _ = pool.results(100)
     addr = a.__array_interface__["data"][0]
     del a, _
@@ -523,8 +524,9 @@ def test_free_new_bounds_the_levels_that_cannot_switch() -> None:
     src, dst, n = _edges(gen.grid2d(40, 30))
     e = _engine(_graph(_matrix(src, dst, n, False), False, "csr"))
     assert e.max_degree == 4
-    k = e.free_new(DirectionPolicy())
-    assert k > 0 and k * 4 * 32 < n <= (k + 2) * 4 * 32
+    for gamma in (DirectionPolicy.gamma, 32.0):
+        k = e.free_new(DirectionPolicy(gamma=gamma))
+        assert k > 0 and k * 4 * gamma < n <= (k + 2) * 4 * gamma
     assert e.free_new(DirectionPolicy("top-down")) == n + 1
     assert e.free_new(DirectionPolicy("bottom-up")) == n + 1
     for gamma in (0.0, -1.0, float("nan"), 1e-300, 5e-324):
@@ -543,9 +545,9 @@ def test_degree_sums_left_out_give_one_search(fmt: str, name: str) -> None:
     serial and team levels, across calls of the compiled loop, with the estimated m_f
     choosing serial, team or parallel levels."""
     a, g, _, directed = _graph_case(name, fmt)
-    # gamma = 1: the guard then needs m_f >= n, and most levels of these small graphs
-    # leave the sum out (with 32, only the few-vertex levels of the larger ones).
-    policies = [DirectionPolicy(), DirectionPolicy(gamma=1.0), DirectionPolicy("top-down")]
+    # gamma = 1 (the default): the guard then needs m_f >= n, and most levels of these
+    # small graphs leave the sum out (with 32, only the few-vertex levels of the larger ones).
+    policies = [DirectionPolicy(), DirectionPolicy(gamma=32.0), DirectionPolicy("top-down")]
     left_out = 0
     for source, levels in _first_and_hub(a, directed):
         for policy in policies:

@@ -33,8 +33,10 @@ ROOT = Path(__file__).resolve().parents[1]
 
 @pytest.fixture
 def be() -> BackendInterface:
-    """A fresh interface (its own call counters)."""
-    return BackendInterface()
+    """A fresh interface (its own call counters) that runs spbfs on graphs of any size."""
+    interface = BackendInterface()
+    interface.min_edges = 0
+    return interface
 
 
 def _relabel(g: nx.Graph, seed: int) -> nx.Graph:
@@ -106,10 +108,13 @@ def test_bfs_functions_match_networkx_in_order(be: BackendInterface, kind: str, 
     assert be.stats.ran["bfs_edges"] > 0 and not be.stats.fell_back
 
 
-def test_dispatch_through_networkx_keyword() -> None:
+def test_dispatch_through_networkx_keyword(monkeypatch: pytest.MonkeyPatch) -> None:
     """``nx.<f>(..., backend="spbfs")`` reaches the backend (needs the entry point)."""
     if not entry_points(group="networkx.backends", name="spbfs"):
         pytest.skip("the networkx.backends entry point is not installed (pip install -e .)")
+    from spbfs.nxbackend import backend_interface
+
+    monkeypatch.setattr(backend_interface, "min_edges", 0)  # spbfs itself, on a small graph
     g = _graph("undirected", 3)
     s = next(iter(g))
     assert list(nx.bfs_edges(g, s, backend="spbfs")) == list(nx.bfs_edges(g, s))
@@ -120,6 +125,60 @@ def test_dispatch_through_networkx_keyword() -> None:
     # ... and a function spbfs does not implement, too.
     with pytest.raises(NotImplementedError, match="spbfs"):
         nx.is_bipartite(g, backend="spbfs")
+
+
+def test_should_run_declines_small_graphs() -> None:
+    """Fewer than ``min_edges`` edges: networkx's own function, with the reason; at
+    ``min_edges`` and above: spbfs. The count follows the graph's changes."""
+    be = BackendInterface()
+    small = nx.path_graph(10)
+    verdict = be.should_run("bfs_edges", (small, 0), {})
+    assert isinstance(verdict, str) and "9 edges" in verdict
+    big = nx.gnm_random_graph(3000, be.min_edges, seed=1)
+    assert be.should_run("bfs_edges", (big, 0), {}) is True
+    assert be.should_run("bfs_edges", (be.convert_from_nx(big), 0), {}) is True
+    big.remove_edge(*next(iter(big.edges)))  # clears networkx's cache, the kept count with it
+    assert isinstance(be.should_run("bfs_edges", (big, 0), {}), str)
+
+
+def test_forced_backend_on_a_small_graph_runs_networkx() -> None:
+    """``backend="spbfs"`` skips should_run: the backend itself runs networkx's function
+    on a small graph (counted as declined), and spbfs on a large one."""
+    be = BackendInterface()
+    g = nx.karate_club_graph()
+    assert list(be.bfs_edges(be.convert_from_nx(g), 0)) == list(nx.bfs_edges(g, 0))
+    assert be.stats.declined["bfs_edges"] == 1 and not be.stats.ran
+    # Arguments spbfs leaves to networkx are networkx's on a graph it runs anyway.
+    assert be.can_run("bfs_edges", (g, 0), {"sort_neighbors": sorted}) is True
+    key = lambda it: sorted(it, reverse=True)  # noqa: E731
+    got = be.bfs_edges(be.convert_from_nx(g), 0, sort_neighbors=key)
+    assert list(got) == list(nx.bfs_edges(g, 0, sort_neighbors=key))
+    big = nx.gnm_random_graph(3000, be.min_edges, seed=2)
+    assert list(be.bfs_edges(be.convert_from_nx(big), 0)) == list(nx.bfs_edges(big, 0))
+    assert be.stats.ran["bfs_edges"] == 1
+
+
+def test_converted_graph_kept_without_networkx_cache_warning() -> None:
+    """The converted graph is kept on the networkx graph and reused, networkx's cache
+    never serves it (so it never warns), and a change to the graph drops it."""
+    if not entry_points(group="networkx.backends", name="spbfs"):
+        pytest.skip("the networkx.backends entry point is not installed (pip install -e .)")
+    import warnings
+
+    from spbfs.nxbackend import backend_interface
+
+    g = nx.gnm_random_graph(3000, backend_interface.min_edges, seed=3)
+    assert nx.config.cache_converted_graphs
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        first = list(nx.bfs_edges(g, 0, backend="spbfs"))
+        kept = backend_interface.convert_from_nx(g)
+        second = list(nx.bfs_edges(g, 0, backend="spbfs"))
+    assert first == second == list(nx.bfs_edges(g, 0))
+    assert backend_interface.convert_from_nx(g) is kept
+    g.add_edge(0, 2999)
+    assert backend_interface.convert_from_nx(g) is not kept
+    assert list(nx.bfs_edges(g, 0, backend="spbfs")) == list(nx.bfs_edges(g, 0))
 
 
 def test_backend_priority_falls_back_to_networkx(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -361,8 +420,9 @@ def _run_networkx_tests(tmp_path: Path, targets: list[str], pyargs: bool) -> dic
         path.append(str(meta.parent))
     env["PYTHONPATH"] = os.pathsep.join([*path, env.get("PYTHONPATH", "")])
     stats = tmp_path / "stats.json"
+    # networkx's test graphs are small: spbfs runs them all the same.
     env.update(NETWORKX_TEST_BACKEND="spbfs", NETWORKX_FALLBACK_TO_NX="True",
-               NX_SPBFS_STATS=str(stats))
+               NX_SPBFS_STATS=str(stats), NX_SPBFS_MIN_EDGES="0")
     args = ["--pyargs", *targets] if pyargs else [str(site / t) for t in targets]
     proc = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-x", *args],

@@ -719,7 +719,7 @@ def test_a_graphs_next_search_asks_on_entry(reads, keep_threads, machine, monkey
     def first_call(*args, **kw):
         calls.clear()
         r = spbfs.bfs(g, *args, **kw)
-        return calls[0], r
+        return (calls[0] if calls else None), r
 
     src, dst = np.asarray(el.src), np.asarray(el.dst)
     assert first_call(hub)[0] == 0 and reads[0] == 1  # asked when its first parallel level came
@@ -727,7 +727,8 @@ def test_a_graphs_next_search_asks_on_entry(reads, keep_threads, machine, monkey
     assert nparts == 1 and reads[0] == 2  # asked on entry (the busy machine's answer: 1)
     assert np.array_equal(r.levels, _levels(src, dst, g.n, hub))
     if len(isolated):
-        assert first_call(int(isolated[0]))[0] == 0 and reads[0] == 2  # tells nothing
+        # One level, no engine (spbfs.search.small): no count asked, and it tells nothing.
+        assert first_call(int(isolated[0]))[0] is None and reads[0] == 2
         assert first_call(hub)[0] == 1 and reads[0] == 3
     first_call(leaf, max_depth=1)  # asked on entry, but ran no parallel level
     assert first_call(hub)[0] == 0  # so this one waits for its first parallel level
@@ -745,3 +746,49 @@ def test_a_large_graph_asks_before_its_passes_over_n(reads, seen, keep_threads, 
     r = spbfs.bfs(g, 4)
     assert reads[0] == 1 and seen == [1]
     assert int(r.levels[5]) == 1 and int((r.levels >= 0).sum()) == 2
+
+
+@needs_two
+def test_small_levels_go_to_a_team_only_on_a_quiet_reading(tmp_path, keep_threads, machine,
+                                                           monkeypatch):
+    """A count read off a quiet machine, not busy over the last minute (or a count given),
+    lets runs of small levels go to a team of two threads; a count from a trial on a busy
+    machine, or a quiet instant of a busy minute, keeps them on one thread, whose answer
+    is the same."""
+    from spbfs.direction import DirectionPolicy
+    from spbfs.generators import grid2d
+    from spbfs.kernels import bfs_numba as nbk
+    from spbfs.search.driver import run_levels
+    from spbfs.search.numba_engine import NumbaEngine, ScratchPool
+
+    machine(POOL, POOL)
+    # The other load is not this process's workers: the second thread is the spare one.
+    monkeypatch.setattr(T.ThreadProbe, "own_running", lambda self, task_dir="": 1)
+    numba.set_num_threads(2)
+    (tmp_path / "quiet").mkdir()
+    (tmp_path / "busy").mkdir()
+    quiet = ThreadPolicy(loadavg=_loadavg(tmp_path / "quiet", 1), probe=T.ThreadProbe())
+    # POOL - 1 other tasks: one core idle, the second thread only as the spare.
+    busy = ThreadPolicy(loadavg=_loadavg(tmp_path / "busy", POOL), probe=T.ThreadProbe())
+    g = spbfs.Graph.from_edgelist(grid2d(400, 400))  # frontiers past _TEAM_VERTICES
+    runs = []
+    for policy, lately, team in ((quiet, False, True), (quiet, True, False), (busy, False, False),
+                                 (None, True, True)):
+        # The minute's load average: a quiet instant on a machine busy lately is no team.
+        monkeypatch.setattr(T, "_busy_lately", lambda lately=lately: lately)
+        choice = T.SearchThreads(2 if policy is None else None, policy)
+        e = NumbaEngine(g.out_block, g.in_block, g.out_degree, ScratchPool(),
+                        threads=choice.count if policy is not None else 2,
+                        quiet=lambda c=choice: c.quiet)
+        e.team_topdown = 16  # the grid's levels are team levels where a team may run
+        assert e.threads() == 2 and choice.quiet is team
+        assert (e.team_topdown == 16) is team
+        r = run_levels(e, DirectionPolicy("top-down"), 0)
+        assert (int(e.sv[nbk.SV_TEAM]) > 0) is team, policy
+        stats = r.log.stats()
+        runs.append(e.finish(stats.discovered, True, True))
+        e.release()
+        choice.restore()
+    for parents, levels in runs[1:]:
+        np.testing.assert_array_equal(parents, runs[0][0])
+        np.testing.assert_array_equal(levels, runs[0][1])

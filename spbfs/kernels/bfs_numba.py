@@ -70,7 +70,9 @@ from spbfs.direction import TOP_DOWN, next_direction
 from spbfs.kernels.bitmaps import set_bits as _set_ids
 from spbfs.kernels.bottomup import bottomup_scan
 
-# The policy's own function, compiled for the search loop.
+# The policy's own function, compiled for the search loop. numba's cache of the loop is
+# keyed by this file's time stamp, not direction.py's: an edit of the policy's test
+# reaches cached kernels only with an edit here.
 _next_direction = nb.njit(cache=True, nogil=True)(next_direction)
 
 # Iterations ahead at which the next adjacency list is requested (see prefetch).

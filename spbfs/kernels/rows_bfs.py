@@ -26,7 +26,8 @@ import numpy as np
 from semirings._intrinsics import cycle_ticks, monotonic
 from spbfs.result import BFSResult, LevelLog
 
-__all__ = ["MAX_VERTICES", "rows_bfs", "rows_search", "unpack_state"]
+__all__ = ["MAX_VERTICES", "rows_bfs", "rows_bfs_into", "rows_search", "unpack_state",
+           "unpack_visited"]
 
 _EXHAUSTED, _MAX_DEPTH, _TARGET = 0, 1, 2
 _STOPS = ("exhausted", "max_depth", "target")
@@ -169,3 +170,41 @@ def rows_search(indptr: np.ndarray, indices: np.ndarray, n: int, source: int,
         config=config,
         stopped=_STOPS[reason],
     )
+
+
+@nb.njit(cache=True, nogil=True)
+def unpack_visited(state, queue, discovered, nlev, parents, levels, want_parents, want_levels):
+    """:func:`unpack_state` for the state :func:`rows_bfs` left (its reached vertices
+    are ``queue[:total]``, ``total`` one more than the first ``nlev`` entries of
+    ``discovered``), and ``state`` set back to unvisited for the next search.
+
+    The arrays are filled with ``-1`` (a memset) and only the reached vertices read: a
+    search from a vertex without edges touches one word of ``state``.
+    """
+    if want_parents:
+        parents[:] = -1
+    if want_levels:
+        levels[:] = -1
+    total = 1
+    for d in range(nlev):
+        total += discovered[d]
+    for i in range(total):
+        v = queue[i]
+        w = state[v]
+        if want_parents:
+            parents[v] = np.int64(w & _LOW32)
+        if want_levels:
+            levels[v] = np.int64(w >> np.uint64(32))
+        state[v] = _UNVISITED
+
+
+@nb.njit(cache=True, nogil=True)
+def rows_bfs_into(indptr, indices, source, state, queue, max_depth, target, rec, rec_t, parents,
+                  levels, want_parents, want_levels):
+    """:func:`rows_bfs` (its record in the rows of ``rec``: frontier, new, edges) and
+    :func:`unpack_visited` in one call: a search of a few microseconds pays one
+    dispatch from Python, not two."""
+    nlev, reason = rows_bfs(indptr, indices, source, state, queue, max_depth, target, rec[0],
+                            rec[1], rec[2], rec_t)
+    unpack_visited(state, queue, rec[1], nlev, parents, levels, want_parents, want_levels)
+    return nlev, reason

@@ -13,7 +13,14 @@ The interface object carries what networkx's dispatcher asks of a backend:
   :class:`~spbfs.nxbackend._convert.SpbfsGraph` and back (the original graph);
 * ``can_run(name, args, kwargs)``: True, or a string saying why these
   arguments are left to networkx (a weight function, ``personalization``,
-  ``sort_neighbors``, ...); ``should_run`` is always True;
+  ``sort_neighbors``, ...);
+* ``should_run(name, args, kwargs)``: True, or, for a graph of fewer than
+  :attr:`BackendInterface.min_edges` edges, why networkx's own function is
+  the faster choice (the conversion and the kernel calls cost more than its
+  Python loops; graphblas-algorithms and nx-cugraph decline small inputs
+  alike). networkx asks it where the backend comes from
+  ``nx.config.backend_priority``; with ``backend="spbfs"`` it does not, and the
+  backend runs networkx's own function on such a graph itself;
 * the implemented functions as attributes, with networkx's signatures
   (listed in :data:`spbfs.nxbackend._info.FUNCTIONS`).
 
@@ -23,6 +30,16 @@ own (with ``backend="spbfs"`` it says so in a ``NotImplementedError``; from
 When an implementation meets data it does not take as it is (negative or
 non-numeric weights, a source that is no node), it runs networkx's own
 function on the original graph, so results and exceptions are networkx's.
+
+Converted graphs are kept on the networkx graph, in its ``__networkx_cache__``
+(which networkx clears when the graph is changed through its methods), by the
+backend itself: :meth:`BackendInterface.convert_from_nx` finds a kept one
+there. networkx's own cache slot for the backend stays empty (a dict that
+stores nothing), so networkx never serves a cached graph and never prints
+its note that it does (a ``UserWarning`` users otherwise silence with
+``nx.config.warnings_to_ignore.add("cache")``). The kept graph is as
+consistent as networkx's would be: a graph changed behind networkx's back
+(``G[u][v]["weight"] = 2``) needs ``G.__networkx_cache__.clear()``.
 
 Every call is counted in the interface's :class:`DispatchStats`: with the
 environment variable ``NX_SPBFS_STATS`` set (``1``, or a file name for a
@@ -43,12 +60,15 @@ from spbfs.nxbackend._algorithms import IMPLEMENTED, Fallback, can_run
 from spbfs.nxbackend._convert import SpbfsGraph, from_nx, to_nx
 from spbfs.nxbackend._info import get_info
 
-__all__ = ["STATS_ENV", "BackendInterface", "DispatchStats", "SpbfsGraph", "backend_interface",
-           "get_info"]
+__all__ = ["MIN_EDGES_ENV", "STATS_ENV", "BackendInterface", "DispatchStats", "SpbfsGraph",
+           "backend_interface", "get_info"]
 
 #: Environment variable that prints the dispatch counts at exit (a name outside ``SPBFS_*``,
 #: whose variables spbfs's config checks against its settings).
 STATS_ENV = "NX_SPBFS_STATS"
+#: Environment variable that sets :attr:`BackendInterface.min_edges` (``0``: spbfs runs
+#: every graph, as networkx's own test suite run against the backend needs).
+MIN_EDGES_ENV = "NX_SPBFS_MIN_EDGES"
 
 
 class DispatchStats:
@@ -62,6 +82,10 @@ class DispatchStats:
         Calls ``can_run`` left to networkx (unsupported arguments).
     fell_back : Counter
         Calls an implementation handed to networkx (data it does not take).
+    declined : Counter
+        Calls on a graph too small to pay for spbfs (``should_run``), that
+        networkx ran (counted when the backend runs networkx's function itself,
+        with ``backend="spbfs"``).
     missing : Counter
         Lookups of networkx functions spbfs does not implement.
     reasons : Counter
@@ -72,24 +96,29 @@ class DispatchStats:
         self.ran: Counter[str] = Counter()
         self.refused: Counter[str] = Counter()
         self.fell_back: Counter[str] = Counter()
+        self.declined: Counter[str] = Counter()
         self.missing: Counter[str] = Counter()
         self.reasons: Counter[str] = Counter()
 
     def as_dict(self) -> dict[str, dict[str, int]]:
         """The counters as plain dicts."""
         return {"ran": dict(self.ran), "refused": dict(self.refused),
-                "fell_back": dict(self.fell_back), "missing": dict(self.missing),
+                "fell_back": dict(self.fell_back), "declined": dict(self.declined),
+                "missing": dict(self.missing),
                 "reasons": dict(self.reasons)}
 
     def table(self) -> str:
         """A text table: one row per implemented function, then the totals."""
-        names = sorted(set(self.ran) | set(self.refused) | set(self.fell_back))
-        rows = [f"{'function':<36} {'spbfs':>7} {'refused':>8} {'fell back':>10}"]
+        names = sorted(set(self.ran) | set(self.refused) | set(self.fell_back)
+                       | set(self.declined))
+        rows = [f"{'function':<36} {'spbfs':>7} {'refused':>8} {'fell back':>10} "
+                f"{'declined':>9}"]
         for name in names:
             rows.append(f"{name:<36} {self.ran[name]:>7} {self.refused[name]:>8} "
-                        f"{self.fell_back[name]:>10}")
-        ran, refused, back = (sum(c.values()) for c in (self.ran, self.refused, self.fell_back))
-        rows.append(f"{'total':<36} {ran:>7} {refused:>8} {back:>10}")
+                        f"{self.fell_back[name]:>10} {self.declined[name]:>9}")
+        ran, refused, back, small = (sum(c.values()) for c in (
+            self.ran, self.refused, self.fell_back, self.declined))
+        rows.append(f"{'total':<36} {ran:>7} {refused:>8} {back:>10} {small:>9}")
         rows.append(f"calls of functions spbfs does not implement (networkx ran them): "
                     f"{sum(self.missing.values())} over {len(self.missing)} functions")
         return "\n".join(rows)
@@ -117,6 +146,13 @@ class BackendInterface:
         self._config = config
         self.stats = DispatchStats()
         self._functions = {name: self._wrap(name, f) for name, f in IMPLEMENTED.items()}
+        limit = os.environ.get(MIN_EDGES_ENV)
+        if limit is not None:
+            try:
+                self.min_edges = int(limit)
+            except ValueError:
+                raise ValueError(f"{MIN_EDGES_ENV} must be an integer number of edges, "
+                                 f"got {limit!r}") from None
         where = os.environ.get(STATS_ENV)
         if where:
             atexit.register(self.stats.report, where)
@@ -131,12 +167,31 @@ class BackendInterface:
         return self._config
 
     # -- the protocol -------------------------------------------------------------------
+    #: Graphs of fewer edges are left to networkx (:meth:`should_run`): below this,
+    #: networkx's own BFS on a random graph was faster than conversion, dispatch and
+    #: kernel calls (benchmarks/defaults.py). :data:`MIN_EDGES_ENV` sets it.
+    min_edges = 10_000
+
     def convert_from_nx(self, graph: Any, *, edge_attrs: Any = None, node_attrs: Any = None,
                         preserve_edge_attrs: Any = False, preserve_node_attrs: Any = False,
                         preserve_graph_attrs: Any = False, name: str | None = None,
                         graph_name: str | None = None) -> SpbfsGraph:
-        """A networkx graph as an :class:`SpbfsGraph` (weights are read when a call needs them)."""
-        return from_nx(graph, self.config)
+        """A networkx graph as an :class:`SpbfsGraph` (weights are read when a call needs them).
+
+        The graph is kept in ``graph.__networkx_cache__`` (see the module
+        docstring) and found there by the next call; networkx's own slot for
+        the backend is made a dict that stores nothing.
+        """
+        cache = getattr(graph, "__networkx_cache__", None)
+        if cache is None:
+            return from_nx(graph, self.config)
+        backends = cache.setdefault("backends", {})
+        if type(backends.get("spbfs")) is not _NoStore:
+            backends["spbfs"] = _NoStore()
+        kept = cache.get(_KEPT)
+        if kept is None or kept.config is not self.config:
+            kept = cache[_KEPT] = from_nx(graph, self.config)
+        return kept
 
     @staticmethod
     def convert_to_nx(obj: Any, *, name: str | None = None) -> Any:
@@ -147,6 +202,11 @@ class BackendInterface:
         """True when spbfs takes these arguments, else why networkx should run instead."""
         if name not in IMPLEMENTED:
             return False
+        if args and self.should_run(name, args, kwargs) is not True:
+            # networkx's own function runs a small graph (should_run, and call() when the
+            # backend is forced): its arguments are networkx's to check, and the binding
+            # below would cost as much as the search.
+            return True
         try:
             bound = inspect.signature(_networkx_function(name)).bind(*args, **kwargs)
         except TypeError as exc:
@@ -163,9 +223,14 @@ class BackendInterface:
             self.stats.reasons[f"{name}: {verdict}"] += 1
         return verdict
 
-    @staticmethod
-    def should_run(name: str, args: tuple, kwargs: dict) -> bool:
-        """Always True: whoever asks for the backend gets it."""
+    def should_run(self, name: str, args: tuple, kwargs: dict) -> bool | str:
+        """True, or why networkx's own function is faster: a graph of fewer than
+        :attr:`min_edges` edges (counted once per graph and kept beside it)."""
+        graph = args[0] if args else next(iter(kwargs.values()), None)
+        edges = _edge_count(graph)
+        if edges is not None and edges < self.min_edges:
+            return (f"the graph has {edges} edges, fewer than {self.min_edges}: networkx's "
+                    "own function is faster than converting it")
         return True
 
     # -- the functions ------------------------------------------------------------------
@@ -184,6 +249,11 @@ class BackendInterface:
         stats = self.stats
 
         def call(*args: Any, **kwargs: Any) -> Any:
+            graph = args[0] if args else None
+            if isinstance(graph, SpbfsGraph) and self.should_run(name, args, kwargs) is not True:
+                # backend="spbfs" on a small graph (networkx does not ask should_run then).
+                stats.declined[name] += 1
+                return _networkx_function(name)(graph.nx, *args[1:], **kwargs)
             try:
                 out = impl(*args, **kwargs)
             except Fallback as exc:
@@ -198,6 +268,38 @@ class BackendInterface:
         call.__qualname__ = f"BackendInterface.{name}"
         call.__doc__ = impl.__doc__
         return call
+
+
+#: The key of the kept converted graph in a networkx graph's ``__networkx_cache__``.
+_KEPT = "spbfs"
+#: The key of the kept edge count there.
+_EDGES = "spbfs_edges"
+
+
+class _NoStore(dict):  # type: ignore[type-arg]
+    """networkx's cache slot for spbfs graphs: stores nothing, so networkx never finds
+    a cached graph (nor warns that it uses one); the backend keeps its own."""
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        pass
+
+
+def _edge_count(graph: Any) -> int | None:
+    """Edges of a networkx graph (or of an SpbfsGraph's), counted once and kept in its
+    ``__networkx_cache__`` (cleared with it when the graph changes); None for anything
+    else."""
+    if isinstance(graph, SpbfsGraph):
+        graph = graph.nx
+    count = getattr(graph, "number_of_edges", None)
+    if count is None:
+        return None
+    cache = getattr(graph, "__networkx_cache__", None)
+    if cache is None:
+        return int(count())
+    edges = cache.get(_EDGES)
+    if edges is None:
+        edges = cache[_EDGES] = int(count())
+    return edges
 
 
 def _networkx_function(name: str) -> Any:

@@ -13,13 +13,15 @@ import numpy as np
 from semirings.ops import binary, monoid
 from semirings.semiring import get as get_semiring
 
-__all__ = ["LEVELS", "PARENTS", "VALUES", "check_max_depth", "check_semiring", "check_vertex"]
+__all__ = ["LEVELS", "MIN_SECOND", "PARENTS", "VALUES", "check_max_depth", "check_semiring",
+           "check_vertex"]
 
 #: What :func:`check_semiring` says a semiring runs as: the fused search with parents
 #: (``min_second``), the fused search with levels only (``any_pair``), or the generic
 #: engine, whose frontier carries values.
 PARENTS, LEVELS, VALUES = "parents", "levels", "values"
-_MIN_SECOND = get_semiring("min_second")
+#: The default traversal semiring, resolved once.
+MIN_SECOND = get_semiring("min_second")
 
 
 def check_vertex(v: Any, n: int, name: str = "source") -> int:
@@ -96,7 +98,7 @@ def check_semiring(semiring: Any, output: str | None = None, config_output: str 
         semiring whose frontier carries no values of the caller's.
     """
     if semiring == "min_second" and source_value == 1:  # the default: no lookup per search
-        return PARENTS, _MIN_SECOND
+        return PARENTS, MIN_SECOND
     s = get_semiring(semiring)
     if not isinstance(source_value, int | float | np.integer | np.floating | np.bool_):
         raise TypeError(f"source_value must be a real number, got {type(source_value).__name__}")

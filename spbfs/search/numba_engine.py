@@ -121,6 +121,9 @@ class ScratchPool:
     #: Result blocks kept: two serve ``r = bfs(g, s)`` in a loop, where the
     #: previous result is alive while the next search runs.
     keep_results = 2
+    #: Below this many entries result blocks are fresh: malloc serves 64 KiB from its
+    #: heap without page faults, in less time than the test for a free kept block.
+    min_rows = 4096
 
     def results(self, n: int) -> tuple[np.ndarray, np.ndarray]:
         """Two int64 arrays of ``n`` entries for a search's parents and levels (contents undefined).
@@ -132,11 +135,12 @@ class ScratchPool:
         the pool's is free. Fresh memory costs a page fault per 4 KiB (or the
         zeroing of a huge page) when first written, a tenth of a search on a
         high-diameter graph of a million vertices (docs/benchmarks.md); a
-        recycled block is only overwritten. Blocks above ``max_bytes`` are not
-        kept, and none are where reference counts are not exact (a
-        free-threaded interpreter running without its GIL).
+        recycled block is only overwritten. Blocks of fewer than ``min_rows``
+        entries are fresh, blocks above ``max_bytes`` are not kept, and none are
+        where reference counts are not exact (a free-threaded interpreter running
+        without its GIL).
         """
-        if not getattr(sys, "_is_gil_enabled", _gil_enabled)():
+        if n < self.min_rows or not getattr(sys, "_is_gil_enabled", _gil_enabled)():
             return _fresh_rows(n)
         # The count of a block only a list refers to, read the same way as the kept
         # ones' (not a constant: how an interpreter counts the call's own
@@ -178,6 +182,9 @@ class ScratchPool:
             with self._lock:
                 self._item, self._clean_for = item, clean_for
 
+
+#: ``team_topdown`` of a search whose small levels run on one thread (no team).
+_NO_TEAM = 1 << 62
 
 #: The share of the vertices with edges that must have one degree for a graph to count
 #: as regular (:func:`regular_degrees`): a 1000 x 1000 grid has 0.996, a mesh 0.29.
@@ -221,6 +228,12 @@ class NumbaEngine(LocalEngine):
     regular : bool, optional
         :func:`regular_degrees` of ``deg``, where the caller keeps it between
         searches (default: computed here, a pass over ``deg``).
+    quiet : callable, optional
+        Asked once the thread count is known: whether runs of small top-down
+        levels may go to a team of threads (:attr:`spbfs.threads.SearchThreads.quiet`:
+        not where the count came from a trial on a busy machine, whose
+        descheduled helper makes a level of microseconds wait milliseconds).
+        Default: they may.
     """
 
     xp = np
@@ -230,7 +243,8 @@ class NumbaEngine(LocalEngine):
     def __init__(self, out_block: Any, in_block: Any, deg: np.ndarray, pool: ScratchPool,
                  slots: np.ndarray | None = None, dtype: np.dtype | None = None,
                  threads: int | Callable[[], int] | None = None,
-                 max_degree: int | None = None, regular: bool | None = None) -> None:
+                 max_degree: int | None = None, regular: bool | None = None,
+                 quiet: Callable[[], bool] | None = None) -> None:
         import numba
 
         n = self.n = out_block.shape[0]
@@ -278,10 +292,11 @@ class NumbaEngine(LocalEngine):
         self._rec = pool.records(self.record)
         self.st, self.st_t = self._rec
         self._ask = threads if callable(threads) else None
-        # 0: not chosen yet (the compiled loop returns before a parallel level).
-        self._set_threads(0 if callable(threads) else threads or numba.get_num_threads())
+        self._quiet = quiet
         self.par_topdown = nbk.PAR_TOPDOWN
         self.team_topdown = nbk.TEAM_TOPDOWN
+        # 0: not chosen yet (the compiled loop returns before a parallel level).
+        self._set_threads(0 if callable(threads) else threads or numba.get_num_threads())
         self.regular = regular_degrees(deg) if regular is None else regular
         # Serial top-down levels claim without branches where vertices have few
         # neighbours (road networks) or degrees that vary (meshes, power-law graphs): there
@@ -306,6 +321,8 @@ class NumbaEngine(LocalEngine):
 
     def _set_threads(self, count: int) -> None:
         self.nparts = count
+        if count and self._quiet is not None and not self._quiet():
+            self.team_topdown = _NO_TEAM
         # A few chunks per thread balance the skewed degrees of power-law graphs; one
         # thread runs the sweep as one chunk, inline (a region on one thread is still
         # a launch, and its chunks' survivors a gather).

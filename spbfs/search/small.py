@@ -1,0 +1,178 @@
+"""Searches too small for the engine: one compiled call over the out-block's rows.
+
+A search whose levels the direction policy keeps top-down throughout (a graph
+of fewer edges than :data:`spbfs.direction.MIN_SWEEP`) or that has one level
+only (a source without out-edges) needs none of the numba engine's machinery:
+no thread count, no per-vertex state of the bottom-up sweeps, no scratch
+arrays of a bitmap. It is :func:`spbfs.kernels.rows_bfs.rows_bfs`, the top-down
+search over csr rows that also serves one-off searches of scipy matrices,
+run on scratch arrays the graph keeps between its searches (the state word
+array stays "unvisited" between them: only the reached vertices are reset),
+into result arrays from the graph's :class:`~spbfs.search.numba_engine.ScratchPool`.
+The answer, the per-level record and the stop reason are the engine's: the
+levels are the ones the policy would run top-down, and parents are the
+smallest frontier vertex in both.
+
+What it saves is per call: the engine's set-up, its Python level loop and its
+thread policy, tens of microseconds against a search of a few
+(``benchmarks/defaults.py``).
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import numpy as np
+
+from spbfs.config import Config
+from spbfs.direction import MIN_SWEEP
+from spbfs.kernels.rows_bfs import MAX_VERTICES, rows_bfs_into
+from spbfs.result import BFSResult, LevelStats
+
+__all__ = ["RowsScratch", "small_search", "takes_small"]
+
+_STOPS = ("exhausted", "max_depth", "target")
+_UNVISITED = np.uint64(0xFFFFFFFFFFFFFFFF)
+
+
+class RowsScratch:
+    """A graph's arrays for :func:`small_search`, kept between its searches.
+
+    ``state`` (uint64, all unvisited between searches), ``queue`` (the reached
+    vertices in level order) and the per-level record (``rec``: frontier, new,
+    edges; ``rec_t``: seconds), as long as the most levels a search of the
+    block can run. Handed out to one search at a time; a concurrent search on
+    the same graph gets fresh arrays.
+
+    Parameters
+    ----------
+    n : int
+        Vertices.
+    levels : int
+        The most levels a search can run (at most one more than the block's entries).
+    max_bytes : int
+        Arrays above this size are not kept (a search on a huge graph from a
+        vertex without edges does not pin ``8 n`` bytes).
+    """
+
+    def __init__(self, n: int, levels: int, max_bytes: int) -> None:
+        self.n = n
+        self.levels = levels
+        self.max_bytes = max_bytes
+        # A list's pop and append are atomic: one search takes the kept item, a
+        # concurrent one finds the list empty (a lock costs as much as a tenth of a
+        # search of karate).
+        self._items: list[tuple[np.ndarray, ...]] = []
+
+    def take(self) -> tuple[np.ndarray, ...]:
+        """``(state, queue, rec, rec_t)``, ``state`` all unvisited."""
+        try:
+            return self._items.pop()
+        except IndexError:
+            n, lv = self.n, self.levels
+            return (np.full(n, _UNVISITED, np.uint64), np.empty(n, np.uint32),
+                    np.empty((3, lv), np.int64), np.empty(lv, np.float64))
+
+    def give(self, item: tuple[np.ndarray, ...]) -> None:
+        """Keep ``item`` (its ``state`` set back to unvisited) for the next :meth:`take`."""
+        if not self._items and item[0].nbytes + item[1].nbytes <= self.max_bytes:
+            self._items.append(item)
+
+
+def _facts(g: Any, reverse: bool) -> tuple[Any, int, bool]:
+    """``(degrees, entries, rows usable)`` of the block a search follows, kept per graph.
+
+    Rows are usable where the block is csr, its pointers fit the ids' width
+    (:func:`_rows` gives both one width) and the ids fit a state word.
+    """
+    key = "small_in" if reverse else "small_out"
+    facts = g._search_cache.get(key)
+    if facts is None:
+        block = g.in_block if reverse else g.out_block
+        total = int(block.ptr[-1]) if block.ptr.shape[0] else 0
+        usable = (block.format == "csr" and g.n <= MAX_VERTICES
+                  and total <= np.iinfo(block.ind.dtype).max)
+        facts = g._search_cache[key] = (g.in_degree if reverse else g.out_degree, total,
+                                        usable)
+    return facts
+
+
+def takes_small(g: Any, source: int, mode: str, reverse: bool, gamma: float) -> bool:
+    """Whether :func:`small_search` gives this search of ``g`` from ``source``.
+
+    It does where every level is top-down under the policy (a forced top-down,
+    or a block of fewer entries than a bottom-up level needs: see
+    :func:`spbfs.direction.next_direction`) or the search has one level (a
+    source without edges to follow, whatever the direction), and the block's
+    rows are usable (:func:`_facts`). ``gamma`` is the policy's guard.
+    """
+    if mode == "bottom-up":
+        return False
+    deg, total, usable = _facts(g, reverse)
+    if not usable:
+        return False
+    n = g.n
+    return (mode == "top-down" or total * gamma < (n if n > MIN_SWEEP else MIN_SWEEP)
+            or deg[source] == 0)
+
+
+def _rows(cache: dict[str, Any], key: str, block: Any) -> tuple[np.ndarray, np.ndarray]:
+    """The block's pointers and ids as one unsigned width (kept per graph)."""
+    rows = cache.get(key)
+    if rows is None:
+        ind = block.ind.view(np.uint32 if block.ind.dtype.itemsize == 4 else np.uint64)
+        ptr = block.ptr
+        ptr = (ptr.view(ind.dtype) if ptr.dtype.itemsize == ind.dtype.itemsize
+               else ptr.astype(ind.dtype))
+        rows = cache[key] = (ptr, ind)
+    return rows
+
+
+def small_search(g: Any, source: int, cfg: Config, reverse: bool, max_depth: int | None,
+                 target: int | None, pool: Any) -> BFSResult:
+    """The search of :func:`spbfs.bfs` for a case :func:`takes_small` accepts.
+
+    Parameters
+    ----------
+    g : Graph
+        The graph (its ``_search_cache`` keeps the rows and scratch arrays).
+    source, max_depth, target
+        Checked by the caller.
+    cfg : Config
+        Output and direction.
+    reverse : bool
+        Follow in-edges.
+    pool : ScratchPool
+        The graph's pool; its :meth:`~spbfs.search.numba_engine.ScratchPool.results`
+        gives the result arrays.
+    """
+    t_start = time.perf_counter()
+    cache = g._search_cache
+    block = g.in_block if reverse else g.out_block
+    key = "rows_in" if reverse else "rows_out"
+    ptr, ind = _rows(cache, key, block)
+    scratch = cache.get(key + "_scratch")
+    if scratch is None:
+        n = g.n
+        scratch = cache[key + "_scratch"] = RowsScratch(n, min(n, int(ind.shape[0]) + 1),
+                                                        pool.max_bytes)
+    item = scratch.take()
+    state, queue, rec, rec_t = item
+    out = cfg.output
+    want_parents = out != "levels"
+    want_levels = out != "parents"
+    parents, levels = pool.results(g.n)
+    nlev, reason = rows_bfs_into(ptr, ind, source, state, queue,
+                                 -1 if max_depth is None else max_depth,
+                                 -1 if target is None else target, rec, rec_t, parents, levels,
+                                 want_parents, want_levels)
+    scratch.give(item)
+    cols = rec[:, :nlev].copy()
+    stats = LevelStats(frontier=cols[0], discovered=cols[1], edges=cols[2],
+                       direction=np.zeros(nlev, np.int8), seconds=rec_t[:nlev].copy(),
+                       extra={})
+    return BFSResult(source=source, parents=parents if want_parents else None,
+                     levels=levels if want_levels else None, stats=stats,
+                     seconds=time.perf_counter() - t_start, config=cfg, stopped=_STOPS[reason])
+
