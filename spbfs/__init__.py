@@ -31,6 +31,7 @@ The packages, from the top of the stack down (docs: Concepts, Architecture):
 
 from typing import Any
 
+from spbfs import _compile
 from spbfs.bfs import bfs
 from spbfs.config import Config, load_config
 from spbfs.edges import EdgeList
@@ -39,6 +40,10 @@ from spbfs.matrix_cache import MatrixCache
 from spbfs.result import BFSResult, LevelStats
 
 __version__ = "0.1.0"
+
+# One line on stderr when a kernel first compiles in this process (numba calls the
+# listener on cache misses only: a warm call pays nothing).
+_compile.install_notice()
 
 __all__ = [
     "BFSResult",

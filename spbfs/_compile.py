@@ -1,0 +1,241 @@
+"""Compilation of the numba kernels: the first-use notice, whether a kernel is ready, warm-up.
+
+numba compiles a kernel the first time it is called with new argument types and
+keeps the machine code in its on-disk cache (``cache=True`` on every kernel;
+``__pycache__`` beside the sources, or ``$NUMBA_CACHE_DIR``). A later process
+loads it in milliseconds; the first one waits, tens of seconds for the search
+kernel. This module makes that wait visible and avoidable:
+
+* :class:`CompileNotice` is a numba event listener (``numba:compile``, which
+  numba fires only on a cache miss, never on a call that finds its code): the
+  first time an spbfs or semirings kernel that takes more than about a second
+  starts compiling, it writes one line on stderr, once per process. Nothing
+  is added to a call that does not compile.
+* :func:`ready` says, without compiling, whether a kernel has machine code in
+  this process or in the on-disk cache, so that a small input can take a path
+  that needs no compilation while the kernels are not built.
+* :func:`warmup` compiles every kernel a user may hit, for images and clusters
+  (``spbfs warmup``).
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any, TextIO
+
+from numba.core import event
+
+from semirings._build import kernel_ready as ready
+
+__all__ = ["SMALL_VERTICES", "CompileNotice", "install_notice", "numpy_first", "ready",
+           "warm_bench", "warmup"]
+
+#: Graphs of at most this many vertices search on numpy (backend ``"auto"``) while
+#: the numba search kernel is not compiled: their answer takes milliseconds there,
+#: where compiling takes a minute. A larger graph, ``backend="numba"`` or a kernel
+#: already compiled (in this process or in the on-disk cache) uses numba.
+SMALL_VERTICES = 1 << 14
+
+# Seconds of one CPU to compile a kernel and the kernels it calls on first use
+# (numba 0.68, measured with an empty cache): the estimate the notice gives,
+# keyed by the kernel whose compilation starts first. A kernel not listed is
+# taken to cost ``_DEFAULT_SECONDS``; those under ``_QUIET_SECONDS`` say nothing.
+_SECONDS = {
+    "search_levels": 45.0,
+    "topdown_level": 12.0,
+    "bottomup_level": 8.0,
+    "finish": 3.0,
+}
+_DEFAULT_SECONDS = 2.0
+_QUIET_SECONDS = 1.0
+_PACKAGES = ("spbfs", "semirings")
+
+MESSAGE = "compiling spbfs kernels for first use (about {seconds} s; cached afterwards)"
+
+
+class CompileNotice(event.Listener):
+    """Writes :data:`MESSAGE` once, when a slow spbfs kernel starts compiling.
+
+    Parameters
+    ----------
+    file : text stream, optional
+        Where to write; ``sys.stderr`` at the time of writing by default (so a
+        notebook or a test that replaces stderr sees it).
+    """
+
+    def __init__(self, file: TextIO | None = None) -> None:
+        self.file = file
+        self.shown = False
+
+    def on_start(self, ev: event.Event) -> None:
+        if self.shown:
+            return
+        func = getattr(ev.data.get("dispatcher"), "py_func", None)
+        module = getattr(func, "__module__", "") or ""
+        if module.partition(".")[0] not in _PACKAGES:
+            return
+        seconds = estimate(func.__name__)
+        if seconds < _QUIET_SECONDS:
+            return
+        self.shown = True
+        out = self.file if self.file is not None else sys.stderr
+        try:
+            out.write(MESSAGE.format(seconds=round(seconds)) + "\n")
+            out.flush()
+        except (OSError, ValueError):  # a closed stream must not break the compilation
+            pass
+
+    def on_end(self, ev: event.Event) -> None:
+        pass
+
+
+def estimate(name: str) -> float:
+    """Seconds (one CPU) that the first compilation starting at kernel ``name`` takes."""
+    return _SECONDS.get(name, _DEFAULT_SECONDS)
+
+
+def install_notice() -> CompileNotice:
+    """Register the process's :class:`CompileNotice` with numba (once; returns it)."""
+    for listener in event._registered.get("numba:compile", ()):
+        if isinstance(listener, CompileNotice):
+            return listener
+    notice = CompileNotice()
+    event.register("numba:compile", notice)
+    return notice
+
+
+@contextmanager
+def quiet_notice() -> Iterator[None]:
+    """No first-use notice inside (a command that reports compilation itself)."""
+    notice = install_notice()
+    shown, notice.shown = notice.shown, True
+    try:
+        yield
+    finally:
+        notice.shown = shown
+
+
+def numpy_first(kernel: Any, n: int, backend: str) -> bool:
+    """Whether a search of ``n`` vertices on ``backend`` is better run without ``kernel``.
+
+    True for a small graph on backend ``"auto"`` while numba's ``kernel`` is
+    not compiled (:func:`ready`). A few comparisons once the kernel runs.
+    """
+    return n <= SMALL_VERTICES and backend == "auto" and not ready(kernel)
+
+
+# --------------------------------------------------------------------------- warm-up
+
+
+def _steps() -> list[tuple[str, Callable[[], Any]]]:
+    """What ``spbfs warmup`` runs: small calls that reach every kernel a user may hit."""
+    import numpy as np
+
+    import spbfs
+    from spbfs.config import Config
+
+    src = np.array([0, 1, 2, 0, 3, 5, 6, 6], np.int64)
+    dst = np.array([1, 2, 3, 2, 4, 6, 7, 5], np.int64)
+    steps: list[tuple[str, Callable[[], Any]]] = []
+
+    def searches(fmt: str) -> None:
+        cfg = Config(format=fmt, backend="numba")
+        g = spbfs.Graph.from_edges(src, dst, n=9, config=cfg)
+        for direction in ("auto", "top-down", "bottom-up"):
+            for output in ("both", "levels", "parents"):
+                spbfs.bfs(g, 0, direction=direction, output=output)
+            spbfs.bfs(g, 0, direction=direction, max_depth=1)
+            spbfs.bfs(g, 0, direction=direction, target=3)
+        gd = spbfs.Graph.from_edges(src, dst, n=9, directed=True, config=cfg)
+        spbfs.bfs(gd, 0)
+
+    for fmt in ("csr", "dcsc"):
+        steps.append((f"bfs, {fmt}", lambda fmt=fmt: searches(fmt)))
+
+    def bench_path() -> None:
+        for fmt in ("csr", "dcsc"):
+            warm_bench(Config(format=fmt, backend="numba"))
+
+    steps.append(("generate, build, validate", bench_path))
+
+    def algorithms() -> None:
+        import scipy.sparse as sp
+
+        g = spbfs.Graph.from_edges(src, dst, n=9)
+        w = sp.csr_array((np.arange(1.0, 9.0), (src, dst)), shape=(9, 9))
+        spbfs.connected_components(g)
+        spbfs.sssp(w, 0)
+        spbfs.pagerank(g)
+        spbfs.betweenness_centrality(g)
+        spbfs.triangle_count(g)
+        spbfs.multi_source_bfs(g, [0, 5])
+
+    steps.append(("algorithms", algorithms))
+
+    def csgraph() -> None:
+        import scipy.sparse as sp
+
+        from spbfs import csgraph as cs
+
+        m = sp.csr_array((np.arange(1.0, 9.0), (src, dst)), shape=(9, 9))
+        cs.dijkstra(m, indices=0)
+        cs.breadth_first_order(m, 0)
+        cs.connected_components(m)
+
+    steps.append(("csgraph", csgraph))
+    return steps
+
+
+def warm_bench(config: Any, *, validate: bool = True) -> float:
+    """Run ``spbfs bench``'s path on a tiny Kronecker graph; returns the seconds.
+
+    Generation, the streamed build, searches in every direction and the
+    validation of :func:`spbfs.graph500.run_benchmark`, with ``config``: what
+    the benchmark then times finds its kernels compiled.
+    """
+    import spbfs
+    from semirings.backend import get_backend
+    from spbfs.generators import KroneckerSource
+    from spbfs.graph500 import run_benchmark, sample_roots
+
+    t0 = time.perf_counter()
+    if get_backend(config.backend).name == "numba":  # "auto" would search a tiny graph on numpy
+        config = config.replace(backend="numba")
+    g = spbfs.Graph.from_source(KroneckerSource(6, 8, seed=1), config=config)
+    roots = sample_roots(g.backend.to_host(g.out_degree), 2, seed=1)
+    for direction in ("top-down", "bottom-up"):
+        spbfs.bfs(g, int(roots[0]), direction=direction)
+
+    def one(root: int) -> tuple[Any, Any]:
+        r = spbfs.bfs(g, int(root))
+        return r.parents, r.levels
+
+    run_benchmark(one, g, roots, validate=validate, warmup=False)
+    return time.perf_counter() - t0
+
+
+def warmup(file: TextIO | None = None) -> float:
+    """Compile (or load from the cache) every kernel a user may hit; returns the seconds.
+
+    Each step is printed with its time on ``file`` (stdout by default). Run it
+    once in an image or on a cluster's shared file system, where numba's cache
+    (``__pycache__`` beside the sources, or ``$NUMBA_CACHE_DIR``) is written for
+    every later process.
+    """
+    out = sys.stdout if file is None else file
+    t0 = time.perf_counter()
+    with quiet_notice():
+        for label, step in _steps():
+            t = time.perf_counter()
+            out.write(f"warmup  {label:<28}")
+            out.flush()
+            step()
+            out.write(f"{time.perf_counter() - t:7.1f} s\n")
+            out.flush()
+    total = time.perf_counter() - t0
+    out.write(f"warmup  {'total':<28}{total:7.1f} s\n")
+    out.flush()
+    return total
