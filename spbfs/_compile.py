@@ -39,17 +39,22 @@ __all__ = ["SMALL_VERTICES", "CompileNotice", "install_notice", "numpy_first", "
 #: already compiled (in this process or in the on-disk cache) uses numba.
 SMALL_VERTICES = 1 << 14
 
-# Seconds of one CPU to compile a kernel and the kernels it calls on first use
-# (numba 0.68, measured with an empty cache): the estimate the notice gives,
-# keyed by the kernel whose compilation starts first. A kernel not listed is
-# taken to cost ``_DEFAULT_SECONDS``; those under ``_QUIET_SECONDS`` say nothing.
+# Seconds of one CPU that a first use compiles for (numba 0.68, an empty cache,
+# measured with the compile events' process time): the estimate the notice gives,
+# keyed by the kernel whose compilation starts first ("module.function"), else by
+# its module. A first search compiles the whole search kernel (search_levels)
+# whichever of its module's kernels comes first. Anything not listed is taken to
+# cost ``_DEFAULT_SECONDS``; under ``_QUIET_SECONDS`` nothing is said.
 _SECONDS = {
-    "search_levels": 45.0,
-    "topdown_level": 12.0,
-    "bottomup_level": 8.0,
-    "finish": 3.0,
+    "spbfs.kernels.bfs_numba": 49.0,
+    "spbfs.kernels.bfs_numba.fill_minus1": 0.5,
+    "semirings._build": 6.0,
+    "semirings.kernels.numba_kernels": 5.0,
 }
 _DEFAULT_SECONDS = 2.0
+# What ``spbfs bench``'s warm-up compiles on a fresh install: generator, build,
+# search and validation kernels.
+_BENCH_SECONDS = 80.0
 _QUIET_SECONDS = 1.0
 _PACKAGES = ("spbfs", "semirings")
 
@@ -77,8 +82,13 @@ class CompileNotice(event.Listener):
         module = getattr(func, "__module__", "") or ""
         if module.partition(".")[0] not in _PACKAGES:
             return
-        seconds = estimate(func.__name__)
-        if seconds < _QUIET_SECONDS:
+        seconds = estimate(f"{module}.{func.__name__}")
+        if seconds >= _QUIET_SECONDS:
+            self.announce(seconds)
+
+    def announce(self, seconds: float) -> None:
+        """Write the notice for about ``seconds`` of compiling, unless already written."""
+        if self.shown:
             return
         self.shown = True
         out = self.file if self.file is not None else sys.stderr
@@ -93,8 +103,11 @@ class CompileNotice(event.Listener):
 
 
 def estimate(name: str) -> float:
-    """Seconds (one CPU) that the first compilation starting at kernel ``name`` takes."""
-    return _SECONDS.get(name, _DEFAULT_SECONDS)
+    """Seconds (one CPU) that a first use takes whose compiling starts at ``module.function``."""
+    seconds = _SECONDS.get(name)
+    if seconds is None:
+        seconds = _SECONDS.get(name.rpartition(".")[0], _DEFAULT_SECONDS)
+    return seconds
 
 
 def install_notice() -> CompileNotice:
@@ -130,27 +143,47 @@ def numpy_first(kernel: Any, n: int, backend: str) -> bool:
 # --------------------------------------------------------------------------- warm-up
 
 
+# Kronecker scale of the warm-up graph: its 2**17 edges are above the sizes that run on
+# numpy while the kernels are not compiled (SMALL_VERTICES is for backend "auto" only;
+# semirings._build.SMALL_PAIRS, semirings.kernels.SMALL_ENTRIES), so the warm-up compiles
+# what a large input runs, and it takes milliseconds once compiled.
+_WARM_SCALE = 13
+
+
+def _kronecker(config: Any, directed: bool = False) -> Any:
+    import spbfs
+    from spbfs.generators import KroneckerSource
+
+    return spbfs.Graph.from_source(KroneckerSource(_WARM_SCALE, 16, seed=1), directed=directed,
+                                   config=config)
+
+
+def _numba(config: Any) -> Any:
+    """``config`` on numba where it resolves to numba ("auto" searches small graphs on numpy)."""
+    from semirings.backend import get_backend
+
+    return config.replace(backend="numba") if get_backend(config.backend).name == "numba" \
+        else config
+
+
 def _steps() -> list[tuple[str, Callable[[], Any]]]:
-    """What ``spbfs warmup`` runs: small calls that reach every kernel a user may hit."""
+    """What ``spbfs warmup`` runs: calls that reach every kernel a user may hit."""
     import numpy as np
 
     import spbfs
     from spbfs.config import Config
 
-    src = np.array([0, 1, 2, 0, 3, 5, 6, 6], np.int64)
-    dst = np.array([1, 2, 3, 2, 4, 6, 7, 5], np.int64)
     steps: list[tuple[str, Callable[[], Any]]] = []
 
     def searches(fmt: str) -> None:
-        cfg = Config(format=fmt, backend="numba")
-        g = spbfs.Graph.from_edges(src, dst, n=9, config=cfg)
-        for direction in ("auto", "top-down", "bottom-up"):
-            for output in ("both", "levels", "parents"):
-                spbfs.bfs(g, 0, direction=direction, output=output)
-            spbfs.bfs(g, 0, direction=direction, max_depth=1)
-            spbfs.bfs(g, 0, direction=direction, target=3)
-        gd = spbfs.Graph.from_edges(src, dst, n=9, directed=True, config=cfg)
-        spbfs.bfs(gd, 0)
+        for directed in (False, True):
+            g = _kronecker(Config(format=fmt, backend="numba"), directed)
+            root = int(np.argmax(g.backend.to_host(g.out_degree)))
+            for direction in ("auto", "top-down", "bottom-up"):
+                for output in ("both", "levels", "parents"):
+                    spbfs.bfs(g, root, direction=direction, output=output)
+                spbfs.bfs(g, root, direction=direction, max_depth=1)
+                spbfs.bfs(g, root, direction=direction, target=(root + 1) % g.n)
 
     for fmt in ("csr", "dcsc"):
         steps.append((f"bfs, {fmt}", lambda fmt=fmt: searches(fmt)))
@@ -162,26 +195,23 @@ def _steps() -> list[tuple[str, Callable[[], Any]]]:
     steps.append(("generate, build, validate", bench_path))
 
     def algorithms() -> None:
-        import scipy.sparse as sp
-
-        g = spbfs.Graph.from_edges(src, dst, n=9)
-        w = sp.csr_array((np.arange(1.0, 9.0), (src, dst)), shape=(9, 9))
+        g = _kronecker(Config(backend="numba"))
         spbfs.connected_components(g)
-        spbfs.sssp(w, 0)
         spbfs.pagerank(g)
-        spbfs.betweenness_centrality(g)
+        spbfs.betweenness_centrality(g, k=2, seed=1)
         spbfs.triangle_count(g)
-        spbfs.multi_source_bfs(g, [0, 5])
+        spbfs.multi_source_bfs(g, [0, 1])
+        spbfs.sssp(g.to_scipy().astype(np.float64), 0)
 
     steps.append(("algorithms", algorithms))
 
     def csgraph() -> None:
-        import scipy.sparse as sp
-
         from spbfs import csgraph as cs
 
-        m = sp.csr_array((np.arange(1.0, 9.0), (src, dst)), shape=(9, 9))
+        g = _kronecker(Config(backend="numba"))
+        m = g.to_scipy().astype(np.float64)
         cs.dijkstra(m, indices=0)
+        cs.dijkstra(m, indices=0, return_predecessors=True)
         cs.breadth_first_order(m, 0)
         cs.connected_components(m)
 
@@ -190,21 +220,20 @@ def _steps() -> list[tuple[str, Callable[[], Any]]]:
 
 
 def warm_bench(config: Any, *, validate: bool = True) -> float:
-    """Run ``spbfs bench``'s path on a tiny Kronecker graph; returns the seconds.
+    """Run ``spbfs bench``'s path on a small Kronecker graph; returns the seconds.
 
     Generation, the streamed build, searches in every direction and the
     validation of :func:`spbfs.graph500.run_benchmark`, with ``config``: what
     the benchmark then times finds its kernels compiled.
     """
     import spbfs
-    from semirings.backend import get_backend
-    from spbfs.generators import KroneckerSource
     from spbfs.graph500 import run_benchmark, sample_roots
+    from spbfs.kernels import bfs_numba
 
     t0 = time.perf_counter()
-    if get_backend(config.backend).name == "numba":  # "auto" would search a tiny graph on numpy
-        config = config.replace(backend="numba")
-    g = spbfs.Graph.from_source(KroneckerSource(6, 8, seed=1), config=config)
+    if not ready(bfs_numba.search_levels):
+        install_notice().announce(_BENCH_SECONDS)
+    g = _kronecker(_numba(config))
     roots = sample_roots(g.backend.to_host(g.out_degree), 2, seed=1)
     for direction in ("top-down", "bottom-up"):
         spbfs.bfs(g, int(roots[0]), direction=direction)
