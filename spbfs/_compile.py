@@ -9,8 +9,8 @@ kernel. This module makes that wait visible and avoidable:
 * :class:`CompileNotice` is a numba event listener (``numba:compile``, which
   numba fires only on a cache miss, never on a call that finds its code): the
   first time an spbfs or semirings kernel that takes more than about a second
-  starts compiling, it writes one line on stderr, once per process. Nothing
-  is added to a call that does not compile.
+  starts compiling, it writes one line on stderr, once per process and module
+  of kernels. Nothing is added to a call that does not compile.
 * :func:`ready` says, without compiling, whether a kernel has machine code in
   this process or in the on-disk cache, so that a small input can take a path
   that needs no compilation while the kernels are not built.
@@ -39,30 +39,36 @@ __all__ = ["SMALL_VERTICES", "CompileNotice", "install_notice", "numpy_first", "
 #: already compiled (in this process or in the on-disk cache) uses numba.
 SMALL_VERTICES = 1 << 14
 
-# Seconds of one CPU that a first use compiles for (numba 0.68, an empty cache,
-# measured with the compile events' process time): the estimate the notice gives,
-# keyed by the kernel whose compilation starts first ("module.function"), else by
-# its module. A first search compiles the whole search kernel (search_levels)
+# Seconds of one CPU that a module's kernels compile for on their first use (numba
+# 0.68, an empty cache; the process time between numba's compile events during
+# spbfs warmup's steps): the estimate the notice gives, keyed by
+# "module.function" of the kernel whose compilation starts first, else by its
+# module. A first search compiles the whole search kernel (search_levels)
 # whichever of its module's kernels comes first. Anything not listed is taken to
 # cost ``_DEFAULT_SECONDS``; under ``_QUIET_SECONDS`` nothing is said.
 _SECONDS = {
-    "spbfs.kernels.bfs_numba": 49.0,
+    "spbfs.kernels.bfs_numba": 46.0,
     "spbfs.kernels.bfs_numba.fill_minus1": 0.5,
-    "semirings._build": 6.0,
+    "semirings._build": 5.0,
     "semirings.kernels.numba_kernels": 5.0,
+    "spbfs.generators": 1.1,
 }
 _DEFAULT_SECONDS = 2.0
 # What ``spbfs bench``'s warm-up compiles on a fresh install: generator, build,
 # search and validation kernels.
-_BENCH_SECONDS = 80.0
-_QUIET_SECONDS = 1.0
+_BENCH_SECONDS = 60.0
+_QUIET_SECONDS = 1.5
 _PACKAGES = ("spbfs", "semirings")
 
 MESSAGE = "compiling spbfs kernels for first use (about {seconds} s; cached afterwards)"
 
 
 class CompileNotice(event.Listener):
-    """Writes :data:`MESSAGE` once, when a slow spbfs kernel starts compiling.
+    """Writes :data:`MESSAGE` when a slow spbfs kernel starts compiling: once per module.
+
+    A first search on a large graph compiles the build's kernels (seconds),
+    then the search's (most of a minute): each says so once, with its own
+    estimate, rather than one line whose estimate covers a part.
 
     Parameters
     ----------
@@ -73,24 +79,25 @@ class CompileNotice(event.Listener):
 
     def __init__(self, file: TextIO | None = None) -> None:
         self.file = file
-        self.shown = False
+        self.quiet = False
+        self.said: set[str] = set()
 
     def on_start(self, ev: event.Event) -> None:
-        if self.shown:
+        if self.quiet:
             return
         func = getattr(ev.data.get("dispatcher"), "py_func", None)
         module = getattr(func, "__module__", "") or ""
-        if module.partition(".")[0] not in _PACKAGES:
+        if module.partition(".")[0] not in _PACKAGES or module in self.said:
             return
         seconds = estimate(f"{module}.{func.__name__}")
         if seconds >= _QUIET_SECONDS:
-            self.announce(seconds)
+            self.announce(module, seconds)
 
-    def announce(self, seconds: float) -> None:
-        """Write the notice for about ``seconds`` of compiling, unless already written."""
-        if self.shown:
+    def announce(self, key: str, seconds: float) -> None:
+        """Write the notice for about ``seconds`` of compiling ``key``, once per key."""
+        if self.quiet or key in self.said:
             return
-        self.shown = True
+        self.said.add(key)
         out = self.file if self.file is not None else sys.stderr
         try:
             out.write(MESSAGE.format(seconds=round(seconds)) + "\n")
@@ -124,11 +131,11 @@ def install_notice() -> CompileNotice:
 def quiet_notice() -> Iterator[None]:
     """No first-use notice inside (a command that reports compilation itself)."""
     notice = install_notice()
-    shown, notice.shown = notice.shown, True
+    quiet, notice.quiet = notice.quiet, True
     try:
         yield
     finally:
-        notice.shown = shown
+        notice.quiet = quiet
 
 
 def numpy_first(kernel: Any, n: int, backend: str) -> bool:
@@ -232,17 +239,18 @@ def warm_bench(config: Any, *, validate: bool = True) -> float:
 
     t0 = time.perf_counter()
     if not ready(bfs_numba.search_levels):
-        install_notice().announce(_BENCH_SECONDS)
-    g = _kronecker(_numba(config))
-    roots = sample_roots(g.backend.to_host(g.out_degree), 2, seed=1)
-    for direction in ("top-down", "bottom-up"):
-        spbfs.bfs(g, int(roots[0]), direction=direction)
+        install_notice().announce("bench", _BENCH_SECONDS)  # one line for all it compiles
 
     def one(root: int) -> tuple[Any, Any]:
         r = spbfs.bfs(g, int(root))
         return r.parents, r.levels
 
-    run_benchmark(one, g, roots, validate=validate, warmup=False)
+    with quiet_notice():
+        g = _kronecker(_numba(config))
+        roots = sample_roots(g.backend.to_host(g.out_degree), 2, seed=1)
+        for direction in ("top-down", "bottom-up"):
+            spbfs.bfs(g, int(roots[0]), direction=direction)
+        run_benchmark(one, g, roots, validate=validate, warmup=False)
     return time.perf_counter() - t0
 
 
