@@ -51,6 +51,10 @@ _SECONDS = {
     "spbfs.kernels.bfs_numba.fill_minus1": 0.5,
     "semirings._build": 5.0,
     "semirings.kernels.numba_kernels": 5.0,
+    "spbfs.algorithms._ops": 9.0,
+    "spbfs.validate": 3.2,
+    "spbfs.matrix_structure": 2.3,
+    "spbfs.csgraph": 2.2,
     "spbfs.generators": 1.1,
 }
 _DEFAULT_SECONDS = 2.0

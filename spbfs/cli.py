@@ -336,16 +336,19 @@ def _cmd_bench(args: argparse.Namespace, cfg: Config) -> int:
     from spbfs.graph import Graph
     from spbfs.graph500 import run_benchmark, sample_roots
 
+    # Streamed: the generator is read twice, slice by slice, and the int64 edge list
+    # (16 bytes per edge) never exists; validation checks the graph's own blocks.
+    # Made first: it checks the options before anything runs.
+    source = KroneckerSource(args.scale, args.edgefactor, seed=args.seed)
+    if args.roots < 0:
+        raise ValueError(f"--roots must be non-negative, got {args.roots}")
     # Every phase is reported, also into a log file or a pipe: a first run compiles
     # for a minute, and a long one runs for many.
     progress = Progress(True)
-    # The kernels are compiled (or loaded from numba's cache) on a tiny graph through
+    # The kernels are compiled (or loaded from numba's cache) on a small graph through
     # the same path first, so that no time below counts compilation.
     with progress.step("warm up"):
         t_warm = warm_bench(cfg, validate=not args.no_validate)
-    # Streamed: the generator is read twice, slice by slice, and the int64 edge list
-    # (16 bytes per edge) never exists; validation checks the graph's own blocks.
-    source = KroneckerSource(args.scale, args.edgefactor, seed=args.seed)
     t0 = time.perf_counter()
     graph = Graph.from_source(source, config=cfg,
                               progress=_two_bars(progress.bar("generate"), progress.bar("build")))
