@@ -11,14 +11,44 @@ entries are never held twice.
 same three steps for pairs that arrive in chunks (a generator run twice, an
 edge list read in slices): count every chunk, allocate once, scatter every
 chunk, finish. :func:`build_compressed` is them for pairs held in memory.
+
+Each step runs its numba kernel, except on a small input while the kernel is
+not compiled yet (:func:`kernel_ready`): numpy does the same there, in the
+same order, instead of a first call that compiles for seconds.
 """
 
 from __future__ import annotations
 
+import os
+from typing import Any
+
 import numba as nb
 import numpy as np
 
-__all__ = ["build_compressed", "count_into", "finish_compressed", "scatter_into"]
+__all__ = ["build_compressed", "count_into", "finish_compressed", "kernel_ready",
+           "scatter_into"]
+
+#: Pairs up to which a step runs on numpy while its kernel is not compiled.
+SMALL_PAIRS = 1 << 16
+
+
+def kernel_ready(kernel: Any) -> bool:
+    """Whether numba dispatcher ``kernel`` runs without compiling (as far as is cheap to say).
+
+    True when it holds machine code in this process, or when its on-disk cache
+    index exists (numba checks the source's time stamp and the signature only
+    when loading: an edited source or new argument types still compile). At
+    most one ``stat`` call, and none once the kernel has run in this process.
+    """
+    if kernel.overloads:
+        return True
+    cache_file = getattr(getattr(kernel, "_cache", None), "_cache_file", None)
+    path = getattr(cache_file, "_index_path", None)
+    return path is not None and os.path.exists(path)
+
+
+def _numpy_first(kernel: Any, pairs: int) -> bool:
+    return pairs <= SMALL_PAIRS and not kernel_ready(kernel)
 
 
 @nb.njit(cache=True)
@@ -83,13 +113,27 @@ def _compact_inplace(ptr, idx, vals, has_values, newlen, newptr):
                 vals[dst + k] = vals[src + k]
 
 
-@nb.njit(cache=True)
-def count_into(counts, loops, major, minor, symmetric, drop_loops, count_loops):
+def count_into(counts: np.ndarray, loops: np.ndarray, major: np.ndarray, minor: np.ndarray,
+               symmetric: bool, drop_loops: bool, count_loops: bool) -> None:
     """Add the entries of one chunk of pairs to ``counts[slot + 1]`` (kept loops too).
 
-    ``loops[a]`` counts the dropped self-loops ``(a, a)`` when ``count_loops``:
+    ``loops[a]`` counts the self-loops ``(a, a)`` when ``count_loops``:
     with the counts, that gives each slot's number of input pairs.
     """
+    if not _numpy_first(_count_into, major.shape[0]):
+        _count_into(counts, loops, major, minor, symmetric, drop_loops, count_loops)
+        return
+    loop = major == minor
+    if count_loops:
+        np.add.at(loops, major[loop], 1)
+    keep = ~loop if drop_loops else np.ones(major.shape[0], bool)
+    np.add.at(counts, major[keep] + 1, 1)
+    if symmetric:
+        np.add.at(counts, minor[keep & ~loop] + 1, 1)
+
+
+@nb.njit(cache=True)
+def _count_into(counts, loops, major, minor, symmetric, drop_loops, count_loops):
     for k in range(major.shape[0]):
         a = major[k]
         b = minor[k]
@@ -103,12 +147,43 @@ def count_into(counts, loops, major, minor, symmetric, drop_loops, count_loops):
             counts[b + 1] += 1
 
 
-@nb.njit(cache=True)
-def scatter_into(pos, idx, major, minor, symmetric, drop_loops, values=None, vals=None):
+def scatter_into(pos: np.ndarray, idx: np.ndarray, major: np.ndarray, minor: np.ndarray,
+                 symmetric: bool, drop_loops: bool, values: np.ndarray | None = None,
+                 vals: np.ndarray | None = None) -> None:
     """Write one chunk of pairs into their slots; ``pos[slot]`` is the next free place.
 
     With ``values``, entry ``k``'s value goes to ``vals`` beside its index.
     """
+    if not _numpy_first(_scatter_into, major.shape[0]):
+        if values is None:
+            _scatter_into(pos, idx, major, minor, symmetric, drop_loops)
+        else:
+            _scatter_into(pos, idx, major, minor, symmetric, drop_loops, values, vals)
+        return
+    # The kernel's order: pair k, then its mirror, then pair k + 1.
+    k = major.shape[0]
+    slot = np.stack([major, minor], axis=1).reshape(-1)
+    entry = np.stack([minor, major], axis=1).reshape(-1)
+    loop = np.repeat(major == minor, 2)
+    keep = np.ones(2 * k, bool)
+    keep[1::2] = symmetric
+    keep[1::2] &= ~loop[1::2]
+    if drop_loops:
+        keep &= ~loop
+    slot, entry = slot[keep], entry[keep]
+    order = np.argsort(slot, kind="stable")
+    sorted_slot = slot[order]
+    first = np.searchsorted(sorted_slot, sorted_slot, side="left")
+    place = np.empty_like(order)
+    place[order] = pos[sorted_slot] + (np.arange(order.shape[0]) - first)
+    idx[place] = entry
+    if values is not None and vals is not None:
+        vals[place] = np.repeat(values, 2)[keep]
+    np.add.at(pos, slot, 1)
+
+
+@nb.njit(cache=True)
+def _scatter_into(pos, idx, major, minor, symmetric, drop_loops, values=None, vals=None):
     has_values = values is not None
     for k in range(major.shape[0]):
         m = major[k]
@@ -159,6 +234,8 @@ def finish_compressed(
     """
     has_values = vals is not None
     nmajor = ptr.shape[0] - 1
+    if _numpy_first(_sort_segments, idx.shape[0]):
+        return _finish_numpy(ptr, idx, vals, dedup)
     newlen = np.empty(nmajor, np.int64)
     _sort_segments(ptr, idx, vals if has_values else np.empty(0), has_values, dedup, newlen)
     if dedup and int(newlen.sum()) != idx.shape[0]:
@@ -172,6 +249,35 @@ def finish_compressed(
             _shrink(vals, nnz)
         ptr = newptr
     return ptr, idx, vals
+
+
+def _finish_numpy(ptr: np.ndarray, idx: np.ndarray, vals: np.ndarray | None,
+                  dedup: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """:func:`finish_compressed` in numpy, for a small structure (same result)."""
+    nmajor = ptr.shape[0] - 1
+    slot = np.repeat(np.arange(nmajor), np.diff(ptr))
+    # Stable, as the kernel's merge sort: repeats keep their order of arrival.
+    order = np.lexsort((idx, slot))
+    idx[:] = idx[order]
+    if vals is not None:
+        vals[:] = vals[order]
+    if not dedup or idx.shape[0] < 2:
+        return ptr, idx, vals
+    new = np.ones(idx.shape[0], bool)
+    new[1:] = (idx[1:] != idx[:-1]) | (slot[1:] != slot[:-1])
+    nnz = int(new.sum())
+    if nnz == idx.shape[0]:
+        return ptr, idx, vals
+    starts = np.flatnonzero(new)
+    if vals is not None:
+        summed = np.add.reduceat(vals, starts)
+        vals[:nnz] = summed
+        _shrink(vals, nnz)
+    idx[:nnz] = idx[starts]
+    _shrink(idx, nnz)
+    newptr = np.zeros(nmajor + 1, np.int64)
+    np.cumsum(np.bincount(slot[starts], minlength=nmajor), out=newptr[1:])
+    return newptr, idx, vals
 
 
 def _shrink(a: np.ndarray, size: int) -> None:
@@ -225,7 +331,12 @@ def build_compressed(
         Values aligned with ``idx``.
     """
     has_values = values is not None
-    ptr = _counts(major, minor, int(nmajor), symmetric, drop_loops)
+    if _numpy_first(_counts, major.shape[0]):
+        ptr = np.zeros(int(nmajor) + 1, np.int64)
+        count_into(ptr, ptr[:0], major, minor, symmetric, drop_loops, False)
+        np.cumsum(ptr, out=ptr)
+    else:
+        ptr = _counts(major, minor, int(nmajor), symmetric, drop_loops)
     total = int(ptr[-1])
     idx = np.empty(total, dtype=index_dtype)
     vals = np.empty(total, dtype=values.dtype) if has_values else np.empty(0)

@@ -31,6 +31,7 @@ The packages, from the top of the stack down (docs: Concepts, Architecture):
 
 from typing import Any
 
+from spbfs import _compile
 from spbfs._namespace import public_dir
 from spbfs.bfs import bfs
 from spbfs.config import Config, load_config
@@ -40,6 +41,10 @@ from spbfs.matrix_cache import MatrixCache
 from spbfs.result import BFSResult, LevelStats
 
 __version__ = "0.1.0"
+
+# One line on stderr when a kernel first compiles in this process (numba calls the
+# listener on cache misses only: a warm call pays nothing).
+_compile.install_notice()
 
 __all__ = [
     "BFSResult",

@@ -49,8 +49,15 @@ class Bar:
         self.done = False
 
     def __call__(self, i: int, n: int) -> None:
-        """Draw ``i`` of ``n`` done; the line ends once ``i >= n``."""
-        if self.done or (not self.redraw and i < n):
+        """Draw ``i`` of ``n`` done; the line ends once ``i >= n``.
+
+        Without redrawing (a log file, a pipe), a whole line is written at
+        every eighth of the way and at the end: a long step still shows that
+        it advances, in a few lines.
+        """
+        if self.done:
+            return
+        if not self.redraw and i < n and (n < 8 or (i * 8) // n == ((i - 1) * 8) // n):
             return
         frac = min(max(i / n, 0.0), 1.0) if n > 0 else 1.0
         filled = round(frac * self.width)
@@ -58,9 +65,9 @@ class Bar:
         elapsed = time.perf_counter() - self.start
         back = "\r" if self.redraw else ""
         self.file.write(f"{back}{self.label:<10} [{bar}] {i}/{n} {elapsed:7.1f} s")
-        if i >= n:
+        if i >= n or not self.redraw:  # a log gets whole lines
             self.file.write("\n")
-            self.done = True
+        self.done = i >= n
         self.file.flush()
 
 
@@ -68,8 +75,8 @@ class Progress:
     """Where and whether a command draws the progress of its steps.
 
     On a terminal a bar is redrawn in place as its step advances; elsewhere
-    (``--progress`` into a log file) every step writes whole lines: a step
-    when it starts and ends, a bar when it is full.
+    (a log file, a pipe) every step writes whole lines: a step when it starts
+    and ends, a bar at every eighth of the way and when it is full.
 
     Parameters
     ----------

@@ -18,6 +18,7 @@ import numpy as np
 
 from semirings.backend import get_backend
 from semirings.semiring import Semiring
+from spbfs._compile import numpy_first
 from spbfs.config import Config, as_config, default_config
 from spbfs.direction import DirectionPolicy
 from spbfs.graph import Graph, as_graph, is_dist_graph
@@ -292,7 +293,9 @@ def _engine(g: Graph, backend: Any, reverse: bool, cfg: Config,
     """
     out_block, in_block = (g.in_block, g.out_block) if reverse else (g.out_block, g.in_block)
     deg = g.in_degree if reverse else g.out_degree
-    if backend.name == "numba":
+    # A small graph on "auto" takes the vectorized steps below while the numba
+    # kernels are not compiled (spbfs._compile.numpy_first): no minute of compiling.
+    if backend.name == "numba" and not numpy_first(nbk.search_levels, g.n, cfg.backend):
         pool = _scratch_pool(g)
         slots = None
         if in_block.format == "csr":

@@ -1,6 +1,6 @@
 """The ``spbfs`` command line, in one process or on a grid.
 
-Commands: ``bench`` (Graph500 on a Kronecker graph), ``bfs``, ``info``, and the
+Commands: ``bench`` (Graph500 on a Kronecker graph), ``bfs``, ``info``, ``warmup``, and the
 algorithms of :mod:`spbfs.algorithms` on a graph file: ``cc``, ``sssp``,
 ``pagerank``, ``bc``, ``triangles``. Two entry points share the commands and
 their options:
@@ -14,7 +14,9 @@ their options:
     are one line ``spbfs: error: ...`` on stderr and exit status 1. The slow
     steps (generating, reading, building, searching) draw their progress on
     stderr when it is a terminal, or with ``--progress``
-    (:class:`spbfs._progress.Progress`).
+    (:class:`spbfs._progress.Progress`); ``bench`` reports its phases always,
+    also into a log file. ``warmup`` compiles every kernel ahead
+    (:func:`spbfs._compile.warmup`).
 ``python -m spbfs.mpi`` (:func:`grid_main`, re-exported as ``spbfs.mpi.main``)
     The commands on a process grid, with a few options of their own
     (``--frontier-encoding``, ``bench --json``, ``bfs --validate``). ``bfs``
@@ -228,6 +230,9 @@ def _parser() -> argparse.ArgumentParser:
         _add_algorithm_arguments(name, a)
         _add_progress_argument(a)
         _add_config_arguments(a, search=False)
+
+    sub.add_parser("warmup", help="compile every kernel ahead into numba's on-disk cache "
+                                  "(for images and clusters)")
     return ap
 
 
@@ -331,15 +336,25 @@ def _vertex(label: int, ids: np.ndarray | None, n: int, name: str) -> int:
 def _cmd_bench(args: argparse.Namespace, cfg: Config) -> int:
     import numba
 
+    from spbfs._compile import warm_bench
     from spbfs.bfs import bfs
     from spbfs.generators import KroneckerSource
     from spbfs.graph import Graph
     from spbfs.graph500 import run_benchmark, sample_roots
 
-    progress = _progress(args)
     # Streamed: the generator is read twice, slice by slice, and the int64 edge list
     # (16 bytes per edge) never exists; validation checks the graph's own blocks.
+    # Made first: it checks the options before anything runs.
     source = KroneckerSource(args.scale, args.edgefactor, seed=args.seed)
+    if args.roots < 0:
+        raise ValueError(f"--roots must be non-negative, got {args.roots}")
+    # Every phase is reported, also into a log file or a pipe: a first run compiles
+    # for a minute, and a long one runs for many.
+    progress = Progress(True)
+    # The kernels are compiled (or loaded from numba's cache) on a small graph through
+    # the same path first, so that no time below counts compilation.
+    with progress.step("warm up"):
+        t_warm = warm_bench(cfg, validate=not args.no_validate)
     t0 = time.perf_counter()
     graph = Graph.from_source(source, config=cfg,
                               progress=_two_bars(progress.bar("generate"), progress.bar("build")))
@@ -366,13 +381,13 @@ def _cmd_bench(args: argparse.Namespace, cfg: Config) -> int:
         "grid": "1x1",
         "construction": "streamed",
         "bytes_per_edge": graph.nbytes / max(m, 1),
+        "warmup_time": t_warm,
     }
-    # Untimed: a few levels in each direction, so that numba loads every kernel
-    # signature before the timed loop (its own warm-up is one auto search, after
-    # which a later search still loaded a bottom-up kernel inside its timing).
-    # Three levels suffice and keep a forced direction cheap on big graphs.
+    # Untimed: a few levels in each direction on this graph, so that numba loads
+    # every kernel signature its size needs (the state's dtype) before the timed
+    # loop. Three levels suffice and keep a forced direction cheap on big graphs.
     if len(roots):
-        with progress.step("warm up"):
+        with progress.step("untimed"):
             for direction in ("top-down", "bottom-up"):
                 bfs(graph, int(roots[0]), direction=direction, max_depth=3)
     header["threads"] = numba.get_num_threads()  # as the searches set it (--threads)
@@ -394,6 +409,13 @@ def _cmd_bench(args: argparse.Namespace, cfg: Config) -> int:
         sample = bfs(graph, int(roots[0]))
         plot_benchmark(result, sample, args.plot)
         print(f"plot: {args.plot}")
+    return 0
+
+
+def _cmd_warmup(args: argparse.Namespace, cfg: Config) -> int:
+    from spbfs._compile import warmup
+
+    warmup(sys.stdout)
     return 0
 
 
@@ -1069,13 +1091,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     # The grid commands have options of their own (--json, --frontier-encoding, ...):
     # decide where the run goes first, then let that side parse strictly.
     args, _ = parser.parse_known_args(argv)
-    if args.command != "info" and bool(
+    if args.command not in ("info", "warmup") and bool(
         _launcher_world_size() > 1 or getattr(args, "grid", None)
     ):
         return _on_grid(argv)
     args = parser.parse_args(argv)
     commands: dict[str, Callable[[argparse.Namespace, Config], int]] = {
-        "bench": _cmd_bench, "bfs": _cmd_bfs, "info": _cmd_info,
+        "bench": _cmd_bench, "bfs": _cmd_bfs, "info": _cmd_info, "warmup": _cmd_warmup,
         **dict.fromkeys(_ALGORITHMS, _cmd_algorithm)}
     cfg = None
     try:

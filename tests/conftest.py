@@ -9,9 +9,11 @@ from pathlib import Path
 
 import pytest
 
+import semirings._build
 import semirings.backend
+import semirings.kernels
 from semirings.backend import gpu_available
-from spbfs import datasets
+from spbfs import _compile, datasets
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -52,6 +54,21 @@ def _auto_is_the_cpu_unless_marked_gpu(request: pytest.FixtureRequest,
     """
     if "gpu" not in request.keywords:
         monkeypatch.setattr(semirings.backend, "gpu_available", lambda: False)
+
+
+@pytest.fixture(autouse=True)
+def _auto_searches_on_numba_whatever_the_cache(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Small inputs run the numba kernels even while they are not compiled.
+
+    Outside the tests, a small search on 'auto' and a small product over an
+    order-free sum take numpy there until the kernels are compiled
+    (:func:`spbfs._compile.numpy_first`, :data:`semirings.kernels.SMALL_ENTRIES`,
+    :data:`semirings._build.SMALL_PAIRS`; tested in tests/test_warmup.py): the
+    tests of the numba kernels must not depend on what numba's cache holds.
+    """
+    monkeypatch.setattr(_compile, "SMALL_VERTICES", -1)
+    monkeypatch.setattr(semirings.kernels, "SMALL_ENTRIES", -1)
+    monkeypatch.setattr(semirings._build, "SMALL_PAIRS", -1)
 
 
 @pytest.fixture(scope="session")

@@ -490,13 +490,19 @@ class _Terminal(io.StringIO):
 
 def test_progress_only_when_asked_or_on_a_terminal(capsys, monkeypatch, data_dir):
     f = str(data_dir / "karate.mtx")
-    assert main(["bench", "--scale", "6", "--roots", "2"]) == 0
+    assert main(["bfs", f, "--source", "0"]) == 0
     assert capsys.readouterr().err == ""          # not a terminal: nothing
-    assert main(["bench", "--scale", "6", "--roots", "2", "--progress"]) == 0
-    err = capsys.readouterr().err
-    for step in ("generate", "build", "warm up", "BFS"):
+    assert main(["bench", "--scale", "6", "--roots", "2"]) == 0
+    err = capsys.readouterr().err                 # bench reports its phases always
+    for step in ("warm up", "generate", "build", "untimed", "BFS"):
         assert re.search(rf"^{step}\s", err, re.M), err
     assert "\r" not in err                        # whole lines into a pipe
+    assert main(["bench", "--scale", "6", "--roots", "16"]) == 0
+    captured = capsys.readouterr()
+    bfs_lines = re.findall(r"^BFS\s+\[#*-*\] (\d+)/16", captured.err, re.M)
+    assert bfs_lines == ["2", "4", "6", "8", "10", "12", "14", "16"], captured.err
+    warm = re.search(r"^warmup_time:\s+(\S+)", captured.out, re.M)
+    assert warm and float(warm.group(1)) > 0, captured.out
     assert main(["bfs", f, "--source", "0", "--progress"]) == 0
     err = capsys.readouterr().err
     assert re.search(r"^read\s", err, re.M) and re.search(r"^build\s+\[#+\] 1/1", err, re.M)

@@ -41,6 +41,25 @@ __all__ = ["spmsv", "spmv"]
 
 _METHODS = ("auto", "push", "pull")
 
+#: Stored entries up to which a numba block's product over an order-free sum
+#: (min, max, or, and) runs the vectorized kernels while the numba kernel is not
+#: compiled: the same result in milliseconds instead of a first call that compiles
+#: for seconds (:func:`semirings._build.kernel_ready`).
+SMALL_ENTRIES = 1 << 16
+_ORDER_FREE = frozenset({"minimum", "maximum", "logical_or", "logical_and"})
+
+
+def _impl_for(be: Backend, block: Block, semiring: Semiring) -> Any:
+    """The kernels module for a product: ``be``'s, or numpy's on a small first call."""
+    if (be.name == "numba" and block.ind.shape[0] <= SMALL_ENTRIES
+            and semiring.add.ufunc in _ORDER_FREE and semiring.vectorizable):
+        from semirings._build import kernel_ready
+        from semirings.kernels import numba_kernels
+
+        if not kernel_ready(numba_kernels._spmsv_kernel):
+            return _impl("numpy")
+    return _impl(be.name)
+
 
 def _impl(name: str) -> Any:
     # Imported on first use: the numba module compiles (or loads) on import.
@@ -183,7 +202,8 @@ def spmsv(
         if isinstance(semiring, str):
             semiring = get(semiring)
     mask, mode = _mask(mask, complement, block.shape[0], be.xp, check)
-    return _impl(be.name).spmsv(block, x, semiring, mask, mode, row_offset, col_offset)
+    return _impl_for(be, block, semiring).spmsv(block, x, semiring, mask, mode, row_offset,
+                                                col_offset)
 
 
 def spmv(

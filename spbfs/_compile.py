@@ -1,0 +1,282 @@
+"""Compilation of the numba kernels: the first-use notice, whether a kernel is ready, warm-up.
+
+numba compiles a kernel the first time it is called with new argument types and
+keeps the machine code in its on-disk cache (``cache=True`` on every kernel;
+``__pycache__`` beside the sources, or ``$NUMBA_CACHE_DIR``). A later process
+loads it in milliseconds; the first one waits, tens of seconds for the search
+kernel. This module makes that wait visible and avoidable:
+
+* :class:`CompileNotice` is a numba event listener (``numba:compile``, which
+  numba fires only on a cache miss, never on a call that finds its code): the
+  first time an spbfs or semirings kernel that takes more than about a second
+  starts compiling, it writes one line on stderr, once per process and module
+  of kernels. Nothing is added to a call that does not compile.
+* :func:`ready` says, without compiling, whether a kernel has machine code in
+  this process or in the on-disk cache, so that a small input can take a path
+  that needs no compilation while the kernels are not built.
+* :func:`warmup` compiles every kernel a user may hit, for images and clusters
+  (``spbfs warmup``).
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any, TextIO
+
+from numba.core import event
+
+from semirings._build import kernel_ready as ready
+
+__all__ = ["SMALL_VERTICES", "CompileNotice", "install_notice", "numpy_first", "ready",
+           "warm_bench", "warmup"]
+
+#: Graphs of at most this many vertices search on numpy (backend ``"auto"``) while
+#: the numba search kernel is not compiled: their answer takes milliseconds there,
+#: where compiling takes a minute. A larger graph, ``backend="numba"`` or a kernel
+#: already compiled (in this process or in the on-disk cache) uses numba.
+SMALL_VERTICES = 1 << 14
+
+# Seconds of one CPU that a module's kernels compile for on their first use (numba
+# 0.68, an empty cache; the process time between numba's compile events during
+# spbfs warmup's steps): the estimate the notice gives, keyed by
+# "module.function" of the kernel whose compilation starts first, else by its
+# module. A first search compiles the whole search kernel (search_levels)
+# whichever of its module's kernels comes first. Anything not listed is taken to
+# cost ``_DEFAULT_SECONDS``; under ``_QUIET_SECONDS`` nothing is said.
+_SECONDS = {
+    "spbfs.kernels.bfs_numba": 46.0,
+    "spbfs.kernels.bfs_numba.fill_minus1": 0.5,
+    "semirings._build": 5.0,
+    "semirings.kernels.numba_kernels": 5.0,
+    "spbfs.algorithms._ops": 9.0,
+    "spbfs.validate": 3.2,
+    "spbfs.matrix_structure": 2.3,
+    "spbfs.csgraph": 2.2,
+    "spbfs.generators": 1.1,
+}
+_DEFAULT_SECONDS = 2.0
+# What ``spbfs bench``'s warm-up compiles on a fresh install: generator, build,
+# search and validation kernels.
+_BENCH_SECONDS = 60.0
+_QUIET_SECONDS = 1.5
+_PACKAGES = ("spbfs", "semirings")
+
+MESSAGE = "compiling spbfs kernels for first use (about {seconds} s; cached afterwards)"
+
+
+class CompileNotice(event.Listener):
+    """Writes :data:`MESSAGE` when a slow spbfs kernel starts compiling: once per module.
+
+    A first search on a large graph compiles the build's kernels (seconds),
+    then the search's (most of a minute): each says so once, with its own
+    estimate, rather than one line whose estimate covers a part.
+
+    Parameters
+    ----------
+    file : text stream, optional
+        Where to write; ``sys.stderr`` at the time of writing by default (so a
+        notebook or a test that replaces stderr sees it).
+    """
+
+    def __init__(self, file: TextIO | None = None) -> None:
+        self.file = file
+        self.quiet = False
+        self.said: set[str] = set()
+
+    def on_start(self, ev: event.Event) -> None:
+        if self.quiet:
+            return
+        func = getattr(ev.data.get("dispatcher"), "py_func", None)
+        module = getattr(func, "__module__", "") or ""
+        if module.partition(".")[0] not in _PACKAGES or module in self.said:
+            return
+        seconds = estimate(f"{module}.{func.__name__}")
+        if seconds >= _QUIET_SECONDS:
+            self.announce(module, seconds)
+
+    def announce(self, key: str, seconds: float) -> None:
+        """Write the notice for about ``seconds`` of compiling ``key``, once per key."""
+        if self.quiet or key in self.said:
+            return
+        self.said.add(key)
+        out = self.file if self.file is not None else sys.stderr
+        try:
+            out.write(MESSAGE.format(seconds=round(seconds)) + "\n")
+            out.flush()
+        except (OSError, ValueError):  # a closed stream must not break the compilation
+            pass
+
+    def on_end(self, ev: event.Event) -> None:
+        pass
+
+
+def estimate(name: str) -> float:
+    """Seconds (one CPU) that a first use takes whose compiling starts at ``module.function``."""
+    seconds = _SECONDS.get(name)
+    if seconds is None:
+        seconds = _SECONDS.get(name.rpartition(".")[0], _DEFAULT_SECONDS)
+    return seconds
+
+
+def install_notice() -> CompileNotice:
+    """Register the process's :class:`CompileNotice` with numba (once; returns it)."""
+    for listener in event._registered.get("numba:compile", ()):
+        if isinstance(listener, CompileNotice):
+            return listener
+    notice = CompileNotice()
+    event.register("numba:compile", notice)
+    return notice
+
+
+@contextmanager
+def quiet_notice() -> Iterator[None]:
+    """No first-use notice inside (a command that reports compilation itself)."""
+    notice = install_notice()
+    quiet, notice.quiet = notice.quiet, True
+    try:
+        yield
+    finally:
+        notice.quiet = quiet
+
+
+def numpy_first(kernel: Any, n: int, backend: str) -> bool:
+    """Whether a search of ``n`` vertices on ``backend`` is better run without ``kernel``.
+
+    True for a small graph on backend ``"auto"`` while numba's ``kernel`` is
+    not compiled (:func:`ready`). A few comparisons once the kernel runs.
+    """
+    return n <= SMALL_VERTICES and backend == "auto" and not ready(kernel)
+
+
+# --------------------------------------------------------------------------- warm-up
+
+
+# Kronecker scale of the warm-up graph: its 2**17 edges are above the sizes that run on
+# numpy while the kernels are not compiled (SMALL_VERTICES is for backend "auto" only;
+# semirings._build.SMALL_PAIRS, semirings.kernels.SMALL_ENTRIES), so the warm-up compiles
+# what a large input runs, and it takes milliseconds once compiled.
+_WARM_SCALE = 13
+
+
+def _kronecker(config: Any, directed: bool = False) -> Any:
+    import spbfs
+    from spbfs.generators import KroneckerSource
+
+    return spbfs.Graph.from_source(KroneckerSource(_WARM_SCALE, 16, seed=1), directed=directed,
+                                   config=config)
+
+
+def _numba(config: Any) -> Any:
+    """``config`` on numba where it resolves to numba ("auto" searches small graphs on numpy)."""
+    from semirings.backend import get_backend
+
+    return config.replace(backend="numba") if get_backend(config.backend).name == "numba" \
+        else config
+
+
+def _steps() -> list[tuple[str, Callable[[], Any]]]:
+    """What ``spbfs warmup`` runs: calls that reach every kernel a user may hit."""
+    import numpy as np
+
+    import spbfs
+    from spbfs.config import Config
+
+    steps: list[tuple[str, Callable[[], Any]]] = []
+
+    def searches(fmt: str) -> None:
+        for directed in (False, True):
+            g = _kronecker(Config(format=fmt, backend="numba"), directed)
+            root = int(np.argmax(g.backend.to_host(g.out_degree)))
+            for direction in ("auto", "top-down", "bottom-up"):
+                for output in ("both", "levels", "parents"):
+                    spbfs.bfs(g, root, direction=direction, output=output)
+                spbfs.bfs(g, root, direction=direction, max_depth=1)
+                spbfs.bfs(g, root, direction=direction, target=(root + 1) % g.n)
+
+    for fmt in ("csr", "dcsc"):
+        steps.append((f"bfs, {fmt}", lambda fmt=fmt: searches(fmt)))
+
+    def bench_path() -> None:
+        for fmt in ("csr", "dcsc"):
+            warm_bench(Config(format=fmt, backend="numba"))
+
+    steps.append(("generate, build, validate", bench_path))
+
+    def algorithms() -> None:
+        g = _kronecker(Config(backend="numba"))
+        spbfs.connected_components(g)
+        spbfs.pagerank(g)
+        spbfs.betweenness_centrality(g, k=2, seed=1)
+        spbfs.triangle_count(g)
+        spbfs.multi_source_bfs(g, [0, 1])
+        spbfs.sssp(g.to_scipy().astype(np.float64), 0)
+
+    steps.append(("algorithms", algorithms))
+
+    def csgraph() -> None:
+        from spbfs import csgraph as cs
+
+        g = _kronecker(Config(backend="numba"))
+        m = g.to_scipy().astype(np.float64)
+        cs.dijkstra(m, indices=0)
+        cs.dijkstra(m, indices=0, return_predecessors=True)
+        cs.breadth_first_order(m, 0)
+        cs.connected_components(m)
+
+    steps.append(("csgraph", csgraph))
+    return steps
+
+
+def warm_bench(config: Any, *, validate: bool = True) -> float:
+    """Run ``spbfs bench``'s path on a small Kronecker graph; returns the seconds.
+
+    Generation, the streamed build, searches in every direction and the
+    validation of :func:`spbfs.graph500.run_benchmark`, with ``config``: what
+    the benchmark then times finds its kernels compiled.
+    """
+    import spbfs
+    from spbfs.graph500 import run_benchmark, sample_roots
+    from spbfs.kernels import bfs_numba
+
+    t0 = time.perf_counter()
+    if not ready(bfs_numba.search_levels):
+        install_notice().announce("bench", _BENCH_SECONDS)  # one line for all it compiles
+
+    def one(root: int) -> tuple[Any, Any]:
+        r = spbfs.bfs(g, int(root))
+        return r.parents, r.levels
+
+    with quiet_notice():
+        g = _kronecker(_numba(config))
+        roots = sample_roots(g.backend.to_host(g.out_degree), 2, seed=1)
+        for direction in ("top-down", "bottom-up"):
+            spbfs.bfs(g, int(roots[0]), direction=direction)
+        run_benchmark(one, g, roots, validate=validate, warmup=False)
+    return time.perf_counter() - t0
+
+
+def warmup(file: TextIO | None = None) -> float:
+    """Compile (or load from the cache) every kernel a user may hit; returns the seconds.
+
+    Each step is printed with its time on ``file`` (stdout by default). Run it
+    once in an image or on a cluster's shared file system, where numba's cache
+    (``__pycache__`` beside the sources, or ``$NUMBA_CACHE_DIR``) is written for
+    every later process.
+    """
+    out = sys.stdout if file is None else file
+    t0 = time.perf_counter()
+    with quiet_notice():
+        for label, step in _steps():
+            t = time.perf_counter()
+            out.write(f"warmup  {label:<28}")
+            out.flush()
+            step()
+            out.write(f"{time.perf_counter() - t:7.1f} s\n")
+            out.flush()
+    total = time.perf_counter() - t0
+    out.write(f"warmup  {'total':<28}{total:7.1f} s\n")
+    out.flush()
+    return total
