@@ -139,8 +139,9 @@ def test_warmup_compiles_and_a_second_process_hits_the_cache(tmp_path) -> None:
     check = (
         "import numpy as np, spbfs\n"
         "from spbfs.kernels import bfs_numba as nbk\n"
-        "g = spbfs.Graph.from_edges([0, 1, 2, 0], [1, 2, 3, 2], n=6)\n"
-        "spbfs.bfs(g, 0, backend='numba')\n"
+        "cfg = spbfs.Config(backend='numba')\n"
+        "g = spbfs.Graph.from_edges([0, 1, 2, 0], [1, 2, 3, 2], n=6, config=cfg)\n"
+        "spbfs.bfs(g, 0)\n"
         "s = nbk.search_levels.stats\n"
         "print(sum(s.cache_hits.values()), sum(s.cache_misses.values()))\n"
     )
