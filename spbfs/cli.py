@@ -16,7 +16,7 @@ their options:
     stderr when it is a terminal, or with ``--progress``
     (:class:`spbfs._progress.Progress`); ``bench`` reports its phases always,
     also into a log file. ``warmup`` compiles every kernel ahead
-    (:func:`spbfs._compile.warmup`).
+    (:func:`spbfs.warmup.warmup`).
 ``python -m spbfs.mpi`` (:func:`grid_main`, re-exported as ``spbfs.mpi.main``)
     The commands on a process grid, with a few options of their own
     (``--frontier-encoding``, ``bench --json``, ``bfs --validate``). ``bfs``
@@ -336,11 +336,11 @@ def _vertex(label: int, ids: np.ndarray | None, n: int, name: str) -> int:
 def _cmd_bench(args: argparse.Namespace, cfg: Config) -> int:
     import numba
 
-    from spbfs._compile import warm_bench
     from spbfs.bfs import bfs
     from spbfs.generators import KroneckerSource
     from spbfs.graph import Graph
     from spbfs.graph500 import run_benchmark, sample_roots
+    from spbfs.warmup import warm_bench
 
     # Streamed: the generator is read twice, slice by slice, and the int64 edge list
     # (16 bytes per edge) never exists; validation checks the graph's own blocks.
@@ -413,7 +413,7 @@ def _cmd_bench(args: argparse.Namespace, cfg: Config) -> int:
 
 
 def _cmd_warmup(args: argparse.Namespace, cfg: Config) -> int:
-    from spbfs._compile import warmup
+    from spbfs.warmup import warmup
 
     warmup(sys.stdout)
     return 0
