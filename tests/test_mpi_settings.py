@@ -36,7 +36,8 @@ assert g.wait.busy
 for comm in (g.comm, g.row_comm, g.col_comm):
     assert C.policy(comm) is g.wait, comm
 assert C.policy(MPI.COMM_WORLD) == WaitPolicy() == C.policy()
-assert ProcessGrid().wait == WaitPolicy()  # Config() reads no environment
+assert ProcessGrid().wait.busy  # no config: the SPBFS_* environment's (SPBFS_WAIT=busy here)
+assert ProcessGrid(config=Config()).wait == WaitPolicy()  # Config() reads no environment
 
 custom = Config(wait="1e-5:1e-3:2e-5:1e-3")
 dg = DistGraph.kronecker(6, 8, seed=1, config=custom)
