@@ -67,8 +67,8 @@ from semirings._intrinsics import (
     yield_cpu,
 )
 from spbfs.direction import TOP_DOWN, next_direction
+from spbfs.kernels.bitmaps import first_member
 from spbfs.kernels.bitmaps import set_bits as _set_ids
-from spbfs.kernels.bottomup import bottomup_scan
 
 # The policy's own function, compiled for the search loop. numba's cache of the loop is
 # keyed by this file's time stamp, not direction.py's: an edit of the policy's test
@@ -1072,36 +1072,58 @@ def _team_levels(ptr, ind, jc, aux, shift, dcsc, queue, buf, state, bits, stamps
 # -- bottom-up ---------------------------------------------------------------
 
 
-@nb.njit(cache=True, inline="always")
-def _look_state(ids, v):  # type: ignore[no-untyped-def]
-    return ids[0][np.uint64(v)]
-
-
-@nb.njit(cache=True, inline="always")
-def _warm_state(ids, v):  # type: ignore[no-untyped-def]
-    prefetch(ids[0], np.uint64(v))
-
-
-@nb.njit(cache=True, inline="always")
-def _claim_state(ids, v, s, u, f):  # type: ignore[no-untyped-def]
-    state, base = ids
-    state[np.uint64(v)] = base + u
-    return -1 - s  # an unvisited vertex's state is minus one minus its degree
-
-
 @nb.njit(cache=True, nogil=True)
 def _bottomup_range(ptr, ind, jc, dcsc, front, state, base, src, cand, first, lo_c, hi_c, found,
                     out):
     """Bottom-up over ``src[lo_c:hi_c]``; survivors (in ``cand``) and finds go from ``lo_c`` on.
 
-    The scan is :func:`spbfs.kernels.bottomup.bottomup_scan`; here a vertex is
-    reached when its state is ``>= 0``, and a find's state is ``base + parent``
-    (the level's stamp, see :func:`_claim`). With ``first`` the candidates are
-    all major slots ``lo_c .. hi_c - 1`` and ``src`` is not read. ``out`` gets
-    (found, survivors, edges scanned, degree sum of found).
+    A find's state is ``base + parent`` (the level's stamp, see :func:`_claim`).
+    With ``first`` the candidates are all major slots ``lo_c .. hi_c - 1`` and
+    ``src`` is not read. ``src`` may be ``cand`` itself: survivors never
+    overtake the read position. ``out`` gets (found, survivors, edges scanned,
+    degree sum of found).
     """
-    bottomup_scan(ptr, ind, jc, dcsc, front, src, cand, first, lo_c, hi_c, 0, 0, found, lo_c,
-                  _look_state, _warm_state, _claim_state, (state, base), out)
+    f = lo_c
+    r = lo_c
+    scanned = 0
+    degsum = 0
+    # Unsigned indices: a signed one costs a negative-index fix-up at every load.
+    for i in range(lo_c, hi_c):
+        ui = np.uint64(i)
+        if first:
+            if i + _AHEAD < hi_c:
+                prefetch(ind, ptr[ui + np.uint64(_AHEAD)])
+        else:
+            # Scattered candidates miss on state and ptr too: ask for those
+            # twice as early, so the adjacency prefetch finds its pointer cached.
+            if i + 2 * _AHEAD < hi_c:
+                k2 = np.uint64(src[ui + np.uint64(2 * _AHEAD)])
+                prefetch(ptr, k2)
+                prefetch(state, np.uint64(jc[k2]) if dcsc else k2)
+            if i + _AHEAD < hi_c:
+                prefetch(ind, ptr[np.uint64(src[ui + np.uint64(_AHEAD)])])
+        k = ui if first else np.uint64(src[ui])
+        v = np.uint64(jc[k]) if dcsc else k
+        s = state[v]
+        if s >= 0:
+            continue
+        lo = np.int64(ptr[k])
+        hi = np.int64(ptr[k + np.uint64(1)])
+        e = first_member(front, ind, lo, hi)
+        if e < hi:
+            state[v] = base + ind[np.uint64(e)]
+            found[np.uint64(f)] = v
+            f += 1
+            degsum += -1 - s
+            scanned += e - lo + 1
+        elif hi > lo:  # a vertex without in-edges can never find a parent: drop it
+            cand[np.uint64(r)] = k
+            r += 1
+            scanned += hi - lo
+    out[0] = f - lo_c
+    out[1] = r - lo_c
+    out[2] = scanned
+    out[3] = degsum
 
 
 @nb.njit(cache=True, nogil=True, parallel=True)

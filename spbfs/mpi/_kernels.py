@@ -13,8 +13,7 @@ import numpy as np
 
 from semirings._intrinsics import column_range, column_share, prefetch
 from spbfs.kernels.bfs_numba import close_parts, word_cuts
-from spbfs.kernels.bitmaps import ids_and_not, ids_from_bits, set_bits, test_and_set
-from spbfs.kernels.bottomup import bottomup_scan
+from spbfs.kernels.bitmaps import first_member, ids_and_not, ids_from_bits, set_bits, test_and_set
 
 __all__ = ["ids_and_not", "ids_from_bits", "set_bits"]  # re-exported for the driver
 
@@ -338,47 +337,54 @@ def pack_fits(n: int, B64: int) -> bool:
     return n <= 2**32 and B64 <= 2**31
 
 
-@nb.njit(cache=True, inline="always")
-def _look_comp(ids, v):  # type: ignore[no-untyped-def]
-    uv = np.uint64(v)
-    # A row is done when marked in ``comp`` (visited, or found by another rank this level).
-    return np.int64((ids[0][uv >> np.uint64(6)] >> (uv & np.uint64(63))) & np.uint64(1)) - 1
-
-
-@nb.njit(cache=True, inline="always")
-def _warm_comp(ids, v):  # type: ignore[no-untyped-def]
-    prefetch(ids[0], np.uint64(v) >> np.uint64(6))
-
-
-@nb.njit(cache=True, inline="always")
-def _claim_row(ids, v, mark, u, f):  # type: ignore[no-untyped-def]
-    _, own, parents, levels, depth, deg, out_par, col_piece0, b, B64 = ids
-    par = global_id(u, col_piece0, b, B64)
-    if own:
-        uv = np.uint64(v)
-        parents[uv] = par
-        levels[uv] = depth
-        return np.int64(deg[uv])
-    out_par[np.uint64(f)] = par
-    return np.int64(0)
-
-
 @nb.njit(cache=True, nogil=True)
 def _bu_range(ptr, ind, jc, dcsc, lo_slot, row_base, front, comp, src, cand, first, lo_c,
               hi_c, own, parents, levels, depth, deg, out_rows, out_par, f0, col_piece0, b, B64,
               res):
     """Bottom-up over the candidates ``src[lo_c:hi_c]`` of one segment (see bottomup_search).
 
-    The scan is :func:`spbfs.kernels.bottomup.bottomup_scan` over the segment's
-    slots (from ``lo_slot``) and rows (from ``row_base``); a row marked in
-    ``comp`` is done, a find's parent is the global id of its column. Finds are
-    written from ``f0`` on, survivors to ``cand`` from ``lo_c`` on (``src`` may
-    be ``cand``). ``res`` gets (finds, survivors, edges scanned, degree sum of
-    the finds).
+    Finds are written from ``f0`` on, survivors to ``cand`` from ``lo_c`` on
+    (``src`` may be ``cand``: survivors never overtake the read position).
+    ``res`` gets (finds, survivors, edges scanned, degree sum of the finds).
     """
-    bottomup_scan(ptr, ind, jc, dcsc, front, src, cand, first, lo_c, hi_c, lo_slot, row_base,
-                  out_rows, f0, _look_comp, _warm_comp, _claim_row,
-                  (comp, own, parents, levels, depth, deg, out_par, col_piece0, b, B64), res)
+    f = f0
+    r = lo_c
+    scanned = 0
+    degsum = 0
+    one = np.uint64(1)
+    # Unsigned indices at each load and store (see topdown_fold).
+    for i in range(lo_c, hi_c):
+        if i + _AHEAD < hi_c:
+            prefetch(ind, ptr[np.uint64(lo_slot + i + _AHEAD) if first
+                              else np.uint64(src[np.uint64(i + _AHEAD)])])
+        p = lo_slot + i if first else np.int64(src[np.uint64(i)])
+        up = np.uint64(p)
+        v = (np.int64(jc[up]) if dcsc else p) - row_base
+        uv = np.uint64(v)
+        if (comp[uv >> np.uint64(6)] >> (uv & np.uint64(63))) & one:
+            continue  # done (visited, or found by another rank this level): dropped
+        lo = ptr[up]
+        hi = ptr[up + np.uint64(1)]
+        e = first_member(front, ind, lo, hi)
+        if e < hi:
+            par = global_id(np.int64(ind[np.uint64(e)]), col_piece0, b, B64)
+            out_rows[np.uint64(f)] = v
+            if own:
+                parents[uv] = par
+                levels[uv] = depth
+                degsum += deg[uv]
+            else:
+                out_par[np.uint64(f)] = par
+            f += 1
+            scanned += e - lo + 1
+        elif hi > lo:  # a row without entries here can never find a parent: dropped
+            cand[np.uint64(r)] = p
+            r += 1
+            scanned += hi - lo
+    res[0] = f - f0
+    res[1] = r - lo_c
+    res[2] = scanned
+    res[3] = degsum
 
 
 @nb.njit(cache=True, nogil=True, parallel=True)
