@@ -430,3 +430,11 @@ def test_a_vertex_count_that_is_not_whole_is_refused(n):
 def test_a_whole_float_vertex_count_is_taken():
     assert EdgeList([0, 1], [1, 2], 3.0).n == 3
     assert spbfs.Graph.from_edges([0, 1], [1, 2], 1e1).n == 10
+
+
+def test_a_depth_beyond_int64_is_no_limit_not_a_typing_error():
+    g = spbfs.Graph.from_edges([0, 1, 2], [1, 2, 3])
+    for depth in (2**70, np.uint64(2**64 - 1)):
+        assert spbfs.bfs(g, 0, max_depth=depth).levels.tolist() == [0, 1, 2, 3]
+        assert spbfs.bfs(g.to_scipy(), 0, max_depth=depth).levels.tolist() == [0, 1, 2, 3]
+    assert spbfs.bfs(g, 0, max_depth=1).levels.tolist() == [0, 1, -1, -1]

@@ -42,6 +42,9 @@ def check_vertex(v: Any, n: int, name: str = "source") -> int:
     return v
 
 
+_DEEPEST = 2**62
+
+
 def check_max_depth(max_depth: Any) -> int | None:
     """Return ``max_depth`` (None or an int >= 0) after checking it.
 
@@ -58,7 +61,9 @@ def check_max_depth(max_depth: Any) -> int | None:
         raise TypeError(f"max_depth must be an integer, got {type(max_depth).__name__}")
     if max_depth < 0:
         raise ValueError(f"max_depth must be >= 0, got {max_depth}")
-    return int(max_depth)
+    # Compiled loops take an int64; a depth of 2**62 or more exceeds any search's
+    # (at most n - 1 < 2**62 levels), so it stops exactly where such a depth would.
+    return min(int(max_depth), _DEEPEST)
 
 
 def check_semiring(semiring: Any, output: str | None = None, config_output: str | None = None,
