@@ -112,3 +112,29 @@ def test_cupy_on_a_grid_is_refused_wherever_it_is_given(tmp_path: Path) -> None:
     for what in ("build", "search", "semiring"):
         assert f"{what} REFUSED" in out, out
     assert "BACKEND OK" in out, out
+
+
+DECLARED_SCRIPT = '''\
+import sys
+
+from spbfs.mpi import CollectiveError, DistGraph
+
+try:
+    DistGraph.from_file(sys.argv[1], grid=(2, 1))
+except CollectiveError as exc:
+    assert "declares 67108864 vertices for 2 edges" in str(exc), exc
+    print("REFUSED", flush=True)
+'''
+
+
+@pytest.mark.mpi
+@needs_mpi
+def test_parallel_reader_refuses_a_declared_size_as_the_serial_one(tmp_path: Path) -> None:
+    graph = tmp_path / "big.mtx"
+    graph.write_text("%%MatrixMarket matrix coordinate pattern general\n"
+                     f"{2**26} {2**26} 2\n1 2\n2 3\n")
+    script = tmp_path / "declared.py"
+    script.write_text(DECLARED_SCRIPT, encoding="utf-8")
+    rc, out, err, _ = launch(2, [str(script), str(graph)], timeout=120)
+    assert rc == 0, f"stdout:\n{out}\nstderr:\n{err}"
+    assert out.count("REFUSED") == 2, out

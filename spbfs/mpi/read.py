@@ -48,7 +48,7 @@ from typing import Any
 
 import numpy as np
 
-from spbfs.edges import sparse_ids_problem
+from spbfs.edges import IDS_PER_EDGE, sparse_ids_problem
 from spbfs.io import MAX_VERTEX_BITS, GraphFormatError, scanner
 from spbfs.io._common import (
     BOM,
@@ -505,14 +505,19 @@ def _finish_ids(comm: Any, path: str, src: np.ndarray, dst: np.ndarray, buf: np.
     elif n < 1:
         msg = f"cannot read {path}: the graph has no vertices"
     C.agree(comm, msg)
-    if n_decl is None:
-        # Refused before anything n-sized exists, as the serial readers do; the lowest
-        # rank holding the largest id names its first line.
-        m = int(C.allreduce(comm, np.array([src.shape[0]], dtype=np.int64))[0])
-        problem = sparse_ids_problem(n - 1, m)
-        if problem is not None and top == n - 1:
+    # Refused before anything n-sized exists, as the serial readers do, whether the
+    # size was declared or inferred.
+    m = int(C.allreduce(comm, np.array([src.shape[0]], dtype=np.int64))[0])
+    problem = sparse_ids_problem(n - 1, m)
+    if problem is not None and n_decl is None:
+        if top == n - 1:  # the lowest rank holding the largest id names its first line
             msg = fail(problem, int(np.flatnonzero((src == top) | (dst == top))[0]))
-        C.agree(comm, msg)
+    elif problem is not None:
+        msg = (f"cannot read {path}: it declares {n} vertices for {m} edges (over "
+               f"{IDS_PER_EDGE} per edge): refused before allocating per-vertex arrays; "
+               f"read it with spbfs.io.read_graph(path, n={n}) (command line: --n {n}) "
+               "to insist")
+    C.agree(comm, msg)
     if directed is None:
         directed = bool(head["directed"])
     return src, dst, n, bool(directed)
