@@ -682,9 +682,10 @@ def test_inferred_size_can_be_insisted_on(tmp_path):
 @pytest.mark.parametrize(
     ("n", "kw", "exc", "match"),
     [
-        (3.7, {}, TypeError, "n must be an integer vertex count, got 3.7"),
-        (True, {}, TypeError, "got True"),
-        (-1, {}, ValueError, "n must be >= 0"),
+        (3.7, {}, ValueError, "n must be a whole number of vertices, got 3.7"),
+        (True, {}, TypeError, "n must be an integer, got bool"),
+        ("4", {}, TypeError, "n must be an integer, got str"),
+        (-1, {}, ValueError, "n must be non-negative"),
         (2**41, {}, ValueError, "exceeds 2\\*\\*40"),
         (4, {"renumber": True}, ValueError, "n and renumber=True contradict"),
     ],
@@ -692,6 +693,10 @@ def test_inferred_size_can_be_insisted_on(tmp_path):
 def test_n_argument_is_checked(tmp_path, n, kw, exc, match):
     with pytest.raises(exc, match=match):
         read_graph(write(tmp_path, "g.txt", "0 1\n"), n=n, **kw)
+
+
+def test_n_argument_takes_an_integral_float_as_every_vertex_count_does(tmp_path):
+    assert read_graph(write(tmp_path, "g.txt", "0 1\n"), n=4.0).n == 4
 
 
 def test_cli_n_insists_and_is_checked(tmp_path, capsys):

@@ -7,13 +7,12 @@ Not public API except :func:`renumber` and :data:`MAX_VERTEX_BITS`, which
 
 from __future__ import annotations
 
-import operator
 from collections.abc import Callable
 from typing import NoReturn
 
 import numpy as np
 
-from spbfs.edges import IDS_PER_EDGE, EdgeList, sparse_ids_problem
+from spbfs.edges import IDS_PER_EDGE, EdgeList, check_count, sparse_ids_problem
 from spbfs.io._common import GraphFormatError, PathLike, allocating
 
 __all__ = ["MAX_VERTEX_BITS", "check_n", "finish", "renumber", "too_many"]
@@ -59,20 +58,14 @@ def check_n(n: object, renumber: bool) -> int | None:
     Raises
     ------
     TypeError
-        If ``n`` is not an integer (a float such as 3.7 is not cut to 3).
+        If ``n`` is not an integer (:func:`spbfs.edges.check_count`).
     ValueError
-        If ``n`` is negative, above ``2**MAX_VERTEX_BITS``, or given with ``renumber``.
+        If ``n`` is negative or a fraction (3.7 is not cut to 3), above
+        ``2**MAX_VERTEX_BITS``, or given with ``renumber``.
     """
     if n is None:
         return None
-    if isinstance(n, bool):
-        raise TypeError(f"n must be an integer vertex count, got {n!r}")
-    try:
-        n = operator.index(n)
-    except TypeError:
-        raise TypeError(f"n must be an integer vertex count, got {n!r}") from None
-    if n < 0:
-        raise ValueError(f"n must be >= 0, got {n}")
+    n = check_count(n)  # as every vertex count is checked: 3.0 is 3, 3.7 is refused
     if n > 2**MAX_VERTEX_BITS:
         raise ValueError(f"n={n} exceeds 2**{MAX_VERTEX_BITS} vertices")
     if renumber:
