@@ -30,14 +30,20 @@ from numba.core import event
 
 from semirings._build import kernel_ready as ready
 
-__all__ = ["BENCH_SECONDS", "SMALL_VERTICES", "CompileNotice", "install_notice",
-           "numpy_first", "quiet_notice", "ready"]
+__all__ = ["BENCH_SECONDS", "NUMPY_FIRST_SECONDS", "SMALL_VERTICES", "CompileNotice",
+           "install_notice", "numpy_first", "quiet_notice", "ready"]
 
 #: Graphs of at most this many vertices search on numpy (backend ``"auto"``) while
 #: the numba search kernel is not compiled: their answer takes milliseconds there,
 #: where compiling takes a minute. A larger graph, ``backend="numba"`` or a kernel
 #: already compiled (in this process or in the on-disk cache) uses numba.
 SMALL_VERTICES = 1 << 14
+
+#: Seconds of a graph's searches on numpy (while the kernel is not compiled) after
+#: which its next search compiles the kernel: numpy runs such a graph up to about ten
+#: times slower (Kronecker 14: 2.7 against 0.24 ms a search), so a script that searches
+#: one graph many times pays a bounded loss, then the compile once, not the loss for ever.
+NUMPY_FIRST_SECONDS = 10.0
 
 # Seconds of one CPU that a module's kernels compile for on their first use (numba
 # 0.68, an empty cache; the process time between numba's compile events during
@@ -144,10 +150,13 @@ def quiet_notice() -> Iterator[None]:
         notice.quiet = quiet
 
 
-def numpy_first(kernel: Any, n: int, backend: str) -> bool:
+def numpy_first(kernel: Any, n: int, backend: str, spent: float = 0.0) -> bool:
     """Whether a search of ``n`` vertices on ``backend`` is better run without ``kernel``.
 
     True for a small graph on backend ``"auto"`` while numba's ``kernel`` is
-    not compiled (:func:`ready`). A few comparisons once the kernel runs.
+    not compiled (:func:`ready`) and the graph's searches without it have
+    taken less than :data:`NUMPY_FIRST_SECONDS` (``spent``). A few comparisons
+    once the kernel runs.
     """
-    return n <= SMALL_VERTICES and backend == "auto" and not ready(kernel)
+    return (n <= SMALL_VERTICES and backend == "auto" and spent < NUMPY_FIRST_SECONDS
+            and not ready(kernel))

@@ -295,7 +295,8 @@ def _engine(g: Graph, backend: Any, reverse: bool, cfg: Config,
     deg = g.in_degree if reverse else g.out_degree
     # A small graph on "auto" takes the vectorized steps below while the numba
     # kernels are not compiled (spbfs._compile.numpy_first): no minute of compiling.
-    if backend.name == "numba" and not numpy_first(nbk.search_levels, g.n, cfg.backend):
+    if backend.name == "numba" and not numpy_first(nbk.search_levels, g.n, cfg.backend,
+                                                   g._search_cache.get("numpy_first_s", 0.0)):
         pool = _scratch_pool(g)
         slots = None
         if in_block.format == "csr":
@@ -377,6 +378,8 @@ def _search(
     engine.bind(parents, levels, want_levels)
     run = run_levels(engine, policy, source, max_depth, target)
     seconds = time.perf_counter() - t_start
+    if backend.name == "numba":  # numpy while the numba kernel is not compiled
+        g._search_cache["numpy_first_s"] = g._search_cache.get("numpy_first_s", 0.0) + seconds
     release = getattr(engine, "release", None)
     if release is not None:
         release()

@@ -151,3 +151,21 @@ def test_warmup_compiles_and_a_second_process_hits_the_cache(tmp_path) -> None:
     hits, misses = map(int, second.stdout.split())
     assert hits >= 1 and misses == 0
     assert "compiling" not in second.stderr
+
+
+def test_numpy_first_ends_once_a_graph_has_spent_its_budget(monkeypatch) -> None:
+    import spbfs
+    from spbfs.generators import kronecker
+
+    monkeypatch.setattr(_compile, "SMALL_VERTICES", 1 << 14)
+    monkeypatch.setattr(_compile, "ready", lambda kernel: False)  # as on a fresh install
+    g = spbfs.Graph.from_edgelist(kronecker(10, 16, seed=1))
+    want = spbfs.bfs(g, 0, config={"backend": "numba"}).levels
+    assert (spbfs.bfs(g, 0).levels == want).all()
+    spent = g._search_cache["numpy_first_s"]
+    assert spent > 0                                           # ran on numpy, and counted
+    monkeypatch.setattr(_compile, "NUMPY_FIRST_SECONDS", spent)
+    assert (spbfs.bfs(g, 0).levels == want).all()
+    assert g._search_cache["numpy_first_s"] == spent           # the budget spent: numba
+    assert not _compile.numpy_first(nbk.search_levels, 10, "numba")
+    assert not _compile.numpy_first(nbk.search_levels, 1 << 15, "auto")
