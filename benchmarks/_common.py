@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import os
 import resource
+import subprocess
+import sys
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -161,3 +164,33 @@ def format_table(headers: Sequence[str], rows: Sequence[Sequence[Any]], *,
 def median(x: Sequence[float] | np.ndarray) -> float:
     """Median of a non-empty sequence."""
     return float(np.median(np.asarray(x, dtype=np.float64)))
+
+
+#: What a busy process runs: one core kept busy.
+BUSY = "while True: pass"
+
+
+def uptime() -> str:
+    """``uptime``'s line, or the load averages where the command is missing."""
+    try:
+        return subprocess.run(["uptime"], capture_output=True, text=True,
+                              check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return f"load average: {load_average()}"
+
+
+def start_busy(k: int, nice: int = 0) -> list[subprocess.Popen]:
+    """``k`` processes that keep a core busy each (at niceness ``nice``), running once
+    this returns."""
+    code = f"import os; os.nice({nice}); {BUSY}" if nice else BUSY
+    procs = [subprocess.Popen([sys.executable, "-c", code]) for _ in range(k)]
+    time.sleep(0.3 if k else 0.0)  # past the interpreter's start-up
+    return procs
+
+
+def stop_busy(procs: list[subprocess.Popen]) -> None:
+    """End what :func:`start_busy` started."""
+    for p in procs:
+        p.kill()
+    for p in procs:
+        p.wait()

@@ -25,7 +25,6 @@ Usage (repository root, venv active)::
 from __future__ import annotations
 
 import argparse
-import subprocess
 import sys
 import time
 from collections import Counter
@@ -35,35 +34,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import numpy as np
-from _common import format_table, load_average, median, set_omp_wait
+from _common import format_table, median, set_omp_wait, start_busy, stop_busy, uptime
 
-HOG = "while True: pass"
 SETTINGS: tuple[int | None, ...] = (1, 2, None)
-
-
-def _uptime() -> str:
-    """``uptime``'s line, or the load averages where the command is missing."""
-    try:
-        return subprocess.run(["uptime"], capture_output=True, text=True,
-                              check=True).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return f"load average: {load_average()}"
-
-
-def _start_hogs(k: int, nice: int = 0) -> list[subprocess.Popen]:
-    """``k`` processes that keep a core busy each (at niceness ``nice``), running once
-    this returns."""
-    hog = f"import os; os.nice({nice}); {HOG}" if nice else HOG
-    hogs = [subprocess.Popen([sys.executable, "-c", hog]) for _ in range(k)]
-    time.sleep(0.3 if k else 0.0)  # past the interpreter's start-up
-    return hogs
-
-
-def _stop_hogs(hogs: list[subprocess.Popen]) -> None:
-    for h in hogs:
-        h.kill()
-    for h in hogs:
-        h.wait()
 
 
 def _cases(scales: list[int], edgefactor: int, nroots: int, seed: int) -> list[tuple]:
@@ -174,8 +147,8 @@ def main(argv: list[str] | None = None) -> int:
     print(_sampling_cost())
     rows = []
     for k in args.busy:
-        print(f"{k} busy (nice {args.nice}): before {_uptime()}", flush=True)
-        hogs = _start_hogs(k, args.nice)
+        print(f"{k} busy (nice {args.nice}): before {uptime()}", flush=True)
+        hogs = start_busy(k, args.nice)
         try:
             for label, graphs, roots in cases:
                 times: dict[int | None, list[float]] = {t: [] for t in SETTINGS}
@@ -206,8 +179,8 @@ def main(argv: list[str] | None = None) -> int:
                              f"{mean[None] / min(mean.values()):.2f}",
                              " ".join(f"{n or '-'}:{c}" for n, c in sorted(ran.items()))])
         finally:
-            _stop_hogs(hogs)
-        print(f"{k} busy: after  {_uptime()}", flush=True)
+            stop_busy(hogs)
+        print(f"{k} busy: after  {uptime()}", flush=True)
     numba.set_num_threads(ceiling)
     headers = ["busy", "graph", "1 thread ms", "2 threads ms", "default ms", "default / best",
                "mean: default / best", "default ran on (threads:searches)"]

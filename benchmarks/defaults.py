@@ -38,7 +38,6 @@ Usage (repository root, venv active)::
 from __future__ import annotations
 
 import argparse
-import subprocess
 import sys
 import time
 from collections.abc import Callable
@@ -49,18 +48,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import numpy as np
-from _common import format_table, load_average, machine_line, set_omp_wait
+from _common import format_table, machine_line, set_omp_wait, start_busy, stop_busy, uptime
 
-HOG = "while True: pass"
 SETTINGS = [(t, d) for t in (1, 2) for d in ("auto", "top-down")]
-
-
-def _uptime() -> str:
-    try:
-        return subprocess.run(["uptime"], capture_output=True, text=True,
-                              check=True).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return f"load average: {load_average()}"
 
 
 def _interleaved(calls: dict[str, Callable[[], Any]], repeat: int) -> dict[str, float]:
@@ -136,7 +126,7 @@ def per_call(big: Any, repeat: int, markdown: bool) -> None:
             nx.config.backend_priority.algos = []
         rows.append([name, "nx.bfs_edges, backend_priority", f"{t['spbfs'] * 1e6:.1f}",
                      f"{t['networkx'] * 1e6:.1f}", f"{t['spbfs'] / t['networkx']:.2f}"])
-    print(f"\nper call, median µs of {repeat} ({_uptime()})")
+    print(f"\nper call, median µs of {repeat} ({uptime()})")
     print(format_table(["input", "spbfs call", "spbfs µs", "peer µs (scipy / networkx)",
                         "ratio"], rows, markdown=markdown))
 
@@ -182,11 +172,10 @@ def per_graph(graphs: list[tuple[str, Any, list[int]]], busy: int, repeat: int,
     """The per-graph table (milliseconds) with ``busy`` competing processes."""
     import spbfs
 
-    hogs = [subprocess.Popen([sys.executable, "-c", HOG]) for _ in range(busy)]
+    hogs = start_busy(busy)
     try:
-        time.sleep(0.3 if busy else 0.0)
         print(f"\nper graph, {busy} busy process(es), median over sources of the median of "
-              f"{repeat} ({_uptime()})")
+              f"{repeat} ({uptime()})")
         rows = []
         for name, g, sources in graphs:
             variants = {"default": g}
@@ -211,10 +200,7 @@ def per_graph(graphs: list[tuple[str, Any, list[int]]], busy: int, repeat: int,
                             "scipy ms", "default/best", "default/scipy",
                             "bottom-up levels (1st source)"], rows, markdown=markdown))
     finally:
-        for h in hogs:
-            h.kill()
-        for h in hogs:
-            h.wait()
+        stop_busy(hogs)
 
 
 def main(argv: list[str] | None = None) -> None:
