@@ -22,6 +22,8 @@ __all__ = [
     "machine_line",
     "median",
     "peak_rss_bytes",
+    "peer_graph_names",
+    "peer_graphs",
     "rss_bytes",
     "set_omp_wait",
 ]
@@ -46,6 +48,52 @@ def load_edges(scale: int, edgefactor: int, seed: int, graph: str | None) -> tup
         desc = (f"Kronecker scale {scale}, edge factor {edgefactor}, seed {seed}: "
                 f"n={edges.n:,} input edges={edges.num_edges:,}")
     return edges, desc
+
+
+#: The graphs every algorithm is compared on (name -> how it is made): a road network,
+#: a grid and a mesh (high diameter), two power-law graphs (one directed) and Kronecker.
+PEER_GRAPHS = {
+    "luxembourg_osm": "spbfs.datasets.load('luxembourg_osm'), undirected",
+    "grid1000": "spbfs.generators.grid2d(1000, 1000)",
+    "mesh": "spbfs.generators.fe_mesh(500_000, seed=1)",
+    "musae_git": "spbfs.datasets.load('musae_git'), undirected",
+    "p2p-Gnutella31": "spbfs.datasets.load('p2p_gnutella31'), directed",
+    "kron18": "spbfs.generators.kronecker(18, 16, seed=1)",
+    "kron20": "spbfs.generators.kronecker(20, 16, seed=1)",
+}
+
+
+def peer_graph_names(spec: str | None) -> list[str]:
+    """The names a ``--graphs`` option lists (comma-separated; all of them when empty)."""
+    if not spec:
+        return list(PEER_GRAPHS)
+    names = [s.strip() for s in spec.split(",") if s.strip()]
+    bad = [s for s in names if s not in PEER_GRAPHS]
+    if bad:
+        raise SystemExit(f"--graphs: unknown {bad}; choose from {', '.join(PEER_GRAPHS)}")
+    return names
+
+
+def peer_graphs(spec: str | None = None) -> Any:
+    """Yield ``(name, edges)`` for the graphs named in ``spec`` (see :data:`PEER_GRAPHS`).
+
+    Each is built when it is reached, so a run over several graphs holds one
+    edge list at a time.
+    """
+    import spbfs.datasets as ds
+    from spbfs.generators import fe_mesh, grid2d, kronecker
+
+    makers = {
+        "luxembourg_osm": lambda: ds.edges("luxembourg_osm"),
+        "grid1000": lambda: grid2d(1000, 1000),
+        "mesh": lambda: fe_mesh(500_000, seed=1),
+        "musae_git": lambda: ds.edges("musae_git"),
+        "p2p-Gnutella31": lambda: ds.edges("p2p_gnutella31"),
+        "kron18": lambda: kronecker(18, 16, seed=1),
+        "kron20": lambda: kronecker(20, 16, seed=1),
+    }
+    for name in peer_graph_names(spec):
+        yield name, makers[name]()
 
 
 def set_omp_wait(policy: str | None) -> None:
