@@ -17,6 +17,7 @@ __all__ = [
     "format_ms",
     "format_table",
     "free_memory_bytes",
+    "interleaved",
     "load_average",
     "load_edges",
     "machine_line",
@@ -212,6 +213,27 @@ def format_table(headers: Sequence[str], rows: Sequence[Sequence[Any]], *,
 def median(x: Sequence[float] | np.ndarray) -> float:
     """Median of a non-empty sequence."""
     return float(np.median(np.asarray(x, dtype=np.float64)))
+
+
+def interleaved(calls: dict[str, Any], rounds: int, *, warm: bool = True) -> dict[str, list[float]]:
+    """Time each zero-argument callable once per round, rotating the order every round.
+
+    Returns the seconds per round of each name. ``warm`` runs every callable once
+    first, untimed (compilation, caches), so no compile time is ever measured.
+    Rotating the order lets a load change on a shared machine hit every system alike.
+    """
+    names = list(calls)
+    if warm:
+        for name in names:
+            calls[name]()
+    times: dict[str, list[float]] = {name: [] for name in names}
+    for r in range(rounds):
+        k = r % len(names) if names else 0
+        for name in names[k:] + names[:k]:
+            t0 = time.perf_counter()
+            calls[name]()
+            times[name].append(time.perf_counter() - t0)
+    return times
 
 
 #: What a busy process runs: one core kept busy.
