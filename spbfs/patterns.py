@@ -8,23 +8,34 @@ each pattern. The module holds names and one-line descriptions only (no MPI,
 no numpy), so that the configuration below everything else can read it
 without importing the grid.
 
-A new pattern is an entry here and its code: how it moves an allgather and a
-personalized all-to-all (:mod:`spbfs.mpi.exchange`, or a module of its own
-as :mod:`spbfs.mpi.butterfly`) and what they cost (:mod:`spbfs.mpi.costmodel`);
-``tests/test_patterns.py`` fails until both know every name registered here.
+A new pattern is one entry here and one module: an object with the four
+methods of :class:`ExchangePattern` (how it moves an allgather and a
+personalized all-to-all, and what each costs), named by ``module:attribute``
+in :data:`PATTERN_CODE`. :class:`~spbfs.mpi.exchange.Exchange` and the cost
+model find it through :func:`implementation`; ``tests/test_patterns.py``
+fails while a registered name lacks its object or one of its methods.
 """
 
 from __future__ import annotations
 
+import importlib
 from types import MappingProxyType
+from typing import Any, Protocol
 
-__all__ = ["ENCODINGS", "ENCODING_HELP", "PATTERNS", "PATTERN_HELP"]
+__all__ = ["ENCODINGS", "ENCODING_HELP", "PATTERNS", "PATTERN_CODE", "PATTERN_HELP",
+           "ExchangePattern", "implementation"]
 
 #: Exchange pattern -> what it does (the ``exchange`` setting, ``auto`` besides).
 PATTERN_HELP = MappingProxyType({
     "p2p": "posted point-to-point messages, one to each partner in one round",
     "collective": "MPI's Allgatherv / Alltoallv after the lengths",
     "butterfly": "Green's butterfly: ceil(log_f q) rounds of f - 1 messages",
+})
+#: Exchange pattern -> ``module:attribute`` of its :class:`ExchangePattern` object.
+PATTERN_CODE = MappingProxyType({
+    "p2p": "spbfs.mpi.p2p:POINT_TO_POINT",
+    "collective": "spbfs.mpi.collective:COLLECTIVE",
+    "butterfly": "spbfs.mpi.butterfly:BUTTERFLY",
 })
 #: Message encoding -> what it sends (the ``frontier_encoding`` setting, ``auto`` besides).
 ENCODING_HELP = MappingProxyType({
@@ -36,3 +47,50 @@ ENCODING_HELP = MappingProxyType({
 PATTERNS: tuple[str, ...] = tuple(PATTERN_HELP)
 #: The message encodings, in the order the docs list them.
 ENCODINGS: tuple[str, ...] = tuple(ENCODING_HELP)
+
+
+class ExchangePattern(Protocol):
+    """How one pattern moves a phase's messages inside a group of ``q`` ranks, and its price.
+
+    ``ex`` is the group's :class:`~spbfs.mpi.exchange.Exchange` (communicator,
+    rank, receive buffers, tag); both moves return the received messages by
+    source rank and the (messages, 64-bit words) this rank sent. The prices take
+    the group size, the encoding, the busiest rank's load, the piece span, the
+    link's latency and bandwidth, the butterfly fanout, the parents' span, the
+    codec speeds and the encoding's message sizes
+    (:class:`spbfs.mpi.pricing.MessageSizes`), and return a
+    :class:`spbfs.mpi.pricing.Estimate` for the busiest rank.
+    """
+
+    def allgather(self, ex: Any, msg: Any, maxlen: int | None) -> tuple[list[Any], int, int]:
+        """Every rank's ``msg`` by rank (the expand and the bottom-up gather)."""
+        ...
+
+    def alltoall(self, ex: Any, sends: list[Any], maxlen: int | None) -> tuple[list[Any], int, int]:
+        """What every rank sent here, by rank (the fold and the bottom-up updates)."""
+        ...
+
+    def gather_cost(self, q: int, enc: str, mx: float, span: int, lat: float, bw: float,
+                    f: int, psp: int, codec: Any, z: Any) -> Any:
+        """The price of an allgather."""
+        ...
+
+    def alltoall_cost(self, q: int, enc: str, mx: float, span: int, lat: float, bw: float,
+                      f: int, psp: int, codec: Any, z: Any) -> Any:
+        """The price of a personalized all-to-all."""
+        ...
+
+
+def implementation(pattern: str) -> ExchangePattern:
+    """The object that runs and prices ``pattern`` (its module is imported on first use).
+
+    Raises
+    ------
+    ValueError
+        For a name that is not registered.
+    """
+    code = PATTERN_CODE.get(pattern)
+    if code is None:
+        raise ValueError(f"exchange pattern must be one of {PATTERNS}; got {pattern!r}")
+    module, _, attr = code.partition(":")
+    return getattr(importlib.import_module(module), attr)  # type: ignore[no-any-return]

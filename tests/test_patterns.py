@@ -10,16 +10,53 @@ from spbfs import Config
 from spbfs.cli import _grid_parser
 from spbfs.mpi import costmodel, exchange
 from spbfs.mpi.network import LinkModel
-from spbfs.patterns import ENCODINGS, PATTERNS
+from spbfs.patterns import ENCODINGS, PATTERN_CODE, PATTERNS, implementation
 
 
 def test_every_registered_pattern_runs_and_is_priced() -> None:
     """A name added to the registry without its code fails here, not on a grid."""
-    assert set(exchange._ALLGATHER) == set(PATTERNS)
-    assert set(exchange._ALLTOALL) == set(PATTERNS)
-    assert set(costmodel._GATHER_COST) == set(PATTERNS)
-    assert set(costmodel._ALLTOALL_COST) == set(PATTERNS)
+    assert set(PATTERN_CODE) == set(PATTERNS)
+    for name in PATTERNS:
+        obj = implementation(name)
+        for method in ("allgather", "alltoall", "gather_cost", "alltoall_cost"):
+            assert callable(getattr(obj, method, None)), f"{name} lacks {method}"
     assert costmodel.PATTERNS is PATTERNS and costmodel.ENCODINGS is ENCODINGS
+
+
+def test_a_pattern_is_one_module_and_one_entry(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A registered object is what the exchange runs and what the model prices."""
+    calls: list[str] = []
+    base = implementation("p2p")
+
+    class Traced:
+        def allgather(self, ex, msg, maxlen):  # type: ignore[no-untyped-def]
+            calls.append("allgather")
+            return [msg] * ex.q, 0, 0
+
+        def alltoall(self, ex, sends, maxlen):  # type: ignore[no-untyped-def]
+            calls.append("alltoall")
+            return list(sends), 0, 0
+
+        def gather_cost(self, *args):  # type: ignore[no-untyped-def]
+            calls.append("gather_cost")
+            return base.gather_cost(*args)
+
+        def alltoall_cost(self, *args):  # type: ignore[no-untyped-def]
+            calls.append("alltoall_cost")
+            return base.alltoall_cost(*args)
+
+    import spbfs.patterns as reg
+
+    monkeypatch.setitem(globals(), "_TRACED", Traced())
+    monkeypatch.setattr(reg, "PATTERN_CODE", {**reg.PATTERN_CODE, "p2p": f"{__name__}:_TRACED"})
+    ex = exchange.Exchange.__new__(exchange.Exchange)
+    ex.q, ex.rank, ex._patterns = 2, 0, {}
+    ex.allgather("p2p", None)  # type: ignore[arg-type]
+    ex.alltoall("p2p", [None, None])
+    link = LinkModel(latency_s=2e-6, bandwidth_Bps=1e9)
+    costmodel.estimate("expand", "p2p", "list", q=4, counts=(400, 100), span=1024, link=link)
+    costmodel.estimate("fold", "p2p", "list", q=4, counts=(400, 100), span=1024, link=link)
+    assert calls == ["allgather", "alltoall", "gather_cost", "alltoall_cost"]
 
 
 @pytest.mark.parametrize("phase", costmodel.PHASES)
@@ -54,7 +91,7 @@ def test_the_cli_offers_the_registry(command: str) -> None:
 
 def test_an_unknown_pattern_is_refused_by_name() -> None:
     ex = exchange.Exchange.__new__(exchange.Exchange)
-    ex.q = 2  # past the one-rank shortcut, before any message
+    ex.q, ex._patterns = 2, {}  # past the one-rank shortcut, before any message
     with pytest.raises(ValueError, match=r"exchange pattern must be one of .*got 'ring'"):
         ex.allgather("ring", None)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match=r"exchange pattern must be one of .*got 'ring'"):

@@ -89,8 +89,16 @@ from typing import Any
 import numpy as np
 
 from spbfs.mpi import comm as C
+from spbfs.mpi.pricing import (
+    CodecSpeed,
+    Estimate,
+    MessageSizes,
+    codec_seconds,
+    encoded_bytes,
+    priced,
+)
 
-__all__ = ["Butterfly", "predict"]
+__all__ = ["BUTTERFLY", "Butterfly", "ButterflyPattern", "predict"]
 
 _TAG_ALLGATHER = 21
 _TAG_ALLTOALL = 22
@@ -486,3 +494,78 @@ def predict(q: int, fanout: int, *, block: int = 1) -> dict[str, Any]:
             "peak": (q + sum(a_words) / (block + 2) + a_round) / q,
         },
     }
+
+
+class ButterflyPattern:
+    """The ``butterfly`` pattern (:class:`spbfs.patterns.ExchangePattern`) over :class:`Butterfly`.
+
+    Prices: an allgather's messages grow (round ``r`` forwards the ``f^r``
+    pieces gathered so far, as they came: no re-encoding); an all-to-all
+    forwards each pair once per base-``f`` digit in which its source and
+    destination differ, ``(f - 1) / f`` of what a rank holds per round,
+    decoded and re-encoded at each hop.
+    """
+
+    def allgather(self, ex: Any, msg: np.ndarray,
+                  maxlen: int | None) -> tuple[list[np.ndarray], int, int]:
+        """Every rank's ``msg`` by rank; (messages, words) sent in this call."""
+        bf = ex.butterfly()
+        parts = bf.allgather(msg)
+        return parts, bf.messages, bf.words  # the counters cover the latest call
+
+    def alltoall(self, ex: Any, sends: list[np.ndarray | None],
+                 maxlen: int | None) -> tuple[list[np.ndarray], int, int]:
+        """What every rank sent here, by rank; (messages, words) sent in this call."""
+        bf = ex.butterfly()
+        parts = bf.alltoall(sends)
+        return parts, bf.messages, bf.words
+
+    def gather_cost(self, q: int, enc: str, mx: float, span: int, lat: float, bw: float,
+                    f: int, psp: int, codec: CodecSpeed, z: MessageSizes) -> Estimate:
+        """The price of an allgather (:class:`spbfs.patterns.ExchangePattern`)."""
+        # Round r forwards the pieces gathered so far.
+        msgs = rounds = 0
+        sent = wire = 0.0
+        known = 1
+        while known < q:
+            partners = min(f - 1, -(-q // known) - 1)
+            got = min(q, known * (partners + 1)) - known
+            # The first round sends the own piece (the largest at worst).
+            b = partners * z.s_max if known == 1 else got * z.s_avg
+            msgs += partners
+            rounds += 1
+            sent += b
+            wire += partners * lat + max(b, got * z.s_avg) / bw
+            known += got
+        return priced(wire, z.codec_s, msgs, sent, rounds, codec)
+
+    def alltoall_cost(self, q: int, enc: str, mx: float, span: int, lat: float, bw: float,
+                      f: int, psp: int, codec: CodecSpeed, z: MessageSizes) -> Estimate:
+        """The price of a personalized all-to-all (:class:`spbfs.patterns.ExchangePattern`)."""
+        # Each round sends (f-1)/f of what the rank holds, re-encoded.
+        held = mx * q / (q - 1)  # its pairs, with the share that stays on the rank
+        msgs = rounds = 0
+        sent = wire = 0.0
+        codec_s = 0.0
+        known = 1
+        last = -1.0
+        one = cod = 0.0
+        while known < q:
+            partners = min(f - 1, -(-q // known) - 1)
+            each = held / (partners + 1)
+            if each != last:  # full rounds repeat the same message
+                one = encoded_bytes(enc, each, span, pairs=True, parent_span=psp)
+                cod = (codec_seconds(enc, each, span, True, codec, True)
+                       + codec_seconds(enc, each, span, True, codec, False))
+                last = each
+            msgs += partners
+            rounds += 1
+            sent += partners * one
+            wire += partners * (lat + one / bw)
+            codec_s += partners * cod
+            known *= partners + 1
+        return priced(wire, codec_s, msgs, sent, rounds, codec)
+
+
+#: The registered object (``spbfs.patterns.PATTERN_CODE["butterfly"]``).
+BUTTERFLY = ButterflyPattern()

@@ -76,7 +76,15 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from spbfs.mpi.network import LinkModel
-from spbfs.patterns import ENCODINGS, PATTERNS
+from spbfs.mpi.pricing import (
+    CodecSpeed,
+    Estimate,
+    MessageSizes,
+    codec_seconds,
+    encoded_bytes,
+    priced,
+)
+from spbfs.patterns import ENCODINGS, PATTERNS, implementation
 
 __all__ = ["ENCODINGS", "PATTERNS", "PHASES", "Choice", "CodecSpeed", "Estimate",
            "LevelProfile", "ModelRow", "Summary", "choose", "encoded_bytes", "estimate",
@@ -86,12 +94,6 @@ __all__ = ["ENCODINGS", "PATTERNS", "PHASES", "Choice", "CodecSpeed", "Estimate"
 PHASES = ("expand", "gather", "fold", "rotate", "updates")
 _PAIRS = frozenset(("fold", "updates"))
 _GATHERS = frozenset(("expand", "gather"))
-# MPICH's ALLGATHER_LONG_MSG_SIZE: recursive doubling / Bruck below, ring from here on.
-_RING_BYTES = 512 * 1024
-_BLOCK = 128  # ids per bit-packed block
-_BLOCK_HEADER = 16  # bytes per block: first value, width, count
-_MSG_HEADER = 8  # bytes per compressed message: kind and length
-_LN_BLOCK = math.log(_BLOCK)
 
 
 class Summary(NamedTuple):
@@ -103,88 +105,6 @@ class Summary(NamedTuple):
 
     total: float
     max: float
-
-
-@dataclass(frozen=True)
-class CodecSpeed:
-    """How fast this machine encodes and decodes, and a message's host cost.
-
-    Parameters
-    ----------
-    encode_Bps, decode_Bps : float
-        The compressed codec's speed in *uncompressed* bytes (8 per id, 16 per
-        pair) per second. Defaults: a numba delta + FOR bit-packing prototype on
-        the development machine, one thread (see docs/benchmarks.md, "The cost
-        model against counters"); :meth:`coerce` takes a real calibration's
-        ``{"encode_Bps": ..., "decode_Bps": ...}``.
-    scan_Bps : float
-        A pass over a bitmap (building one, reading its ids), bitmap bytes per second.
-    message_s : float
-        Host seconds per message (posting and completing it from Python).
-    """
-
-    encode_Bps: float = 3.9e9
-    decode_Bps: float = 7.9e9
-    scan_Bps: float = 10e9
-    message_s: float = 2e-6
-
-    def __post_init__(self) -> None:
-        for name in ("encode_Bps", "decode_Bps", "scan_Bps"):
-            v = getattr(self, name)
-            if not (isinstance(v, int | float) and v > 0 and math.isfinite(v)):
-                raise ValueError(f"CodecSpeed {name} must be a finite number > 0, got {v!r}")
-        if not (isinstance(self.message_s, int | float) and 0 <= self.message_s < math.inf):
-            raise ValueError(f"CodecSpeed message_s must be a finite number >= 0, "
-                             f"got {self.message_s!r}")
-
-    @classmethod
-    def coerce(cls, codec: CodecSpeed | dict[str, float] | None) -> CodecSpeed:
-        """A CodecSpeed from itself, None (the defaults) or a dict of some of its fields.
-
-        Raises
-        ------
-        ValueError
-            For a dict key that is not a field, or a bad value.
-        """
-        if codec is None:
-            return _DEFAULT_CODEC
-        if isinstance(codec, cls):
-            return codec
-        if isinstance(codec, dict):
-            known = {"encode_Bps", "decode_Bps", "scan_Bps", "message_s"}
-            bad = sorted(set(codec) - known)
-            if bad:
-                raise ValueError(f"codec has unknown keys {bad}; known: {sorted(known)}")
-            return cls(**{k: float(v) for k, v in codec.items()})
-        raise ValueError(f"codec must be a CodecSpeed, a dict or None, got {type(codec).__name__}")
-
-
-_DEFAULT_CODEC = CodecSpeed()
-
-
-class Estimate(NamedTuple):
-    """The model's price of one phase for the busiest rank of its group.
-
-    Attributes
-    ----------
-    seconds : float
-        Wire + codec + host time.
-    messages : int
-        Messages the rank sends (counts exchanges included).
-    bytes : float
-        Bytes it sends, as encoded.
-    rounds : int
-        Steps one after another (latency paid in each).
-    wire_s, codec_s : float
-        The link's and the codec's parts of ``seconds``.
-    """
-
-    seconds: float
-    messages: int
-    bytes: float
-    rounds: int
-    wire_s: float
-    codec_s: float
 
 
 @dataclass(frozen=True)
@@ -204,65 +124,6 @@ class Choice:
             p, e, est = ranked[-1]
             parts.append(f"worst {p}/{e} {est.seconds * 1e6:.1f} µs")
         return ", ".join(parts)
-
-
-# --------------------------------------------------------------------------- message sizes
-
-
-def _packed(k: float, span: float) -> float:
-    """Bytes of ``k`` sorted ids over ``span``, delta + FOR in blocks (headers included)."""
-    if k <= 0:
-        return 0.0
-    w = min(64, max(1, math.ceil(math.log2(max(span / k, 1.0) * _LN_BLOCK))))
-    return math.ceil(k / _BLOCK) * _BLOCK_HEADER + math.ceil(k * w / 8)
-
-
-def encoded_bytes(encoding: str, n: float, span: int, *, pairs: bool = False,
-                  parent_span: int | None = None) -> float:
-    """Bytes of one message of ``n`` ids (or pairs) over ``span`` local ids.
-
-    Parameters
-    ----------
-    encoding : {"list", "bitmap", "compressed"}
-    n : float
-        Ids, set bits or pairs in the message (an average may be fractional).
-    span : int
-        The ids' range (the padded piece length ``B``).
-    pairs : bool
-        ``(child, parent)`` pairs rather than ids.
-    parent_span : int, optional
-        The parents' range (default ``span``).
-
-    Returns
-    -------
-    float
-    """
-    if n <= 0 and encoding != "bitmap":
-        return 0.0
-    bitmap = 8 * math.ceil(span / 64)
-    if encoding == "list":
-        return 16.0 * n if pairs else 8.0 * n
-    if encoding == "bitmap":
-        return bitmap + 8.0 * n if pairs else float(bitmap)
-    if encoding == "compressed":
-        if pairs:
-            pb = max(1, math.ceil(math.log2(max(parent_span or span, 2))))
-            parents = math.ceil(n / _BLOCK) * _BLOCK_HEADER + math.ceil(n * pb / 8)
-            return _MSG_HEADER + min(_packed(n, span), bitmap) + parents
-        k = min(n, span - n)  # a dense bitmap sends its clear bits
-        return _MSG_HEADER + min(_packed(k, span), bitmap)
-    raise ValueError(f"encoding must be one of {ENCODINGS}, got {encoding!r}")
-
-
-def _codec_seconds(encoding: str, n: float, span: int, pairs: bool, codec: CodecSpeed,
-                   encode: bool) -> float:
-    """CPU seconds to encode (or decode) one message of ``n`` ids."""
-    if encoding == "list":
-        return 0.0
-    raw = (16.0 if pairs else 8.0) * n
-    if encoding == "bitmap":
-        return (span / 8 + raw) / codec.scan_Bps
-    return raw / (codec.encode_Bps if encode else codec.decode_Bps)
 
 
 # --------------------------------------------------------------------------- one phase
@@ -312,152 +173,40 @@ def _check_span(phase: str, q: int, mx: float, span: int) -> None:
                          f"({limit} with span={span}, q={q})")
 
 
-def _log_rounds(q: int, f: int) -> int:
-    r, k = 0, 1
-    while k < q:
-        k *= f
-        r += 1
-    return r
-
-
-class _Sizes(NamedTuple):
-    """One encoding's message sizes and codec seconds for a phase (shared by the patterns)."""
-
-    s_max: float  # bytes of the busiest rank's message (gathers, rotate) or per partner (pairs)
-    s_avg: float  # bytes of an average piece (gathers)
-    s_recv: float  # bytes of one message to the busiest receiver
-    codec_s: float  # encode what it sends once, decode what it receives
-
-
 def _sizes(phase: str, enc: str, q: int, total: float, mx: float, mn: float, span: int,
-           codec: CodecSpeed, psp: int) -> _Sizes:
+           codec: CodecSpeed, psp: int) -> MessageSizes:
     if phase in _GATHERS:
         # The busiest receiver gets all pieces but the smallest (its own at worst).
         recv_each = (total - mn) / (q - 1)
-        return _Sizes(encoded_bytes(enc, mx, span), encoded_bytes(enc, total / q, span),
-                      encoded_bytes(enc, recv_each, span),
-                      _codec_seconds(enc, mx, span, False, codec, True)
-                      + (q - 1) * _codec_seconds(enc, recv_each, span, False, codec, False))
+        codec_s = (codec_seconds(enc, mx, span, False, codec, True)
+                   + (q - 1) * codec_seconds(enc, recv_each, span, False, codec, False))
+        return MessageSizes(encoded_bytes(enc, mx, span), encoded_bytes(enc, total / q, span),
+                            encoded_bytes(enc, recv_each, span), codec_s)
     if phase == "rotate":
         s = encoded_bytes(enc, mx, span)
-        return _Sizes(s, s, s, (q - 1) * (_codec_seconds(enc, mx, span, False, codec, True)
-                                          + _codec_seconds(enc, mx, span, False, codec, False)))
+        codec_s = (q - 1) * (codec_seconds(enc, mx, span, False, codec, True)
+                             + codec_seconds(enc, mx, span, False, codec, False))
+        return MessageSizes(s, s, s, codec_s)
     per = mx / (q - 1)  # pairs to each partner from the busiest sender
     recv_per = (total - mn) / (q - 1) / (q - 1)  # ... to a rank from each other partner
-    return _Sizes(encoded_bytes(enc, per, span, pairs=True, parent_span=psp), 0.0,
-                  encoded_bytes(enc, recv_per, span, pairs=True, parent_span=psp),
-                  (q - 1) * (_codec_seconds(enc, per, span, True, codec, True)
-                             + _codec_seconds(enc, recv_per, span, True, codec, False)))
-
-
-def _p2p(q: int, enc: str, mx: float, span: int, lat: float, bw: float, f: int,
-         psp: int, codec: CodecSpeed, z: _Sizes) -> Estimate:
-    # One round of a message to each partner: an allgather and an all-to-all alike.
-    msgs = q - 1
-    sent = (q - 1) * z.s_max
-    wire = max(msgs * lat + sent / bw, msgs * lat + (q - 1) * z.s_recv / bw)
-    return _priced(wire, z.codec_s, msgs, sent, 1, codec)
-
-
-def _gather_collective(q: int, enc: str, mx: float, span: int, lat: float, bw: float, f: int,
-                       psp: int, codec: CodecSpeed, z: _Sizes) -> Estimate:
-    lg = _log_rounds(q, 2)
-    counts_rounds = 0 if enc == "bitmap" else lg  # fixed-size bitmaps need no counts
-    if q * z.s_avg < _RING_BYTES:  # recursive doubling / Bruck
-        msgs = lg
-        sent = max((q - 1) * z.s_avg, z.s_max)
-        wire = lg * lat + max(sent, (q - 1) * z.s_recv) / bw
-    else:  # ring: every round waits for the largest piece
-        msgs = q - 1
-        sent = (q - 1) * z.s_avg
-        wire = (q - 1) * (lat + z.s_max / bw)
-    msgs += counts_rounds
-    wire += counts_rounds * lat + 8 * (q - 1) / bw
-    sent += 8 * counts_rounds
-    return _priced(wire, z.codec_s, msgs, sent, msgs, codec)
-
-
-def _gather_butterfly(q: int, enc: str, mx: float, span: int, lat: float, bw: float, f: int,
-                      psp: int, codec: CodecSpeed, z: _Sizes) -> Estimate:
-    # Round r forwards the pieces gathered so far.
-    msgs = rounds = 0
-    sent = wire = 0.0
-    known = 1
-    while known < q:
-        partners = min(f - 1, -(-q // known) - 1)
-        got = min(q, known * (partners + 1)) - known
-        # The first round sends the own piece (the largest at worst).
-        b = partners * z.s_max if known == 1 else got * z.s_avg
-        msgs += partners
-        rounds += 1
-        sent += b
-        wire += partners * lat + max(b, got * z.s_avg) / bw
-        known += got
-    return _priced(wire, z.codec_s, msgs, sent, rounds, codec)
-
-
-def _alltoall_collective(q: int, enc: str, mx: float, span: int, lat: float, bw: float,
-                         f: int, psp: int, codec: CodecSpeed, z: _Sizes) -> Estimate:
-    lg = _log_rounds(q, 2)
-    msgs = (q - 1) + lg
-    sent = (q - 1) * z.s_max + 8 * (q - 1)
-    wire = lg * lat + 8 * (q - 1) / bw + (q - 1) * (lat + max(z.s_max, z.s_recv) / bw)
-    return _priced(wire, z.codec_s, msgs, sent, msgs, codec)
-
-
-def _alltoall_butterfly(q: int, enc: str, mx: float, span: int, lat: float, bw: float,
-                        f: int, psp: int, codec: CodecSpeed, z: _Sizes) -> Estimate:
-    # Each round sends (f-1)/f of what the rank holds, re-encoded.
-    held = mx * q / (q - 1)  # its pairs, with the share that stays on the rank
-    msgs = rounds = 0
-    sent = wire = 0.0
-    codec_s = 0.0
-    known = 1
-    last = -1.0
-    one = cod = 0.0
-    while known < q:
-        partners = min(f - 1, -(-q // known) - 1)
-        each = held / (partners + 1)
-        if each != last:  # full rounds repeat the same message
-            one = encoded_bytes(enc, each, span, pairs=True, parent_span=psp)
-            cod = (_codec_seconds(enc, each, span, True, codec, True)
-                   + _codec_seconds(enc, each, span, True, codec, False))
-            last = each
-        msgs += partners
-        rounds += 1
-        sent += partners * one
-        wire += partners * (lat + one / bw)
-        codec_s += partners * cod
-        known *= partners + 1
-    return _priced(wire, codec_s, msgs, sent, rounds, codec)
-
-
-def _priced(wire: float, codec_s: float, msgs: int, sent: float, rounds: int,
-            codec: CodecSpeed) -> Estimate:
-    return Estimate(wire + codec_s + msgs * codec.message_s, msgs, sent, rounds, wire, codec_s)
-
-
-#: Each registered pattern's price of an allgather (expand, gather) and of a personalized
-#: all-to-all (fold, updates); ``tests/test_patterns.py`` checks that every name of
-#: :data:`spbfs.patterns.PATTERNS` has both.
-_GATHER_COST = {"p2p": _p2p, "collective": _gather_collective,
-                "butterfly": _gather_butterfly}
-_ALLTOALL_COST = {"p2p": _p2p, "collective": _alltoall_collective,
-                  "butterfly": _alltoall_butterfly}
+    codec_s = (q - 1) * (codec_seconds(enc, per, span, True, codec, True)
+                         + codec_seconds(enc, recv_per, span, True, codec, False))
+    return MessageSizes(encoded_bytes(enc, per, span, pairs=True, parent_span=psp), 0.0,
+                        encoded_bytes(enc, recv_per, span, pairs=True, parent_span=psp), codec_s)
 
 
 def _estimate(phase: str, pattern: str, enc: str, q: int, mx: float, span: int,
-              link: LinkModel, codec: CodecSpeed, f: int, psp: int, z: _Sizes) -> Estimate:
+              link: LinkModel, codec: CodecSpeed, f: int, psp: int, z: MessageSizes) -> Estimate:
     lat, bw = link.latency_s, link.bandwidth_Bps
     if q == 1:
         return Estimate(0.0, 0, 0.0, 0, 0.0, 0.0)
     if phase in _GATHERS:
-        return _GATHER_COST[pattern](q, enc, mx, span, lat, bw, f, psp, codec, z)
+        return implementation(pattern).gather_cost(q, enc, mx, span, lat, bw, f, psp, codec, z)
     if phase == "rotate":  # q - 1 sub-steps of one bitmap each, whatever the pattern
         steps = q - 1
         wire = steps * (lat + z.s_max / bw)
-        return _priced(wire, z.codec_s, steps, steps * z.s_max, steps, codec)
-    return _ALLTOALL_COST[pattern](q, enc, mx, span, lat, bw, f, psp, codec, z)
+        return priced(wire, z.codec_s, steps, steps * z.s_max, steps, codec)
+    return implementation(pattern).alltoall_cost(q, enc, mx, span, lat, bw, f, psp, codec, z)
 
 
 def estimate(phase: str, pattern: str, encoding: str, *, q: int, counts: Any, span: int,

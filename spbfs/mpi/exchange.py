@@ -22,6 +22,10 @@ the patterns registered in :mod:`spbfs.patterns` (the ``exchange`` setting of
     Green's butterfly network with fanout ``f`` (:mod:`spbfs.mpi.butterfly`):
     ``ceil(log_f q)`` rounds of ``f - 1`` messages each.
 
+Each pattern is one module (:mod:`spbfs.mpi.p2p`, :mod:`spbfs.mpi.collective`,
+:mod:`spbfs.mpi.butterfly`) whose object both moves and prices it, found
+through the registry (:func:`spbfs.patterns.implementation`).
+
 Messages are 1-D int64 arrays of any length (frontier ids, bitmaps viewed as
 int64, compressed messages, packed pairs). Every call returns the messages
 received by source rank (its own message at its own rank, not copied) and
@@ -34,14 +38,9 @@ from typing import Any
 
 import numpy as np
 
-from spbfs.mpi import comm as C
-from spbfs.patterns import PATTERNS
+from spbfs.patterns import PATTERNS, ExchangePattern, implementation
 
 __all__ = ["PATTERNS", "Exchange"]
-
-
-def _rounds_log2(q: int) -> int:
-    return (q - 1).bit_length()
 
 
 class Exchange:
@@ -62,7 +61,7 @@ class Exchange:
         Message tag of the ``p2p`` pattern.
     """
 
-    __slots__ = ("_butterfly", "bufs", "comm", "fanout", "q", "rank", "tag")
+    __slots__ = ("_butterfly", "_patterns", "bufs", "comm", "fanout", "q", "rank", "tag")
 
     def __init__(self, comm: Any, fanout: int = 2, bufs: list[np.ndarray] | None = None,
                  tag: int = 16) -> None:
@@ -73,6 +72,14 @@ class Exchange:
         self.bufs = bufs
         self.tag = tag
         self._butterfly: Any = None
+        self._patterns: dict[str, ExchangePattern] = {}
+
+    def _pattern(self, name: str) -> ExchangePattern:
+        """The registered pattern ``name`` (looked up once per exchange object)."""
+        got = self._patterns.get(name)
+        if got is None:
+            got = self._patterns[name] = implementation(name)
+        return got
 
     def butterfly(self) -> Any:
         """The communicator's :class:`~spbfs.mpi.butterfly.Butterfly` (built on first use)."""
@@ -92,39 +99,7 @@ class Exchange:
         """
         if self.q == 1:
             return [msg], 0, 0
-        run = _ALLGATHER.get(pattern)
-        if run is None:
-            raise ValueError(f"exchange pattern must be one of {PATTERNS}; got {pattern!r}")
-        return run(self, msg, maxlen)
-
-    def _allgather_p2p(self, msg: np.ndarray,
-                       maxlen: int | None) -> tuple[list[np.ndarray], int, int]:
-        q = self.q
-        n = msg.shape[0]
-        bufs = self.bufs
-        if bufs is None:
-            lens = [maxlen] * q if maxlen is not None else \
-                C.allgather_int(self.comm, n).tolist()
-            bufs = [np.empty(k, np.int64) for k in lens]
-        got = C.exchange(self.comm, [msg] * q, bufs, tag=self.tag)
-        return got, q - 1, (q - 1) * n
-
-    def _allgather_collective(self, msg: np.ndarray,
-                              maxlen: int | None) -> tuple[list[np.ndarray], int, int]:
-        q = self.q
-        n = msg.shape[0]
-        sizes = C.allgather_int(self.comm, n)
-        flat = C.allgatherv(self.comm, msg, sizes)
-        bounds = np.concatenate([[0], np.cumsum(sizes)]).tolist()
-        parts = [msg if r == self.rank else flat[bounds[r]:bounds[r + 1]] for r in range(q)]
-        # Recursive doubling: log2 q rounds for the counts and for the data.
-        return parts, 2 * _rounds_log2(q), int(sizes.sum()) - n
-
-    def _allgather_butterfly(self, msg: np.ndarray,
-                             maxlen: int | None) -> tuple[list[np.ndarray], int, int]:
-        bf = self.butterfly()
-        parts = bf.allgather(msg)
-        return parts, bf.messages, bf.words  # the counters cover the latest call
+        return self._pattern(pattern).allgather(self, msg, maxlen)
 
     # -- personalized all-to-all -------------------------------------------------------
     def alltoall(self, pattern: str, sends: list[np.ndarray | None],
@@ -136,50 +111,4 @@ class Exchange:
         """
         if self.q == 1:
             return [sends[0] if sends[0] is not None else np.zeros(0, np.int64)], 0, 0
-        run = _ALLTOALL.get(pattern)
-        if run is None:
-            raise ValueError(f"exchange pattern must be one of {PATTERNS}; got {pattern!r}")
-        return run(self, sends, maxlen)
-
-    def _alltoall_p2p(self, sends: list[np.ndarray | None],
-                      maxlen: int | None) -> tuple[list[np.ndarray], int, int]:
-        q, rank = self.q, self.rank
-        lens = [0 if s is None else s.shape[0] for s in sends]
-        bufs = self.bufs
-        if bufs is None:
-            if maxlen is not None:
-                rlens = [maxlen] * q
-            else:
-                got_lens, _ = C.alltoallv(self.comm, np.array(lens, np.int64),
-                                          np.ones(q, np.int64))
-                rlens = got_lens.tolist()
-            bufs = [np.empty(k, np.int64) for k in rlens]
-        got = C.exchange(self.comm, sends, bufs, tag=self.tag)
-        return got, sum(1 for t in range(q) if t != rank and lens[t]), sum(lens) - lens[rank]
-
-    def _alltoall_collective(self, sends: list[np.ndarray | None],
-                             maxlen: int | None) -> tuple[list[np.ndarray], int, int]:
-        q, rank = self.q, self.rank
-        lens = [0 if s is None else s.shape[0] for s in sends]
-        data = np.concatenate([np.zeros(0, np.int64) if s is None else s for s in sends])
-        recv, rcounts = C.alltoallv(self.comm, data, np.array(lens, np.int64))
-        bounds = np.concatenate([[0], np.cumsum(rcounts)]).tolist()
-        own = sends[rank]
-        parts = [(own if own is not None else np.zeros(0, np.int64)) if r == rank
-                 else recv[bounds[r]:bounds[r + 1]] for r in range(q)]
-        # Pairwise exchange: q - 1 rounds of counts and of data.
-        return parts, 2 * (q - 1), sum(lens) - lens[rank]
-
-    def _alltoall_butterfly(self, sends: list[np.ndarray | None],
-                            maxlen: int | None) -> tuple[list[np.ndarray], int, int]:
-        bf = self.butterfly()
-        parts = bf.alltoall(sends)
-        return parts, bf.messages, bf.words
-
-
-#: Each registered pattern's allgather and all-to-all (``tests/test_patterns.py`` checks
-#: that every name of :data:`spbfs.patterns.PATTERNS` has both).
-_ALLGATHER = {"p2p": Exchange._allgather_p2p, "collective": Exchange._allgather_collective,
-              "butterfly": Exchange._allgather_butterfly}
-_ALLTOALL = {"p2p": Exchange._alltoall_p2p, "collective": Exchange._alltoall_collective,
-             "butterfly": Exchange._alltoall_butterfly}
+        return self._pattern(pattern).alltoall(self, sends, maxlen)
