@@ -1,0 +1,247 @@
+"""Compiled connected components on one process: weak by sampling and hooking, strong by Pearce.
+
+**Weak components** (:func:`weak_roots`) follow Sutton, Ben-Nun and Besta,
+"Optimizing Parallel Graph Connectivity Computation via Subgraph Sampling"
+(Afforest; the method of LAGraph's ``LAGr_ConnectedComponents``): every
+vertex starts as its own tree (``comp[u] = u``); an edge *hooks* the root of
+one endpoint's tree under the other's, always the larger root id under the
+smaller, so that a root is the smallest vertex of its tree and ``comp[u] <= u``
+holds throughout. The first ``sample`` entries of every adjacency list are
+hooked first; a compression then makes ``comp`` a root everywhere, and a
+few hundred vertices drawn at fixed strides name the component most of them
+are in (on a graph with a giant component, almost surely the giant one).
+The remaining entries are then hooked for every vertex *outside* that
+component only: on a symmetric structure an edge from a vertex of the giant
+component to a vertex outside it is also stored in the other vertex's list,
+which is scanned, so the giant component's lists, most of the edges, are never
+read. On a structure that is not symmetric (a directed graph, or scipy's
+``directed=False`` on an unsymmetric matrix) every entry is hooked: an edge
+stored only on the giant side would otherwise be missed. One process has no
+races, so a hook is a plain store, and the finds halve their paths as they go
+(each visited vertex is pointed at its grandparent), which keeps every tree
+shallow without a separate pass. The result is, for every vertex, the
+smallest vertex id of its component, the labels the rest of spbfs and scipy
+number components by.
+
+**Strong components** (:func:`strong_labels`) follow D. J. Pearce, "A
+space-efficient algorithm for finding strongly connected components"
+(Information Processing Letters 116, 2016): Tarjan's algorithm without
+recursion, where one array holds a visited vertex's DFS index while it is
+open and its component number once assigned (numbers count down from
+``n - 1`` while indices count up, so the two never collide and a minimum over
+the successors ignores finished components without a test). The DFS visits
+vertices in the order of :func:`scipy.sparse.csgraph.connected_components`
+(roots in id order; when a vertex is opened, all its unopened successors are
+pushed at once, a successor already on the stack moved to its top, and the
+last pushed is opened next), so the components come out in the same order
+and the labels equal scipy's element for element.
+
+The kernels take the structure's own index arrays (int32 or int64, as the
+caller holds them) and write int64 ids.
+"""
+
+from __future__ import annotations
+
+import numba as nb
+import numpy as np
+
+__all__ = ["SAMPLE_ENTRIES", "SAMPLE_VERTICES", "number_by_root", "strong_labels",
+           "strong_roots", "weak_roots"]
+
+#: Leading entries of every adjacency list hooked before the giant component is
+#: named: Sutton et al. find two enough for the sample to see a component's final
+#: shape on every graph class they measure.
+SAMPLE_ENTRIES = 2
+#: Vertices drawn to name the most frequent component (Sutton et al.'s 1024).
+SAMPLE_VERTICES = 1024
+
+
+@nb.njit(cache=True, nogil=True, inline="always")
+def _find(comp, x):  # type: ignore[no-untyped-def]
+    """Root of ``x``'s tree, pointing every vertex on the way at its grandparent."""
+    while comp[x] != x:
+        up = comp[comp[x]]
+        comp[x] = up
+        x = up
+    return x
+
+
+@nb.njit(cache=True, nogil=True, inline="always")
+def _hook(comp, u, v):  # type: ignore[no-untyped-def]
+    """Join the trees of ``u`` and ``v``: the larger root goes under the smaller."""
+    ru = _find(comp, u)
+    rv = _find(comp, v)
+    if ru < rv:
+        comp[rv] = ru
+    elif rv < ru:
+        comp[ru] = rv
+
+
+@nb.njit(cache=True, nogil=True)
+def _compress(comp):  # type: ignore[no-untyped-def]
+    """Every entry to its root, in one pass: ``comp[u] <= u``, so ``comp[u]`` is final first."""
+    for u in range(comp.shape[0]):
+        comp[u] = comp[comp[u]]
+
+
+@nb.njit(cache=True, nogil=True)
+def _most_frequent_root(comp):  # type: ignore[no-untyped-def]
+    """The root held by most of :data:`SAMPLE_VERTICES` vertices drawn at a fixed stride."""
+    n = comp.shape[0]
+    k = min(SAMPLE_VERTICES, n)
+    drawn = np.empty(k, dtype=np.int64)
+    # A stride coprime to nothing in particular: Knuth's multiplicative hash of i spreads
+    # the draws over the id range whatever its size (ids are often ordered by locality).
+    for i in range(k):
+        drawn[i] = comp[(np.uint64(i) * np.uint64(2654435761)) % np.uint64(n)]
+    drawn.sort()
+    best, best_count, run = drawn[0], 0, 0
+    for i in range(k):
+        run = run + 1 if i > 0 and drawn[i] == drawn[i - 1] else 1
+        if run > best_count:
+            best, best_count = drawn[i], run
+    return best
+
+
+@nb.njit(cache=True, nogil=True)
+def weak_roots(ptr, ind, symmetric):  # type: ignore[no-untyped-def]
+    """Smallest vertex id of every vertex's component (int64, length ``len(ptr) - 1``).
+
+    Parameters
+    ----------
+    ptr, ind : numpy.ndarray
+        A csr structure over all ``n`` vertices: the entries of list ``u`` are
+        ``ind[ptr[u]:ptr[u + 1]]`` (row or column lists; direction never matters).
+    symmetric : bool
+        Every entry ``(u, v)`` has its mirror ``(v, u)``: the giant component's
+        lists may then be skipped (see the module's description).
+    """
+    n = ptr.shape[0] - 1
+    comp = np.arange(n, dtype=np.int64)
+    if n == 0:
+        return comp
+    for r in range(SAMPLE_ENTRIES):
+        for u in range(n):
+            k = ptr[u] + r
+            if k < ptr[u + 1]:
+                _hook(comp, u, ind[k])
+    _compress(comp)
+    skip = _most_frequent_root(comp) if symmetric else -1
+    for u in range(n):
+        if comp[u] == skip:
+            continue
+        for k in range(ptr[u] + SAMPLE_ENTRIES, ptr[u + 1]):
+            _hook(comp, u, ind[k])
+    _compress(comp)
+    return comp
+
+
+@nb.njit(cache=True, nogil=True)
+def number_by_root(roots):  # type: ignore[no-untyped-def]
+    """Component numbers ``0 .. k-1`` in order of each component's root, and ``k``.
+
+    ``roots[u]`` is the smallest vertex of ``u``'s component (so ``roots[u] <= u``).
+    """
+    n = roots.shape[0]
+    labels = np.empty(n, dtype=np.int64)
+    k = 0
+    for u in range(n):
+        if roots[u] == u:
+            labels[u] = k
+            k += 1
+        else:
+            labels[u] = labels[roots[u]]
+    return labels, k
+
+
+@nb.njit(cache=True, nogil=True)
+def strong_roots(labels):  # type: ignore[no-untyped-def]
+    """Smallest vertex of every vertex's component, from component numbers ``labels``."""
+    n = labels.shape[0]
+    first = np.full(n, -1, dtype=np.int64)
+    roots = np.empty(n, dtype=np.int64)
+    for u in range(n):
+        c = labels[u]
+        if first[c] < 0:
+            first[c] = u  # the scan meets each component's smallest vertex first
+        roots[u] = first[c]
+    return roots
+
+
+@nb.njit(cache=True, nogil=True)
+def strong_labels(ptr, ind):  # type: ignore[no-untyped-def]
+    """Strongly connected components of the csr structure: (labels, count).
+
+    ``labels`` (int64) numbers the components in the order the search
+    completes them, scipy's numbering (see the module's description); the
+    arcs are ``u -> ind[k]`` for ``k`` in ``ptr[u]:ptr[u + 1]``.
+    """
+    n = ptr.shape[0] - 1
+    none, end = -1, -2
+    # rindex: -1 unvisited; an open vertex's DFS index (counting up); a finished
+    # vertex's component number (counting down from n - 1, later flipped).
+    rindex = np.full(n, none, dtype=np.int64)
+    # The DFS stack as a doubly linked list (below[v], above[v]) so that a vertex
+    # pushed again moves to the top; a closed vertex not yet in a component waits on
+    # the component stack, linked by ``below`` (a vertex is on one stack at a time).
+    below = np.full(n, none, dtype=np.int64)
+    above = np.full(n, none, dtype=np.int64)
+    waiting = end
+    index = 0
+    label = n - 1
+    for s in range(n):
+        if rindex[s] != none:
+            continue
+        top = s
+        below[s] = end
+        above[s] = end
+        while top != end:
+            v = top
+            if rindex[v] == none:
+                rindex[v] = index
+                index += 1
+                for k in range(ptr[v], ptr[v + 1]):
+                    w = ind[k]
+                    if rindex[w] != none or w == top:
+                        continue
+                    if below[w] != none:  # already on the stack: unlink it
+                        b, a = below[w], above[w]
+                        if a != end:
+                            below[a] = b
+                        if b != end:
+                            above[b] = a
+                    below[w] = top
+                    above[w] = end
+                    above[top] = w
+                    top = w
+                continue
+            # v is done: pop it and take the smallest index among its successors.
+            top = below[v]
+            if top >= 0:
+                above[top] = end
+            below[v] = none
+            above[v] = none
+            low = rindex[v]
+            is_root = True
+            for k in range(ptr[v], ptr[v + 1]):
+                lw = rindex[ind[k]]
+                if lw < low:
+                    low = lw
+                    is_root = False
+            rindex[v] = low
+            if not is_root:
+                below[v] = waiting
+                waiting = v
+                continue
+            index -= 1
+            while waiting != end and low <= rindex[waiting]:
+                w = waiting
+                waiting = below[w]
+                below[w] = none
+                rindex[w] = label
+                index -= 1
+            rindex[v] = label
+            label -= 1
+    for v in range(n):
+        rindex[v] = n - 1 - rindex[v]
+    return rindex, n - 1 - label
