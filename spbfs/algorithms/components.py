@@ -46,6 +46,7 @@ from spbfs.kernels.components_numba import (
     number_by_root,
     strong_labels,
     strong_roots,
+    unsigned,
     weak_roots,
 )
 from spbfs.mpi import comm as C
@@ -171,13 +172,14 @@ def connected_components(
     if connection == "strong" and g.directed:
         block = g.out_block
         ind = block.backend.to_host(block.ind)
-        scc, _ = strong_labels(_full_pointers(block, n), ind)
+        scc, _ = strong_labels(unsigned(_full_pointers(block, n)), unsigned(ind))
         roots = strong_roots(scc)
         labels, k = number_by_root(roots)
         return ComponentsResult(int(k), labels, roots, 0)
     if g.backend.name == "numba":
         block = g.out_block
-        roots = weak_roots(_full_pointers(block, n), block.ind, not g.directed)
+        roots = weak_roots(unsigned(_full_pointers(block, n)), unsigned(block.ind),
+                           not g.directed)
         labels, k = number_by_root(roots)
         return ComponentsResult(int(k), labels, roots, 0)
     return _propagate(g)

@@ -46,7 +46,7 @@ import numba as nb
 import numpy as np
 
 __all__ = ["SAMPLE_ENTRIES", "SAMPLE_VERTICES", "number_by_root", "strong_labels",
-           "strong_roots", "weak_roots"]
+           "strong_roots", "unsigned", "weak_roots"]
 
 #: Leading entries of every adjacency list hooked before the giant component is
 #: named: Sutton et al. find two enough for the sample to see a component's final
@@ -56,7 +56,7 @@ SAMPLE_ENTRIES = 2
 SAMPLE_VERTICES = 1024
 
 
-@nb.njit(cache=True, nogil=True, inline="always")
+@nb.njit(cache=True, nogil=True)
 def _find(comp, x):  # type: ignore[no-untyped-def]
     """Root of ``x``'s tree, pointing every vertex on the way at its grandparent."""
     while comp[x] != x:
@@ -66,7 +66,7 @@ def _find(comp, x):  # type: ignore[no-untyped-def]
     return x
 
 
-@nb.njit(cache=True, nogil=True, inline="always")
+@nb.njit(cache=True, nogil=True)
 def _hook(comp, u, v):  # type: ignore[no-untyped-def]
     """Join the trees of ``u`` and ``v``: the larger root goes under the smaller."""
     ru = _find(comp, u)
@@ -88,18 +88,17 @@ def _compress(comp):  # type: ignore[no-untyped-def]
 def _most_frequent_root(comp):  # type: ignore[no-untyped-def]
     """The root held by most of :data:`SAMPLE_VERTICES` vertices drawn at a fixed stride."""
     n = comp.shape[0]
-    k = min(SAMPLE_VERTICES, n)
-    drawn = np.empty(k, dtype=np.int64)
-    # A stride coprime to nothing in particular: Knuth's multiplicative hash of i spreads
-    # the draws over the id range whatever its size (ids are often ordered by locality).
-    for i in range(k):
-        drawn[i] = comp[(np.uint64(i) * np.uint64(2654435761)) % np.uint64(n)]
-    drawn.sort()
-    best, best_count, run = drawn[0], 0, 0
-    for i in range(k):
-        run = run + 1 if i > 0 and drawn[i] == drawn[i - 1] else 1
-        if run > best_count:
-            best, best_count = drawn[i], run
+    # A tally by root id: n counters cost less than a pass over the edges, and (unlike
+    # a sort of the draws) add nothing to what the first call compiles.
+    tally = np.zeros(n, dtype=np.int32)
+    best, best_count = comp[0], 0
+    for i in range(min(SAMPLE_VERTICES, n)):
+        # Knuth's multiplicative hash of i spreads the draws over the whole id range,
+        # whatever its size (ids are often ordered by locality).
+        c = comp[(np.uint64(i) * np.uint64(2654435761)) % np.uint64(n)]
+        tally[c] += 1
+        if tally[c] > best_count:
+            best, best_count = c, tally[c]
     return best
 
 
@@ -110,30 +109,36 @@ def weak_roots(ptr, ind, symmetric):  # type: ignore[no-untyped-def]
     Parameters
     ----------
     ptr, ind : numpy.ndarray
-        A csr structure over all ``n`` vertices: the entries of list ``u`` are
+        A csr structure over all ``n`` vertices, viewed as unsigned
+        (:func:`unsigned`): the entries of list ``u`` are
         ``ind[ptr[u]:ptr[u + 1]]`` (row or column lists; direction never matters).
     symmetric : bool
         Every entry ``(u, v)`` has its mirror ``(v, u)``: the giant component's
         lists may then be skipped (see the module's description).
     """
     n = ptr.shape[0] - 1
-    comp = np.arange(n, dtype=np.int64)
+    # Unsigned ids: an index that cannot be negative needs no wraparound test.
+    comp = np.arange(n, dtype=np.uint64)
     if n == 0:
-        return comp
+        return comp.view(np.int64)
+    one = np.uint64(1)
+    first = np.uint64(SAMPLE_ENTRIES)
     for r in range(SAMPLE_ENTRIES):
-        for u in range(n):
-            k = ptr[u] + r
-            if k < ptr[u + 1]:
-                _hook(comp, u, ind[k])
+        for i in range(n):
+            u = np.uint64(i)
+            k = np.uint64(ptr[u]) + np.uint64(r)
+            if k < np.uint64(ptr[u + one]):
+                _hook(comp, u, np.uint64(ind[k]))
     _compress(comp)
-    skip = _most_frequent_root(comp) if symmetric else -1
-    for u in range(n):
+    skip = _most_frequent_root(comp) if symmetric else np.uint64(n)
+    for i in range(n):
+        u = np.uint64(i)
         if comp[u] == skip:
             continue
-        for k in range(ptr[u] + SAMPLE_ENTRIES, ptr[u + 1]):
-            _hook(comp, u, ind[k])
+        for k in range(np.uint64(ptr[u]) + first, np.uint64(ptr[u + one])):
+            _hook(comp, u, np.uint64(ind[k]))
     _compress(comp)
-    return comp
+    return comp.view(np.int64)
 
 
 @nb.njit(cache=True, nogil=True)
@@ -174,35 +179,42 @@ def strong_labels(ptr, ind):  # type: ignore[no-untyped-def]
 
     ``labels`` (int64) numbers the components in the order the search
     completes them, scipy's numbering (see the module's description); the
-    arcs are ``u -> ind[k]`` for ``k`` in ``ptr[u]:ptr[u + 1]``.
+    arcs are ``u -> ind[k]`` for ``k`` in ``ptr[u]:ptr[u + 1]``. ``ptr`` and
+    ``ind`` are the structure's arrays viewed as unsigned (:func:`unsigned`).
     """
     n = ptr.shape[0] - 1
-    none, end = -1, -2
-    # rindex: -1 unvisited; an open vertex's DFS index (counting up); a finished
-    # vertex's component number (counting down from n - 1, later flipped).
-    rindex = np.full(n, none, dtype=np.int64)
+    one = np.uint64(1)
+    none = np.uint64(0xFFFFFFFFFFFFFFFF)
+    end = np.uint64(0xFFFFFFFFFFFFFFFE)
+    # rindex: none while unvisited; an open vertex's DFS index (counting up); a
+    # finished vertex's component number (counting down from n - 1, flipped at the
+    # end). Every successor of a vertex is visited when the vertex closes, so none,
+    # the largest value, never wins a minimum.
+    rindex = np.full(n, none, dtype=np.uint64)
     # The DFS stack as a doubly linked list (below[v], above[v]) so that a vertex
     # pushed again moves to the top; a closed vertex not yet in a component waits on
     # the component stack, linked by ``below`` (a vertex is on one stack at a time).
-    below = np.full(n, none, dtype=np.int64)
-    above = np.full(n, none, dtype=np.int64)
+    # Ids and links are unsigned: an index that cannot be negative needs no test.
+    below = np.full(n, none, dtype=np.uint64)
+    above = np.full(n, none, dtype=np.uint64)
     waiting = end
-    index = 0
-    label = n - 1
-    for s in range(n):
-        if rindex[s] != none:
+    index = np.uint64(0)
+    label = np.uint64(n)  # the next number is label - 1
+    for start in range(n):
+        root = np.uint64(start)
+        if rindex[root] != none:
             continue
-        top = s
-        below[s] = end
-        above[s] = end
+        top = root
+        below[root] = end
+        above[root] = end
         while top != end:
             v = top
             if rindex[v] == none:
                 rindex[v] = index
-                index += 1
-                for k in range(ptr[v], ptr[v + 1]):
-                    w = ind[k]
-                    if rindex[w] != none or w == top:
+                index += one
+                for k in range(np.uint64(ptr[v]), np.uint64(ptr[v + one])):
+                    w = np.uint64(ind[k])
+                    if rindex[w] != none or w == top:  # w == top: a repeated entry
                         continue
                     if below[w] != none:  # already on the stack: unlink it
                         b, a = below[w], above[w]
@@ -217,14 +229,14 @@ def strong_labels(ptr, ind):  # type: ignore[no-untyped-def]
                 continue
             # v is done: pop it and take the smallest index among its successors.
             top = below[v]
-            if top >= 0:
+            if top != end:
                 above[top] = end
             below[v] = none
             above[v] = none
             low = rindex[v]
             is_root = True
-            for k in range(ptr[v], ptr[v + 1]):
-                lw = rindex[ind[k]]
+            for k in range(np.uint64(ptr[v]), np.uint64(ptr[v + one])):
+                lw = rindex[np.uint64(ind[k])]
                 if lw < low:
                     low = lw
                     is_root = False
@@ -233,15 +245,21 @@ def strong_labels(ptr, ind):  # type: ignore[no-untyped-def]
                 below[v] = waiting
                 waiting = v
                 continue
-            index -= 1
+            label -= one
+            index -= one
             while waiting != end and low <= rindex[waiting]:
                 w = waiting
                 waiting = below[w]
                 below[w] = none
                 rindex[w] = label
-                index -= 1
+                index -= one
             rindex[v] = label
-            label -= 1
+    labels = np.empty(n, dtype=np.int64)
     for v in range(n):
-        rindex[v] = n - 1 - rindex[v]
-    return rindex, n - 1 - label
+        labels[v] = n - 1 - np.int64(rindex[v])
+    return labels, n - np.int64(label)
+
+
+def unsigned(a: np.ndarray) -> np.ndarray:
+    """``a`` (int32 or int64, non-negative) viewed as unsigned of the same width, no copy."""
+    return a.view(np.uint32 if a.dtype.itemsize == 4 else np.uint64)
