@@ -34,7 +34,10 @@ vertices in the order of :func:`scipy.sparse.csgraph.connected_components`
 (roots in id order; when a vertex is opened, all its unopened successors are
 pushed at once, a successor already on the stack moved to its top, and the
 last pushed is opened next), so the components come out in the same order
-and the labels equal scipy's element for element.
+and the labels equal scipy's element for element. :func:`dfs_strong_labels`
+runs the search of ``networkx.strongly_connected_components`` instead (Tarjan
+with Nuutila's refinement, one successor at a time), whose completion order
+networkx's callers see (``networkx.condensation`` numbers its nodes by it).
 
 The kernels take the structure's own index arrays (int32 or int64, as the
 caller holds them) and write int64 ids.
@@ -45,8 +48,8 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-__all__ = ["SAMPLE_ENTRIES", "SAMPLE_VERTICES", "number_by_root", "strong_labels",
-           "strong_roots", "unsigned", "weak_roots"]
+__all__ = ["SAMPLE_ENTRIES", "SAMPLE_VERTICES", "dfs_strong_labels", "number_by_root",
+           "strong_labels", "strong_roots", "unsigned", "weak_roots"]
 
 #: Leading entries of every adjacency list hooked before the giant component is
 #: named: Sutton et al. find two enough for the sample to see a component's final
@@ -258,6 +261,71 @@ def strong_labels(ptr, ind):  # type: ignore[no-untyped-def]
     for v in range(n):
         labels[v] = n - 1 - np.int64(rindex[v])
     return labels, n - np.int64(label)
+
+
+@nb.njit(cache=True, nogil=True)
+def dfs_strong_labels(ptr, ind):  # type: ignore[no-untyped-def]
+    """Strong components in the order networkx's search completes them: (labels, count).
+
+    Tarjan's search with Nuutila's refinement as ``networkx.strongly_connected_components``
+    runs it: roots in id order, one successor at a time in stored order (each
+    vertex resumes its list where it left it), a component closed when its
+    first vertex finishes. ``ptr`` and ``ind`` as in :func:`strong_labels`.
+    """
+    n = ptr.shape[0] - 1
+    one = np.uint64(1)
+    pre = np.zeros(n, dtype=np.int64)  # preorder number from 1; 0: not visited
+    low = np.zeros(n, dtype=np.int64)
+    nxt = np.zeros(n, dtype=np.uint64)  # where each open vertex resumes its list
+    labels = np.full(n, -1, dtype=np.int64)  # >= 0: the vertex's component is closed
+    path = np.empty(n, dtype=np.uint64)  # the search's path, root first
+    waiting = np.empty(n, dtype=np.uint64)  # finished vertices of open components
+    nwait = 0
+    counter = 0
+    k = 0
+    for start in range(n):
+        root = np.uint64(start)
+        if pre[root]:
+            continue
+        counter += 1
+        pre[root] = counter
+        nxt[root] = np.uint64(ptr[root])
+        path[0] = root
+        depth = 1
+        while depth:
+            v = path[depth - 1]
+            descended = False
+            stop = np.uint64(ptr[v + one])
+            while nxt[v] < stop:
+                w = np.uint64(ind[nxt[v]])
+                nxt[v] += one
+                if not pre[w]:
+                    counter += 1
+                    pre[w] = counter
+                    nxt[w] = np.uint64(ptr[w])
+                    path[depth] = w
+                    depth += 1
+                    descended = True
+                    break
+            if descended:
+                continue
+            lo = pre[v]
+            for e in range(np.uint64(ptr[v]), stop):
+                w = np.uint64(ind[e])
+                if labels[w] < 0:
+                    lo = min(lo, low[w] if pre[w] > pre[v] else pre[w])
+            low[v] = lo
+            depth -= 1
+            if lo != pre[v]:
+                waiting[nwait] = v
+                nwait += 1
+                continue
+            labels[v] = k
+            while nwait and pre[waiting[nwait - 1]] > pre[v]:
+                nwait -= 1
+                labels[waiting[nwait]] = k
+            k += 1
+    return labels, k
 
 
 def unsigned(a: np.ndarray) -> np.ndarray:
