@@ -73,6 +73,7 @@ def _steps() -> list[tuple[str, Callable[[], Any]]]:
     def algorithms() -> None:
         g = _kronecker(Config(backend="numba"))
         spbfs.connected_components(g)
+        spbfs.connected_components(_kronecker(Config(backend="numba"), True), connection="strong")
         spbfs.pagerank(g)
         spbfs.betweenness_centrality(g, k=2, seed=1)
         spbfs.triangle_count(g)
@@ -90,6 +91,7 @@ def _steps() -> list[tuple[str, Callable[[], Any]]]:
         cs.dijkstra(m, indices=0, return_predecessors=True)
         cs.breadth_first_order(m, 0)
         cs.connected_components(m)
+        cs.connected_components(m, connection="strong")
 
     steps.append(("csgraph", csgraph))
     return steps
