@@ -74,10 +74,17 @@ def systems(src: np.ndarray, dst: np.ndarray, n: int, directed: bool,
     a.sum_duplicates()
     out["scipy"] = (lambda: csgraph.connected_components(a, True, connection),
                     lambda r: r[1])
+    # The peers get each edge once (the upper triangle of an undirected graph).
+    coo = (a if directed else sp.triu(a)).tocoo()
+    u, v = coo.row.astype(np.int64), coo.col.astype(np.int64)
     try:
         import igraph
 
-        ig = igraph.Graph(n=n, edges=np.stack([src, dst], axis=1).tolist(), directed=directed)
+        ig = igraph.Graph(n=n, directed=directed)
+        chunk = 1 << 22
+        for lo in range(0, u.size, chunk):  # bounded memory for the Python tuples
+            ig.add_edges(list(zip(u[lo:lo + chunk].tolist(), v[lo:lo + chunk].tolist(),
+                                  strict=True)))
         out["igraph"] = (lambda: ig.connected_components(mode=connection),
                          lambda r: r.membership)
     except ImportError:
@@ -86,7 +93,7 @@ def systems(src: np.ndarray, dst: np.ndarray, n: int, directed: bool,
         import networkit as nk
 
         nkg = nk.Graph(n, directed=directed)
-        nkg.addEdges((src.astype(np.uint64), dst.astype(np.uint64)))
+        nkg.addEdges((u.astype(np.uint64), v.astype(np.uint64)))
         if connection == "strong":
             kind = nk.components.StronglyConnectedComponents
         elif directed:
