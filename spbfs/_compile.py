@@ -65,6 +65,7 @@ _SECONDS = {
     # Components: the weak union-find first (with the numbering), or a strong search.
     "spbfs.kernels.components_numba": 1.8,
     "spbfs.kernels.components_numba.strong_labels": 1.0,
+    "spbfs.kernels.components_numba.strong_partition": 1.0,
     "spbfs.kernels.components_numba.dfs_strong_labels": 1.0,
     # The small-search kernels (spbfs.search.small): a second at most, said nothing of.
     "spbfs.kernels.rows_bfs": 1.0,

@@ -44,7 +44,7 @@ from spbfs.config import Config
 from spbfs.graph import Graph
 from spbfs.kernels.components_numba import (
     number_by_root,
-    strong_labels,
+    strong_partition,
     strong_roots,
     unsigned,
     weak_roots,
@@ -122,8 +122,8 @@ def connected_components(
     graph's stored edges, one pass at most whatever the diameter; on the
     numpy and cupy backends, min-label propagation rounds with shortcuts (see
     the module's description). Strong components run Pearce's compiled
-    iterative Tarjan search on the host (a cupy graph's structure is copied
-    there); on an undirected graph they are the weak ones.
+    iterative Tarjan search on the host, each arc read once (a cupy graph's
+    structure is copied there); on an undirected graph they are the weak ones.
 
     Parameters
     ----------
@@ -172,7 +172,7 @@ def connected_components(
     if connection == "strong" and g.directed:
         block = g.out_block
         ind = block.backend.to_host(block.ind)
-        scc, _ = strong_labels(unsigned(_full_pointers(block, n)), unsigned(ind))
+        scc, _ = strong_partition(unsigned(_full_pointers(block, n)), unsigned(ind))
         roots = strong_roots(scc)
         labels, k = number_by_root(roots)
         return ComponentsResult(int(k), labels, roots, 0)

@@ -34,13 +34,18 @@ vertices in the order of :func:`scipy.sparse.csgraph.connected_components`
 (roots in id order; when a vertex is opened, all its unopened successors are
 pushed at once, a successor already on the stack moved to its top, and the
 last pushed is opened next), so the components come out in the same order
-and the labels equal scipy's element for element. :func:`dfs_strong_labels`
-runs the search of ``networkx.strongly_connected_components`` instead (Tarjan
+and the labels equal scipy's element for element. That search reads every
+arc twice (once to push, once to close); where the order is free,
+:func:`strong_partition` runs Pearce's search reading each arc once (about
+1.3-2x faster). :func:`dfs_strong_labels` runs the search of
+``networkx.strongly_connected_components`` instead (Tarjan
 with Nuutila's refinement, one successor at a time), whose completion order
 networkx's callers see (``networkx.condensation`` numbers its nodes by it).
 
 The kernels take the structure's own index arrays (int32 or int64, as the
-caller holds them) and write int64 ids.
+caller holds them), viewed as unsigned (:func:`unsigned`: an index that cannot
+be negative needs no wraparound test, about 1.3x on the searches), and write
+int64 ids.
 """
 
 from __future__ import annotations
@@ -49,7 +54,7 @@ import numba as nb
 import numpy as np
 
 __all__ = ["SAMPLE_ENTRIES", "SAMPLE_VERTICES", "dfs_strong_labels", "number_by_root",
-           "strong_labels", "strong_roots", "unsigned", "weak_roots"]
+           "strong_labels", "strong_partition", "strong_roots", "unsigned", "weak_roots"]
 
 #: Leading entries of every adjacency list hooked before the giant component is
 #: named: Sutton et al. find two enough for the sample to see a component's final
@@ -257,6 +262,89 @@ def strong_labels(ptr, ind):  # type: ignore[no-untyped-def]
                 rindex[w] = label
                 index -= one
             rindex[v] = label
+    labels = np.empty(n, dtype=np.int64)
+    for v in range(n):
+        labels[v] = n - 1 - np.int64(rindex[v])
+    return labels, n - np.int64(label)
+
+
+@nb.njit(cache=True, nogil=True)
+def strong_partition(ptr, ind):  # type: ignore[no-untyped-def]
+    """Strongly connected components, each arc read once: (labels, count).
+
+    Pearce's search with each vertex resuming its list where it left it, and
+    the arc to a child taken into account when the child finishes (no second
+    pass over the lists as in :func:`strong_labels`, which keeps scipy's
+    order). The numbering is the search's completion order, no promise to
+    callers (:func:`spbfs.algorithms.connected_components` renumbers).
+    ``ptr`` and ``ind`` as in :func:`strong_labels`.
+    """
+    n = ptr.shape[0] - 1
+    one = np.uint64(1)
+    none = np.uint64(0xFFFFFFFFFFFFFFFF)
+    rindex = np.full(n, none, dtype=np.uint64)  # as in strong_labels
+    is_root = np.zeros(n, dtype=np.bool_)
+    nxt = np.zeros(n, dtype=np.uint64)  # where each open vertex resumes its list
+    path = np.empty(n, dtype=np.uint64)  # the search's path, root first
+    waiting = np.empty(n, dtype=np.uint64)  # closed vertices of open components
+    nwait = 0
+    index = np.uint64(0)
+    label = np.uint64(n)  # the next number is label - 1
+    for start in range(n):
+        root = np.uint64(start)
+        if rindex[root] != none:
+            continue
+        rindex[root] = index
+        index += one
+        is_root[root] = True
+        nxt[root] = np.uint64(ptr[root])
+        path[0] = root
+        depth = 1
+        while depth:
+            v = path[depth - 1]
+            stop = np.uint64(ptr[v + one])
+            k = nxt[v]
+            descended = False
+            while k < stop:
+                w = np.uint64(ind[k])
+                rw = rindex[w]
+                if rw == none:
+                    nxt[v] = k  # back to this arc when w finishes
+                    rindex[w] = index
+                    index += one
+                    is_root[w] = True
+                    nxt[w] = np.uint64(ptr[w])
+                    path[depth] = w
+                    depth += 1
+                    descended = True
+                    break
+                if rw < rindex[v]:
+                    rindex[v] = rw
+                    is_root[v] = False
+                k += one
+            if descended:
+                continue
+            depth -= 1
+            if is_root[v]:
+                label -= one
+                index -= one
+                low = rindex[v]
+                while nwait and low <= rindex[waiting[nwait - 1]]:
+                    nwait -= 1
+                    rindex[waiting[nwait]] = label
+                    index -= one
+                rindex[v] = label
+            else:
+                waiting[nwait] = v
+                nwait += 1
+            if depth:
+                # The parent's arc to v: v's low value, unless v's component is closed
+                # (its number is then above every open index).
+                u = path[depth - 1]
+                if rindex[v] < rindex[u]:
+                    rindex[u] = rindex[v]
+                    is_root[u] = False
+                nxt[u] += one
     labels = np.empty(n, dtype=np.int64)
     for v in range(n):
         labels[v] = n - 1 - np.int64(rindex[v])
