@@ -529,3 +529,17 @@ def test_components_connection_is_checked() -> None:
     r = connected_components(spbfs.Graph.from_edges([], [], n=0, directed=True),
                              connection="strong")
     assert r.n_components == 0 and r.labels.size == 0
+
+
+def test_strong_components_of_a_long_cycle_and_a_long_path() -> None:
+    # 200,000 levels deep: the searches keep their own stacks, no recursion.
+    n = 200_000
+    rng = np.random.default_rng(3)
+    ids = rng.permutation(n)
+    cycle = spbfs.Graph.from_edges(ids, np.roll(ids, -1), n=n, directed=True)
+    r = connected_components(cycle, connection="strong")
+    assert r.n_components == 1 and not r.roots.any()
+    chain = spbfs.Graph.from_edges(ids[:-1], ids[1:], n=n, directed=True)
+    r = connected_components(chain, connection="strong")
+    assert r.n_components == n and (r.roots == np.arange(n)).all()
+    assert connected_components(chain).n_components == 1
