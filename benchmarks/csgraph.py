@@ -13,6 +13,7 @@ row                        call (both sides, same arguments)
 breadth_first_order        from vertex 0
 breadth_first_tree         from vertex 0
 connected_components       ``connection='weak'``
+...strong                  ``connection='strong'``
 dijkstra unweighted        ``indices=0, unweighted=True``
 shortest_path unweighted   ``indices=`` the first ``--sources`` vertices,
                            ``unweighted=True``
@@ -123,6 +124,8 @@ def cases(a: sp.csr_matrix, directed: bool, sources: int) -> list[tuple[str, Cal
         ("breadth_first_order", lambda m: m.breadth_first_order(a, 0, directed), True),
         ("breadth_first_tree", lambda m: m.breadth_first_tree(a, 0, directed), True),
         ("connected_components", lambda m: m.connected_components(a, directed), True),
+        ("connected_components strong",
+         lambda m: m.connected_components(a, directed, connection="strong"), True),
         ("dijkstra unweighted", lambda m: m.dijkstra(a, directed, 0, unweighted=True), True),
         (f"shortest_path unweighted, {idx.size} sources",
          lambda m: m.shortest_path(a, directed=directed, unweighted=True, indices=idx), True),

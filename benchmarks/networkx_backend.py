@@ -61,6 +61,11 @@ def _functions(g: nx.Graph) -> dict[str, Callable[..., Any]]:
     if not g.is_directed():
         f["connected_components"] = lambda **kw: list(nx.connected_components(g, **kw))
         f["triangles"] = lambda **kw: nx.triangles(g, **kw)
+    else:
+        f["weakly_connected_components"] = \
+            lambda **kw: list(nx.weakly_connected_components(g, **kw))
+        f["strongly_connected_components"] = \
+            lambda **kw: list(nx.strongly_connected_components(g, **kw))
     return f
 
 

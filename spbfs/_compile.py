@@ -62,6 +62,11 @@ _SECONDS = {
     "spbfs.matrix_structure": 2.3,
     "spbfs.csgraph": 2.2,
     "spbfs.generators": 1.1,
+    # Components: the weak union-find first (with the numbering), or a strong search.
+    "spbfs.kernels.components_numba": 1.8,
+    "spbfs.kernels.components_numba.strong_labels": 1.0,
+    "spbfs.kernels.components_numba.strong_partition": 1.0,
+    "spbfs.kernels.components_numba.dfs_strong_labels": 1.0,
     # The small-search kernels (spbfs.search.small): a second at most, said nothing of.
     "spbfs.kernels.rows_bfs": 1.0,
 }

@@ -28,12 +28,14 @@ function                  engine
 (``method='D'``, or       weighted: Bellman-Ford rounds over ``min_plus``, the
 ``'auto'`` where scipy    loop of :func:`~spbfs.algorithms.sssp`, on a weighted
 picks ``'D'``)            block
-``connected_components``  ``connection='weak'`` (or ``directed=False``):
-                          :func:`spbfs.algorithms.connected_components`
+``connected_components``  compiled kernels on the input's csr arrays: a
+                          union-find (weak), Pearce's search in scipy's
+                          visiting order (strong; labels equal scipy's)
 ========================  ===================================================
 
 Delegated to scipy, unchanged (same result, warnings and errors):
-``connection='strong'`` on a directed graph; ``method='FW'``, ``'BF'`` and
+``connected_components`` on a graph of at most ``SMALL_VERTICES`` vertices
+while its kernel is not compiled; ``method='FW'``, ``'BF'`` and
 ``'J'``, and ``'auto'`` wherever scipy's rule picks one of them (a graph with a
 negative weight, or more than ``N**2 / 4`` edges without ``indices``); a graph
 with a negative or NaN weight, or complex values, in :func:`dijkstra` (scipy
@@ -49,8 +51,8 @@ Differences from scipy, on purpose:
   walk over the tight edges (weighted; ``dist[u] + w == dist[v]``), which also
   keeps zero-weight cycles out of the tree.
 * ``connected_components(connection='strong')`` merges repeated entries of a
-  csr input before handing it to scipy: scipy 1.17.1 does not return on a
-  csr matrix that stores an entry twice.
+  csr input (and so sorts its rows) before the search: scipy 1.17.1 does not
+  return on a csr matrix that stores an entry twice.
 * Bad arguments raise where scipy runs on: ``i_start`` out of range (scipy
   prints an ignored ``IndexError`` and returns a wrong order), a fractional
   ``i_start`` or index (scipy truncates it), a boolean vertex id, and a NaN
@@ -87,11 +89,12 @@ from semirings.blocks import Block, block_from_scipy
 from semirings.kernels import spmsv
 from semirings.semiring import min_plus
 from semirings.vector import SparseVector
-from spbfs.algorithms.components import connected_components as _components
+from spbfs._compile import SMALL_VERTICES, ready
 from spbfs.algorithms.msbfs import multi_source_bfs
 from spbfs.bfs import bfs
 from spbfs.config import Config, load_config
 from spbfs.graph import Graph
+from spbfs.kernels import components_numba as _cc
 
 __all__ = [
     "NULL_IDX",
@@ -503,10 +506,17 @@ def connected_components(csgraph: Any, directed: bool = True, connection: str = 
                          return_labels: bool = True) -> Any:
     """Connected components, as :func:`scipy.sparse.csgraph.connected_components`.
 
-    Weak components (``connection='weak'``, or any ``directed=False`` graph)
-    run :func:`spbfs.algorithms.connected_components` (min-label propagation
-    with shortcuts) on the undirected graph; strong components of a directed
-    graph are scipy's.
+    Both kinds run compiled kernels (:mod:`spbfs.kernels.components_numba`)
+    on the csr arrays of the input as they are, with no copy of the structure:
+    weak components (``connection='weak'``, or any ``directed=False`` graph)
+    by a union-find that hooks every stored entry (so a road network costs one
+    pass over its edges, where scipy walks the graph and its transpose),
+    strong components of a directed graph by Pearce's iterative search in
+    scipy's own visiting order, so that the labels equal scipy's element for
+    element. Handed to scipy, unchanged: pydata ``sparse`` arrays, and graphs
+    of at most :data:`spbfs._compile.SMALL_VERTICES` vertices while the
+    kernel is not compiled yet (scipy answers those in microseconds, where
+    the first compilation takes about a second).
 
     Parameters
     ----------
@@ -524,8 +534,9 @@ def connected_components(csgraph: Any, directed: bool = True, connection: str = 
     n_components : int
         Number of components (an isolated vertex is one).
     labels : numpy.ndarray
-        int32 component of each vertex, numbered by each component's smallest
-        vertex (scipy's numbering). Only if ``return_labels``.
+        int32 component of each vertex: weak components numbered by each
+        component's smallest vertex, strong ones in the order scipy's search
+        completes them (scipy's numbering in both). Only if ``return_labels``.
 
     Raises
     ------
@@ -550,19 +561,24 @@ def connected_components(csgraph: Any, directed: bool = True, connection: str = 
         raise ValueError(f"connection must be 'weak' or 'strong', got {connection!r}")
     if _is_pydata(csgraph):
         return _scipy.connected_components(csgraph, directed, connection, return_labels)
-    if conn == "strong" and directed:
-        a = _as_csr(csgraph, True)
-        if not a.has_canonical_format:
-            # scipy 1.17.1's strong components never return on a csr input that stores
-            # an entry twice; merging repeats keeps every arc and every component.
-            a = a.copy()
-            a.sum_duplicates()
-        return _scipy.connected_components(a, True, "strong", return_labels)
-    a = _as_csr(csgraph, False)
-    r = _components(_pattern_graph(a, False, _config()))
+    strong = conn == "strong" and directed
+    a = _as_csr(csgraph, strong)
+    if strong and not a.has_canonical_format:
+        # scipy 1.17.1's strong components never return on a csr input that stores an
+        # entry twice; merging repeats keeps every arc and every component.
+        a = a.copy()
+        a.sum_duplicates()
+    kernel = _cc.strong_labels if strong else _cc.weak_roots
+    if a.shape[0] <= SMALL_VERTICES and not ready(kernel):
+        return _scipy.connected_components(a, directed, connection, return_labels)
+    if strong:
+        labels, k = _cc.strong_labels(_cc.unsigned(a.indptr), _cc.unsigned(a.indices))
+    else:
+        roots = _cc.weak_roots(_cc.unsigned(a.indptr), _cc.unsigned(a.indices), False)
+        labels, k = _cc.number_by_root(roots)
     if return_labels:
-        return int(r.n_components), r.labels.astype(np.int32)
-    return int(r.n_components)
+        return int(k), labels.astype(np.int32)
+    return int(k)
 
 
 # --------------------------------------------------------------------------- shortest paths

@@ -489,3 +489,57 @@ def test_graph_load_passes_n_to_insist_on_a_declared_size(tmp_path):
     with pytest.raises(ValueError, match="pass n=67108864"):
         spbfs.Graph.load(path)
     assert spbfs.Graph.load(path, n=2**26).n == 2**26
+
+
+# -- strong components ----------------------------------------------------------------
+@pytest.mark.parametrize(("fmt", "backend"), CONFIGS)
+@pytest.mark.parametrize("name", sorted(GRAPHS))
+def test_strong_components_match_scipy(name: str, fmt: str, backend: str) -> None:
+    g = _graph(name, fmt, backend)
+    r = connected_components(g, connection="strong")
+    count, labels = sp_components(g.to_scipy(), directed=True,
+                                  connection="strong" if g.directed else "weak")
+    assert r.n_components == count
+    # The same partition as scipy's, numbered by each component's smallest vertex.
+    pairs = np.unique(np.stack([r.labels, labels]), axis=1)
+    assert pairs.shape[1] == count and np.unique(pairs[1]).size == count
+    np.testing.assert_array_equal(r.roots[r.roots], r.roots)
+    first = np.full(count, g.n)
+    np.minimum.at(first, r.labels, np.arange(g.n))
+    np.testing.assert_array_equal(r.roots, first[r.labels])
+    assert (np.diff(first) > 0).all()
+
+
+def test_strong_components_of_a_real_directed_graph_match_networkx(data_dir) -> None:
+    el = read_graph(data_dir / "p2p-Gnutella31.txt")
+    for fmt in FORMATS:
+        g = spbfs.Graph.from_edgelist(el, directed=True,
+                                      config=spbfs.Config(format=fmt, backend="numba"))
+        r = connected_components(g, connection="strong")
+        assert r.n_components > 1
+        want = {frozenset(c) for c in nx.strongly_connected_components(_nx(g))}
+        got = {frozenset(np.flatnonzero(r.labels == k).tolist()) for k in range(r.n_components)}
+        assert got == want, fmt
+
+
+def test_components_connection_is_checked() -> None:
+    g = spbfs.Graph.from_edges([0], [1], n=2, directed=True)
+    with pytest.raises(ValueError, match="connection must be 'weak' or 'strong', got 'Strong'"):
+        connected_components(g, connection="Strong")
+    r = connected_components(spbfs.Graph.from_edges([], [], n=0, directed=True),
+                             connection="strong")
+    assert r.n_components == 0 and r.labels.size == 0
+
+
+def test_strong_components_of_a_long_cycle_and_a_long_path() -> None:
+    # 200,000 levels deep: the searches keep their own stacks, no recursion.
+    n = 200_000
+    rng = np.random.default_rng(3)
+    ids = rng.permutation(n)
+    cycle = spbfs.Graph.from_edges(ids, np.roll(ids, -1), n=n, directed=True)
+    r = connected_components(cycle, connection="strong")
+    assert r.n_components == 1 and not r.roots.any()
+    chain = spbfs.Graph.from_edges(ids[:-1], ids[1:], n=n, directed=True)
+    r = connected_components(chain, connection="strong")
+    assert r.n_components == n and (r.roots == np.arange(n)).all()
+    assert connected_components(chain).n_components == 1

@@ -527,3 +527,60 @@ def test_connection_and_method_errors() -> None:
         csgraph.shortest_path(a, method="d")
     with pytest.raises(ValueError, match="Cannot specify indices with method == 'FW'"):
         csgraph.shortest_path(a, method="FW", indices=0)
+
+
+# -------------------------------------------------------------- components by the kernels
+
+
+def _random_csr(rng, n: int, m: int, index: type) -> sp.csr_matrix:
+    """A directed graph with repeated entries, self-loops and (for m < n) isolated vertices."""
+    a = sp.csr_matrix((rng.uniform(0.5, 2, m), (rng.integers(0, n, m), rng.integers(0, n, m))),
+                      shape=(n, n))
+    a.indptr, a.indices = a.indptr.astype(index), a.indices.astype(index)
+    return a
+
+
+@pytest.mark.parametrize("index", [np.int32, np.int64])
+def test_components_run_the_kernels_and_equal_scipy(monkeypatch, index) -> None:
+    rng = np.random.default_rng(11)
+    graphs = [_random_csr(rng, n, m, index) for n, m in
+              ((1, 0), (5, 0), (40, 30), (300, 250), (300, 600), (2000, 2400))]
+    cycle = sp.csr_matrix(np.roll(np.eye(50), 1, axis=1))  # one strong component
+    graphs += [cycle, cycle.tocsc(), cycle.toarray()]
+    want = [[ref.connected_components(_canonical(g), d, c) for d, c in
+             ((True, "weak"), (False, "weak"), (True, "strong"), (False, "strong"))]
+            for g in graphs]
+    # Every call below must run spbfs's kernels: the small-graph hand-over to scipy is off
+    # (the kernels count as compiled) and scipy's function raises if reached.
+    monkeypatch.setattr(csgraph, "ready", lambda kernel: True)
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("handed to scipy")
+
+    monkeypatch.setattr(csgraph._scipy, "connected_components", refuse)
+    for g, expected in zip(graphs, want, strict=True):
+        for (d, c), (n1, l1) in zip(((True, "weak"), (False, "weak"), (True, "strong"),
+                                     (False, "strong")), expected, strict=True):
+            n2, l2 = csgraph.connected_components(g, d, c)
+            assert n2 == n1 and l2.dtype == np.int32, (g.shape, d, c)
+            np.testing.assert_array_equal(l2, l1)  # scipy's numbering, element for element
+            assert csgraph.connected_components(g, d, c, False) == n1
+
+
+def test_components_of_small_graphs_go_to_scipy_until_compiled(monkeypatch) -> None:
+    a = sp.csr_matrix(np.eye(6, k=1) + np.eye(6, k=-2))
+    want = {conn: ref.connected_components(a, connection=conn) for conn in ("weak", "strong")}
+    calls = []
+    scipy_cc = csgraph._scipy.connected_components  # the module ref names: patched below
+
+    def counted(*args, **kwargs):
+        calls.append(args[2])
+        return scipy_cc(*args, **kwargs)
+
+    monkeypatch.setattr(csgraph._scipy, "connected_components", counted)
+    monkeypatch.setattr(csgraph, "ready", lambda kernel: False)
+    for conn in ("weak", "strong"):
+        n, labels = csgraph.connected_components(a, connection=conn)
+        n1, l1 = want[conn]
+        assert n == n1 and (labels == l1).all()
+    assert calls == ["weak", "strong"]

@@ -466,3 +466,50 @@ def test_spbfs_sources_are_node_labels_for_networkx_graphs() -> None:
     bc = betweenness_centrality(g, sources=drawn, normalized=False)
     want = nx.betweenness_centrality(g, k=2, seed=5, normalized=False)
     assert bc.tolist() == pytest.approx([want[v] for v in g], nan_ok=True)
+
+
+# ---------------------------------------------------------------- weak and strong components
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_weak_and_strong_component_functions_match_networkx(be: BackendInterface,
+                                                            kind: str) -> None:
+    # Sparse enough for many components, several of them strong cycles; plus isolated nodes.
+    g = _graph(kind, 7, n=120, p=0.012)
+    g.add_nodes_from(["lone", ("x", 1)])
+    sg = be.convert_from_nx(g)
+    if g.is_directed():
+        for ours, theirs in ((be.weakly_connected_components, nx.weakly_connected_components),
+                             (be.strongly_connected_components,
+                              nx.strongly_connected_components)):
+            assert list(ours(sg)) == list(theirs(g))  # the same sets in the same order
+        assert be.number_weakly_connected_components(sg) == \
+            nx.number_weakly_connected_components(g)
+        assert be.number_strongly_connected_components(sg) == \
+            nx.number_strongly_connected_components(g)
+        assert be.is_weakly_connected(sg) is nx.is_weakly_connected(g) is False
+        assert be.is_strongly_connected(sg) is nx.is_strongly_connected(g) is False
+        cycle = be.convert_from_nx(nx.cycle_graph(9, create_using=type(g)))
+        assert be.is_strongly_connected(cycle) is True and be.is_weakly_connected(cycle)
+    else:
+        assert be.is_connected(sg) is nx.is_connected(g) is False
+        assert be.is_connected(be.convert_from_nx(nx.path_graph(9, create_using=type(g))))
+
+
+def test_component_predicates_on_an_empty_graph_raise_as_networkx() -> None:
+    for g, fn in ((nx.Graph(), nx.is_connected), (nx.DiGraph(), nx.is_weakly_connected),
+                  (nx.DiGraph(), nx.is_strongly_connected)):
+        with pytest.raises(nx.NetworkXPointlessConcept):
+            fn(g, backend="spbfs")
+    assert nx.number_strongly_connected_components(nx.DiGraph(), backend="spbfs") == 0
+
+
+def test_networkx_own_component_tests(tmp_path: Path) -> None:
+    base = "networkx/algorithms/components/tests/"
+    counts = _run_networkx_tests(tmp_path, [base + "test_strongly_connected.py",
+                                            base + "test_weakly_connected.py"], pyargs=False)
+    ran = counts["ran"]
+    for name in ("strongly_connected_components", "number_strongly_connected_components",
+                 "is_strongly_connected", "weakly_connected_components",
+                 "is_weakly_connected"):
+        assert ran.get(name, 0) > 0, f"networkx's tests never reached spbfs's {name}: {counts}"

@@ -7,7 +7,9 @@ product on the graph's block (csr or dcsc, any backend):
 :func:`multi_source_bfs`       SpGEMM over ``min_second`` / ``any_pair`` per level
                                (numba: bit-parallel, (bitwise or, second) on words)
 :func:`sssp`                   SpMSV over ``min_plus`` per round (Bellman-Ford)
-:func:`connected_components`   SpMSV over ``min_second`` per round, plus shortcuts
+:func:`connected_components`   weak: compiled union-find with Afforest's sampling
+                               (numpy/cupy: SpMSV over ``min_second`` per round,
+                               plus shortcuts); strong: Pearce's search, compiled
 :func:`betweenness_centrality` SpGEMM over ``plus_times`` per level, both sweeps
 :func:`pagerank`               SpMV over ``plus_times`` per iteration
 :func:`triangle_count`         masked SpGEMM over ``plus_pair``, once

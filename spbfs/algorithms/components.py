@@ -1,21 +1,31 @@
-"""Connected components: min-label propagation over ``min_second`` with shortcutting.
+"""Connected components: compiled sampling and hooking on one process, FastSV on the grid.
 
-Every vertex starts with its own id as label. A round is one engine call,
-``y = S min.second l_F``, where ``S`` is the symmetric block of the
-underlying undirected graph (:func:`~spbfs.algorithms._common.symmetric_block`;
-weakly connected components for a directed graph) and ``l_F`` the labels of
-the vertices whose label changed in the previous round; a vertex takes the
-smaller of its label and ``y``. After each round the labels are shortcut,
-``l = l[l]`` until stable (the pointer jumping of the Shiloach-Vishkin /
-FastSV family): a label is always a vertex of the same component with a
-smaller or equal id, so jumping is safe and collapses long label chains,
-which cuts the rounds on high-diameter graphs. At the fixed point every
-vertex holds the smallest id of its component.
+On one process (numba backend), weak components are a union-find over the
+stored edges with Afforest's sampling (Sutton, Ben-Nun and Besta, "Optimizing
+Parallel Graph Connectivity Computation via Subgraph Sampling"; LAGraph's
+``LAGr_ConnectedComponents``): a hook puts the larger root under the smaller,
+so each vertex ends at the smallest vertex id of its component, and the lists
+of the component a sample finds largest are never read on an undirected
+graph (:mod:`spbfs.kernels.components_numba`). One pass over the edges at
+most, whatever the diameter: a road network costs what its edges cost.
+Strong components of a directed graph are Pearce's iterative Tarjan search
+in the same module. The numpy and cupy backends, which have no compiled
+loops, run min-label propagation: ``y = S min.second l_F`` over the symmetric
+block ``S`` (:func:`~spbfs.algorithms._common.symmetric_block`) with the
+labels that changed, then shortcuts ``l = l[l]`` until stable.
 
-:func:`dist_connected_components` is the same loop on the 2D process grid
-(conventions: :mod:`spbfs.algorithms.distributed`): each round is a
-distributed sparse SpMSV (two for a directed graph, with ``B`` and ``Bᵀ``,
-instead of a symmetric block), each jump one request/reply Alltoallv.
+:func:`dist_connected_components` is FastSV on the 2D process grid (Zhang,
+Azad and Hu, "FastSV: A Distributed-Memory Connected Component Algorithm with
+Fast Convergence"; conventions: :mod:`spbfs.algorithms.distributed`): parent
+``f`` and grandparent ``gf`` vectors, one distributed product
+``mngf = A min.second gf`` a round (two for a directed graph, ``B`` and
+``Bᵀ``), then stochastic hooking ``f[f[u]] = min(f[f[u]], mngf[u])`` (one
+Alltoallv to the owners of ``f[u]``), aggressive hooking
+``f = min(f, mngf)``, shortcutting ``f = min(f, gf)`` and ``gf = f[f]`` (a
+request/reply Alltoallv), until ``gf`` stops changing: O(log n) rounds on
+every shape. Labels only decrease and a label is always a vertex of the same
+component, so at the fixed point every vertex holds the smallest id of its
+component: the one-process result.
 """
 
 from __future__ import annotations
@@ -31,6 +41,14 @@ from semirings.vector import SparseVector
 from spbfs.algorithms._common import check_grid_call, prepare, symmetric_block
 from spbfs.algorithms._grid import Pieces, check_graph
 from spbfs.config import Config
+from spbfs.graph import Graph
+from spbfs.kernels.components_numba import (
+    number_by_root,
+    strong_partition,
+    strong_roots,
+    unsigned,
+    weak_roots,
+)
 from spbfs.mpi import comm as C
 from spbfs.mpi.graph import DistGraph
 from spbfs.mpi.spmsv import GridOps, product_sparse
@@ -54,7 +72,8 @@ class ComponentsResult:
     roots : numpy.ndarray
         int64 smallest vertex id of each vertex's component.
     rounds : int
-        Propagation rounds (engine calls) performed.
+        Propagation rounds (engine calls) performed; 0 for the compiled
+        union-find and the strong components, which make no rounds.
     """
 
     n_components: int
@@ -81,22 +100,50 @@ class ComponentsResult:
                          what="ComponentsResult.to_graphblas")
 
 
+def _full_pointers(block: Any, n: int) -> np.ndarray:
+    """Host column pointers of ``block`` over all ``n`` columns (a dcsc block's filled in)."""
+    to_host = block.backend.to_host
+    ptr = to_host(block.ptr)
+    if block.jc is None:
+        return ptr
+    full = np.zeros(n + 1, dtype=ptr.dtype)
+    full[to_host(block.jc).astype(np.int64) + 1] = np.diff(ptr)
+    return np.cumsum(full, dtype=ptr.dtype)
+
+
 def connected_components(
-    graph: Any, *, config: Config | None = None, directed: bool | None = None
+    graph: Any, *, config: Config | None = None, directed: bool | None = None,
+    connection: str = "weak",
 ) -> ComponentsResult:
-    """Connected components (weakly connected for a directed graph).
+    """Connected components: weak (any graph) or strong (a directed graph).
+
+    Weak components on the numba backend run the compiled sampling-and-hooking
+    union-find of :mod:`spbfs.kernels.components_numba` (Afforest) over the
+    graph's stored edges, one pass at most whatever the diameter; on the
+    numpy and cupy backends, min-label propagation rounds with shortcuts (see
+    the module's description). Strong components run Pearce's compiled
+    iterative Tarjan search on the host, each arc read once (a cupy graph's
+    structure is copied there); on an undirected graph they are the weak ones.
 
     Parameters
     ----------
     graph : Graph, EdgeList, sparse matrix, networkx graph, path or (src, dst)
         The graph, converted by :func:`spbfs.as_graph` with ``config`` and ``directed``
-        (see :mod:`spbfs.algorithms`); edge direction never matters here.
+        (see :mod:`spbfs.algorithms`).
+    connection : {"weak", "strong"}
+        ``"weak"``: edge direction never matters; ``"strong"``: ``u`` and ``v``
+        share a component when each reaches the other.
 
     Returns
     -------
     ComponentsResult
         Component numbers, smallest-id roots and the component count. An
         empty graph has 0 components.
+
+    Raises
+    ------
+    ValueError
+        For a ``connection`` other than ``"weak"`` or ``"strong"``.
 
     Examples
     --------
@@ -106,15 +153,42 @@ def connected_components(
     >>> cc = connected_components(g)
     >>> cc.n_components, cc.labels.tolist(), cc.roots.tolist()
     (4, [0, 0, 1, 2, 2, 3], [0, 0, 2, 3, 3, 5])
+    >>> d = spbfs.Graph.from_edges([0, 1, 2], [1, 0, 3], n=4, directed=True)
+    >>> connected_components(d, connection="strong").labels.tolist()
+    [0, 0, 1, 2]
     """
+    if connection not in ("weak", "strong"):
+        raise ValueError(f"connection must be 'weak' or 'strong', got {connection!r}")
     if check_grid_call(graph, config, "connected_components"):
+        if connection == "strong" and graph.directed:
+            raise ValueError("connection='strong' is not supported on a DistGraph; gather "
+                             "the graph on one process")
         return dist_connected_components(graph)
     g = prepare(graph, config, directed, weight=None)
     n = g.n
-    xp = g.backend.xp
     if n == 0:
         empty = np.zeros(0, dtype=np.int64)
         return ComponentsResult(0, empty, empty.copy(), 0)
+    if connection == "strong" and g.directed:
+        block = g.out_block
+        ind = block.backend.to_host(block.ind)
+        scc, _ = strong_partition(unsigned(_full_pointers(block, n)), unsigned(ind))
+        roots = strong_roots(scc)
+        labels, k = number_by_root(roots)
+        return ComponentsResult(int(k), labels, roots, 0)
+    if g.backend.name == "numba":
+        block = g.out_block
+        roots = weak_roots(unsigned(_full_pointers(block, n)), unsigned(block.ind),
+                           not g.directed)
+        labels, k = number_by_root(roots)
+        return ComponentsResult(int(k), labels, roots, 0)
+    return _propagate(g)
+
+
+def _propagate(g: Graph) -> ComponentsResult:
+    """Weak components by min-label propagation rounds (the vectorized backends)."""
+    n = g.n
+    xp = g.backend.xp
     block = symmetric_block(g)
     label = xp.arange(n, dtype=np.int64)
     frontier = SparseVector(xp.arange(n, dtype=np.int64), label.copy(), n, check=False)
@@ -179,17 +253,41 @@ class DistComponentsResult(Pieces):
                               n_components=self.n_components, rounds=self.rounds)
 
 
-def dist_connected_components(g: DistGraph) -> DistComponentsResult:
-    """Connected components by distributed min-label propagation (collective).
+def _scatter_min(ops: GridOps, piece: np.ndarray, gids: np.ndarray, vals: np.ndarray) -> None:
+    """``x[gids] = min(x[gids], vals)`` on a distributed vector ``x`` (``piece``: this rank's).
 
-    Every vertex starts with its own id as label. A round is one distributed
-    SpMSV over ``min_second`` with the labels that changed in the previous
-    round (a sparse vector), and for a directed graph a second one with
-    ``Bᵀ`` (weakly connected components: edge direction never matters);
-    each vertex keeps the smallest label offered. Labels are then shortcut,
-    ``l = l[l]`` until stable, each jump one request/reply Alltoallv. The
-    loop, the rounds and the result are those of
-    :func:`~spbfs.algorithms.connected_components`.
+    Repeated ids are merged here first; then one Alltoallv of (id, value)
+    pairs to the owners (collective).
+    """
+    grid = ops.grid
+    if grid.size == 1:
+        np.minimum.at(piece, gids - ops.lo, vals)
+        return
+    order = np.lexsort((vals, gids))
+    gids, vals = gids[order], vals[order]
+    first = np.ones(gids.shape[0], dtype=bool)
+    first[1:] = gids[1:] != gids[:-1]
+    gids, vals = gids[first], vals[first]  # sorted ids: grouped by owner
+    counts = np.bincount(ops.d.piece_of(gids), minlength=grid.size).astype(np.int64)
+    pairs = np.stack([gids, vals], axis=1).reshape(-1)
+    got, _ = C.alltoallv(grid.comm, pairs, 2 * counts)
+    got = got.reshape(-1, 2)
+    np.minimum.at(piece, got[:, 0] - ops.lo, got[:, 1])
+
+
+def dist_connected_components(g: DistGraph) -> DistComponentsResult:
+    """Weakly connected components by FastSV on the process grid (collective).
+
+    Zhang, Azad and Hu's FastSV (see the module's description): a round is
+    one distributed product ``mngf = A min.second gf`` over ``min_second``
+    with the whole grandparent vector (and for a directed graph a second
+    one with ``Bᵀ``: weak components, edge direction never matters), a
+    scatter of ``min`` to the parents' owners (stochastic hooking), two
+    local minima (aggressive hooking, shortcutting) and one lookup
+    ``gf = f[f]``. The loop stops in the first round that leaves ``gf``
+    unchanged: O(log n) rounds, not O(diameter). Every vertex then holds the
+    smallest id of its component, as :func:`~spbfs.algorithms.connected_components`
+    gives on one process.
 
     Parameters
     ----------
@@ -201,41 +299,41 @@ def dist_connected_components(g: DistGraph) -> DistComponentsResult:
     DistComponentsResult
         This rank's labels and roots; ``gather()`` gives the
         :class:`~spbfs.algorithms.ComponentsResult` (scipy's numbering).
+        ``rounds`` counts the FastSV rounds, the last one included.
     """
     g = check_graph(g)
     ops = GridOps(g)
     lo = g.lo
-    label = np.arange(lo, g.hi, dtype=np.int64)
+    f = np.arange(lo, g.hi, dtype=np.int64)
+    gf = f.copy()
     ids = np.arange(ops.size, dtype=np.int64)
     products = [(g.block, False)] + ([(g.tblock, True)] if g.directed else [])
     rounds = 0
-    active = int(ops.allsum_int(ids.shape[0])[0])
-    while active:
-        cand = label.copy()
-        vals = label[ids]
+    while True:
+        mngf = gf.copy()
         for block, transpose in products:
-            r, v = product_sparse(ops, block, ids, vals, min_second, transpose=transpose)
-            np.minimum.at(cand, r, v.astype(np.int64, copy=False))
+            r, v = product_sparse(ops, block, ids, gf, min_second, transpose=transpose)
+            np.minimum.at(mngf, r, v.astype(np.int64, copy=False))
         rounds += 1
-        changed = cand < label
-        label = cand
-        # Shortcut: follow labels to their labels until nothing moves anywhere.
-        while True:
-            jumped = ops.lookup(label, label)
-            moved = jumped != label
-            if not int(ops.allsum_int(int(moved.sum()))[0]):
-                break
-            changed |= moved
-            label = jumped
-        ids = np.flatnonzero(changed).astype(np.int64)
-        active = int(ops.allsum_int(ids.shape[0])[0])
+        # Stochastic hooking: the parent takes the smallest grandparent next door.
+        # f[f[u]] <= f[u] always, so only an mngf[u] below f[u] can lower it.
+        hook = mngf < f
+        nf = f.copy()
+        _scatter_min(ops, nf, f[hook], mngf[hook])
+        np.minimum(nf, mngf, out=nf)  # aggressive hooking
+        np.minimum(nf, gf, out=nf)  # shortcutting
+        ngf = ops.lookup(nf, nf)
+        moved = int(ops.allsum_int(int(np.count_nonzero(ngf != gf)))[0])
+        f, gf = nf, ngf
+        if not moved:
+            break
     # Number the components by their smallest id, as scipy does.
-    is_root = label == np.arange(lo, g.hi, dtype=np.int64)
+    is_root = f == np.arange(lo, g.hi, dtype=np.int64)
     counts = C.allgatherv(g.grid.comm, np.array([int(is_root.sum())], dtype=np.int64),
                           np.ones(g.grid.size, dtype=np.int64))
     offset = int(counts[:g.grid.rank].sum())
     number = offset + np.cumsum(is_root) - 1
-    labels = ops.lookup(number, label)
+    labels = ops.lookup(number, f)
     return DistComponentsResult(lo=lo, hi=g.hi, n=g.n, _comm=g.grid.comm,
-                                n_components=int(counts.sum()), labels=labels, roots=label,
+                                n_components=int(counts.sum()), labels=labels, roots=f,
                                 rounds=rounds)

@@ -22,9 +22,10 @@ from Allreduce'd counts, so every rank runs the same iterations.
 ====================================  ==============================================
 :func:`dist_pagerank`                 dense SpMV over ``plus_times``; dangling mass
                                       and L1 change by Allreduce
-:func:`dist_connected_components`     sparse SpMSV over ``min_second`` (and over
-                                      ``Bᵀ`` for a directed graph), pointer jumping
-                                      by request/reply Alltoallv
+:func:`dist_connected_components`     FastSV: SpMV over ``min_second`` of the
+                                      grandparents (and over ``Bᵀ`` for a directed
+                                      graph), hooking by Alltoallv to the parents'
+                                      owners, ``f[f]`` by request/reply Alltoallv
 :func:`dist_sssp`                     sparse SpMSV over ``min_plus`` on a weighted
                                       block (:func:`dist_weighted_block`)
 :func:`dist_multi_source_bfs`         SpGEMM over ``min_second`` (``any_pair`` for

@@ -36,6 +36,7 @@ import spbfs.algorithms as alg
 from spbfs.bfs import bfs
 from spbfs.edges import EdgeList
 from spbfs.graph import Graph
+from spbfs.kernels.components_numba import dfs_strong_labels, unsigned
 from spbfs.nxbackend._convert import Adjacency, SpbfsGraph, UnsupportedWeights
 
 __all__ = ["IMPLEMENTED", "Fallback", "can_run"]
@@ -314,22 +315,85 @@ def shortest_path_length(G: SpbfsGraph, source: Any = None, target: Any = None,
 # -------------------------------------------------------------------- components
 
 
-def connected_components(G: SpbfsGraph) -> Iterator[set[Any]]:
-    """``networkx.connected_components``: sets, in the order of their first node in ``G``."""
+def _components(G: SpbfsGraph, connection: str = "weak") -> alg.ComponentsResult:
+    """spbfs's components of ``G`` (compiled kernels; labels numbered by smallest id)."""
+    return alg.connected_components(G.graph(), connection=connection)
+
+
+def _component_sets(G: SpbfsGraph, connection: str) -> Iterator[set[Any]]:
+    """The components as node sets, in networkx's order.
+
+    Weak: in the order of their first node in ``G``. Strong: in the order
+    networkx's search completes them (its search, compiled, over the
+    adjacency in networkx's order), which ``networkx.condensation`` numbers
+    its nodes by.
+    """
     if G.n == 0:
         return _generator([])
-    res = alg.connected_components(G.graph())
-    order = np.argsort(res.labels, kind="stable")
-    cuts = np.flatnonzero(np.diff(res.labels[order])) + 1
+    if connection == "strong":
+        adj = G.adjacency()
+        labels, _ = dfs_strong_labels(unsigned(adj.indptr), unsigned(adj.nbr))
+    else:
+        labels = _components(G, connection).labels
+    order = np.argsort(labels, kind="stable")
+    cuts = np.flatnonzero(np.diff(labels[order])) + 1
     nodes = G.nodes
     return _generator([{nodes[k] for k in part.tolist()} for part in np.split(order, cuts)])
 
 
+def _count(G: SpbfsGraph, connection: str) -> int:
+    return 0 if G.n == 0 else int(_components(G, connection).n_components)
+
+
+def _one(G: SpbfsGraph, connection: str) -> bool:
+    if G.n == 0:
+        raise Fallback("empty graph")  # networkx raises NetworkXPointlessConcept
+    return _count(G, connection) == 1
+
+
+def connected_components(G: SpbfsGraph) -> Iterator[set[Any]]:
+    """``networkx.connected_components``: sets, in the order of their first node in ``G``."""
+    return _component_sets(G, "weak")
+
+
 def number_connected_components(G: SpbfsGraph) -> int:
     """``networkx.number_connected_components``."""
-    if G.n == 0:
-        return 0
-    return int(alg.connected_components(G.graph()).n_components)
+    return _count(G, "weak")
+
+
+def is_connected(G: SpbfsGraph) -> bool:
+    """``networkx.is_connected`` (networkx raises for an empty graph)."""
+    return _one(G, "weak")
+
+
+def weakly_connected_components(G: SpbfsGraph) -> Iterator[set[Any]]:
+    """``networkx.weakly_connected_components``: sets, in the order of their first node."""
+    return _component_sets(G, "weak")
+
+
+def number_weakly_connected_components(G: SpbfsGraph) -> int:
+    """``networkx.number_weakly_connected_components``."""
+    return _count(G, "weak")
+
+
+def is_weakly_connected(G: SpbfsGraph) -> bool:
+    """``networkx.is_weakly_connected`` (networkx raises for an empty graph)."""
+    return _one(G, "weak")
+
+
+def strongly_connected_components(G: SpbfsGraph) -> Iterator[set[Any]]:
+    """``networkx.strongly_connected_components``: sets, in networkx's order."""
+    return _component_sets(G, "strong")
+
+
+def number_strongly_connected_components(G: SpbfsGraph) -> int:
+    """``networkx.number_strongly_connected_components``."""
+    return _count(G, "strong")
+
+
+def is_strongly_connected(G: SpbfsGraph) -> bool:
+    """``networkx.is_strongly_connected`` (networkx raises for an empty graph)."""
+    return _one(G, "strong")
 
 
 # -------------------------------------------------------------------- ranking, centrality
@@ -391,6 +455,9 @@ IMPLEMENTED = {
         bfs_edges, bfs_tree, bfs_layers, descendants_at_distance,
         single_source_shortest_path_length, single_source_dijkstra_path_length,
         shortest_path_length, connected_components, number_connected_components,
+        is_connected, weakly_connected_components, number_weakly_connected_components,
+        is_weakly_connected, strongly_connected_components,
+        number_strongly_connected_components, is_strongly_connected,
         pagerank, betweenness_centrality, triangles,
     )
 }

@@ -28,6 +28,13 @@ FUNCTIONS: dict[str, dict[str, Any]] = {
     },
     "connected_components": {},
     "number_connected_components": {},
+    "is_connected": {},
+    "weakly_connected_components": {},
+    "number_weakly_connected_components": {},
+    "is_weakly_connected": {},
+    "strongly_connected_components": {},
+    "number_strongly_connected_components": {},
+    "is_strongly_connected": {},
     "pagerank": {
         "additional_docs": "``personalization``, ``nstart`` and ``dangling`` fall back to "
                            "networkx.",

@@ -111,7 +111,8 @@ def check_graph(grid: ProcessGrid, name: str, el: EdgeList, directed: bool, fmt:
         assert r.n_components == ref.n_components, f"{tag}: components count"
         assert np.array_equal(r.labels, ref.labels), f"{tag}: component labels"
         assert np.array_equal(r.roots, ref.roots), f"{tag}: component roots"
-        assert r.rounds == ref.rounds, f"{tag}: rounds {r.rounds} vs {ref.rounds}"
+        # FastSV's rounds grow with log n, not with the diameter (path6+5, grid13x11).
+        assert 1 <= r.rounds <= 2 * max(el.n, 2).bit_length() + 2, f"{tag}: {r.rounds} rounds"
         nc, lab = csgraph.connected_components(adj, directed=directed, connection="weak")
         assert nc == r.n_components and np.array_equal(lab, r.labels), f"{tag}: scipy cc"
     cases[0] += 1
