@@ -84,14 +84,12 @@ import scipy.sparse as sp
 from scipy.sparse import csgraph as _scipy
 
 from semirings.blocks import Block, block_from_scipy
-from semirings.kernels import spmsv
-from semirings.semiring import min_plus
-from semirings.vector import SparseVector
 from spbfs.algorithms.components import connected_components as _components
 from spbfs.algorithms.msbfs import multi_source_bfs
 from spbfs.bfs import bfs
 from spbfs.config import Config, load_config
 from spbfs.graph import Graph
+from spbfs.kernels import sssp_numba
 
 __all__ = [
     "NULL_IDX",
@@ -200,13 +198,32 @@ def _union_min(n, p1, i1, d1, p2, i2, d2, values):  # type: ignore[no-untyped-de
     return ptr, ind, data
 
 
+@nb.njit(cache=True, nogil=True, inline="always")
+def _tight_row(lo, hi, ind, w, u, dist, seen, pred, src, queue, tail):  # type: ignore[no-untyped-def]
+    """Queue the unseen heads of tight edges ``lo .. hi-1`` out of ``u``; returns the new tail."""
+    du = dist[u]
+    for k in range(lo, hi):
+        v = ind[k]
+        if seen[v] or dist[v] == np.inf:
+            continue
+        if du + w[k] == dist[v]:
+            seen[v] = True
+            pred[v] = u
+            src[v] = src[u]
+            queue[tail] = v
+            tail += 1
+    return tail
+
+
 @nb.njit(cache=True, nogil=True)
-def _tight_tree(ptr, ind, w, unit, dist, seeds, pred, src):  # type: ignore[no-untyped-def]
+def _tight_tree(ptr, ind, w, ptr2, ind2, w2, dist, seeds, pred, src):  # type: ignore[no-untyped-def]
     """Predecessors along tight edges (``dist[u] + w == dist[v]``), breadth first from ``seeds``.
 
-    A breadth-first walk gives every reached vertex a parent that was reached
-    before it, so the tree has no cycle even where zero weights tie distances.
-    ``src`` receives the seed each vertex descends from.
+    The out-edges of ``u`` are row ``u`` of both csr triples (the second
+    all-zero ``ptr2`` where there is one only). A breadth-first walk gives
+    every reached vertex a parent that was reached before it, so the tree has
+    no cycle even where zero weights tie distances. ``src`` receives the seed
+    each vertex descends from.
     """
     n = dist.shape[0]
     seen = np.zeros(n, dtype=np.bool_)
@@ -222,17 +239,8 @@ def _tight_tree(ptr, ind, w, unit, dist, seeds, pred, src):  # type: ignore[no-u
     while head < tail:
         u = queue[head]
         head += 1
-        du = dist[u]
-        for k in range(ptr[u], ptr[u + 1]):
-            v = ind[k]
-            if seen[v] or dist[v] == np.inf:
-                continue
-            if du + (1.0 if unit else w[k]) == dist[v]:
-                seen[v] = True
-                pred[v] = u
-                src[v] = src[u]
-                queue[tail] = v
-                tail += 1
+        tail = _tight_row(ptr[u], ptr[u + 1], ind, w, u, dist, seen, pred, src, queue, tail)
+        tail = _tight_row(ptr2[u], ptr2[u + 1], ind2, w2, u, dist, seen, pred, src, queue, tail)
 
 
 # --------------------------------------------------------------------------- input
@@ -316,18 +324,6 @@ def _union_block(a: Any, *, values: bool, cfg: Config) -> Block:
     # The union is symmetric: its csr arrays are its csc arrays, i.e. the block's.
     m = sp.csc_matrix((data if values else np.ones(ind.shape[0]), ind, ptr), shape=(n, n))
     return block_from_scipy("csr", m, pattern=not values, backend=cfg.backend)
-
-
-def _weighted_block(a: Any, directed: bool, cfg: Config) -> Block:
-    """Block of ``Bw`` (``Bw[v, u] = w(u -> v)``) from csr ``a`` with float64 weights.
-
-    Repeated entries stay separate terms: ``min_plus`` takes the smaller, as
-    scipy's Dijkstra does when it scans both.
-    """
-    if directed:
-        a = a.astype(np.float64, copy=False)
-        return block_from_scipy("csr", a.T, backend=cfg.backend)
-    return _union_block(a, values=True, cfg=cfg)
 
 
 def _scipy_needed(a: Any) -> bool:
@@ -702,77 +698,79 @@ def dijkstra(csgraph: Any, directed: bool = True, indices: Any = None,
     if n == 0 or _scipy_needed(a):
         return _scipy.dijkstra(csgraph, directed, indices, return_predecessors, unweighted,
                                limit, min_only)
-    cfg = _config()
-    if unweighted:
-        g = _pattern_graph(a, directed, cfg)
-        block, ptr, ind, w = g.out_block, g.out_block.ptr, g.out_block.ind, None
+    if unweighted and not min_only:
+        dist, pred = _bfs_rows(_pattern_graph(a, directed, _config()), sources, lim,
+                               return_predecessors)
     else:
-        block = _weighted_block(a, directed, cfg)
-        ptr, ind, w = block.ptr, block.ind, block.data
-    if min_only:
-        dist = _relax(block, sources, lim)
-        if not return_predecessors:
-            return dist
-        pred = np.full(n, NULL_IDX, dtype=np.int32)
-        src = np.full(n, NULL_IDX, dtype=np.int32)
-        _tight_tree(ptr, ind, _weights(w), w is None, dist, sources, pred, src)
-        return dist, pred, src
-    if unweighted:
-        dist, pred = _bfs_rows(g, sources, lim, return_predecessors)
-    else:
-        dist, pred = _weighted_rows(block, sources, lim, return_predecessors)
+        adj = _Adjacency(a, directed, unweighted)
+        if min_only:
+            dist = adj.distances(np.array([0, sources.shape[0]]), sources, lim)[0]
+            if not return_predecessors:
+                return dist
+            pred = np.full(n, NULL_IDX, dtype=np.int32)
+            src = np.full(n, NULL_IDX, dtype=np.int32)
+            adj.tree(dist, sources, pred, src)
+            return dist, pred, src
+        dist, pred = _weighted_rows(adj, sources, lim, return_predecessors)
     out = dist.reshape((*shape, n))
     return (out, pred.reshape((*shape, n))) if return_predecessors else out
 
 
-def _weights(w: Any) -> np.ndarray:
-    return np.empty(0, dtype=np.float64) if w is None else w
+class _Adjacency:
+    """The out-edges of each vertex as one or two csr triples (int64 ids, float64 weights).
 
-
-def _relax(block: Block, seeds: np.ndarray, limit: float) -> np.ndarray:
-    """Distances from the nearest seed: the Bellman-Ford rounds of :func:`~spbfs.algorithms.sssp`.
-
-    Each round is one ``min_plus`` SpMSV from the vertices whose distance
-    improved; a pattern block weighs every edge 1. Distances above ``limit``
-    leave the frontier (with weights >= 0 nothing beyond them can come back
-    under it) and end as ``inf``.
+    Directed: ``G``'s own rows (repeated entries and self-loops are harmless
+    to a shortest-path search). Undirected: the rows of ``G`` and of ``G.T``,
+    both scanned, as scipy does, so the smaller weight of a pair counts
+    without building the union.
     """
-    n = block.shape[0]
-    dist = np.full(n, np.inf)
-    ids = np.unique(seeds)
-    dist[ids] = 0.0
-    frontier = SparseVector(ids, np.zeros(ids.shape[0]), n, check=False)
-    while frontier.nnz:
-        y = spmsv(block, frontier, min_plus, check=False)
-        idx, cand = y.indices, y.values.astype(np.float64, copy=False)
-        better = (cand < dist[idx]) & (cand <= limit)
-        idx, cand = idx[better], cand[better]
-        dist[idx] = cand
-        frontier = SparseVector(idx, cand, n, check=False)
-    return dist
+
+    def __init__(self, a: Any, directed: bool, unit: bool) -> None:
+        def triple(m: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+            ind = m.indices.astype(np.int64)
+            w = np.ones(ind.shape[0]) if unit else np.asarray(m.data, dtype=np.float64)
+            return m.indptr.astype(np.int64), ind, w
+
+        self.n = a.shape[0]
+        self.first = triple(a)
+        self.second = None if directed else triple(a.T.tocsr())
+
+    def kernel_args(self) -> tuple[np.ndarray, ...]:
+        """Both triples for the kernels (an empty second one for a directed graph)."""
+        if self.second is not None:
+            return (*self.first, *self.second)
+        none = np.zeros(self.n + 1, dtype=np.int64)
+        return (*self.first, none, np.zeros(0, dtype=np.int64), np.zeros(0))
+
+    def distances(self, seeds_ptr: np.ndarray, seeds: np.ndarray, limit: float) -> np.ndarray:
+        """Delta-stepping (:mod:`spbfs.kernels.sssp_numba`) from each group of seeds."""
+        return sssp_numba.run(*self.first, seeds_ptr, seeds, limit=limit, also=self.second)[0]
+
+    def tree(self, dist: np.ndarray, seeds: np.ndarray, pred: np.ndarray,
+             src: np.ndarray) -> None:
+        """Predecessors (and the seed of each vertex) along tight edges, into ``pred``, ``src``."""
+        _tight_tree(*self.kernel_args(), dist, seeds, pred, src)
 
 
-def _weighted_rows(block: Block, sources: np.ndarray, limit: float,
+def _weighted_rows(adj: _Adjacency, sources: np.ndarray, limit: float,
                    want_pred: bool) -> tuple[np.ndarray, np.ndarray]:
-    """One row of distances (and predecessors) per source; repeated sources computed once."""
-    n = block.shape[0]
-    k = sources.shape[0]
-    dist = np.empty((k, n))
-    pred = np.full((k, n) if want_pred else (0, n), NULL_IDX, dtype=np.int32)
-    src = np.empty(n, dtype=np.int32)
-    done: dict[int, int] = {}
-    for row, s in enumerate(sources.tolist()):
-        if s in done:
-            dist[row] = dist[done[s]]
-            if want_pred:
-                pred[row] = pred[done[s]]
-            continue
-        done[s] = row
-        dist[row] = _relax(block, np.array([s], dtype=np.int64), limit)
-        if want_pred:
-            _tight_tree(block.ptr, block.ind, block.data, False, dist[row],
-                        np.array([s], dtype=np.int64), pred[row], src)
-    return dist, pred
+    """One row of distances (and predecessors) per source, all sources in one kernel call.
+
+    Delta-stepping (:mod:`spbfs.kernels.sssp_numba`); a source listed more
+    than once is searched once.
+    """
+    n = adj.n
+    uniq, inverse = np.unique(sources, return_inverse=True)
+    seeds = sources if uniq.shape[0] == sources.shape[0] else uniq
+    dist = adj.distances(np.arange(seeds.shape[0] + 1), seeds, limit)
+    pred = np.full((seeds.shape[0], n) if want_pred else (0, n), NULL_IDX, dtype=np.int32)
+    if want_pred:
+        src = np.empty(n, dtype=np.int32)
+        for row in range(seeds.shape[0]):
+            adj.tree(dist[row], seeds[row:row + 1], pred[row], src)
+    if seeds is sources:
+        return dist, pred
+    return dist[inverse], (pred[inverse] if want_pred else pred)
 
 
 def _bfs_rows(g: Graph, sources: np.ndarray, limit: float,

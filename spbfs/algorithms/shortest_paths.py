@@ -51,9 +51,11 @@ from spbfs.algorithms._common import (
     vertex_of,
 )
 from spbfs.algorithms._grid import Pieces, check_graph, collective, first_by_key, route_rows
+from spbfs.bfs import bfs
 from spbfs.config import Config
 from spbfs.edges import check_vertex_ids
 from spbfs.graph import Graph
+from spbfs.kernels import sssp_numba
 from spbfs.mpi import comm as C
 from spbfs.mpi.comm import CollectiveError
 from spbfs.mpi.graph import DistGraph
@@ -239,10 +241,18 @@ def sssp(
     *,
     weights: Any = None,
     max_rounds: int | None = None,
+    method: str = "auto",
+    delta: float | None = None,
     config: Config | None = None,
     directed: bool | None = None,
 ) -> ShortestPathsResult:
     """Shortest-path distances from ``source`` (non-negative weights).
+
+    ``method='auto'`` runs delta-stepping (:mod:`spbfs.kernels.sssp_numba`,
+    compiled, one pass per bucket) on a graph held on the host (numpy or
+    numba backend), a breadth-first search where every edge weighs 1, and
+    the Bellman-Ford rounds of the module docstring on a GPU or with
+    ``max_rounds``.
 
     Parameters
     ----------
@@ -258,8 +268,14 @@ def sssp(
         is used as it is. See the module docstring for where weights come
         from when it is omitted.
     max_rounds : int, optional
-        Stop after this many relaxation rounds (distances are then upper
-        bounds).
+        Stop after this many Bellman-Ford rounds (distances are then upper
+        bounds); implies ``method='bellman-ford'``.
+    method : {'auto', 'delta-stepping', 'bellman-ford'}
+        The algorithm (see above); ``'delta-stepping'`` needs a host backend.
+    delta : float, optional
+        Delta-stepping's bucket width (default:
+        :func:`spbfs.kernels.sssp_numba.default_delta`, about the least
+        positive weight).
 
     Returns
     -------
@@ -271,7 +287,9 @@ def sssp(
     ------
     ValueError
         For an empty graph, a source out of range, a negative or NaN weight
-        (the message names the edge), or ``weights`` of the wrong shape.
+        (the message names the edge), ``weights`` of the wrong shape, an
+        unknown ``method``, ``delta`` not positive, or delta-stepping asked
+        with ``max_rounds`` or on a GPU.
     TypeError
         For a non-integer source or ``weights`` that is not a scipy sparse
         matrix.
@@ -288,6 +306,8 @@ def sssp(
         return dist_sssp(graph, source, weights=weights, max_rounds=max_rounds)
     g = prepare(graph, config, directed, allow_empty=False)
     source, max_rounds = check_sssp_args(g.n, vertex_of(g, source), max_rounds)
+    host = g.backend.name in ("numpy", "numba")
+    method = _check_method(method, max_rounds, host)
     if isinstance(weights, Block):
         if weights.shape != (g.n, g.n) or weights.data is None:
             raise ValueError(
@@ -298,10 +318,78 @@ def sssp(
     else:
         ew = _edge_weights(graph, g, weights)
         if ew is None:
+            if method != "bellman-ford":  # unit weights: the distances are BFS levels
+                r = bfs(g, source, output="levels")
+                levels = g.backend.to_host(r.levels)
+                dist = np.where(levels >= 0, levels, np.inf).astype(np.float64)
+                return ShortestPathsResult(source=source, distances=dist, rounds=r.depth,
+                                           labels=node_labels(g))
             block = g.out_block
         else:
             _check_weights(*ew)
+            if method != "bellman-ford":
+                ptr, ind, w = _out_rows_of_edges(g, *ew)
+                return _delta_result(g, source, ptr, ind, w, delta)
             block = _build_weighted(g, *ew)
+    if method != "bellman-ford":
+        return _delta_result(g, source, *_out_rows(block), delta)
+    return _bellman_ford(g, source, block, max_rounds)
+
+
+_METHODS = ("auto", "delta-stepping", "bellman-ford")
+
+
+def _check_method(method: Any, max_rounds: int | None, host: bool) -> str:
+    """``method`` resolved: delta-stepping on the host without a round limit, else Bellman-Ford."""
+    if method not in _METHODS:
+        raise ValueError(f"method must be one of {', '.join(map(repr, _METHODS))}, got {method!r}")
+    if method == "delta-stepping" and (max_rounds is not None or not host):
+        raise ValueError("method='delta-stepping' runs on the host (numpy or numba backend) "
+                         "without max_rounds (a round is Bellman-Ford's)")
+    if method == "auto":
+        return "delta-stepping" if host and max_rounds is None else "bellman-ford"
+    return method
+
+
+def _delta_result(g: Graph, source: int, ptr: Any, ind: Any, w: Any,
+                  delta: float | None) -> ShortestPathsResult:
+    """Delta-stepping from ``source`` over the out-rows ``(ptr, ind, w)``."""
+    dist, buckets = sssp_numba.run(ptr, ind, w, np.array([0, 1]), np.array([source]),
+                                   delta=delta)
+    return ShortestPathsResult(source=source, distances=dist[0], rounds=buckets,
+                               labels=node_labels(g))
+
+
+def _out_rows(block: Block) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The out-edges of each vertex in csr from a host block of ``Bw`` (columns = tails)."""
+    ptr = np.asarray(block.ptr, dtype=np.int64)
+    if block.jc is not None:  # dcsc: only the non-empty columns have a pointer
+        counts = np.zeros(block.shape[1], dtype=np.int64)
+        counts[np.asarray(block.jc, dtype=np.int64)] = np.diff(ptr)
+        ptr = np.zeros(block.shape[1] + 1, dtype=np.int64)
+        np.cumsum(counts, out=ptr[1:])
+    ind = np.asarray(block.ind, dtype=np.int64)
+    w = np.ones(ind.shape[0]) if block.data is None else np.asarray(block.data, np.float64)
+    return ptr, ind, w
+
+
+def _out_rows_of_edges(g: Graph, src: Any, dst: Any,
+                       w: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The out-edges of each vertex in csr (both directions of an undirected graph)."""
+    src = np.asarray(src, dtype=np.int64)
+    dst = np.asarray(dst, dtype=np.int64)
+    w = np.asarray(w, dtype=np.float64)
+    if not g.directed:
+        src, dst, w = np.concatenate([src, dst]), np.concatenate([dst, src]), np.concatenate([w, w])
+    order = np.argsort(src, kind="stable")  # repeated edges and self-loops do no harm
+    ptr = np.zeros(g.n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(src, minlength=g.n), out=ptr[1:])
+    return ptr, dst[order], w[order]
+
+
+def _bellman_ford(g: Graph, source: int, block: Block,
+                  max_rounds: int | None) -> ShortestPathsResult:
+    """The frontier rounds of the module docstring: one ``min_plus`` SpMSV per round."""
     xp = g.backend.xp
     n = g.n
     dist = xp.full(n, np.inf, dtype=np.float64)
