@@ -61,6 +61,7 @@ _SECONDS = {
     "spbfs.validate": 3.2,
     "spbfs.matrix_structure": 2.3,
     "spbfs.csgraph": 2.2,
+    "spbfs.kernels.sssp_numba": 2.6,
     "spbfs.generators": 1.1,
     # The small-search kernels (spbfs.search.small): a second at most, said nothing of.
     "spbfs.kernels.rows_bfs": 1.0,

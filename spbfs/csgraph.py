@@ -107,6 +107,22 @@ NULL_IDX = -9999
 # Sources per multi-source BFS call: bounds the (k, n) int64 work arrays.
 _MSBFS_CHUNK = 256
 
+# Stored entries times sources up to which dijkstra / shortest_path hand the call to
+# scipy: its answer then takes tens of microseconds, where spbfs's conversions and
+# kernel calls cost more. Measured on random graphs of 4n entries (benchmarks/csgraph.py
+# has the bundled graphs): weighted, one source, scipy is faster up to n = 1,000 (4,000
+# entries), with four sources up to n = 100; unweighted (spbfs.bfs or a multi-source
+# BFS) up to about 40,000 entries for one source.
+_SMALL_WEIGHTED = 4_096
+_SMALL_UNWEIGHTED = 40_000
+
+# Levels of the first search above which the other unweighted searches run as
+# delta-stepping with unit weights (a compiled queue search each) instead of the
+# multi-source BFS, whose level loop is a round trip through Python: on luxembourg_osm
+# (1,035 levels) 64 searches take 4.7 s that way against 14 s (scipy 7.4 s); on
+# musae_git (9 levels) the multi-source BFS is 10x faster.
+_DEEP_LEVELS = 200
+
 
 # --------------------------------------------------------------------------- kernels
 
@@ -695,12 +711,13 @@ def dijkstra(csgraph: Any, directed: bool = True, indices: Any = None,
     n = a.shape[0]
     lim = _check_limit(limit)
     sources, shape = _check_indices(indices, n)
-    if n == 0 or _scipy_needed(a):
+    work = a.nnz * (1 if min_only else max(sources.shape[0], 1))
+    if n == 0 or work <= (_SMALL_UNWEIGHTED if unweighted else _SMALL_WEIGHTED) \
+            or _scipy_needed(a):
         return _scipy.dijkstra(csgraph, directed, indices, return_predecessors, unweighted,
                                limit, min_only)
     if unweighted and not min_only:
-        dist, pred = _bfs_rows(_pattern_graph(a, directed, _config()), sources, lim,
-                               return_predecessors)
+        dist, pred = _unweighted_rows(a, directed, sources, lim, return_predecessors)
     else:
         adj = _Adjacency(a, directed, unweighted)
         if min_only:
@@ -771,6 +788,23 @@ def _weighted_rows(adj: _Adjacency, sources: np.ndarray, limit: float,
     if seeds is sources:
         return dist, pred
     return dist[inverse], (pred[inverse] if want_pred else pred)
+
+
+def _unweighted_rows(a: Any, directed: bool, sources: np.ndarray, limit: float,
+                    want_pred: bool) -> tuple[np.ndarray, np.ndarray]:
+    """Hop distances (and predecessors) from each source, by the faster engine for the graph.
+
+    One source: :func:`spbfs.bfs`. Several: the first is searched by the
+    compiled queue search; past :data:`_DEEP_LEVELS` levels (a road network,
+    a mesh) the others follow it, else :func:`_bfs_rows` runs them all.
+    """
+    if sources.shape[0] > 1:
+        adj = _Adjacency(a, directed, True)
+        _, levels = sssp_numba.run(*adj.first, np.array([0, 1]), sources[:1], limit=limit,
+                                       also=adj.second)
+        if levels > _DEEP_LEVELS:
+            return _weighted_rows(adj, sources, limit, want_pred)
+    return _bfs_rows(_pattern_graph(a, directed, _config()), sources, limit, want_pred)
 
 
 def _bfs_rows(g: Graph, sources: np.ndarray, limit: float,

@@ -489,3 +489,39 @@ def test_graph_load_passes_n_to_insist_on_a_declared_size(tmp_path):
     with pytest.raises(ValueError, match="pass n=67108864"):
         spbfs.Graph.load(path)
     assert spbfs.Graph.load(path, n=2**26).n == 2**26
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+@pytest.mark.parametrize("name", ["kron8", "er_directed", "disconnected"])
+def test_sssp_methods_agree_with_scipy(name: str, fmt: str) -> None:
+    """Delta-stepping (any bucket width) and Bellman-Ford give scipy's distances."""
+    g = _graph(name, fmt, "numba")
+    w = _weights(GRAPHS[name], 11, g.directed)
+    from spbfs.algorithms.shortest_paths import weighted_block
+
+    block = weighted_block(g, w)
+    for source in (0, g.n // 2):
+        ref = shortest_path(w, directed=g.directed, indices=source)
+        for method, delta in (("auto", None), ("delta-stepping", 0.1), ("delta-stepping", 50.0),
+                              ("bellman-ford", None)):
+            r = sssp(g, source, weights=w, method=method, delta=delta)
+            np.testing.assert_allclose(r.distances, ref, err_msg=f"{method} {delta}")
+            r = sssp(g, source, weights=block, method=method, delta=delta)  # dcsc or csr block
+            np.testing.assert_allclose(r.distances, ref, err_msg=f"block {method} {delta}")
+        bf = sssp(g, source, weights=w, method="bellman-ford")
+        ds = sssp(g, source, weights=w)
+        assert bf.rounds >= 1 and ds.rounds >= 1
+
+
+def test_sssp_method_errors() -> None:
+    g = _graph("grid", "csr", "numba")
+    with pytest.raises(ValueError, match="method must be one of 'auto'"):
+        sssp(g, 0, method="dijkstra")
+    with pytest.raises(ValueError, match="method='delta-stepping' runs on the host"):
+        sssp(g, 0, method="delta-stepping", max_rounds=3)
+    with pytest.raises(ValueError, match="delta must be a positive finite bucket width"):
+        sssp(g, 0, weights=_weights(GRAPHS["grid"], 1, False), delta=0.0)
+    # max_rounds keeps Bellman-Ford's rounds: upper bounds after one round
+    w = _weights(GRAPHS["grid"], 1, False)
+    one = sssp(g, 0, weights=w, max_rounds=1)
+    assert one.rounds == 1 and np.all(one.distances >= sssp(g, 0, weights=w).distances)
