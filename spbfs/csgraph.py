@@ -23,14 +23,23 @@ function                  engine
                           element (see below)
 ``breadth_first_tree``    that order's predecessors, made a tree matrix by
                           :func:`scipy.sparse.csgraph.reconstruct_path`
-``dijkstra``,             unweighted: :func:`spbfs.bfs` (one source) or
-``shortest_path``         :func:`~spbfs.algorithms.multi_source_bfs`;
-(``method='D'``, or       weighted: Bellman-Ford rounds over ``min_plus``, the
-``'auto'`` where scipy    loop of :func:`~spbfs.algorithms.sssp`, on a weighted
-picks ``'D'``)            block
+``dijkstra``,             weighted (and ``min_only``): delta-stepping
+``shortest_path``         (:mod:`spbfs.kernels.sssp_numba`), all sources in
+(``method='D'``, or       one compiled call; unweighted: :func:`spbfs.bfs`
+``'auto'`` where scipy    (one source), or for several the multi-source BFS
+picks ``'D'``)            (:func:`~spbfs.algorithms.multi_source_bfs`), except
+                          on a graph whose first search has more than
+                          ``_DEEP_LEVELS`` (200) levels, where delta-stepping
+                          with unit weights runs them all
 ``connected_components``  ``connection='weak'`` (or ``directed=False``):
                           :func:`spbfs.algorithms.connected_components`
 ========================  ===================================================
+
+Small calls go to scipy: ``dijkstra``/``shortest_path`` whose stored
+entries times sources are at most ``_SMALL_WEIGHTED`` (4,096) weighted or
+``_SMALL_UNWEIGHTED`` (40,000) unweighted, where scipy answers in tens of
+microseconds and spbfs's conversion and kernel calls cost more (measured
+crossing points in the constants' comments; ``benchmarks/csgraph.py``).
 
 Delegated to scipy, unchanged (same result, warnings and errors):
 ``connection='strong'`` on a directed graph; ``method='FW'``, ``'BF'`` and
@@ -652,12 +661,16 @@ def dijkstra(csgraph: Any, directed: bool = True, indices: Any = None,
     """Shortest paths with non-negative weights, as :func:`scipy.sparse.csgraph.dijkstra`.
 
     Unweighted: breadth-first search (:func:`spbfs.bfs` for one source,
-    :func:`~spbfs.algorithms.multi_source_bfs` for several), depth-limited by
-    ``limit``. Weighted: Bellman-Ford rounds over ``min_plus`` from each
-    source (all sources at once for ``min_only``); the distances are scipy's
-    exactly. Predecessors form a valid shortest-path tree, not always scipy's
-    (module docstring). Negative, NaN or complex weights go to scipy's own
-    function, which warns and runs.
+    :func:`~spbfs.algorithms.multi_source_bfs` for several, or delta-stepping
+    with unit weights on a deep graph), depth-limited by ``limit``. Weighted:
+    delta-stepping (:mod:`spbfs.kernels.sssp_numba`), every source in one
+    compiled call (all sources as one group for ``min_only``); the distances
+    are scipy's exactly. Predecessors form a valid shortest-path tree, not
+    always scipy's (module docstring). scipy's own function runs where it is
+    faster, a small graph (entries times sources at most 4,096 weighted,
+    40,000 unweighted: measured crossing points, see the module docstring),
+    and where spbfs has no method: negative, NaN or complex weights (scipy
+    warns and runs).
 
     Parameters
     ----------
