@@ -392,6 +392,10 @@ def _check_indices(indices: Any, n: int) -> tuple[np.ndarray, tuple[int, ...]]:
     """
     if indices is None:
         return np.arange(n, dtype=np.int64), (n,)
+    if isinstance(indices, int | np.integer) and not isinstance(indices, bool | np.bool_):
+        v = int(indices)  # one source, the common call: no array round trip
+        if -n <= v < n:
+            return np.array([v % n if v < 0 else v], dtype=np.int64), ()
     arr = np.asarray(indices)
     if arr.dtype == np.bool_:
         raise TypeError("indices must hold integer vertex ids, got dtype bool")
