@@ -54,9 +54,11 @@ Differences from scipy, on purpose:
 * Shortest-path **distances** equal scipy's exactly. **Predecessors** are a
   valid shortest-path tree but, where several exist, not always scipy's: scipy
   keeps the last vertex that lowered a heap key, spbfs the smallest-id parent
-  of the previous level (unweighted) or the first vertex of a breadth-first
-  walk over the tight edges (weighted; ``dist[u] + w == dist[v]``), which also
-  keeps zero-weight cycles out of the tree.
+  of the previous level (unweighted, multi-source BFS), the last vertex that
+  lowered a bucket entry (weighted rows, and unweighted rows on a deep graph:
+  delta-stepping's own record), or for ``min_only`` the first vertex of a
+  breadth-first walk over the tight edges (``dist[u] + w == dist[v]``). All
+  are trees: zero-weight cycles stay out.
 * ``connected_components(connection='strong')`` merges repeated entries of a
   csr input before handing it to scipy: scipy 1.17.1 does not return on a
   csr matrix that stores an entry twice.
@@ -776,9 +778,15 @@ class _Adjacency:
         none = np.zeros(self.n + 1, dtype=np.int64)
         return (*self.first, none, np.zeros(0, dtype=np.int64), np.zeros(0))
 
-    def distances(self, seeds_ptr: np.ndarray, seeds: np.ndarray, limit: float) -> np.ndarray:
-        """Delta-stepping (:mod:`spbfs.kernels.sssp_numba`) from each group of seeds."""
-        return sssp_numba.run(*self.first, seeds_ptr, seeds, limit=limit, also=self.second)[0]
+    def distances(self, seeds_ptr: np.ndarray, seeds: np.ndarray, limit: float,
+                  pred: np.ndarray | None = None) -> np.ndarray:
+        """Delta-stepping (:mod:`spbfs.kernels.sssp_numba`) from each group of seeds.
+
+        ``pred`` (int32, a row per group) receives the predecessors of the
+        reached vertices; the seeds' entries are left as they are.
+        """
+        return sssp_numba.run(*self.first, seeds_ptr, seeds, limit=limit, also=self.second,
+                              pred=pred)[0]
 
     def tree(self, dist: np.ndarray, seeds: np.ndarray, pred: np.ndarray,
              src: np.ndarray) -> None:
@@ -790,18 +798,16 @@ def _weighted_rows(adj: _Adjacency, sources: np.ndarray, limit: float,
                    want_pred: bool) -> tuple[np.ndarray, np.ndarray]:
     """One row of distances (and predecessors) per source, all sources in one kernel call.
 
-    Delta-stepping (:mod:`spbfs.kernels.sssp_numba`); a source listed more
-    than once is searched once.
+    Delta-stepping (:mod:`spbfs.kernels.sssp_numba`), which also records
+    each vertex's predecessor (the last vertex that lowered its distance); a
+    source listed more than once is searched once.
     """
     n = adj.n
     uniq, inverse = np.unique(sources, return_inverse=True)
     seeds = sources if uniq.shape[0] == sources.shape[0] else uniq
-    dist = adj.distances(np.arange(seeds.shape[0] + 1), seeds, limit)
     pred = np.full((seeds.shape[0], n) if want_pred else (0, n), NULL_IDX, dtype=np.int32)
-    if want_pred:
-        src = np.empty(n, dtype=np.int32)
-        for row in range(seeds.shape[0]):
-            adj.tree(dist[row], seeds[row:row + 1], pred[row], src)
+    dist = adj.distances(np.arange(seeds.shape[0] + 1), seeds, limit,
+                         pred if want_pred else None)
     if seeds is sources:
         return dist, pred
     return dist[inverse], (pred[inverse] if want_pred else pred)

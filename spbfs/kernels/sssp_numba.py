@@ -113,8 +113,12 @@ def split_light(ptr, ind, w, delta):  # type: ignore[no-untyped-def]
 
 
 @nb.njit(cache=True, nogil=True, inline="always")
-def _relax(lo, hi, ind, w, du, dist, limit, delta, mask, where, nxt, prv, head):  # type: ignore[no-untyped-def]
-    """Relax edges ``lo .. hi-1`` from a vertex at distance ``du``; returns the vertices queued.
+def _relax(lo, hi, ind, w, u, du, dist, pred, limit, delta, mask, where, nxt, prv, head):  # type: ignore[no-untyped-def]
+    """Relax edges ``lo .. hi-1`` from ``u`` at distance ``du``; returns the vertices queued.
+
+    ``pred`` (empty: not wanted) gets ``u`` for every vertex ``u`` lowers:
+    the last such write is the tail of a tight edge, and with no negative
+    cycle these form a tree (Cormen et al., the predecessor subgraph lemma).
 
     A vertex sits in at most one bucket (``where``, -1 for none): a doubly
     linked list per slot (``nxt``, ``prv``, ``head``) lets a lowered distance
@@ -126,6 +130,8 @@ def _relax(lo, hi, ind, w, du, dist, limit, delta, mask, where, nxt, prv, head):
         nd = du + w[e]
         if nd < dist[v] and nd <= limit:
             dist[v] = nd
+            if pred.shape[0]:
+                pred[v] = u
             b = np.int64(nd / delta)
             old = where[v]
             if old == b:
@@ -154,7 +160,7 @@ def _relax(lo, hi, ind, w, du, dist, limit, delta, mask, where, nxt, prv, head):
 
 @nb.njit(cache=True, nogil=True)
 def delta_stepping(ptr, ind, w, mid, ptr2, ind2, w2, mid2, delta, nslots, seeds_ptr, seeds,  # type: ignore[no-untyped-def]
-                   limit, dist):
+                   limit, dist, pred):
     """Distances from each group of seeds: ``dist[g]`` from ``seeds[seeds_ptr[g]:seeds_ptr[g+1]]``.
 
     The out-edges of ``u`` are row ``u`` of ``(ptr, ind, w)`` and of
@@ -163,8 +169,10 @@ def delta_stepping(ptr, ind, w, mid, ptr2, ind2, w2, mid2, delta, nslots, seeds_
     none). ``ind``, ``w``, ``mid`` (and the second three) come from
     :func:`split_light` with the same ``delta``; ``nslots`` is a power of
     two from :func:`slots`; ``dist`` is ``(groups, n)`` float64 and is
-    overwritten (``inf`` where unreached or beyond ``limit``). Returns the
-    non-empty buckets processed, over all groups.
+    overwritten (``inf`` where unreached or beyond ``limit``); ``pred``,
+    int32 ``(groups, n)`` or ``(1, 0)`` for none, gets each reached
+    non-seed vertex's predecessor (other entries are left as they are).
+    Returns the non-empty buckets processed, over all groups.
     """
     n = ptr.shape[0] - 1
     mask = nslots - 1
@@ -183,6 +191,7 @@ def delta_stepping(ptr, ind, w, mid, ptr2, ind2, w2, mid2, delta, nslots, seeds_
     phase = 0
     for g in range(seeds_ptr.shape[0] - 1):
         d = dist[g]
+        pr = pred[g] if pred.shape[1] else pred[0]
         d[:] = np.inf
         where[:] = -1
         live = 0
@@ -218,26 +227,28 @@ def delta_stepping(ptr, ind, w, mid, ptr2, ind2, w2, mid2, delta, nslots, seeds_
                         prv[q] = -1
                     where[u] = -1
                     live -= 1
+                    du = d[u]
                     if not light:
-                        live += _relax(ptr[u], ptr[u + 1], ind, w, d[u], d, limit, delta, mask,
-                                       where, nxt, prv, head)
-                        live += _relax(ptr2[u], ptr2[u + 1], ind2, w2, d[u], d, limit, delta,
+                        live += _relax(ptr[u], ptr[u + 1], ind, w, u, du, d, pr, limit, delta,
                                        mask, where, nxt, prv, head)
+                        live += _relax(ptr2[u], ptr2[u + 1], ind2, w2, u, du, d, pr, limit,
+                                       delta, mask, where, nxt, prv, head)
                         continue
                     if settled[u] != phase:
                         settled[u] = phase
                         order[count] = u
                         count += 1
-                    live += _relax(ptr[u], mid[u], ind, w, d[u], d, limit, delta, mask, where,
-                                   nxt, prv, head)
-                    live += _relax(ptr2[u], mid2[u], ind2, w2, d[u], d, limit, delta, mask,
+                    live += _relax(ptr[u], mid[u], ind, w, u, du, d, pr, limit, delta, mask,
+                                   where, nxt, prv, head)
+                    live += _relax(ptr2[u], mid2[u], ind2, w2, u, du, d, pr, limit, delta, mask,
                                    where, nxt, prv, head)
                 for i in range(count):  # one heavy product over the vertices settled
                     u = order[i]
-                    live += _relax(mid[u], ptr[u + 1], ind, w, d[u], d, limit, delta, mask,
+                    du = d[u]
+                    live += _relax(mid[u], ptr[u + 1], ind, w, u, du, d, pr, limit, delta, mask,
                                    where, nxt, prv, head)
-                    live += _relax(mid2[u], ptr2[u + 1], ind2, w2, d[u], d, limit, delta, mask,
-                                   where, nxt, prv, head)
+                    live += _relax(mid2[u], ptr2[u + 1], ind2, w2, u, du, d, pr, limit, delta,
+                                   mask, where, nxt, prv, head)
             cur += 1
     return buckets
 
@@ -245,7 +256,7 @@ def delta_stepping(ptr, ind, w, mid, ptr2, ind2, w2, mid2, delta, nslots, seeds_
 def run(ptr: np.ndarray, ind: np.ndarray, w: np.ndarray, seeds_ptr: np.ndarray,
         seeds: np.ndarray, *, limit: float = np.inf, delta: float | None = None,
         also: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
-        ) -> tuple[np.ndarray, int]:
+        pred: np.ndarray | None = None) -> tuple[np.ndarray, int]:
     """Distances ``(groups, n)`` from each group of seeds, and the buckets processed.
 
     Parameters
@@ -263,6 +274,9 @@ def run(ptr: np.ndarray, ind: np.ndarray, w: np.ndarray, seeds_ptr: np.ndarray,
     also : (ptr, ind, w), optional
         More out-edges per vertex, in csr (the rows of ``G.T`` for an
         undirected view of a directed ``G``: no union is built).
+    pred : numpy.ndarray, optional
+        int32 ``(groups, n)``: receives each reached non-seed vertex's
+        predecessor on a shortest path (other entries untouched).
 
     Raises
     ------
@@ -299,5 +313,6 @@ def run(ptr: np.ndarray, ind: np.ndarray, w: np.ndarray, seeds_ptr: np.ndarray,
     dist = np.empty((seeds_ptr.shape[0] - 1, n), dtype=np.float64)
     buckets = delta_stepping(*split[0], *split[1], delta, slots(top, delta),
                              np.asarray(seeds_ptr, dtype=np.int64),
-                             np.asarray(seeds, dtype=np.int64), float(limit), dist)
+                             np.asarray(seeds, dtype=np.int64), float(limit), dist,
+                             np.zeros((1, 0), dtype=np.int32) if pred is None else pred)
     return dist, int(buckets)
