@@ -340,11 +340,13 @@ def sssp(
         ew = _edge_weights(graph, g, weights)
         if ew is None:
             if method != "bellman-ford":  # unit weights: the distances are BFS levels
-                r = bfs(g, source, output="levels")
+                labels = node_labels(g)
+                # bfs takes a labelled graph's source by its label
+                r = bfs(g, source if labels is None else labels[source], output="levels")
                 levels = g.backend.to_host(r.levels)
                 dist = np.where(levels >= 0, levels, np.inf).astype(np.float64)
                 return ShortestPathsResult(source=source, distances=dist, rounds=r.depth,
-                                           labels=node_labels(g))
+                                           labels=labels)
             block = g.out_block
         else:
             _check_weights(*ew, negative=True)
