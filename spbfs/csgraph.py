@@ -354,12 +354,12 @@ def _union_block(a: Any, *, values: bool, cfg: Config) -> Block:
 
 
 def _scipy_needed(a: Any) -> bool:
-    """Weights that Dijkstra over min_plus cannot take as scipy does: negative, NaN, complex."""
+    """Weights that delta-stepping cannot take as scipy does: negative, NaN, complex."""
     if np.iscomplexobj(a.data) or not (np.issubdtype(a.data.dtype, np.number)
                                        or a.data.dtype == np.bool_):
         return True
-    data = np.asarray(a.data, dtype=np.float64)
-    return bool(np.any(data < 0) or np.any(np.isnan(data)))
+    least = sssp_numba.weight_range(np.asarray(a.data, dtype=np.float64))[0]
+    return not least >= 0  # one compiled pass: a negative weight, or NaN
 
 
 # --------------------------------------------------------------------------- argument checks
