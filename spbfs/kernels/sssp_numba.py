@@ -11,12 +11,16 @@ put a vertex back into the same bucket), then every vertex it settled is
 multiplied once with ``A_H`` (a heavy edge always lands in a later bucket).
 
 On one process the masked products are loops over the rows of the
-out-adjacency, and the buckets are linked lists in a cyclic array of
-``floor(max w / Δ) + 2`` slots (every tentative distance lies within one
+out-adjacency, and the buckets are doubly linked lists threaded through the
+vertices (a vertex sits in at most one bucket and moves in O(1) when its
+distance drops), their heads in a cyclic array of a power of two at least
+``floor(max w / Δ) + 4`` slots (every tentative distance lies within one
 maximum weight of the current bucket): a road network's thousands of buckets
 then cost a few loads each, not a round trip through Python. With ``Δ`` at
-most the smallest positive weight this is Dial's bucket queue (no vertex is
-ever relaxed twice); larger ``Δ`` trades re-relaxations for fewer buckets.
+most the smallest positive weight there are no light edges and this is
+Dial's bucket queue (every vertex leaves its bucket once, and the heavy pass
+is skipped); larger ``Δ`` trades re-relaxations for fewer buckets.
+Predecessors are recorded as distances drop (optional).
 
 Arrays: ``ptr`` (n+1, int64) and ``ind`` (m, int64) are the out-adjacency
 in csr (row ``u`` lists the heads of the edges leaving ``u``), ``w`` (m,
