@@ -753,7 +753,7 @@ def dijkstra(csgraph: Any, directed: bool = True, indices: Any = None,
 
 
 class _Adjacency:
-    """The out-edges of each vertex as one or two csr triples (int64 ids, float64 weights).
+    """The out-edges of each vertex as one or two csr triples (int32 or int64 ids, float64).
 
     Directed: ``G``'s own rows (repeated entries and self-loops are harmless
     to a shortest-path search). Undirected: the rows of ``G`` and of ``G.T``,
@@ -763,7 +763,7 @@ class _Adjacency:
 
     def __init__(self, a: Any, directed: bool, unit: bool) -> None:
         def triple(m: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-            ind = m.indices.astype(np.int64)
+            ind = sssp_numba.kernel_ids(m.indices)  # scipy's int32 as it is
             w = np.ones(ind.shape[0]) if unit else np.asarray(m.data, dtype=np.float64)
             return m.indptr.astype(np.int64), ind, w
 
@@ -776,7 +776,7 @@ class _Adjacency:
         if self.second is not None:
             return (*self.first, *self.second)
         none = np.zeros(self.n + 1, dtype=np.int64)
-        return (*self.first, none, np.zeros(0, dtype=np.int64), np.zeros(0))
+        return (*self.first, none, np.zeros(0, dtype=self.first[1].dtype), np.zeros(0))
 
     def distances(self, seeds_ptr: np.ndarray, seeds: np.ndarray, limit: float,
                   pred: np.ndarray | None = None) -> np.ndarray:

@@ -35,7 +35,8 @@ import math
 import numba as nb
 import numpy as np
 
-__all__ = ["default_delta", "delta_stepping", "run", "slots", "split_light", "weight_range"]
+__all__ = ["default_delta", "delta_stepping", "kernel_ids", "run", "slots", "split_light",
+           "weight_range"]
 
 # The most bucket slots a search may keep (int64 heads: 64 MiB at most).
 _MAX_SLOTS = 1 << 22
@@ -257,6 +258,17 @@ def delta_stepping(ptr, ind, w, mid, ptr2, ind2, w2, mid2, delta, nslots, seeds_
     return buckets
 
 
+def kernel_ids(ind: np.ndarray) -> np.ndarray:
+    """Column ids as the kernels take them: int32 as scipy's csr holds them, else int64.
+
+    An int32 array is read where it lies (a copy to int64 is 8 bytes an entry,
+    a tenth of a search on Kronecker 20); the kernels then have two compiled
+    versions at most.
+    """
+    ind = np.asarray(ind)
+    return ind if ind.dtype in (np.int32, np.int64) else ind.astype(np.int64)
+
+
 def run(ptr: np.ndarray, ind: np.ndarray, w: np.ndarray, seeds_ptr: np.ndarray,
         seeds: np.ndarray, *, limit: float = np.inf, delta: float | None = None,
         also: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
@@ -267,8 +279,9 @@ def run(ptr: np.ndarray, ind: np.ndarray, w: np.ndarray, seeds_ptr: np.ndarray,
     ----------
     ptr, ind, w : numpy.ndarray
         The out-adjacency in csr with non-negative weights (repeated edges and
-        self-loops allowed); cast to the kernels' one signature (int64 ids,
-        float64 weights), a copy only where they are not already.
+        self-loops allowed); cast to the kernels' signature (int64 ``ptr``,
+        int32 or int64 ``ind``, float64 weights), a copy only where they are
+        not already.
     seeds_ptr, seeds : numpy.ndarray
         Group ``g`` searches from ``seeds[seeds_ptr[g]:seeds_ptr[g+1]]`` at once.
     limit : float
@@ -289,8 +302,10 @@ def run(ptr: np.ndarray, ind: np.ndarray, w: np.ndarray, seeds_ptr: np.ndarray,
         weight that the buckets one weight spans would not fit in memory.
     """
     parts = [(ptr, ind, w)] + ([also] if also is not None else [])
-    parts = [(np.asarray(p, dtype=np.int64), np.asarray(i, dtype=np.int64),
-              np.asarray(x, dtype=np.float64)) for p, i, x in parts]
+    parts = [(np.asarray(p, dtype=np.int64), kernel_ids(i), np.asarray(x, dtype=np.float64))
+             for p, i, x in parts]
+    if len(parts) == 2 and parts[0][1].dtype != parts[1][1].dtype:
+        parts = [(p, i.astype(np.int64), x) for p, i, x in parts]
     n = parts[0][0].shape[0] - 1
     ranges = [weight_range(x) for _, _, x in parts]
     least = min(r[0] for r in ranges)
@@ -313,7 +328,7 @@ def run(ptr: np.ndarray, ind: np.ndarray, w: np.ndarray, seeds_ptr: np.ndarray,
             split.append((p, *split_light(p, i, x, delta)))
     if len(split) == 1:
         none = np.zeros(n + 1, dtype=np.int64)
-        split.append((none, np.zeros(0, np.int64), np.zeros(0), none[:-1]))
+        split.append((none, np.zeros(0, split[0][1].dtype), np.zeros(0), none[:-1]))
     dist = np.empty((seeds_ptr.shape[0] - 1, n), dtype=np.float64)
     buckets = delta_stepping(*split[0], *split[1], delta, slots(top, delta),
                              np.asarray(seeds_ptr, dtype=np.int64),
