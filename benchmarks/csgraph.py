@@ -18,6 +18,8 @@ dijkstra unweighted        ``indices=0, unweighted=True``
 shortest_path unweighted   ``indices=`` the first ``--sources`` vertices,
                            ``unweighted=True``
 dijkstra weighted          ``indices=0``
+dijkstra weighted, k       ``indices=`` the first 4 vertices
+dijkstra, min_only         the same, ``min_only=True``
 dijkstra weighted, preds   ``indices=0, return_predecessors=True``
 =========================  ==================================================
 
@@ -120,6 +122,7 @@ def cases(a: sp.csr_matrix, directed: bool, sources: int) -> list[tuple[str, Cal
     """(row name, call on a module, compare predecessors too)."""
     n = a.shape[0]
     idx = np.arange(min(sources, n))
+    idx4 = np.arange(min(4, n))
     return [
         ("breadth_first_order", lambda m: m.breadth_first_order(a, 0, directed), True),
         ("breadth_first_tree", lambda m: m.breadth_first_tree(a, 0, directed), True),
@@ -130,6 +133,10 @@ def cases(a: sp.csr_matrix, directed: bool, sources: int) -> list[tuple[str, Cal
         (f"shortest_path unweighted, {idx.size} sources",
          lambda m: m.shortest_path(a, directed=directed, unweighted=True, indices=idx), True),
         ("dijkstra weighted", lambda m: m.dijkstra(a, directed, 0), True),
+        (f"dijkstra weighted, {idx4.size} sources", lambda m: m.dijkstra(a, directed, idx4),
+         True),
+        ("dijkstra weighted, min_only", lambda m: m.dijkstra(a, directed, idx4, min_only=True),
+         True),
         ("dijkstra weighted, predecessors",
          lambda m: m.dijkstra(a, directed, 0, return_predecessors=True), False),
     ]

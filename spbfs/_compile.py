@@ -61,6 +61,7 @@ _SECONDS = {
     "spbfs.validate": 3.2,
     "spbfs.matrix_structure": 2.3,
     "spbfs.csgraph": 2.2,
+    "spbfs.kernels.sssp_numba": 2.6,
     "spbfs.generators": 1.1,
     # Components: the weak union-find first (with the numbering), or a strong search.
     "spbfs.kernels.components_numba": 1.8,

@@ -31,7 +31,23 @@ picks ``'D'``)            block
 ``connected_components``  compiled kernels on the input's csr arrays: a
                           union-find (weak), Pearce's search in scipy's
                           visiting order (strong; labels equal scipy's)
+``dijkstra``,             weighted (and ``min_only``): delta-stepping
+``shortest_path``         (:mod:`spbfs.kernels.sssp_numba`), all sources in
+(``method='D'``, or       one compiled call; unweighted: :func:`spbfs.bfs`
+``'auto'`` where scipy    (one source), or for several the multi-source BFS
+picks ``'D'``)            (:func:`~spbfs.algorithms.multi_source_bfs`), except
+                          on a graph whose first search has more than
+                          ``_DEEP_LEVELS`` (200) levels, where delta-stepping
+                          with unit weights runs them all
+``connected_components``  ``connection='weak'`` (or ``directed=False``):
+                          :func:`spbfs.algorithms.connected_components`
 ========================  ===================================================
+
+Small calls go to scipy: ``dijkstra``/``shortest_path`` whose stored
+entries times sources are at most ``_SMALL_WEIGHTED`` (4,096) weighted or
+``_SMALL_UNWEIGHTED`` (40,000) unweighted, where scipy answers in tens of
+microseconds and spbfs's conversion and kernel calls cost more (measured
+crossing points in the constants' comments; ``benchmarks/csgraph.py``).
 
 Delegated to scipy, unchanged (same result, warnings and errors):
 ``connected_components`` on a graph of at most ``SMALL_VERTICES`` vertices
@@ -47,9 +63,11 @@ Differences from scipy, on purpose:
 * Shortest-path **distances** equal scipy's exactly. **Predecessors** are a
   valid shortest-path tree but, where several exist, not always scipy's: scipy
   keeps the last vertex that lowered a heap key, spbfs the smallest-id parent
-  of the previous level (unweighted) or the first vertex of a breadth-first
-  walk over the tight edges (weighted; ``dist[u] + w == dist[v]``), which also
-  keeps zero-weight cycles out of the tree.
+  of the previous level (unweighted, multi-source BFS), the last vertex that
+  lowered a bucket entry (weighted rows, and unweighted rows on a deep graph:
+  delta-stepping's own record), or for ``min_only`` the first vertex of a
+  breadth-first walk over the tight edges (``dist[u] + w == dist[v]``). All
+  are trees: zero-weight cycles stay out.
 * ``connected_components(connection='strong')`` merges repeated entries of a
   csr input (and so sorts its rows) before the search: scipy 1.17.1 does not
   return on a csr matrix that stores an entry twice.
@@ -86,15 +104,13 @@ import scipy.sparse as sp
 from scipy.sparse import csgraph as _scipy
 
 from semirings.blocks import Block, block_from_scipy
-from semirings.kernels import spmsv
-from semirings.semiring import min_plus
-from semirings.vector import SparseVector
 from spbfs._compile import SMALL_VERTICES, ready
 from spbfs.algorithms.msbfs import multi_source_bfs
 from spbfs.bfs import bfs
 from spbfs.config import Config, load_config
 from spbfs.graph import Graph
 from spbfs.kernels import components_numba as _cc
+from spbfs.kernels import sssp_numba
 
 __all__ = [
     "NULL_IDX",
@@ -111,6 +127,22 @@ NULL_IDX = -9999
 
 # Sources per multi-source BFS call: bounds the (k, n) int64 work arrays.
 _MSBFS_CHUNK = 256
+
+# Stored entries times sources up to which dijkstra / shortest_path hand the call to
+# scipy: its answer then takes tens of microseconds, where spbfs's conversions and
+# kernel calls cost more. Measured on random graphs of 4n entries (benchmarks/csgraph.py
+# has the bundled graphs): weighted, one source, scipy is faster up to n = 1,000 (4,000
+# entries), with four sources up to n = 100; unweighted (spbfs.bfs or a multi-source
+# BFS) up to about 40,000 entries for one source.
+_SMALL_WEIGHTED = 4_096
+_SMALL_UNWEIGHTED = 40_000
+
+# Levels of the first search above which the other unweighted searches run as
+# delta-stepping with unit weights (a compiled queue search each) instead of the
+# multi-source BFS, whose level loop is a round trip through Python: on luxembourg_osm
+# (1,035 levels) 64 searches take 4.7 s that way against 14 s (scipy 7.4 s); on
+# musae_git (9 levels) the multi-source BFS is 10x faster.
+_DEEP_LEVELS = 200
 
 
 # --------------------------------------------------------------------------- kernels
@@ -203,13 +235,32 @@ def _union_min(n, p1, i1, d1, p2, i2, d2, values):  # type: ignore[no-untyped-de
     return ptr, ind, data
 
 
+@nb.njit(cache=True, nogil=True, inline="always")
+def _tight_row(lo, hi, ind, w, u, dist, seen, pred, src, queue, tail):  # type: ignore[no-untyped-def]
+    """Queue the unseen heads of tight edges ``lo .. hi-1`` out of ``u``; returns the new tail."""
+    du = dist[u]
+    for k in range(lo, hi):
+        v = ind[k]
+        if seen[v] or dist[v] == np.inf:
+            continue
+        if du + w[k] == dist[v]:
+            seen[v] = True
+            pred[v] = u
+            src[v] = src[u]
+            queue[tail] = v
+            tail += 1
+    return tail
+
+
 @nb.njit(cache=True, nogil=True)
-def _tight_tree(ptr, ind, w, unit, dist, seeds, pred, src):  # type: ignore[no-untyped-def]
+def _tight_tree(ptr, ind, w, ptr2, ind2, w2, dist, seeds, pred, src):  # type: ignore[no-untyped-def]
     """Predecessors along tight edges (``dist[u] + w == dist[v]``), breadth first from ``seeds``.
 
-    A breadth-first walk gives every reached vertex a parent that was reached
-    before it, so the tree has no cycle even where zero weights tie distances.
-    ``src`` receives the seed each vertex descends from.
+    The out-edges of ``u`` are row ``u`` of both csr triples (the second
+    all-zero ``ptr2`` where there is one only). A breadth-first walk gives
+    every reached vertex a parent that was reached before it, so the tree has
+    no cycle even where zero weights tie distances. ``src`` receives the seed
+    each vertex descends from.
     """
     n = dist.shape[0]
     seen = np.zeros(n, dtype=np.bool_)
@@ -225,17 +276,8 @@ def _tight_tree(ptr, ind, w, unit, dist, seeds, pred, src):  # type: ignore[no-u
     while head < tail:
         u = queue[head]
         head += 1
-        du = dist[u]
-        for k in range(ptr[u], ptr[u + 1]):
-            v = ind[k]
-            if seen[v] or dist[v] == np.inf:
-                continue
-            if du + (1.0 if unit else w[k]) == dist[v]:
-                seen[v] = True
-                pred[v] = u
-                src[v] = src[u]
-                queue[tail] = v
-                tail += 1
+        tail = _tight_row(ptr[u], ptr[u + 1], ind, w, u, dist, seen, pred, src, queue, tail)
+        tail = _tight_row(ptr2[u], ptr2[u + 1], ind2, w2, u, dist, seen, pred, src, queue, tail)
 
 
 # --------------------------------------------------------------------------- input
@@ -321,25 +363,13 @@ def _union_block(a: Any, *, values: bool, cfg: Config) -> Block:
     return block_from_scipy("csr", m, pattern=not values, backend=cfg.backend)
 
 
-def _weighted_block(a: Any, directed: bool, cfg: Config) -> Block:
-    """Block of ``Bw`` (``Bw[v, u] = w(u -> v)``) from csr ``a`` with float64 weights.
-
-    Repeated entries stay separate terms: ``min_plus`` takes the smaller, as
-    scipy's Dijkstra does when it scans both.
-    """
-    if directed:
-        a = a.astype(np.float64, copy=False)
-        return block_from_scipy("csr", a.T, backend=cfg.backend)
-    return _union_block(a, values=True, cfg=cfg)
-
-
 def _scipy_needed(a: Any) -> bool:
-    """Weights that Dijkstra over min_plus cannot take as scipy does: negative, NaN, complex."""
+    """Weights that delta-stepping cannot take as scipy does: negative, NaN, complex."""
     if np.iscomplexobj(a.data) or not (np.issubdtype(a.data.dtype, np.number)
                                        or a.data.dtype == np.bool_):
         return True
-    data = np.asarray(a.data, dtype=np.float64)
-    return bool(np.any(data < 0) or np.any(np.isnan(data)))
+    least = sssp_numba.weight_range(np.asarray(a.data, dtype=np.float64))[0]
+    return not least >= 0  # one compiled pass: a negative weight, or NaN
 
 
 # --------------------------------------------------------------------------- argument checks
@@ -374,6 +404,10 @@ def _check_indices(indices: Any, n: int) -> tuple[np.ndarray, tuple[int, ...]]:
     """
     if indices is None:
         return np.arange(n, dtype=np.int64), (n,)
+    if isinstance(indices, int | np.integer) and not isinstance(indices, bool | np.bool_):
+        v = int(indices)  # one source, the common call: no array round trip
+        if -n <= v < n:
+            return np.array([v % n if v < 0 else v], dtype=np.int64), ()
     arr = np.asarray(indices)
     if arr.dtype == np.bool_:
         raise TypeError("indices must hold integer vertex ids, got dtype bool")
@@ -656,12 +690,16 @@ def dijkstra(csgraph: Any, directed: bool = True, indices: Any = None,
     """Shortest paths with non-negative weights, as :func:`scipy.sparse.csgraph.dijkstra`.
 
     Unweighted: breadth-first search (:func:`spbfs.bfs` for one source,
-    :func:`~spbfs.algorithms.multi_source_bfs` for several), depth-limited by
-    ``limit``. Weighted: Bellman-Ford rounds over ``min_plus`` from each
-    source (all sources at once for ``min_only``); the distances are scipy's
-    exactly. Predecessors form a valid shortest-path tree, not always scipy's
-    (module docstring). Negative, NaN or complex weights go to scipy's own
-    function, which warns and runs.
+    :func:`~spbfs.algorithms.multi_source_bfs` for several, or delta-stepping
+    with unit weights on a deep graph), depth-limited by ``limit``. Weighted:
+    delta-stepping (:mod:`spbfs.kernels.sssp_numba`), every source in one
+    compiled call (all sources as one group for ``min_only``); the distances
+    are scipy's exactly. Predecessors form a valid shortest-path tree, not
+    always scipy's (module docstring). scipy's own function runs where it is
+    faster, a small graph (entries times sources at most 4,096 weighted,
+    40,000 unweighted: measured crossing points, see the module docstring),
+    and where spbfs has no method: negative, NaN or complex weights (scipy
+    warns and runs).
 
     Parameters
     ----------
@@ -715,80 +753,104 @@ def dijkstra(csgraph: Any, directed: bool = True, indices: Any = None,
     n = a.shape[0]
     lim = _check_limit(limit)
     sources, shape = _check_indices(indices, n)
-    if n == 0 or _scipy_needed(a):
+    work = a.nnz * (1 if min_only else max(sources.shape[0], 1))
+    if n == 0 or work <= (_SMALL_UNWEIGHTED if unweighted else _SMALL_WEIGHTED) \
+            or _scipy_needed(a):
         return _scipy.dijkstra(csgraph, directed, indices, return_predecessors, unweighted,
                                limit, min_only)
-    cfg = _config()
-    if unweighted:
-        g = _pattern_graph(a, directed, cfg)
-        block, ptr, ind, w = g.out_block, g.out_block.ptr, g.out_block.ind, None
+    if unweighted and not min_only:
+        dist, pred = _unweighted_rows(a, directed, sources, lim, return_predecessors)
     else:
-        block = _weighted_block(a, directed, cfg)
-        ptr, ind, w = block.ptr, block.ind, block.data
-    if min_only:
-        dist = _relax(block, sources, lim)
-        if not return_predecessors:
-            return dist
-        pred = np.full(n, NULL_IDX, dtype=np.int32)
-        src = np.full(n, NULL_IDX, dtype=np.int32)
-        _tight_tree(ptr, ind, _weights(w), w is None, dist, sources, pred, src)
-        return dist, pred, src
-    if unweighted:
-        dist, pred = _bfs_rows(g, sources, lim, return_predecessors)
-    else:
-        dist, pred = _weighted_rows(block, sources, lim, return_predecessors)
+        adj = _Adjacency(a, directed, unweighted)
+        if min_only:
+            dist = adj.distances(np.array([0, sources.shape[0]]), sources, lim)[0]
+            if not return_predecessors:
+                return dist
+            pred = np.full(n, NULL_IDX, dtype=np.int32)
+            src = np.full(n, NULL_IDX, dtype=np.int32)
+            adj.tree(dist, sources, pred, src)
+            return dist, pred, src
+        dist, pred = _weighted_rows(adj, sources, lim, return_predecessors)
     out = dist.reshape((*shape, n))
     return (out, pred.reshape((*shape, n))) if return_predecessors else out
 
 
-def _weights(w: Any) -> np.ndarray:
-    return np.empty(0, dtype=np.float64) if w is None else w
+class _Adjacency:
+    """The out-edges of each vertex as one or two csr triples (int32 or int64 ids, float64).
 
-
-def _relax(block: Block, seeds: np.ndarray, limit: float) -> np.ndarray:
-    """Distances from the nearest seed: the Bellman-Ford rounds of :func:`~spbfs.algorithms.sssp`.
-
-    Each round is one ``min_plus`` SpMSV from the vertices whose distance
-    improved; a pattern block weighs every edge 1. Distances above ``limit``
-    leave the frontier (with weights >= 0 nothing beyond them can come back
-    under it) and end as ``inf``.
+    Directed: ``G``'s own rows (repeated entries and self-loops are harmless
+    to a shortest-path search). Undirected: the rows of ``G`` and of ``G.T``,
+    both scanned, as scipy does, so the smaller weight of a pair counts
+    without building the union.
     """
-    n = block.shape[0]
-    dist = np.full(n, np.inf)
-    ids = np.unique(seeds)
-    dist[ids] = 0.0
-    frontier = SparseVector(ids, np.zeros(ids.shape[0]), n, check=False)
-    while frontier.nnz:
-        y = spmsv(block, frontier, min_plus, check=False)
-        idx, cand = y.indices, y.values.astype(np.float64, copy=False)
-        better = (cand < dist[idx]) & (cand <= limit)
-        idx, cand = idx[better], cand[better]
-        dist[idx] = cand
-        frontier = SparseVector(idx, cand, n, check=False)
-    return dist
+
+    def __init__(self, a: Any, directed: bool, unit: bool) -> None:
+        def triple(m: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+            ind = sssp_numba.kernel_ids(m.indices)  # scipy's int32 as it is
+            w = np.ones(ind.shape[0]) if unit else np.asarray(m.data, dtype=np.float64)
+            return m.indptr.astype(np.int64), ind, w
+
+        self.n = a.shape[0]
+        self.first = triple(a)
+        self.second = None if directed else triple(a.T.tocsr())
+
+    def kernel_args(self) -> tuple[np.ndarray, ...]:
+        """Both triples for the kernels (an empty second one for a directed graph)."""
+        if self.second is not None:
+            return (*self.first, *self.second)
+        none = np.zeros(self.n + 1, dtype=np.int64)
+        return (*self.first, none, np.zeros(0, dtype=self.first[1].dtype), np.zeros(0))
+
+    def distances(self, seeds_ptr: np.ndarray, seeds: np.ndarray, limit: float,
+                  pred: np.ndarray | None = None) -> np.ndarray:
+        """Delta-stepping (:mod:`spbfs.kernels.sssp_numba`) from each group of seeds.
+
+        ``pred`` (int32, a row per group) receives the predecessors of the
+        reached vertices; the seeds' entries are left as they are.
+        """
+        return sssp_numba.run(*self.first, seeds_ptr, seeds, limit=limit, also=self.second,
+                              pred=pred)[0]
+
+    def tree(self, dist: np.ndarray, seeds: np.ndarray, pred: np.ndarray,
+             src: np.ndarray) -> None:
+        """Predecessors (and the seed of each vertex) along tight edges, into ``pred``, ``src``."""
+        _tight_tree(*self.kernel_args(), dist, seeds, pred, src)
 
 
-def _weighted_rows(block: Block, sources: np.ndarray, limit: float,
+def _weighted_rows(adj: _Adjacency, sources: np.ndarray, limit: float,
                    want_pred: bool) -> tuple[np.ndarray, np.ndarray]:
-    """One row of distances (and predecessors) per source; repeated sources computed once."""
-    n = block.shape[0]
-    k = sources.shape[0]
-    dist = np.empty((k, n))
-    pred = np.full((k, n) if want_pred else (0, n), NULL_IDX, dtype=np.int32)
-    src = np.empty(n, dtype=np.int32)
-    done: dict[int, int] = {}
-    for row, s in enumerate(sources.tolist()):
-        if s in done:
-            dist[row] = dist[done[s]]
-            if want_pred:
-                pred[row] = pred[done[s]]
-            continue
-        done[s] = row
-        dist[row] = _relax(block, np.array([s], dtype=np.int64), limit)
-        if want_pred:
-            _tight_tree(block.ptr, block.ind, block.data, False, dist[row],
-                        np.array([s], dtype=np.int64), pred[row], src)
-    return dist, pred
+    """One row of distances (and predecessors) per source, all sources in one kernel call.
+
+    Delta-stepping (:mod:`spbfs.kernels.sssp_numba`), which also records
+    each vertex's predecessor (the last vertex that lowered its distance); a
+    source listed more than once is searched once.
+    """
+    n = adj.n
+    uniq, inverse = np.unique(sources, return_inverse=True)
+    seeds = sources if uniq.shape[0] == sources.shape[0] else uniq
+    pred = np.full((seeds.shape[0], n) if want_pred else (0, n), NULL_IDX, dtype=np.int32)
+    dist = adj.distances(np.arange(seeds.shape[0] + 1), seeds, limit,
+                         pred if want_pred else None)
+    if seeds is sources:
+        return dist, pred
+    return dist[inverse], (pred[inverse] if want_pred else pred)
+
+
+def _unweighted_rows(a: Any, directed: bool, sources: np.ndarray, limit: float,
+                    want_pred: bool) -> tuple[np.ndarray, np.ndarray]:
+    """Hop distances (and predecessors) from each source, by the faster engine for the graph.
+
+    One source: :func:`spbfs.bfs`. Several: the first is searched by the
+    compiled queue search; past :data:`_DEEP_LEVELS` levels (a road network,
+    a mesh) the others follow it, else :func:`_bfs_rows` runs them all.
+    """
+    if sources.shape[0] > 1:
+        adj = _Adjacency(a, directed, True)
+        _, levels = sssp_numba.run(*adj.first, np.array([0, 1]), sources[:1], limit=limit,
+                                       also=adj.second)
+        if levels > _DEEP_LEVELS:
+            return _weighted_rows(adj, sources, limit, want_pred)
+    return _bfs_rows(_pattern_graph(a, directed, _config()), sources, limit, want_pred)
 
 
 def _bfs_rows(g: Graph, sources: np.ndarray, limit: float,

@@ -79,6 +79,7 @@ def _steps() -> list[tuple[str, Callable[[], Any]]]:
         spbfs.triangle_count(g)
         spbfs.multi_source_bfs(g, [0, 1])
         spbfs.sssp(g.to_scipy().astype(np.float64), 0)
+        spbfs.sssp(g.to_scipy().astype(np.float64), 0, delta=2.0)  # light edges: split_light
 
     steps.append(("algorithms", algorithms))
 

@@ -14,8 +14,8 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 from conftest import FORMATS
+from scipy.sparse.csgraph import NegativeCycleError, bellman_ford, shortest_path
 from scipy.sparse.csgraph import connected_components as sp_components
-from scipy.sparse.csgraph import shortest_path
 
 import spbfs
 from spbfs import generators as gen
@@ -163,11 +163,17 @@ def test_sssp_weight_sources(fmt: str, data_dir) -> None:
     r = sssp(w, 4, directed=True, config=cfg)
     np.testing.assert_allclose(r.distances, shortest_path(w, directed=True, indices=4))
     # An edge list read from a weighted file keeps its weights (west0067 has negative
-    # values: sssp refuses them, then runs on their absolute values).
+    # values: Bellman-Ford as scipy's, then the absolute values).
     el = read_graph(data_dir / "west0067.mtx")
     g = spbfs.Graph.from_edgelist(el, config=cfg)
-    with pytest.raises(ValueError, match="weights must be non-negative"):
-        sssp(g, 0)
+    a = sp.coo_matrix((el.weights, (el.src, el.dst)), shape=(el.n, el.n)).tocsr()
+    try:
+        want = bellman_ford(a, directed=True, indices=0)
+    except NegativeCycleError:
+        with pytest.raises(NegativeCycleError, match="Negative cycle detected on node"):
+            sssp(g, 0)
+    else:
+        np.testing.assert_allclose(sssp(g, 0).distances, want)
     el.weights = np.abs(el.weights)
     g = spbfs.Graph.from_edgelist(el, config=cfg)
     a = sp.coo_matrix((el.weights, (el.src, el.dst)), shape=(el.n, el.n)).tocsr()
@@ -196,8 +202,8 @@ def test_sssp_errors() -> None:
     w = _weights(GRAPHS["grid"], 1, False)
     neg = w.copy()
     neg.data[5] = -1.0
-    with pytest.raises(ValueError, match=r"weights must be non-negative.*-1\.0"):
-        sssp(g, 0, weights=neg)
+    with pytest.raises(NegativeCycleError, match=r"Negative cycle detected on node.*-1\.0"):
+        sssp(g, 0, weights=neg)  # undirected: a negative edge is a negative cycle
     nan = w.copy()
     nan.data[0] = np.nan
     with pytest.raises(ValueError, match="weights must be non-negative"):
@@ -543,3 +549,74 @@ def test_strong_components_of_a_long_cycle_and_a_long_path() -> None:
     r = connected_components(chain, connection="strong")
     assert r.n_components == n and (r.roots == np.arange(n)).all()
     assert connected_components(chain).n_components == 1
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+@pytest.mark.parametrize("name", ["kron8", "er_directed", "disconnected"])
+def test_sssp_methods_agree_with_scipy(name: str, fmt: str) -> None:
+    """Delta-stepping (any bucket width) and Bellman-Ford give scipy's distances."""
+    g = _graph(name, fmt, "numba")
+    w = _weights(GRAPHS[name], 11, g.directed)
+    from spbfs.algorithms.shortest_paths import weighted_block
+
+    block = weighted_block(g, w)
+    for source in (0, g.n // 2):
+        ref = shortest_path(w, directed=g.directed, indices=source)
+        for method, delta in (("auto", None), ("delta-stepping", 0.1), ("delta-stepping", 50.0),
+                              ("bellman-ford", None)):
+            r = sssp(g, source, weights=w, method=method, delta=delta)
+            np.testing.assert_allclose(r.distances, ref, err_msg=f"{method} {delta}")
+            r = sssp(g, source, weights=block, method=method, delta=delta)  # dcsc or csr block
+            np.testing.assert_allclose(r.distances, ref, err_msg=f"block {method} {delta}")
+        bf = sssp(g, source, weights=w, method="bellman-ford")
+        ds = sssp(g, source, weights=w)
+        assert bf.rounds >= 1 and ds.rounds >= 1
+
+
+def test_sssp_method_errors() -> None:
+    g = _graph("grid", "csr", "numba")
+    with pytest.raises(ValueError, match="method must be one of 'auto'"):
+        sssp(g, 0, method="dijkstra")
+    with pytest.raises(ValueError, match="method='delta-stepping' runs on the host"):
+        sssp(g, 0, method="delta-stepping", max_rounds=3)
+    with pytest.raises(ValueError, match="delta must be a positive finite bucket width"):
+        sssp(g, 0, weights=_weights(GRAPHS["grid"], 1, False), delta=0.0)
+    # max_rounds keeps Bellman-Ford's rounds: upper bounds after one round
+    w = _weights(GRAPHS["grid"], 1, False)
+    one = sssp(g, 0, weights=w, max_rounds=1)
+    assert one.rounds == 1 and np.all(one.distances >= sssp(g, 0, weights=w).distances)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_sssp_negative_weights_as_scipy(seed: int) -> None:
+    """Negative weights run Bellman-Ford: scipy's distances, or its NegativeCycleError."""
+    rng = np.random.default_rng(seed)
+    n = 40
+    src, dst = rng.integers(0, n, 120), rng.integers(0, n, 120)
+    keep = src != dst
+    src, dst = src[keep], dst[keep]
+    # a DAG (src < dst) with some negative arcs has no negative cycle
+    lo, hi = np.minimum(src, dst), np.maximum(src, dst)
+    w = rng.uniform(-2.0, 10.0, lo.size)
+    dag = sp.coo_matrix((w, (lo, hi)), shape=(n, n)).tocsr()
+    for s in (0, 3):
+        want = bellman_ford(dag, directed=True, indices=s)
+        r = sssp(dag, s, directed=True)
+        np.testing.assert_allclose(r.distances, want)
+        np.testing.assert_allclose(sssp(dag, s, directed=True, method="bellman-ford",
+                                        config={"format": "dcsc"}).distances, want)
+    with pytest.raises(ValueError, match="method='delta-stepping' needs non-negative weights"):
+        sssp(dag, 0, directed=True, method="delta-stepping")
+    # a back arc closing a negative cycle reached from 0
+    cyc = sp.csr_matrix(([1.0, 1.0, -5.0], ([0, 1, 2], [1, 2, 1])), shape=(n, n))
+    with pytest.raises(NegativeCycleError, match="Negative cycle detected on node"):
+        bellman_ford(cyc, directed=True, indices=0)
+    with pytest.raises(NegativeCycleError, match="Negative cycle detected on node"):
+        sssp(cyc, 0, directed=True)
+    np.testing.assert_allclose(sssp(cyc, 3, directed=True).distances,  # unreached from 3
+                               bellman_ford(cyc, directed=True, indices=3))
+    loop = sp.csr_matrix(([1.0, -1.0], ([0, 1], [1, 1])), shape=(3, 3))
+    with pytest.raises(NegativeCycleError, match="self-loop"):
+        sssp(loop, 0, directed=True)
+    np.testing.assert_allclose(sssp(loop, 2, directed=True).distances,
+                               bellman_ford(loop, directed=True, indices=2))

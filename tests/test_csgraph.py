@@ -584,3 +584,97 @@ def test_components_of_small_graphs_go_to_scipy_until_compiled(monkeypatch) -> N
         n1, l1 = want[conn]
         assert n == n1 and (labels == l1).all()
     assert calls == ["weak", "strong"]
+
+
+# --------------------------------------------------------------------------- engines per call
+
+_SMALL = (csgraph._SMALL_WEIGHTED, csgraph._SMALL_UNWEIGHTED)
+
+
+@pytest.fixture(autouse=True)
+def _spbfs_engines_on_small_graphs(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The graphs of this file are small enough for the handover to scipy: run spbfs's
+    engines on them instead, so that the tests compare spbfs with scipy."""
+    monkeypatch.setattr(csgraph, "_SMALL_WEIGHTED", 0)
+    monkeypatch.setattr(csgraph, "_SMALL_UNWEIGHTED", 0)
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("directed", [True, False])
+@pytest.mark.parametrize("unweighted", [False, True])
+def test_small_graphs_go_to_scipy(monkeypatch: pytest.MonkeyPatch, seed, directed,
+                                  unweighted) -> None:
+    monkeypatch.setattr(csgraph, "_SMALL_WEIGHTED", _SMALL[0])
+    monkeypatch.setattr(csgraph, "_SMALL_UNWEIGHTED", _SMALL[1])
+    calls = []
+    real = ref.dijkstra
+
+    def spy(*args, **kwargs):  # type: ignore[no-untyped-def]
+        calls.append(args)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(csgraph._scipy, "dijkstra", spy)
+    g = random_graph(seed)
+    d = csgraph.dijkstra(g, directed, indices=[0, 3], unweighted=unweighted)
+    assert len(calls) == 1
+    np.testing.assert_array_equal(d, real(g, directed, indices=[0, 3], unweighted=unweighted))
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("directed", [True, False])
+def test_unweighted_deep_graphs_take_the_queue_search(monkeypatch: pytest.MonkeyPatch, seed,
+                                                      directed) -> None:
+    """Past _DEEP_LEVELS levels the unweighted rows come from delta-stepping with unit weights."""
+    monkeypatch.setattr(csgraph, "_DEEP_LEVELS", 0)
+    g = random_graph(seed, n=60, density=0.03)
+    idx = [0, 5, 5, 17]
+    d1 = ref.dijkstra(g, directed, indices=idx, unweighted=True)
+    d2, p2 = csgraph.dijkstra(g, directed, indices=idx, unweighted=True,
+                              return_predecessors=True)
+    np.testing.assert_array_equal(d2, d1)
+    w = weight_matrix(g, directed, True)
+    for dist, pred, s in zip(d2, p2, idx, strict=True):
+        check_tree(w, dist, pred, [s])
+    # a path graph: deep for any threshold, with the default one
+    monkeypatch.undo()
+    n = 600
+    path = sp.csr_matrix((np.ones(n - 1), (np.arange(n - 1), np.arange(1, n))), shape=(n, n))
+    np.testing.assert_array_equal(
+        csgraph.shortest_path(path, directed=directed, unweighted=True, indices=[0, 299]),
+        ref.shortest_path(path, directed=directed, unweighted=True, indices=[0, 299]))
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("directed", [True, False])
+@pytest.mark.parametrize("delta", [None, 1e-3, 0.5, 1.0, 3.0, 1e6])
+def test_delta_stepping_any_bucket_width(seed, directed, delta) -> None:
+    """Every bucket width gives scipy's distances: light edges (w < delta), heavy ones, zeros."""
+    from spbfs.kernels import sssp_numba
+
+    g = random_graph(seed, n=50, density=0.08).tocsr()  # weights 0..5, explicit zeros
+    adj = csgraph._Adjacency(g, directed, False)
+    sources = np.array([0, 7, 7, 31])
+    for limit in (np.inf, 4.0):
+        dist, buckets = sssp_numba.run(*adj.first, np.arange(5), sources, limit=limit,
+                                       delta=delta, also=adj.second)
+        want = ref.dijkstra(g, directed, indices=sources, limit=limit)
+        np.testing.assert_array_equal(dist, want)
+        assert buckets >= 4
+    # min_only's one group of seeds
+    dist, _ = sssp_numba.run(*adj.first, np.array([0, 4]), sources, delta=delta,
+                             also=adj.second)
+    np.testing.assert_array_equal(dist[0], ref.dijkstra(g, directed, indices=sources,
+                                                        min_only=True))
+
+
+def test_delta_stepping_bad_delta() -> None:
+    from spbfs.kernels import sssp_numba
+
+    g = random_graph(1).tocsr()
+    adj = csgraph._Adjacency(g, True, False)
+    for bad in (0.0, -1.0, np.inf, np.nan):
+        with pytest.raises(ValueError, match="delta must be a positive finite bucket width"):
+            sssp_numba.run(*adj.first, np.arange(2), np.array([0]), delta=bad)
+    top = float(g.data.max())
+    with pytest.raises(ValueError, match=rf"delta=1e-09 is too small for weights up to {top}"):
+        sssp_numba.run(*adj.first, np.arange(2), np.array([0]), delta=1e-9)

@@ -1,4 +1,4 @@
-"""Single-source shortest paths: Bellman-Ford frontier iteration over ``min_plus``.
+"""Single-source shortest paths: delta-stepping on one process, Bellman-Ford over ``min_plus``.
 
 A :class:`~spbfs.graph.Graph` stores the structure only (BFS ignores values),
 so the weights come from one of, in this order:
@@ -11,20 +11,31 @@ so the weights come from one of, in this order:
 3. the input edge list's ``weights`` (:attr:`spbfs.edges.EdgeList.weights`,
    e.g. a Matrix Market ``real`` file, kept on ``Graph.edges``, or a
    networkx graph's ``weight`` attribute, see :meth:`Graph.from_networkx`),
-4. otherwise every edge weighs 1 (the distances are BFS levels).
+4. otherwise every edge weighs 1 (the distances are BFS levels, and
+   :func:`spbfs.bfs` computes them).
+
+On a graph held on the host, :func:`sssp` runs delta-stepping (Meyer and
+Sanders, "Δ-stepping: a parallelizable shortest path algorithm"; the
+light/heavy formulation of Sridhar et al., "Delta-Stepping SSSP: From
+Vertices and Edges to GraphBLAS Implementations") as one compiled call
+(:mod:`spbfs.kernels.sssp_numba`): a road network's thousands of buckets
+would otherwise be thousands of round trips through Python. Its
+``rounds`` are the non-empty buckets.
 
 From them a weighted block ``Bw`` (``Bw[v, u] = w(u -> v)``) is built in the
 graph's format and backend; for an undirected graph an edge given with two
-weights keeps the smaller one, as ``scipy.sparse.csgraph`` does. Each round
-is one engine call, ``y = Bw min.+ d_F`` over the vertices whose distance
-improved in the previous round (a sparse vector), followed by keeping the
-entries of ``y`` that improve ``d``. With non-negative weights the loop ends
-after at most ``n - 1`` rounds. Delta-stepping was not added: on the
-low-diameter graphs measured here the frontier iteration runs few rounds
-and each is one whole-frontier kernel call.
+weights keeps the smaller one, as ``scipy.sparse.csgraph`` does. On a GPU,
+or with ``max_rounds`` (or ``method='bellman-ford'``), the distances come
+from Bellman-Ford frontier rounds on it: each round is one engine call,
+``y = Bw min.+ d_F`` over the vertices whose distance improved in the
+previous round (a sparse vector), followed by keeping the entries of ``y``
+that improve ``d``. With non-negative weights the loop ends after at most
+``n - 1`` rounds.
 
-:func:`dist_sssp` is the same loop on the 2D process grid (conventions:
-:mod:`spbfs.algorithms.distributed`), each round a distributed sparse SpMSV
+:func:`dist_sssp` is the Bellman-Ford loop on the 2D process grid (conventions:
+:mod:`spbfs.algorithms.distributed`; its distances are those of
+:func:`sssp`, its rounds those of ``sssp(method='bellman-ford')``; no
+buckets on the grid yet), each round a distributed sparse SpMSV
 over ``min_plus`` on the weighted blocks :func:`dist_weighted_block` builds
 from every rank's share of the weighted edges. Both sides check the source
 and ``max_rounds`` with :func:`check_sssp_args` and the weights with
@@ -38,6 +49,7 @@ from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
+from scipy.sparse.csgraph import NegativeCycleError as _ScipyNegativeCycleError
 
 from semirings.blocks import Block, block_from_edges
 from semirings.kernels import spmsv
@@ -51,9 +63,11 @@ from spbfs.algorithms._common import (
     vertex_of,
 )
 from spbfs.algorithms._grid import Pieces, check_graph, collective, first_by_key, route_rows
+from spbfs.bfs import bfs
 from spbfs.config import Config
 from spbfs.edges import check_vertex_ids
 from spbfs.graph import Graph
+from spbfs.kernels import sssp_numba
 from spbfs.mpi import comm as C
 from spbfs.mpi.comm import CollectiveError
 from spbfs.mpi.graph import DistGraph
@@ -63,6 +77,7 @@ from spbfs.search.checks import check_vertex
 __all__ = [
     "DistShortestPathsResult",
     "DistWeights",
+    "NegativeCycleError",
     "ShortestPathsResult",
     "check_sssp_args",
     "dist_sssp",
@@ -83,7 +98,8 @@ class ShortestPathsResult:
     distances : numpy.ndarray
         float64 distance from ``source``; ``inf`` where unreachable.
     rounds : int
-        Relaxation rounds (engine calls) performed.
+        Non-empty buckets (delta-stepping), relaxation rounds (Bellman-Ford)
+        or levels (unit weights, a BFS).
     labels : numpy.ndarray or None
         For a networkx graph, the node label of each position of
         ``distances`` (None otherwise).
@@ -165,8 +181,10 @@ def check_sssp_args(n: int, source: Any, max_rounds: Any) -> tuple[int, int | No
     return source, max_rounds
 
 
-def _check_weights(src: np.ndarray, dst: np.ndarray, w: np.ndarray) -> None:
-    bad = np.flatnonzero(np.isnan(w) | (w < 0))
+def _check_weights(src: np.ndarray, dst: np.ndarray, w: np.ndarray,
+                   negative: bool = False) -> None:
+    """No NaN weight, and (unless ``negative``) no negative one: a ValueError naming the edge."""
+    bad = np.flatnonzero(np.isnan(w) | (w < 0)) if not negative else np.flatnonzero(np.isnan(w))
     if bad.size:
         k = int(bad[0])
         raise ValueError(
@@ -239,10 +257,20 @@ def sssp(
     *,
     weights: Any = None,
     max_rounds: int | None = None,
+    method: str = "auto",
+    delta: float | None = None,
     config: Config | None = None,
     directed: bool | None = None,
 ) -> ShortestPathsResult:
-    """Shortest-path distances from ``source`` (non-negative weights).
+    """Shortest-path distances from ``source``.
+
+    ``method='auto'`` runs delta-stepping (:mod:`spbfs.kernels.sssp_numba`,
+    compiled, one pass per bucket) on a graph held on the host (numpy or
+    numba backend), a breadth-first search where every edge weighs 1, and
+    the Bellman-Ford rounds of the module docstring on a GPU, with
+    ``max_rounds``, or where a weight is negative (the only case that needs
+    them; a negative cycle raises scipy's ``NegativeCycleError``, as
+    :func:`scipy.sparse.csgraph.bellman_ford` does).
 
     Parameters
     ----------
@@ -258,8 +286,14 @@ def sssp(
         is used as it is. See the module docstring for where weights come
         from when it is omitted.
     max_rounds : int, optional
-        Stop after this many relaxation rounds (distances are then upper
-        bounds).
+        Stop after this many Bellman-Ford rounds (distances are then upper
+        bounds); implies ``method='bellman-ford'``.
+    method : {'auto', 'delta-stepping', 'bellman-ford'}
+        The algorithm (see above); ``'delta-stepping'`` needs a host backend.
+    delta : float, optional
+        Delta-stepping's bucket width (default:
+        :func:`spbfs.kernels.sssp_numba.default_delta`, about the least
+        positive weight).
 
     Returns
     -------
@@ -269,9 +303,14 @@ def sssp(
 
     Raises
     ------
+    scipy.sparse.csgraph.NegativeCycleError
+        For a negative cycle reached from ``source``: an undirected edge of
+        negative weight, a negative self-loop, or a directed cycle.
     ValueError
-        For an empty graph, a source out of range, a negative or NaN weight
-        (the message names the edge), or ``weights`` of the wrong shape.
+        For an empty graph, a source out of range, a NaN weight (the message
+        names the edge), ``weights`` of the wrong shape, an
+        unknown ``method``, ``delta`` not positive, or delta-stepping asked
+        with ``max_rounds`` or on a GPU.
     TypeError
         For a non-integer source or ``weights`` that is not a scipy sparse
         matrix.
@@ -288,6 +327,8 @@ def sssp(
         return dist_sssp(graph, source, weights=weights, max_rounds=max_rounds)
     g = prepare(graph, config, directed, allow_empty=False)
     source, max_rounds = check_sssp_args(g.n, vertex_of(g, source), max_rounds)
+    host = g.backend.name in ("numpy", "numba")
+    asked, method = method, _check_method(method, max_rounds, host)
     if isinstance(weights, Block):
         if weights.shape != (g.n, g.n) or weights.data is None:
             raise ValueError(
@@ -298,10 +339,120 @@ def sssp(
     else:
         ew = _edge_weights(graph, g, weights)
         if ew is None:
+            if method != "bellman-ford":  # unit weights: the distances are BFS levels
+                labels = node_labels(g)
+                # bfs takes a labelled graph's source by its label
+                r = bfs(g, source if labels is None else labels[source], output="levels")
+                levels = g.backend.to_host(r.levels)
+                dist = np.where(levels >= 0, levels, np.inf).astype(np.float64)
+                return ShortestPathsResult(source=source, distances=dist, rounds=r.depth,
+                                           labels=labels)
             block = g.out_block
         else:
-            _check_weights(*ew)
+            _check_weights(*ew, negative=True)
+            if bool(np.any(ew[2] < 0)):  # only Bellman-Ford takes them
+                if asked == "delta-stepping":
+                    raise ValueError("method='delta-stepping' needs non-negative weights; "
+                                     "'auto' runs Bellman-Ford on negative ones")
+                return _negative(g, source, *ew, max_rounds)
+            if method != "bellman-ford":
+                ptr, ind, w = _out_rows_of_edges(g, *ew)
+                return _delta_result(g, source, ptr, ind, w, delta)
             block = _build_weighted(g, *ew)
+    if method != "bellman-ford":
+        return _delta_result(g, source, *_out_rows(block), delta)
+    return _bellman_ford(g, source, block, max_rounds)
+
+
+def _negative(g: Graph, source: int, src: Any, dst: Any, w: Any,
+              max_rounds: int | None) -> ShortestPathsResult:
+    """Bellman-Ford with negative weights; scipy's NegativeCycleError where a cycle is negative.
+
+    As :func:`scipy.sparse.csgraph.bellman_ford`: an undirected edge of
+    negative weight is a negative cycle (there and back), and so is a
+    negative self-loop reached from the source.
+    """
+    neg = np.flatnonzero(w < 0)
+    if not g.directed:
+        k = int(neg[0])
+        raise NegativeCycleError(f"Negative cycle detected on node {int(src[k])}: the "
+                                 f"undirected edge {int(src[k])} -> {int(dst[k])} has weight "
+                                 f"{float(w[k])} (there and back is a negative cycle)")
+    r = _bellman_ford(g, source, _build_weighted(g, src, dst, w), max_rounds, cycles=True)
+    loops = neg[src[neg] == dst[neg]]
+    reached = loops[np.isfinite(r.distances[src[loops]])]
+    if reached.size:
+        raise NegativeCycleError(f"Negative cycle detected on node {int(src[reached[0]])} "
+                                 f"(a self-loop of weight {float(w[reached[0]])})")
+    return r
+
+
+_METHODS = ("auto", "delta-stepping", "bellman-ford")
+
+
+class NegativeCycleError(_ScipyNegativeCycleError, ValueError):
+    """A negative cycle reached from the source: scipy's exception, and a ValueError.
+
+    ``except scipy.sparse.csgraph.NegativeCycleError`` catches it as it
+    catches scipy's own; code that treats bad weights as a ValueError does too.
+    """
+
+
+def _check_method(method: Any, max_rounds: int | None, host: bool) -> str:
+    """``method`` resolved: delta-stepping on the host without a round limit, else Bellman-Ford."""
+    if method not in _METHODS:
+        raise ValueError(f"method must be one of {', '.join(map(repr, _METHODS))}, got {method!r}")
+    if method == "delta-stepping" and (max_rounds is not None or not host):
+        raise ValueError("method='delta-stepping' runs on the host (numpy or numba backend) "
+                         "without max_rounds (a round is Bellman-Ford's)")
+    if method == "auto":
+        return "delta-stepping" if host and max_rounds is None else "bellman-ford"
+    return method
+
+
+def _delta_result(g: Graph, source: int, ptr: Any, ind: Any, w: Any,
+                  delta: float | None) -> ShortestPathsResult:
+    """Delta-stepping from ``source`` over the out-rows ``(ptr, ind, w)``."""
+    dist, buckets = sssp_numba.run(ptr, ind, w, np.array([0, 1]), np.array([source]),
+                                   delta=delta)
+    return ShortestPathsResult(source=source, distances=dist[0], rounds=buckets,
+                               labels=node_labels(g))
+
+
+def _out_rows(block: Block) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The out-edges of each vertex in csr from a host block of ``Bw`` (columns = tails)."""
+    ptr = np.asarray(block.ptr, dtype=np.int64)
+    if block.jc is not None:  # dcsc: only the non-empty columns have a pointer
+        counts = np.zeros(block.shape[1], dtype=np.int64)
+        counts[np.asarray(block.jc, dtype=np.int64)] = np.diff(ptr)
+        ptr = np.zeros(block.shape[1] + 1, dtype=np.int64)
+        np.cumsum(counts, out=ptr[1:])
+    ind = np.asarray(block.ind, dtype=np.int64)
+    w = np.ones(ind.shape[0]) if block.data is None else np.asarray(block.data, np.float64)
+    return ptr, ind, w
+
+
+def _out_rows_of_edges(g: Graph, src: Any, dst: Any,
+                       w: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The out-edges of each vertex in csr (both directions of an undirected graph)."""
+    src = np.asarray(src, dtype=np.int64)
+    dst = np.asarray(dst, dtype=np.int64)
+    w = np.asarray(w, dtype=np.float64)
+    if not g.directed:
+        src, dst, w = np.concatenate([src, dst]), np.concatenate([dst, src]), np.concatenate([w, w])
+    order = np.argsort(src, kind="stable")  # repeated edges and self-loops do no harm
+    ptr = np.zeros(g.n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(src, minlength=g.n), out=ptr[1:])
+    return ptr, dst[order], w[order]
+
+
+def _bellman_ford(g: Graph, source: int, block: Block, max_rounds: int | None,
+                  cycles: bool = False) -> ShortestPathsResult:
+    """The frontier rounds of the module docstring: one ``min_plus`` SpMSV per round.
+
+    ``cycles``: weights may be negative; a vertex still improving in round
+    ``n`` lies on or behind a negative cycle (scipy's NegativeCycleError).
+    """
     xp = g.backend.xp
     n = g.n
     dist = xp.full(n, np.inf, dtype=np.float64)
@@ -319,6 +470,9 @@ def sssp(
         idx, cand = idx[better], cand[better]
         dist[idx] = cand
         frontier = SparseVector(idx, cand, n, check=False)
+        if cycles and rounds >= n and idx.shape[0]:
+            raise NegativeCycleError(f"Negative cycle detected on node {int(idx[0])} (it still "
+                                     f"improves after {n} Bellman-Ford rounds)")
     return ShortestPathsResult(source=source, distances=g.backend.to_host(dist), rounds=rounds,
                                labels=node_labels(g))
 
