@@ -583,9 +583,8 @@ class GridEngine:
         """
         # A little room beyond the need: the next searches need about as much.
         size = min(need + need // 8, self.grid.pc * self.B)
-        if self.local.name == "numba" and self.local.nchunks > 1 \
-                and self.finds[0].shape[0] < need:
-            # The parallel chunks' scratch of the numba engine.
+        if self.local.nchunks > 1 and self.finds[0].shape[0] < need:
+            # The scratch of a local engine searching in parallel chunks.
             self.finds[0] = np.empty(size, np.int64)
             self.finds[1] = np.empty(size if self.grid.pc > 1 else 0, np.int64)
         buf = self.sendbufs[0]

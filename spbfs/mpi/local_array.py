@@ -48,6 +48,9 @@ class ArrayLocal:
         self.xp = xp = backend.xp
         self.to_host = backend.to_host
         grid, d = g.grid, g.dist
+        if name == "cupy":
+            # Ranks sharing a node take its devices in turn, by node-local rank.
+            xp.cuda.Device(grid.local_rank % xp.cuda.runtime.getDeviceCount()).use()
         self.g = g
         self.visited = visited
         self.b, self.B = d.b, d.B64
