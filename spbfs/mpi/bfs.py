@@ -8,7 +8,10 @@ and one block ``B_ij``. The level loop is the one every engine runs under
 every rank, chosen from counts summed by the level's one Allreduce
 (:meth:`GridEngine.reduce`). The communication of a level goes through the
 named phases of :mod:`spbfs.mpi.spmsv` (transpose, expand or gather, fold,
-rotate, parent updates, merge); this module holds the local work between them.
+rotate, parent updates, merge); the local work between them goes to the rank's
+local engine (:mod:`spbfs.mpi.local`: the numba kernels, or the array engine on
+numpy or cupy), asked for the operation of the grid shape's route. What follows
+describes the routes and the numba engine's way through them.
 
 Top-down (Algorithm 3)
     The column chunk's frontier comes from *expand*; the local SpMSV over
@@ -713,7 +716,10 @@ def bfs(graph: DistGraph, source: int, *, direction: str | None = None,
     config : Config, optional
         Direction heuristics, exchange settings and ``output`` (``"levels"``
         runs the search as ``any_pair``, ``"parents"`` drops the levels, as
-        :func:`spbfs.bfs` does); defaults to the graph's config.
+        :func:`spbfs.bfs` does), and ``backend``, the rank's local engine
+        (:mod:`spbfs.mpi.local`): ``"auto"``/``"numba"`` the numba kernels,
+        ``"numpy"`` the array engine on the CPU, ``"cupy"`` the array engine
+        on each rank's GPU; defaults to the graph's config.
     out : (numpy.ndarray, numpy.ndarray), optional
         Arrays for this rank's ``parents`` and ``levels`` (int64, C-contiguous,
         ``hi - lo`` long), overwritten and returned in the result. A loop of
@@ -742,7 +748,8 @@ def bfs(graph: DistGraph, source: int, *, direction: str | None = None,
     Raises
     ------
     CollectiveError
-        On every rank for a source or target out of range, a bad option, or a
+        On every rank for a source or target out of range, a bad option,
+        ``backend="cupy"`` where a rank has no usable GPU, or a
         semiring or ``source_value`` that :func:`spbfs.bfs` refuses (also
         ``out`` with a generic semiring), even when only one rank passes it;
         and on every rank when ranks pass different arguments (one small
