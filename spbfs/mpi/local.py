@@ -56,14 +56,13 @@ def bfs_backend(config: Any, comm: Any = None) -> str:
     CollectiveError
         For ``cupy`` without a usable GPU on some rank, naming ``backend``.
     """
-    from spbfs.mpi import comm as C
-
     backend = config.backend
     if backend == "auto":
         return "numba"
     if backend != "cupy":
         return backend
     from semirings.backend import get_backend
+    from spbfs.mpi import comm as C
 
     why = ""
     try:
