@@ -697,8 +697,9 @@ def _grid_config(args: argparse.Namespace) -> Config:
     except (OSError, ValueError) as exc:
         raise CollectiveError(str(exc)) from None
     if cfg.backend == "cupy":
-        raise CollectiveError("the distributed search runs the numba CPU kernels; "
-                              "--backend cupy is not supported on a grid")
+        from spbfs.mpi.local import bfs_backend
+
+        bfs_backend(cfg)  # the GPU grid where every rank has one, else a CollectiveError
     return cfg
 
 

@@ -8,7 +8,10 @@ and one block ``B_ij``. The level loop is the one every engine runs under
 every rank, chosen from counts summed by the level's one Allreduce
 (:meth:`GridEngine.reduce`). The communication of a level goes through the
 named phases of :mod:`spbfs.mpi.spmsv` (transpose, expand or gather, fold,
-rotate, parent updates, merge); this module holds the local work between them.
+rotate, parent updates, merge); the local work between them goes to the rank's
+local engine (:mod:`spbfs.mpi.local`: the numba kernels, or the array engine on
+numpy or cupy), asked for the operation of the grid shape's route. What follows
+describes the routes and the numba engine's way through them.
 
 Top-down (Algorithm 3)
     The column chunk's frontier comes from *expand*; the local SpMSV over
@@ -75,6 +78,7 @@ from spbfs.direction import BOTTOM_UP, TOP_DOWN, DirectionPolicy
 from spbfs.mpi import _kernels as K
 from spbfs.mpi import comm as C
 from spbfs.mpi.graph import DistGraph
+from spbfs.mpi.local import bfs_backend, local_engine, topdown_route
 from spbfs.mpi.planner import planner
 from spbfs.mpi.result import DistBFSResult
 from spbfs.mpi.semiring_engine import semiring_bfs
@@ -90,8 +94,6 @@ from spbfs.mpi.spmsv import (
     UPDATES,
     FrontierPhases,
     PhaseCounters,
-    grid_backend,
-    merge_pairs,
 )
 from spbfs.search.checks import LEVELS, VALUES, check_max_depth, check_semiring, check_vertex
 from spbfs.search.driver import SearchRun, run_levels
@@ -118,8 +120,8 @@ class _Kept:
     the engine only resets what a search reads before it writes.
     """
 
-    __slots__ = ("arrays", "deg_p", "duo", "packed", "phases", "prev", "sentprev", "visited",
-                 "visited0")
+    __slots__ = ("arrays", "deg_p", "duo", "locals", "packed", "phases", "prev", "sentprev",
+                 "visited", "visited0")
 
     def __init__(self, g: DistGraph) -> None:
         grid = g.grid
@@ -164,6 +166,9 @@ class _Kept:
         self.packed = K.pack_fits(g.n, B)
         # The frontier phases by plan, as (plan, phases) (see GridEngine.__init__).
         self.phases: list[tuple[Any, FrontierPhases]] = []
+        # The local engines by backend name (spbfs.mpi.local), made by the first search
+        # on each: an array engine moves the blocks to its device once.
+        self.locals: dict[str, Any] = {}
         # A 2 x 1 grid's top-down level counts the partner's new frontier itself
         # (GridEngine._topdown_duo): it needs the partner's degrees (half a piece's
         # degrees more per rank) and its part of "sent" as the level found it.
@@ -196,7 +201,7 @@ class GridEngine:
                  out: tuple[np.ndarray, np.ndarray] | None = None,
                  max_depth: int | None = None, policy: DirectionPolicy | None = None,
                  target: int | None = None) -> None:
-        grid_backend(cfg)  # cupy is refused, never run on the CPU in its place
+        backend = bfs_backend(cfg, g.grid.comm)  # never the CPU in place of a missing GPU
         self.g = g
         self.policy = policy or DirectionPolicy(cfg.direction, cfg.alpha, cfg.beta)
         self.n = g.n
@@ -222,10 +227,6 @@ class GridEngine:
          self.front, self.comp_a, self.comp_b, self.msgbufs, self.counts) = kept.arrays
         self.newbuf = self.newbufs[0]
         self.flip = 0
-        # Candidates of the bottom-up search per segment (-1: not listed yet).
-        self.ncand = [-1] * grid.pc
-        if (grid.pr if self.transposed else grid.pc) > 1:
-            self.sent.fill(0)
         if out is None:
             self.parents = np.full(self.size, -1, dtype=np.int64)
             self.levels = np.full(self.size, -1, dtype=np.int64)
@@ -240,6 +241,12 @@ class GridEngine:
         self.visited, self.prev = kept.visited, kept.prev
         np.copyto(self.visited, kept.visited0)
         np.copyto(self.prev, kept.visited0)
+        local = kept.locals.get(backend)
+        if local is None:
+            local = kept.locals[backend] = local_engine(backend, g, self.visited, self.sent,
+                                                        self.cand, self.finds)
+        self.local = local
+        local.begin(self.parents, self.levels)
         self.deg = g._deg
         self.plan = plan = planner(cfg, grid, self.B)
         # The transposed top-down's pairs, one word each where ids allow: half the
@@ -259,8 +266,11 @@ class GridEngine:
         self.phases = phases
         # A 2 x 1 grid runs its top-down levels without the Allreduce (_topdown_duo),
         # where the fold is one plain message each way.
-        self.duo = kept.duo and phases.emu is None and not plan.pairs_compressible and (
-            plan.fixed_pattern == "p2p" or (plan.fixed_pattern is None and plan.link is None))
+        self.duo = kept.duo and local.duo and phases.emu is None \
+            and not plan.pairs_compressible and (
+                plan.fixed_pattern == "p2p" or (plan.fixed_pattern is None and plan.link is None))
+        # The top-down operation asked of the local engine: the plan's by grid shape.
+        self.route = topdown_route(self.transposed, grid.pr, grid.pc, self.duo)
         self.duo_red: list[int] | None = None  # such a level's global counts, for reduce
         self.partner = 1 - grid.rank if self.duo else -1
         self.sp = self.sent[self.partner * self.bw:(self.partner + 1) * self.bw] if self.duo \
@@ -271,7 +281,6 @@ class GridEngine:
             if plo <= target < phi:
                 self.target_p = target - plo
         self.nthreads = numba.get_num_threads()
-        self.nchunks = 4 * self.nthreads if self.nthreads > 1 else 1
         self.m_f = 0  # degree sum of the current frontier, all ranks (set by reduce)
         # The rest of the latest Allreduce's picture (as the driver keeps it): the
         # frontier's size, whether it grew, the edges out of unvisited vertices.
@@ -291,6 +300,7 @@ class GridEngine:
         """The result on this rank: its pieces, and the counters summed over the grid."""
         grid = self.grid
         self.phases.drain()  # the exchange posted after the last level
+        self.local.finish()
         msgs, words, phase_seconds = self.cnt.summed(grid.comm)
         stats = run.log.stats({"messages": msgs, "words": words})
         g = self.g
@@ -309,9 +319,7 @@ class GridEngine:
         lo, hi = self.g.lo, self.g.hi
         if lo <= source < hi:
             ls = source - lo
-            self.parents[ls] = source
-            self.levels[ls] = 0
-            K.set_bits(np.array([ls], np.int64), self.visited, 0)
+            self.local.claim(ls, source)
             frontier = np.array([ls], dtype=self.newbufs[0].dtype)
             deg_source = int(self.deg[ls])
         elif self.duo:
@@ -333,7 +341,7 @@ class GridEngine:
     def reached(self, v: int) -> bool:
         """Whether ``v`` is this rank's and has a parent."""
         lo = self.g.lo
-        return lo <= v < self.g.hi and self.parents[v - lo] != -1
+        return lo <= v < self.g.hi and self.local.reached(v - lo)
 
     def topdown(self, frontier: np.ndarray, depth: int) -> tuple[np.ndarray, int, int, int]:
         """One top-down level; posts the next frontier's exchange."""
@@ -439,134 +447,73 @@ class GridEngine:
         return cols
 
     def _topdown(self, frontier: np.ndarray, depth: int) -> tuple[np.ndarray, int, int]:
-        """One level; returns (next frontier piece, edges scanned, its degree sum)."""
-        if self.transposed:
-            return self._topdown_transposed(frontier, depth)
-        grid, d, B = self.grid, self.d, self.B
-        parts = self.phases.expand(frontier, EXPAND)
-        t0 = self.clock()
-        cols = self._chunk_ids(parts)  # the column chunk's frontier
-        j = grid.j
-        ptr, ind, jc, dcsc = self.g._raw
-        newbuf = self.next_buffer()
-        self.prev[:] = self.visited
-        if grid.pc == 1:
-            # The row chunk is this rank's piece: search and update in one pass.
-            # A level expecting many edges on this rank splits its rows over the threads.
-            nparts = self.nthreads if self.m_f >= _PAR_TOPDOWN * self.p else 1
-            k, scanned, degsum = K.topdown_own(ptr, ind, jc, cols, self.visited, self.parents,
-                                               self.levels, depth, self.deg, j * grid.pr, d.b,
-                                               B, newbuf, nparts, **K.formats(dcsc))
-            t0 = self.tick(LOCAL_TD, t0)
-            new = self.sort_new(k)
-            self.tick(UPDATE, t0)
-            return new, scanned, degsum
-        counts = self.counts
-        sendbuf = self.sendbufs[0]
-        nc, scanned, msgs = K.topdown_fold(ptr, ind, jc, cols, self.sent, self.visited, j,
-                                           self.bw, grid.pc, counts, sendbuf, j * grid.pr,
-                                           d.b, B, **K.formats(dcsc))
-        self.tick(LOCAL_TD, t0)
-        cl = counts.tolist()[:grid.pc]
-        sends = [sendbuf[2 * t * B:2 * (t * B + c)] for t, c in enumerate(cl)]
-        recv = self.phases.along_row(FOLD, sends, msgs, 2 * (nc - cl[j]))
-        t0 = self.clock()
-        k, degsum = merge_pairs(recv, -1, self.parents, self.levels, depth, self.visited,
-                                newbuf, 0, self.deg)
-        new = self.sort_new(k)
-        self.tick(UPDATE, t0)
-        return new, scanned, degsum
+        """One level; returns (next frontier piece, edges scanned, its degree sum).
 
-    def _topdown_transposed(self, frontier: np.ndarray,
-                            depth: int) -> tuple[np.ndarray, int, int]:
-        """One top-down level as ``Bᵀ x`` over ``tblock`` (undirected graphs).
-
-        ``tblock``'s columns are the row chunk, its rows the column chunk: the
-        frontier is gathered along the processor row (the row's own pieces, no
-        transpose), the pairs fold down the processor column to the rank
-        holding each piece in the column layout, which passes them to the
-        owner. One processor row: the column chunk is the own piece, so the
-        search and the update are one pass, as with one column otherwise.
+        The route (:func:`~spbfs.mpi.local.topdown_route`) says which local
+        operation the level asks for; the phases around it follow the route.
         """
-        if self.duo:
+        route = self.route
+        if route == "duo":
             return self._topdown_duo(frontier, depth)
-        grid, d, B = self.grid, self.d, self.B
-        parts = self.phases.expand_row(frontier)
+        grid = self.grid
+        if self.transposed:
+            # The row chunk's frontier, gathered along the processor row.
+            parts = self.phases.expand_row(frontier)
+        else:
+            parts = self.phases.expand(frontier, EXPAND)
         t0 = self.clock()
-        cols = self._chunk_ids(parts)  # the row chunk's frontier
-        tptr, tind, tjc, tdcsc = self.g._traw
+        cols = self._chunk_ids(parts)
         newbuf = self.next_buffer()
         self.prev[:] = self.visited
-        row0 = grid.i * grid.pc
-        if grid.pr == 1:
+        if route == "own":
+            # The product's children are this rank's piece: search and update in one
+            # pass; a level expecting many edges on this rank splits its rows over
+            # the threads.
             nparts = self.nthreads if self.m_f >= _PAR_TOPDOWN * self.p else 1
-            k, scanned, degsum = K.topdown_own(tptr, tind, tjc, cols, self.visited,
-                                               self.parents, self.levels, depth, self.deg,
-                                               row0, d.b, B, newbuf, nparts, **K.formats(tdcsc))
+            k, scanned, degsum = self.local.topdown_own(cols, depth, newbuf, nparts)
             t0 = self.tick(LOCAL_TD, t0)
             new = self.sort_new(k)
             self.tick(UPDATE, t0)
             return new, scanned, degsum
-        pr = grid.pr
-        # The own piece is part i of the column chunk where this rank holds it in the
-        # column layout: its children are taken in the search itself, not as pairs.
+        if route == "fold":
+            counts = self.counts[:grid.pc]
+            sendbuf = self.sendbufs[0]
+            j, B = grid.j, self.B
+            nc, scanned, msgs = self.local.topdown_fold(cols, j, counts, sendbuf)
+            self.tick(LOCAL_TD, t0)
+            cl = counts.tolist()
+            sends = [sendbuf[2 * t * B:2 * (t * B + c)] for t, c in enumerate(cl)]
+            recv = self.phases.along_row(FOLD, sends, msgs, 2 * (nc - cl[j]))
+            t0 = self.clock()
+            k, degsum = self.local.merge(recv, -1, depth, newbuf, 0, False)
+            new = self.sort_new(k)
+            self.tick(UPDATE, t0)
+            return new, scanned, degsum
+        # "pairs": the transposed product's pairs fold down the processor column to
+        # the rank holding each piece in the column layout, which passes them to the
+        # owner. The own piece is part i of the column chunk where this rank holds it
+        # in the column layout: its children are taken in the search itself.
         own = grid.i if grid.transpose_dest == grid.rank else -1
-        counts = self.counts[:pr]
-        buf, cap, w, scanned, k, degsum = self._pairs_search(cols, row0, own, counts, depth,
-                                                             newbuf)
+        counts = self.counts[:grid.pr]
+        w = 1 if self.packed else 2
+        buf, cap, scanned, k, degsum = self.local.topdown_pairs(cols, own, counts, depth, newbuf,
+                                                                self.packed, self.sendbufs)
         self.tick(LOCAL_TD, t0)
         cl = counts.tolist()
         sends = [buf[w * t * cap:w * (t * cap + c)] for t, c in enumerate(cl)]
         got = self.phases.fold_to_owners(sends, w * sum(cl))
         t0 = self.clock()
-        k, ds = merge_pairs(got, -1, self.parents, self.levels, depth, self.visited,
-                            newbuf, k, self.deg, self.packed)
+        k, ds = self.local.merge(got, -1, depth, newbuf, k, self.packed)
         degsum += ds
         new = self.sort_new(k)
         self.tick(UPDATE, t0)
         return new, scanned, degsum
 
-    def _pairs_search(self, cols: np.ndarray, row0: int, own: int, counts: np.ndarray,
-                      depth: int, newbuf: np.ndarray) -> tuple[np.ndarray, int, int, int, int, int]:
-        """The transposed top-down's local product from ``cols`` (the row chunk's frontier).
-
-        Children in part ``own`` of the column chunk (-1: none) are claimed at once;
-        the others are written as pairs, ``counts[t]`` of them for part ``t``, into
-        the parent updates' buffer (a level is one or the other, and its messages
-        are complete when it returns), grown where a part is full. Returns (buffer,
-        pairs of room per part, words per pair, edges scanned, own children, their
-        degree sum).
-        """
-        tptr, tind, tjc, tdcsc = self.g._traw
-        B, parts, packed = self.B, counts.shape[0], self.packed
-        counts[:] = 0
-        w = 1 if packed else 2
-        buf = self.sendbufs[0]
-        cap = buf.shape[0] // (w * parts)
-        at, e, scanned, k, degsum = 0, -1, 0, 0, 0
-        nf = cols.shape[0]
-        while True:
-            at, e, sc, k, ds = K.topdown_pairs(tptr, tind, tjc, cols, self.sent, counts, buf,
-                                               cap, row0, self.d.b, B, at, e, own, self.visited,
-                                               self.parents, self.levels, depth, self.deg,
-                                               newbuf, k, packed, **K.formats(tdcsc))
-            scanned += sc
-            degsum += ds
-            if at == nf:
-                return buf, cap, w, scanned, k, degsum
-            # A part is full: grow every part's room (the first levels pay a few).
-            new_cap = min(B, max(cap + cap // 2, 4096))
-            grown = np.empty(w * parts * new_cap, np.int64)
-            for t, c in enumerate(counts.tolist()):
-                grown[w * t * new_cap:w * (t * new_cap + c)] = buf[w * t * cap:w * (t * cap + c)]
-            buf, cap = grown, new_cap
-            self.sendbufs[0] = buf
-
     def _topdown_duo(self, frontier: np.ndarray, depth: int) -> tuple[np.ndarray, int, int]:
         """One transposed top-down level on a 2 x 1 grid, its global counts without an Allreduce.
 
-        Each rank takes its own children and sends the others as pairs, as
-        :meth:`_topdown_transposed` does, and its own children too, in one message
+        Each rank takes its own children and sends the others as pairs, as the
+        ``pairs`` route does, and its own children too, in one message
         each way. "Sent" (over both pieces) holds every vertex the partner has
         reached: the pairs sent, the partner's frontiers (gathered after the
         source and after bottom-up levels, and its own children sent here). So
@@ -577,6 +524,7 @@ class GridEngine:
         (:meth:`reduce` returns the counts), and a bottom-up level next reads
         both frontier pieces off the bitmaps (nothing is gathered). The source
         needs no Allreduce either (:meth:`start`): both ranks know its degree.
+        The route reads the host bitmaps: engines whose ``duo`` is set only.
         """
         grid, bw = self.grid, self.bw
         phases = self.phases
@@ -596,8 +544,10 @@ class GridEngine:
         sentprev[:] = sp
         own, other = grid.i, self.partner
         packed = self.packed
-        buf, cap, w, scanned, k, degsum = self._pairs_search(frontier, grid.i, own,
-                                                             self.counts[:2], depth, newbuf)
+        w = 1 if packed else 2
+        buf, cap, scanned, k, degsum = self.local.topdown_pairs(frontier, own, self.counts[:2],
+                                                                depth, newbuf, packed,
+                                                                self.sendbufs)
         c = int(self.counts[other])
         pw = w * c
         pairs = buf[w * other * cap:w * other * cap + pw]
@@ -619,8 +569,7 @@ class GridEngine:
         got = phases.fold_duo(other, msg)
         t0 = self.clock()
         ppw, pk, pbits, pds, psc = got[:5].tolist()
-        k, ds = K.apply_pairs(got[5:5 + ppw], self.parents, self.levels, depth, self.visited,
-                              newbuf, k, self.deg, packed)
+        k, ds = self.local.merge([got[5:5 + ppw]], -1, depth, newbuf, k, packed)
         degsum += ds
         dup, dsp = K.partner_level(got[5 + ppw:], bool(pbits), sp, pairs, c, packed,
                                    self.kept.deg_p)
@@ -637,7 +586,8 @@ class GridEngine:
         """
         # A little room beyond the need: the next searches need about as much.
         size = min(need + need // 8, self.grid.pc * self.B)
-        if self.nchunks > 1 and self.finds[0].shape[0] < need:
+        if self.local.nchunks > 1 and self.finds[0].shape[0] < need:
+            # The scratch of a local engine searching in parallel chunks.
             self.finds[0] = np.empty(size, np.int64)
             self.finds[1] = np.empty(size if self.grid.pc > 1 else 0, np.int64)
         buf = self.sendbufs[0]
@@ -649,7 +599,7 @@ class GridEngine:
     # -- one bottom-up level ---------------------------------------------------------
     def _bottomup(self, frontier: np.ndarray, depth: int) -> tuple[np.ndarray, int, int]:
         """One level; returns (next frontier piece, edges scanned, its degree sum)."""
-        grid, d, B, bw = self.grid, self.d, self.B, self.bw
+        grid, B, bw = self.grid, self.B, self.bw
         front = self.front
         if self.duo and self.phases.pending is None:
             # After a duo top-down level (nothing posted): both new frontier pieces
@@ -667,12 +617,10 @@ class GridEngine:
                 else:
                     front[i2 * bw:(i2 + 1) * bw] = 0
                     K.set_bits(m, front, i2 * B)
-        if self.transposed and grid.pr > 1:
-            # Vertices of the column chunk's frontier are reached: the transposed
-            # top-down need never send them (its "sent" is over the column chunk).
-            np.bitwise_or(self.sent, front, out=self.sent)
-        tptr, tind, tjc, tdcsc = self.g._traw
-        slots = self.g.seg_slots
+        local = self.local
+        # Vertices of the column chunk's frontier are reached: the transposed top-down
+        # need never send them (its "sent" is over the column chunk).
+        local.load_front(front, self.transposed and grid.pr > 1)
         pc, j = grid.pc, grid.j
         newbuf = self.next_buffer()
         self.prev[:] = self.visited
@@ -688,29 +636,11 @@ class GridEngine:
         nk = 0
         scanned = 0
         degsum = 0
-        col0 = j * grid.pr
-        ne = self.g.nonempty
         for s in range(pc):
             t = (j + s) % pc
-            cand = self.cand[t * B:(t + 1) * B]
-            nc = self.ncand[t]
-            if nc < 0 and ne is not None:  # csr, first bottom-up level: list the open rows
-                nc = K.ids_and_not(ne[t * bw:(t + 1) * bw], comp, t * B, cand)
-            self._ensure(k + (nc if nc >= 0 else int(slots[t + 1] - slots[t])), k, s > 0)
-            pairs = self.sendbufs[0]
-            if self.nchunks > 1:
-                rows, pars = self.finds
-            elif s == 0:
-                # One chunk: the own finds are written where they end up (the new
-                # frontier from 0: nothing found before them), the others' in
-                # place as pairs, so there is no scratch to keep.
-                rows, pars = newbuf, pairs
-            else:
-                rows, pars = pairs[0::2], pairs[1::2]
-            k, self.ncand[t], sc, ds, nk = K.bottomup_search(
-                tptr, tind, tjc, tdcsc, slots[t], slots[t + 1], t * B, front, comp, cand, nc,
-                s == 0, self.parents, self.levels, depth, self.deg, self.visited, newbuf, nk,
-                rows, pars, k, col0, d.b, B, self.nchunks, pairs)
+            self._ensure(k + local.candidates(t, comp), k, s > 0)
+            k, sc, ds, nk = local.bottomup_segment(t, s == 0, comp, depth, newbuf, nk, k,
+                                                   self.sendbufs[0])
             scanned += sc
             degsum += ds
             bounds.append(k)
@@ -734,8 +664,7 @@ class GridEngine:
             recv = self.phases.along_row(UPDATES, sends, msgs, 2 * k)
             t0 = self.clock()
             own = nk
-            nk, ds = merge_pairs(recv, j, self.parents, self.levels, depth, self.visited,
-                                 newbuf, nk, self.deg)
+            nk, ds = local.merge(recv, j, depth, newbuf, nk, False)
             degsum += ds
             new = self.sort_new(nk) if nk > own else newbuf[:nk]
         else:
@@ -787,7 +716,10 @@ def bfs(graph: DistGraph, source: int, *, direction: str | None = None,
     config : Config, optional
         Direction heuristics, exchange settings and ``output`` (``"levels"``
         runs the search as ``any_pair``, ``"parents"`` drops the levels, as
-        :func:`spbfs.bfs` does); defaults to the graph's config.
+        :func:`spbfs.bfs` does), and ``backend``, the rank's local engine
+        (:mod:`spbfs.mpi.local`): ``"auto"``/``"numba"`` the numba kernels,
+        ``"numpy"`` the array engine on the CPU, ``"cupy"`` the array engine
+        on each rank's GPU; defaults to the graph's config.
     out : (numpy.ndarray, numpy.ndarray), optional
         Arrays for this rank's ``parents`` and ``levels`` (int64, C-contiguous,
         ``hi - lo`` long), overwritten and returned in the result. A loop of
@@ -816,7 +748,8 @@ def bfs(graph: DistGraph, source: int, *, direction: str | None = None,
     Raises
     ------
     CollectiveError
-        On every rank for a source or target out of range, a bad option, or a
+        On every rank for a source or target out of range, a bad option,
+        ``backend="cupy"`` where a rank has no usable GPU, or a
         semiring or ``source_value`` that :func:`spbfs.bfs` refuses (also
         ``out`` with a generic semiring), even when only one rank passes it;
         and on every rank when ranks pass different arguments (one small

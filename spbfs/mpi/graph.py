@@ -32,7 +32,7 @@ from spbfs.kernels.bitmaps import set_bits
 from spbfs.mpi import _construct as K
 from spbfs.mpi import comm as C
 from spbfs.mpi.grid import Distribution, ProcessGrid, as_grid
-from spbfs.mpi.spmsv import grid_backend
+from spbfs.mpi.local import bfs_backend
 
 __all__ = ["DistGraph"]
 
@@ -45,9 +45,10 @@ def _place(grid: ProcessGrid, config: Config) -> None:
     the serial kernels needed, which made a 1x1 search 1.5x slower on a
     shared 2-core machine. This only works before numba starts its threads,
     as does the pinning (:meth:`ProcessGrid.bind_to_core`), which they inherit.
-    A backend the grid does not run (cupy) is refused first, before any block is built.
+    A backend the grid cannot run (cupy without a usable GPU) is refused first,
+    before any block is built.
     """
-    grid_backend(config)
+    bfs_backend(config, grid.comm)
     os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
     import numba
 

@@ -179,6 +179,12 @@ def _prepare(g: DistGraph, cfg: Config, semiring: Semiring, source_value: Any,
         # Kernel offsets give global ids on one block of a row, not on padded grid blocks.
         raise ValueError(f"semiring {semiring.name!r}: positional operators "
                          f"({semiring.mul.name}) are not supported on the grid")
+    if cfg.backend == "cupy":
+        # The grid's array engine on the GPU runs the BFS semirings (min_second,
+        # any_pair); a generic semiring's local products are host kernels.
+        raise C.CollectiveError(
+            f"config 'backend' is 'cupy': semiring {semiring.name!r} on the grid runs on "
+            f"the CPU engines only: numba or numpy (min_second and any_pair run on the GPU)")
     backend = grid_backend(cfg)
     if backend == "numpy":
         semiring.check_vectorizable()
@@ -201,7 +207,7 @@ def semiring_bfs(g: DistGraph, source: int, cfg: Config, semiring: Semiring, sou
     CollectiveError
         On every rank for ``out``, a positional operator, values neither
         integers nor floats, (backend ``"numpy"``) a semiring without a
-        vectorized form, or backend ``"cupy"`` (:func:`~spbfs.mpi.spmsv.grid_backend`).
+        vectorized form, or backend ``"cupy"`` (the GPU grid runs the BFS semirings only).
     """
     try:
         vdt, backend = _prepare(g, cfg, semiring, source_value, out)

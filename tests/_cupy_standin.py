@@ -1,0 +1,299 @@
+"""A strict cupy stand-in: the GPU code paths run on the CPU and fail on any hidden transfer.
+
+:func:`install` puts a fake ``cupy`` and ``cupyx.scipy.sparse`` into
+``sys.modules`` (before spbfs imports them). Their arrays (:class:`ndarray`)
+hold a numpy array but are a type of their own that refuses to mix with the
+host: ``__array__`` raises (so numpy, mpi4py and ``np.asarray`` refuse them),
+so do ``int``/``float``/``bool``/``len``-free iteration on anything but a 0-d
+array, a numpy array as an operand, index or function argument, and numpy
+ufuncs. The ways between host and device are the explicit ones:
+``cupy.asarray(host)`` (counted as ``to_device``) and ``cupy.asnumpy(x)`` or
+``x.get()`` (counted as ``to_host``); a 0-d array's ``int``/``bool`` is a
+synchronizing scalar read, counted as ``scalars``. Only names cupy exports
+are provided, each doing what numpy does.
+"""
+
+from __future__ import annotations
+
+import operator
+import sys
+import types
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import scipy.sparse
+
+__all__ = ["HostLeak", "Transfers", "install", "make", "ndarray"]
+
+
+@dataclass
+class Transfers:
+    """How often data crossed between host and (stand-in) device."""
+
+    to_device: int = 0
+    to_host: int = 0
+    scalars: int = 0
+
+    def total(self) -> int:
+        return self.to_device + self.to_host
+
+
+class HostLeak(TypeError):
+    """A device array met host code, or host data met device code, without a transfer."""
+
+
+class ndarray:  # cupy's name
+    """A device array of the stand-in: numpy inside, refusing implicit host conversion."""
+
+    __array_ufunc__ = None  # numpy ufuncs given one raise TypeError
+    __slots__ = ("_a", "_t")
+
+    def __init__(self, a: np.ndarray, t: Transfers) -> None:
+        self._a = a
+        self._t = t
+
+    # -- what a host library would use to read it: all refused --------------------------
+    def __array__(self, *args: Any, **kwargs: Any) -> np.ndarray:
+        raise HostLeak("implicit conversion of a device array to numpy: use cupy.asnumpy "
+                       "or .get()")
+
+    def __array_function__(self, *args: Any, **kwargs: Any) -> Any:
+        raise HostLeak("a numpy function was given a device array")
+
+    def __iter__(self) -> Any:
+        raise HostLeak("iterating a device array from the host")
+
+    def _scalar(self) -> Any:
+        if self._a.ndim != 0:
+            raise HostLeak(f"host scalar of a device array of shape {self._a.shape}")
+        self._t.scalars += 1
+        return self._a[()]
+
+    def __int__(self) -> int:
+        return int(self._scalar())
+
+    def __index__(self) -> int:
+        return operator.index(self._scalar())
+
+    def __float__(self) -> float:
+        return float(self._scalar())
+
+    def __bool__(self) -> bool:
+        return bool(self._scalar())
+
+    def __len__(self) -> int:
+        return len(self._a)
+
+    def __repr__(self) -> str:
+        return f"standin.ndarray(shape={self._a.shape}, dtype={self._a.dtype})"
+
+    # -- the explicit way out ---------------------------------------------------------
+    def get(self) -> np.ndarray:
+        self._t.to_host += 1
+        return self._a.copy()
+
+    # -- metadata (host information in cupy too) ----------------------------------------
+    shape = property(lambda self: self._a.shape)
+    dtype = property(lambda self: self._a.dtype)
+    size = property(lambda self: self._a.size)
+    ndim = property(lambda self: self._a.ndim)
+    nbytes = property(lambda self: self._a.nbytes)
+    T = property(lambda self: _wrap(self._a.T, self._t))
+
+    # -- indexing ---------------------------------------------------------------------
+    def __getitem__(self, key: Any) -> ndarray:
+        return _wrap(self._a[_unwrap_key(key)], self._t)
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        self._a[_unwrap_key(key)] = _unwrap(value)
+
+    # -- methods cupy has ---------------------------------------------------------------
+    def astype(self, dtype: Any, copy: bool = True) -> ndarray:
+        return _wrap(self._a.astype(dtype, copy=copy), self._t)
+
+    def view(self, dtype: Any) -> ndarray:
+        return _wrap(self._a.view(dtype), self._t)
+
+    def reshape(self, *shape: Any) -> ndarray:
+        return _wrap(self._a.reshape(*shape), self._t)
+
+    def ravel(self) -> ndarray:
+        return _wrap(self._a.ravel(), self._t)
+
+    def copy(self) -> ndarray:
+        return _wrap(self._a.copy(), self._t)
+
+    def fill(self, value: Any) -> None:
+        self._a.fill(_unwrap(value))
+
+    def sum(self, *args: Any, **kwargs: Any) -> ndarray:
+        return _wrap(self._a.sum(*args, **kwargs), self._t)
+
+    def max(self, *args: Any, **kwargs: Any) -> ndarray:
+        return _wrap(self._a.max(*args, **kwargs), self._t)
+
+    def min(self, *args: Any, **kwargs: Any) -> ndarray:
+        return _wrap(self._a.min(*args, **kwargs), self._t)
+
+    def any(self) -> ndarray:
+        return _wrap(self._a.any(), self._t)
+
+    def all(self) -> ndarray:
+        return _wrap(self._a.all(), self._t)
+
+
+def _binary(name: str) -> Any:
+    op = getattr(operator, name)
+
+    def method(self: ndarray, other: Any) -> ndarray:
+        return _wrap(op(self._a, _unwrap(other)), self._t)
+
+    def rmethod(self: ndarray, other: Any) -> ndarray:
+        return _wrap(op(_unwrap(other), self._a), self._t)
+
+    def imethod(self: ndarray, other: Any) -> ndarray:
+        iop = getattr(operator, f"i{name.rstrip('_')}")
+        iop(self._a, _unwrap(other))
+        return self
+
+    return method, rmethod, imethod
+
+
+for _name in ("add", "sub", "mul", "floordiv", "mod", "and_", "or_", "xor", "lshift", "rshift"):
+    _m, _r, _i = _binary(_name)
+    base = _name.rstrip("_")
+    setattr(ndarray, f"__{base}__", _m)
+    setattr(ndarray, f"__r{base}__", _r)
+    setattr(ndarray, f"__i{base}__", _i)
+for _name in ("lt", "le", "gt", "ge", "eq", "ne"):
+    setattr(ndarray, f"__{_name}__", _binary(_name)[0])
+ndarray.__hash__ = None  # type: ignore[assignment]
+ndarray.__invert__ = lambda self: _wrap(~self._a, self._t)  # type: ignore[attr-defined]
+ndarray.__neg__ = lambda self: _wrap(-self._a, self._t)  # type: ignore[attr-defined]
+
+
+def _unwrap(x: Any) -> Any:
+    """The numpy array inside a device array; a host array is a leak; scalars pass."""
+    if isinstance(x, ndarray):
+        return x._a
+    if isinstance(x, np.ndarray):
+        raise HostLeak(f"a host numpy array (shape {x.shape}) met device code without "
+                       f"cupy.asarray")
+    if isinstance(x, list | tuple):
+        return type(x)(_unwrap(v) for v in x)
+    return x
+
+
+def _unwrap_key(key: Any) -> Any:
+    if isinstance(key, tuple):
+        return tuple(_unwrap_key(k) for k in key)
+    if isinstance(key, slice):
+        return slice(*(_unwrap(v) if isinstance(v, ndarray | np.ndarray) else v
+                       for v in (key.start, key.stop, key.step)))
+    return _unwrap(key)
+
+
+def _wrap(x: Any, t: Transfers) -> Any:
+    if isinstance(x, np.ndarray):
+        return ndarray(x, t)
+    if isinstance(x, np.generic):  # cupy returns 0-d arrays, never host scalars
+        return ndarray(np.asarray(x), t)
+    if isinstance(x, tuple):
+        return tuple(_wrap(v, t) for v in x)
+    return x
+
+
+def _function(t: Transfers, fn: Any) -> Any:
+    def call(*args: Any, **kwargs: Any) -> Any:
+        args = tuple(_unwrap(a) for a in args)
+        kwargs = {k: _unwrap(v) for k, v in kwargs.items()}
+        return _wrap(fn(*args, **kwargs), t)
+
+    call.__name__ = fn.__name__
+    return call
+
+
+#: The numpy functions the stand-in exports under their cupy names (cupy has each).
+_FUNCTIONS = ("arange", "argsort", "bincount", "concatenate", "count_nonzero", "cumsum", "diff",
+              "empty", "flatnonzero", "full", "lexsort", "maximum", "minimum", "nonzero", "ones",
+              "packbits", "repeat", "searchsorted", "sort", "stack", "unique", "unpackbits",
+              "where", "zeros", "zeros_like", "empty_like", "full_like")
+
+
+def install(version: str = "14.1.0") -> Transfers:
+    """Install the stand-in as ``cupy`` and ``cupyx.scipy.sparse``; returns its counters.
+
+    Must run before anything imports cupy (a real cupy already imported is
+    refused).
+    """
+    if "cupy" in sys.modules and not getattr(sys.modules["cupy"], "_standin", False):
+        raise RuntimeError("a real cupy is imported already; install the stand-in first")
+    modules, t = make(version)
+    sys.modules.update(modules)
+    return t
+
+
+def make(version: str = "14.1.0") -> tuple[dict[str, types.ModuleType], Transfers]:
+    """The stand-in's modules by import name, and its counters (nothing installed)."""
+    t = Transfers()
+    cp = types.ModuleType("cupy")
+    cp._standin = True  # type: ignore[attr-defined]
+    cp.__version__ = version  # type: ignore[attr-defined]
+    cp.ndarray = ndarray  # type: ignore[attr-defined]
+    for name in _FUNCTIONS:
+        setattr(cp, name, _function(t, getattr(np, name)))
+    for name in ("int8", "int32", "int64", "uint8", "uint64", "float64", "bool_", "dtype"):
+        setattr(cp, name, getattr(np, name))
+
+    def asarray(a: Any, dtype: Any = None) -> ndarray:
+        if isinstance(a, ndarray):
+            return a if dtype is None else a.astype(dtype, copy=False)
+        if isinstance(a, np.ndarray):
+            t.to_device += 1
+        return ndarray(np.array(a, dtype=dtype), t)
+
+    def asnumpy(a: Any) -> np.ndarray:
+        if isinstance(a, ndarray):
+            return a.get()
+        return np.asarray(a)
+
+    cp.asarray = asarray  # type: ignore[attr-defined]
+    cp.array = asarray  # type: ignore[attr-defined]
+    cp.asnumpy = asnumpy  # type: ignore[attr-defined]
+    cuda = types.ModuleType("cupy.cuda")
+    runtime = types.ModuleType("cupy.cuda.runtime")
+    runtime.getDeviceCount = lambda: 1  # type: ignore[attr-defined]
+    cuda.runtime = runtime  # type: ignore[attr-defined]
+
+    class Device:
+        def __init__(self, i: int = 0) -> None:
+            self.id = i
+
+        def use(self) -> None:
+            pass
+
+    cuda.Device = Device  # type: ignore[attr-defined]
+    cp.cuda = cuda  # type: ignore[attr-defined]
+
+    sparse = types.ModuleType("cupyx.scipy.sparse")
+
+    def _matrix(cls: Any) -> Any:
+        def make(arg: Any, shape: Any = None) -> Any:
+            data, ind, ptr = arg
+            if not all(isinstance(a, ndarray) for a in arg):
+                raise HostLeak(f"cupyx.scipy.sparse.{cls.__name__} takes device arrays")
+            m = cls((data._a, ind._a, ptr._a), shape=shape)
+            m.data, m.indices, m.indptr = data, ind, ptr  # the device arrays themselves
+            return m
+
+        return make
+
+    sparse.csr_matrix = _matrix(scipy.sparse.csr_matrix)  # type: ignore[attr-defined]
+    sparse.csc_matrix = _matrix(scipy.sparse.csc_matrix)  # type: ignore[attr-defined]
+    cupyx = types.ModuleType("cupyx")
+    cscipy = types.ModuleType("cupyx.scipy")
+    cscipy.sparse = sparse  # type: ignore[attr-defined]
+    cupyx.scipy = cscipy  # type: ignore[attr-defined]
+    return ({"cupy": cp, "cupy.cuda": cuda, "cupy.cuda.runtime": runtime, "cupyx": cupyx,
+             "cupyx.scipy": cscipy, "cupyx.scipy.sparse": sparse}, t)

@@ -1,0 +1,142 @@
+"""The grid search on its local engines: ``mpiexec -n P python engine_cases.py [--standin] GRID``.
+
+Every grid runs the array engine (``backend="numpy"``; with ``--standin`` also
+``backend="cupy"`` on the strict cupy stand-in of ``tests/_cupy_standin.py``,
+installed before anything imports cupy) next to the numba engine, on small
+graphs (undirected and directed), both formats, every direction mode and
+several sources. Levels must equal scipy's, parents must pass the Graph500
+rules (:func:`spbfs.validate.validate_bfs_tree`), and both engines must give
+the same levels and the same parents (they search in the same order). Under
+the stand-in, each search's host/device transfers stay within one per message
+of the levels it ran, and planted bugs (a host array handed to device code, a
+device array read as a host one) raise. Rank 0 prints ``ENGINES OK <cases>``.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+STANDIN = "--standin" in sys.argv
+if STANDIN:
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from _cupy_standin import HostLeak, install
+
+    TRANSFERS = install()
+
+import numpy as np  # noqa: E402
+
+from spbfs import Config  # noqa: E402
+from spbfs.edges import EdgeList  # noqa: E402
+from spbfs.generators import erdos_renyi, grid2d, kronecker, path  # noqa: E402
+from spbfs.mpi import DistGraph, ProcessGrid, _kernels, bfs, install_excepthook  # noqa: E402
+from spbfs.mpi.local_array import ArrayLocal  # noqa: E402
+from spbfs.validate import reference_levels, validate_bfs_tree  # noqa: E402
+
+
+def graphs() -> list[tuple[str, EdgeList, bool]]:
+    return [("kron9", kronecker(9, 8, seed=5), False), ("grid23x17", grid2d(23, 17), False),
+            ("er301d", erdos_renyi(301, m=900, seed=2, directed=True), True),
+            ("path5", path(5), False)]
+
+
+def sources(el: EdgeList) -> list[int]:
+    deg = np.bincount(el.src, minlength=el.n) + np.bincount(el.dst, minlength=el.n)
+    return sorted({0, el.n - 1, int(np.argmax(deg))})
+
+
+def check_grid(shape: str, cases: list[int]) -> None:
+    grid = ProcessGrid(shape)
+    rank, size = grid.rank, grid.size
+    engines = ["numpy", "cupy"] if STANDIN else ["numpy"]
+    fits = _kernels.pack_fits
+    for name, el, directed in graphs():
+        m = el.num_edges
+        src, dst = el.src[rank * m // size:(rank + 1) * m // size], \
+            el.dst[rank * m // size:(rank + 1) * m // size]
+        for fmt in ("csr", "dcsc"):
+            # dcsc: pairs of two words, as for ids past 2**32 (a graph's first search
+            # decides, so the switch is made before building it).
+            _kernels.pack_fits = fits if fmt == "csr" else (lambda n, b: False)
+            g = DistGraph.from_edges(src, dst, el.n, directed=directed, grid=grid,
+                                     config=Config(format=fmt))
+            if STANDIN:
+                # The graph's first search on the device moves its blocks there (once).
+                bfs(g, 0, config=g.config.replace(backend="cupy"))
+            for direction in ("auto", "top-down", "bottom-up"):
+                for s in sources(el):
+                    tag = f"{shape} {name} {fmt} {direction} source {s}"
+                    ref = bfs(g, s, direction=direction, config=g.config.replace(backend="numba"))
+                    ref_full = ref.gather()
+                    for engine in engines:
+                        before = (TRANSFERS.to_host, TRANSFERS.to_device) if STANDIN else None
+                        r = bfs(g, s, direction=direction,
+                                config=g.config.replace(backend=engine))
+                        if before is not None and engine == "cupy":
+                            # One transfer per message: per level at most one up per
+                            # received message (frontier or bitmap, each rotated
+                            # segment, pairs) and one down per sent one, and the
+                            # result (parents, levels) at the end.
+                            up = TRANSFERS.to_device - before[1]
+                            down = TRANSFERS.to_host - before[0]
+                            levels = len(r.stats)
+                            assert up <= levels * (grid.pc + 2), (tag, up, levels)
+                            assert down <= levels * (grid.pc + 1) + 2, (tag, down, levels)
+                            assert down >= 2, (tag, down)  # parents and levels came back
+                        full = r.gather()
+                        if rank == 0:
+                            t = f"{tag} {engine}"
+                            lv = reference_levels(el.src, el.dst, el.n, s, directed=directed)
+                            assert np.array_equal(full.levels, lv), f"{t}: levels differ from scipy"
+                            assert np.array_equal(full.levels, ref_full.levels), t
+                            assert np.array_equal(full.parents, ref_full.parents), \
+                                f"{t}: parents differ from the numba engine's"
+                            assert np.array_equal(r.stats.direction, ref.stats.direction), t
+                            validate_bfs_tree(el, s, full.parents, full.levels,
+                                              directed=directed)
+                        cases[0] += 1
+        _kernels.pack_fits = fits
+    if STANDIN and size == 1:
+        check_planted_bugs(grid)
+    grid.free()
+
+
+def check_planted_bugs(grid: ProcessGrid) -> None:
+    """The stand-in catches a missing host-to-device and a missing device-to-host copy."""
+    el = kronecker(8, 8, seed=1)
+    g = DistGraph.from_edges(el.src, el.dst, el.n, grid=grid, config=Config())
+    cfg = g.config.replace(backend="cupy")
+    bfs(g, 0, config=cfg)  # builds the engine
+    good_up, good_down = ArrayLocal._up, ArrayLocal._down
+
+    def up_forgotten(self: ArrayLocal, a: np.ndarray) -> object:
+        return a.astype(np.int64, copy=False)  # the frontier left on the host
+
+    def down_implicit(self: ArrayLocal, *parts: object) -> list[np.ndarray]:
+        return [np.asarray(p) for p in parts]  # no explicit copy
+
+    for planted in (("_up", up_forgotten), ("_down", down_implicit)):
+        setattr(ArrayLocal, *planted)
+        try:
+            bfs(g, 0, config=cfg, direction="top-down")
+        except HostLeak:
+            pass
+        else:
+            raise AssertionError(f"the stand-in missed the planted bug in {planted[0]}")
+        finally:
+            ArrayLocal._up, ArrayLocal._down = good_up, good_down
+
+
+def main() -> None:
+    install_excepthook()
+    cases = [0]
+    for shape in [a for a in sys.argv[1:] if not a.startswith("--")]:
+        check_grid(shape, cases)
+    from mpi4py import MPI
+
+    if MPI.COMM_WORLD.Get_rank() == 0:
+        print(f"ENGINES OK {cases[0]} cases", flush=True)
+
+
+if __name__ == "__main__":
+    main()

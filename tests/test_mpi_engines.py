@@ -1,0 +1,70 @@
+"""The grid search's local engines (:mod:`spbfs.mpi.local`) and the strict cupy stand-in.
+
+Under ``mpiexec`` (``tests/mpi/engine_cases.py``): the array engine, on numpy and
+on cupy through the stand-in, gives scipy's levels and Graph500-valid parents,
+the same as the numba engine's, on 1x1, 2x1, 1x2 and 2x2 grids, csr and dcsc,
+every direction mode, with one transfer per message. Here: the stand-in's
+strictness, the backend choice and the routes by grid shape.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from _cupy_standin import HostLeak, make
+from mpi_launch import SCRIPTS, launch, needs_mpi, on_grids
+
+from semirings.backend import gpu_available
+from spbfs import Config
+from spbfs.mpi.comm import CollectiveError
+from spbfs.mpi.local import bfs_backend, topdown_route
+
+
+@pytest.mark.mpi
+@needs_mpi
+@on_grids({1: ["1x1"], 2: ["2x1", "1x2"], 4: ["2x2"]})
+def test_array_engine_matches_numba_and_scipy(nranks: int, grids: list[str]) -> None:
+    rc, out, err, _ = launch(nranks, [str(SCRIPTS / "engine_cases.py"), "--standin", *grids],
+                             timeout=400)
+    assert rc == 0, f"stdout:\n{out}\nstderr:\n{err}"
+    assert "ENGINES OK" in out, out
+
+
+def test_standin_refuses_implicit_transfers() -> None:
+    modules, t = make()
+    cp = modules["cupy"]
+    host = np.arange(10, dtype=np.int64)
+    dev = cp.asarray(host)
+    assert t.to_device == 1
+    for leak in (lambda: np.asarray(dev), lambda: host + dev, lambda: dev + host,
+                 lambda: int(dev), lambda: bool(dev), lambda: dev[host],
+                 lambda: cp.cumsum(host), lambda: list(dev), lambda: np.add(host, dev),
+                 lambda: memoryview(dev)):  # mpi4py reads buffers like memoryview does
+        with pytest.raises(TypeError):
+            leak()
+    assert int(dev.sum()) == 45 and t.scalars == 1  # a 0-d read is a counted scalar
+    assert np.array_equal(cp.asnumpy(dev * 2), host * 2) and t.to_host == 1
+    assert np.array_equal(dev[dev > 4].get(), host[host > 4]) and t.to_host == 2
+    with pytest.raises(HostLeak, match="device arrays"):
+        modules["cupyx.scipy.sparse"].csr_matrix((host, host, host), shape=(10, 10))
+
+
+def test_bfs_backend_choice() -> None:
+    assert bfs_backend(Config()) == "numba"
+    assert bfs_backend(Config(backend="numba")) == "numba"
+    assert bfs_backend(Config(backend="numpy")) == "numpy"
+    if gpu_available():
+        pytest.skip("a GPU is usable here: backend 'cupy' runs")
+    with pytest.raises(CollectiveError, match=r"config 'backend' is 'cupy' but the grid cannot "
+                                              r"run it: .*numba or numpy"):
+        bfs_backend(Config(backend="cupy"))
+
+
+@pytest.mark.parametrize(("transposed", "pr", "pc", "duo", "route"), [
+    (False, 1, 1, False, "own"), (False, 2, 1, False, "own"), (False, 1, 2, False, "fold"),
+    (False, 2, 2, False, "fold"), (True, 1, 1, False, "own"), (True, 1, 3, False, "own"),
+    (True, 2, 1, True, "duo"), (True, 2, 1, False, "pairs"), (True, 2, 2, False, "pairs"),
+])
+def test_topdown_route_by_grid_shape(transposed: bool, pr: int, pc: int, duo: bool,
+                                     route: str) -> None:
+    assert topdown_route(transposed, pr, pc, duo) == route
