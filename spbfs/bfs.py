@@ -158,9 +158,20 @@ def bfs(
     >>> spbfs.bfs(g, 0, semiring="plus_second").values.tolist()   # shortest-path counts
     [1, 1, 1, 1]
     """
+    is_graph = isinstance(graph, Graph)  # a DistGraph is no Graph
+    if (is_graph and config is None and output is None and direction is None and not reverse
+            and max_depth is None and target is None and isinstance(semiring, str)
+            and semiring == "min_second" and type(source_value) is int and source_value == 1):
+        # The plain call on a Graph: a search small_search serves needs none of what
+        # follows (no thread choice, no config to resolve; a few µs of a karate search).
+        cfg = graph.config
+        n = graph.n
+        if n and cfg.direction != "bottom-up" and graph.backend.name == "numba":
+            s = check_vertex(graph.resolve_vertex(source), n, "source")
+            if takes_small(graph, s, cfg.direction, False, DirectionPolicy.gamma):
+                return small_search(graph, s, cfg, False, None, None, _scratch_pool(graph))
     if config is not None and not isinstance(config, Config):
         config = as_config(config)  # a mapping of settings, or a TypeError naming config
-    is_graph = isinstance(graph, Graph)  # a DistGraph is no Graph
     if not is_graph and is_dist_graph(graph):
         return _grid_bfs(graph, source, config, output, direction, max_depth, target, reverse,
                          semiring, source_value)
