@@ -39,7 +39,7 @@ from spbfs.search.numba_engine import NumbaEngine, ScratchPool, nonempty_columns
 from spbfs.search.semiring_engine import semiring_search
 from spbfs.search.small import small_search, takes_small
 from spbfs.search.vectorized_engine import VectorizedEngine
-from spbfs.threads import SearchThreads
+from spbfs.threads import ONE_THREAD_ARCS, SearchThreads
 
 __all__ = ["bfs"]
 
@@ -294,13 +294,24 @@ def _scratch_pool(g: Graph) -> ScratchPool:
     return pool
 
 
+def _one_thread(g: Graph) -> bool:
+    """Whether ``g``'s searches run on one thread unless told otherwise (fewer arcs
+    than :data:`spbfs.threads.ONE_THREAD_ARCS`), decided at its first search."""
+    serial = g._search_cache.get("one_thread")
+    if serial is None:
+        serial = g._search_cache["one_thread"] = g.nnz < ONE_THREAD_ARCS
+    return serial
+
+
 def _engine(g: Graph, backend: Any, reverse: bool, cfg: Config,
             threads: SearchThreads, source: int) -> LocalEngine:
     """The one-process engine for ``backend``: numba, CUDA kernels or vectorized steps.
 
-    The numba engine asks ``threads`` for its count when its first parallel
-    region is due, or now if the graph's last search asked (from ``source``
-    with edges); the others run on the count chosen now.
+    The numba engine runs on one thread without asking on a graph of fewer
+    arcs than :data:`~spbfs.threads.ONE_THREAD_ARCS` (where no count is given);
+    otherwise it asks ``threads`` for its count when its first parallel region
+    is due, or now if the graph's last search asked (from ``source`` with
+    edges). The others run on the count chosen now.
     """
     out_block, in_block = (g.in_block, g.out_block) if reverse else (g.out_block, g.in_block)
     deg = g.in_degree if reverse else g.out_degree
@@ -316,7 +327,9 @@ def _engine(g: Graph, backend: Any, reverse: bool, cfg: Config,
             slots = g._search_cache.get(key)
             if slots is None:
                 slots = g._search_cache[key] = nonempty_columns(in_block)
-        if not threads.chosen and pool.asked_threads and deg[source]:
+        if not threads.chosen and _one_thread(g):
+            threads.settle(1)
+        elif not threads.chosen and pool.asked_threads and deg[source]:
             # Searches of one graph look alike: this one will likely ask too.
             threads.count(pool.thread_policy)
         # The max degree and whether the degrees are regular, a pass over n each, are kept
