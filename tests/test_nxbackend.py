@@ -466,3 +466,17 @@ def test_spbfs_sources_are_node_labels_for_networkx_graphs() -> None:
     bc = betweenness_centrality(g, sources=drawn, normalized=False)
     want = nx.betweenness_centrality(g, k=2, seed=5, normalized=False)
     assert bc.tolist() == pytest.approx([want[v] for v in g], nan_ok=True)
+
+
+def test_should_run_answer_is_kept_per_graph_and_follows_min_edges() -> None:
+    """The answer is made once per graph and limit: a new ``min_edges`` answers anew."""
+    be = BackendInterface()
+    g = nx.karate_club_graph()
+    first = be.should_run("bfs_edges", (g, 0), {})
+    assert isinstance(first, str) and "78 edges" in first
+    assert be.should_run("bfs_edges", (g, 0), {}) is first  # kept, not formatted again
+    be.min_edges = 78
+    assert be.should_run("bfs_edges", (g, 0), {}) is True
+    assert be.can_run("bfs_edges", (g, 0), {}) is True
+    be.min_edges = 79
+    assert "fewer than 79" in be.should_run("bfs_edges", (be.convert_from_nx(g), 0), {})
