@@ -146,6 +146,9 @@ class BackendInterface:
         self._config = config
         self.stats = DispatchStats()
         self._functions = {name: self._wrap(name, f) for name, f in IMPLEMENTED.items()}
+        # Found by plain attribute lookup: networkx's dispatcher looks a function up twice
+        # per call, and a lookup that reaches __getattr__ first fails through the class.
+        self.__dict__.update(self._functions)
         limit = os.environ.get(MIN_EDGES_ENV)
         if limit is not None:
             try:
@@ -251,11 +254,10 @@ class BackendInterface:
 
     # -- the functions ------------------------------------------------------------------
     def __getattr__(self, name: str) -> Any:
-        functions = self.__dict__.get("_functions", {})
-        if name in functions:
-            return functions[name]
-        if not name.startswith("_") and _is_networkx_function(name):
-            self.__dict__["stats"].missing[name] += 1
+        # Reached only for names that are no implemented function (those are attributes).
+        stats = self.__dict__.get("stats")
+        if stats is not None and not name.startswith("_") and _is_networkx_function(name):
+            stats.missing[name] += 1
         raise AttributeError(name)
 
     def __dir__(self) -> list[str]:

@@ -60,6 +60,8 @@ class RowsScratch:
         self.n = n
         self.levels = levels
         self.max_bytes = max_bytes
+        # Whether the state and queue (8 + 4 bytes a vertex) are kept, decided once.
+        self._keeps = 12 * n <= max_bytes
         # A list's pop and append are atomic: one search takes the kept item, a
         # concurrent one finds the list empty (a lock costs as much as a tenth of a
         # search of karate).
@@ -79,7 +81,7 @@ class RowsScratch:
 
     def give(self, item: tuple[np.ndarray, ...]) -> None:
         """Keep ``item`` (its ``state`` set back to unvisited) for the next :meth:`take`."""
-        if not self._items and item[0].nbytes + item[1].nbytes <= self.max_bytes:
+        if self._keeps and not self._items:
             self._items.append(item)
 
 
