@@ -295,11 +295,11 @@ def _scratch_pool(g: Graph) -> ScratchPool:
 
 
 def _one_thread(g: Graph) -> bool:
-    """Whether ``g``'s searches run on one thread unless told otherwise (fewer arcs
-    than :data:`spbfs.threads.ONE_THREAD_ARCS`), decided at its first search."""
+    """Whether ``g``'s searches run on one thread unless told otherwise (fewer arcs and
+    vertices than :data:`spbfs.threads.ONE_THREAD_ARCS`), decided at its first search."""
     serial = g._search_cache.get("one_thread")
     if serial is None:
-        serial = g._search_cache["one_thread"] = g.nnz < ONE_THREAD_ARCS
+        serial = g._search_cache["one_thread"] = max(g.nnz, g.n) < ONE_THREAD_ARCS
     return serial
 
 
@@ -307,8 +307,9 @@ def _engine(g: Graph, backend: Any, reverse: bool, cfg: Config,
             threads: SearchThreads, source: int) -> LocalEngine:
     """The one-process engine for ``backend``: numba, CUDA kernels or vectorized steps.
 
-    The numba engine runs on one thread without asking on a graph of fewer
-    arcs than :data:`~spbfs.threads.ONE_THREAD_ARCS` (where no count is given);
+    The numba engine runs on one thread without asking (and without setting
+    numba's count) on a graph of fewer arcs and vertices than
+    :data:`~spbfs.threads.ONE_THREAD_ARCS` (where no count is given);
     otherwise it asks ``threads`` for its count when its first parallel region
     is due, or now if the graph's last search asked (from ``source`` with
     edges). The others run on the count chosen now.
@@ -327,9 +328,8 @@ def _engine(g: Graph, backend: Any, reverse: bool, cfg: Config,
             slots = g._search_cache.get(key)
             if slots is None:
                 slots = g._search_cache[key] = nonempty_columns(in_block)
-        if not threads.chosen and _one_thread(g):
-            threads.settle(1)
-        elif not threads.chosen and pool.asked_threads and deg[source]:
+        one = not threads.chosen and _one_thread(g)
+        if not one and not threads.chosen and pool.asked_threads and deg[source]:
             # Searches of one graph look alike: this one will likely ask too.
             threads.count(pool.thread_policy)
         # The max degree and whether the degrees are regular, a pass over n each, are kept
@@ -338,7 +338,7 @@ def _engine(g: Graph, backend: Any, reverse: bool, cfg: Config,
         rkey = "regular_in" if reverse else "regular_out"
         # A count not chosen yet is asked for when the first parallel region is due.
         engine = NumbaEngine(out_block, in_block, deg, pool, slots,
-                             threads=(threads.count() if threads.chosen
+                             threads=(1 if one else threads.count() if threads.chosen
                                       else partial(threads.count, pool.thread_policy)),
                              max_degree=g._search_cache.get(key),
                              regular=g._search_cache.get(rkey),

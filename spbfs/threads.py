@@ -66,12 +66,13 @@ from semirings._intrinsics import native_thread_id
 __all__ = ["ONE_THREAD_ARCS", "SearchThreads", "ThreadPolicy", "ThreadProbe", "count_threads",
            "read_own_running", "read_running", "search_threads"]
 
-#: Arcs below which a search whose count is left to the machine runs on one thread
-#: without reading it. Such a search does at most this many edge visits, about
-#: 0.3 ms on one thread; a second thread could save half of it at best, and reading
-#: the load before its first parallel level costs 0.1-0.15 ms on a busy machine
-#: (wiki-Vote-like and pgp-like graphs: the default 1.3-1.9x its one-thread time,
-#: docs/benchmarks.md).
+#: Arcs (and vertices) below which a search whose count is left to the machine runs
+#: on one thread without reading it, and without setting numba's count (its kernels
+#: are handed one thread; no pass over all vertices runs in parallel below 2**18
+#: vertices). Such a search does at most this many edge visits, about 0.3 ms on one
+#: thread; a second thread could save half of it at best, and reading the load
+#: before its first parallel level costs 0.1-0.15 ms on a busy machine (wiki-Vote-like
+#: and pgp-like graphs: the default 1.3-1.9x its one-thread time, docs/benchmarks.md).
 ONE_THREAD_ARCS = 1 << 17
 
 
@@ -658,20 +659,6 @@ class SearchThreads:
             self.quiet = trial is None and not _busy_lately()
             if trial is not None and pol.probe is not None:
                 self._trial = (pol.probe, *trial, time.perf_counter())
-        return self._count
-
-    def settle(self, count: int) -> int:
-        """The thread count: ``count``, set now without reading the machine, if none is
-        chosen yet (a search too small for a second thread to pay, :data:`ONE_THREAD_ARCS`).
-
-        A count set here is restored by :meth:`restore`, as the policy's is.
-        """
-        if self._count is None:
-            before = nb.get_num_threads()
-            if count != before:
-                nb.set_num_threads(count)
-                self._before = before
-            self._count = count
         return self._count
 
     @property
