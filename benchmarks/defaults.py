@@ -64,24 +64,32 @@ from _common import format_table, machine_line, set_omp_wait, start_busy, stop_b
 SETTINGS = [(t, d) for t in (1, 2) for d in ("auto", "top-down")]
 
 
-def _interleaved(calls: dict[str, Callable[[], Any]], repeat: int) -> dict[str, float]:
+def _interleaved(calls: dict[str, Callable[[], Any]], repeat: int, seed: int = 0,
+                 pause: float = 0.0) -> dict[str, float]:
     """Median seconds of each call over ``repeat`` rounds, in a new random order each round.
 
     Not a rotation: with one, a call always follows the same other call, and the
     two-thread settings' workers, still spinning or queued after their search on
     a busy machine, slowed the call after them in every round (scipy and the
-    default after ``t2 top-down``, 20x on luxembourg_osm).
+    default after ``t2 top-down``, 20x on luxembourg_osm). The orders come from
+    ``seed`` (give each source its own: with one seed for all, the same setting
+    followed ``t2 auto`` in the same rounds for every source and graph, the
+    default 1.2-1.3x ``threads=1`` on the small directed graphs where the two
+    were equal alone), and ``pause`` seconds pass between two calls, untimed,
+    for the workers of the call before to go to sleep.
     """
     names = list(calls)
     for f in calls.values():  # warm: compilation, caches, kept scratch arrays
         f()
     times: dict[str, list[float]] = {k: [] for k in names}
     clock = time.perf_counter
-    rng = np.random.default_rng(len(names) * 7919 + repeat)
+    rng = np.random.default_rng([len(names) * 7919 + repeat, seed])
     for _ in range(repeat):
         for i in rng.permutation(len(names)):
             k = names[i]
             f = calls[k]
+            if pause:
+                time.sleep(pause)
             t0 = clock()
             f()
             times[k].append(clock() - t0)
@@ -302,7 +310,7 @@ def per_graph(graphs: list[tuple[str, Any, list[int]]], busy: int, repeat: int,
             for s in sources:
                 calls = {k: (lambda v=v, s=s: spbfs.bfs(v, s)) for k, v in variants.items()}
                 calls["scipy"] = _scipy_bfs(a, s)
-                for k, v in _interleaved(calls, repeat).items():
+                for k, v in _interleaved(calls, repeat, seed=s, pause=0.002).items():
                     per.setdefault(k, []).append(v)
             med = {k: float(np.median(v)) for k, v in per.items()}
             best = min((k for k in med if k.startswith("t")), key=med.__getitem__)
