@@ -10,14 +10,23 @@ each as ``spbfs.bfs(g, s)`` against ``scipy.sparse.csgraph.breadth_first_order``
 on the graph's csr matrix (float64 data, int32 indices: nothing for scipy to
 convert); and ``list(nx.bfs_edges(G, 0, backend="spbfs"))``, and the same call
 with ``nx.config.backend_priority.algos = ["spbfs"]``, against networkx's own on
-karate and on a random graph of 10^4 edges (2,500 nodes).
+karate and on a random graph of 10^4 edges (2,500 nodes). On karate also the same
+two calls to a do-nothing backend registered for the run (its ``bfs_edges`` is
+networkx's own function on the graph it was given; it converts nothing, and
+declines through ``should_run`` under ``backend_priority`` as spbfs does): what
+networkx's dispatcher alone costs, which no backend can take back.
 
 **Per graph**: median milliseconds (median over the sources of each source's
 median) of the default (``spbfs.bfs(g, s)``, nothing set), ``threads=1``, every
 setting of threads (1, 2) x direction (auto, top-down) with the best of them
 named, and scipy; quiet and with ``--busy`` processes (``while True: pass``)
 beside it. The ratios: default / best setting and default / scipy. ``uptime``
-is printed before each pass.
+is printed before each pass. With ``--gapbs DIR`` (a GAPBS build: ``DIR/bfs``)
+also GAPBS on the same graph (written as its ``.sg``, directed graphs with their
+in-edges) and sources, one process per source and thread count (1 and 2,
+``OMP_NUM_THREADS``) under the same busy processes, the median of its
+``Trial Time`` lines after the first; the better of the two counts is the
+column, and default / GAPBS its ratio.
 
 Graphs: the files given (``--gnutella``, ``--osm``: SNAP edge list, Matrix
 Market; skipped when absent), a wiki-Vote-like and a pgp-like directed graph
@@ -33,12 +42,14 @@ Usage (repository root, venv active)::
     python benchmarks/defaults.py --gnutella /path/p2p-Gnutella31.txt \\
         --osm /path/luxembourg_osm.mtx --busy 0 1
     python benchmarks/defaults.py --per-call-only
+    python benchmarks/defaults.py --gapbs /work/gapbs --scales 18 20 22 --busy 0 1
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -53,24 +64,32 @@ from _common import format_table, machine_line, set_omp_wait, start_busy, stop_b
 SETTINGS = [(t, d) for t in (1, 2) for d in ("auto", "top-down")]
 
 
-def _interleaved(calls: dict[str, Callable[[], Any]], repeat: int) -> dict[str, float]:
+def _interleaved(calls: dict[str, Callable[[], Any]], repeat: int, seed: int = 0,
+                 pause: float = 0.0) -> dict[str, float]:
     """Median seconds of each call over ``repeat`` rounds, in a new random order each round.
 
     Not a rotation: with one, a call always follows the same other call, and the
     two-thread settings' workers, still spinning or queued after their search on
     a busy machine, slowed the call after them in every round (scipy and the
-    default after ``t2 top-down``, 20x on luxembourg_osm).
+    default after ``t2 top-down``, 20x on luxembourg_osm). The orders come from
+    ``seed`` (give each source its own: with one seed for all, the same setting
+    followed ``t2 auto`` in the same rounds for every source and graph, the
+    default 1.2-1.3x ``threads=1`` on the small directed graphs where the two
+    were equal alone), and ``pause`` seconds pass between two calls, untimed,
+    for the workers of the call before to go to sleep.
     """
     names = list(calls)
     for f in calls.values():  # warm: compilation, caches, kept scratch arrays
         f()
     times: dict[str, list[float]] = {k: [] for k in names}
     clock = time.perf_counter
-    rng = np.random.default_rng(len(names) * 7919 + repeat)
+    rng = np.random.default_rng([len(names) * 7919 + repeat, seed])
     for _ in range(repeat):
         for i in rng.permutation(len(names)):
             k = names[i]
             f = calls[k]
+            if pause:
+                time.sleep(pause)
             t0 = clock()
             f()
             times[k].append(clock() - t0)
@@ -90,6 +109,54 @@ def _scipy_bfs(a: Any, s: int) -> Callable[[], Any]:
     from scipy.sparse.csgraph import breadth_first_order
 
     return lambda: breadth_first_order(a, s, directed=True, return_predecessors=True)
+
+
+class _DoNothing:
+    """A networkx backend that runs networkx's own ``bfs_edges`` on the graph it is given."""
+
+    def __init__(self, should_run: bool) -> None:
+        self._should = should_run
+
+    def convert_from_nx(self, graph: Any, **kwargs: Any) -> Any:
+        return graph
+
+    @staticmethod
+    def convert_to_nx(obj: Any, **kwargs: Any) -> Any:
+        return obj
+
+    def can_run(self, name: str, args: Any, kwargs: Any) -> bool:
+        return True
+
+    def should_run(self, name: str, args: Any, kwargs: Any) -> bool:
+        return self._should
+
+    def bfs_edges(self, G: Any, source: Any, reverse: bool = False, depth_limit: Any = None,
+                  sort_neighbors: Any = None) -> Any:
+        from networkx.utils import backends
+
+        own = backends._registered_algorithms["bfs_edges"].orig_func
+        return own(G, source, reverse, depth_limit, sort_neighbors)
+
+
+def _register_do_nothing() -> None:
+    """Backends ``nop`` (runs) and ``nop_declines`` (declines in ``should_run``), for this
+    process, through networkx's registry of installed backends."""
+    import networkx as nx
+    from networkx.utils import backends
+
+    class Entry:
+        def __init__(self, should_run: bool) -> None:
+            self.should_run = should_run
+
+        def load(self) -> _DoNothing:
+            return _DoNothing(self.should_run)
+
+    for name, should in (("nop", True), ("nop_declines", False)):
+        backends.backends[name] = Entry(should)
+        backends.backend_info[name] = {}
+    # The do-nothing backend's graph is the networkx graph: networkx caches it and would
+    # warn on every call.
+    nx.config.warnings_to_ignore.add("cache")
 
 
 def per_call(big: Any, repeat: int, markdown: bool) -> None:
@@ -126,6 +193,25 @@ def per_call(big: Any, repeat: int, markdown: bool) -> None:
             nx.config.backend_priority.algos = []
         rows.append([name, "nx.bfs_edges, backend_priority", f"{t['spbfs'] * 1e6:.1f}",
                      f"{t['networkx'] * 1e6:.1f}", f"{t['spbfs'] / t['networkx']:.2f}"])
+        if name != "karate":
+            continue
+        _register_do_nothing()
+        t = _interleaved({"nop": lambda G=G: list(nx.bfs_edges(G, 0, backend="nop")),
+                          "spbfs": lambda G=G: list(nx.bfs_edges(G, 0, backend="spbfs")),
+                          "networkx": lambda G=G: list(nx.bfs_edges(G, 0))}, repeat)
+        rows.append([name, "backend=do-nothing (spbfs)", f"{t['nop'] * 1e6:.1f} "
+                     f"({t['spbfs'] * 1e6:.1f})", f"{t['networkx'] * 1e6:.1f}",
+                     f"{t['nop'] / t['networkx']:.2f} ({t['spbfs'] / t['networkx']:.2f})"])
+        nx.config.backend_priority.algos = ["nop_declines"]
+        try:
+            nop = _interleaved({"nop": lambda G=G: list(nx.bfs_edges(G, 0)),
+                                "networkx": lambda G=G: list(nx.bfs_edges(G, 0,
+                                                                          backend="networkx"))},
+                               repeat)
+        finally:
+            nx.config.backend_priority.algos = []
+        rows.append([name, "backend_priority, do-nothing declines", f"{nop['nop'] * 1e6:.1f}",
+                     f"{nop['networkx'] * 1e6:.1f}", f"{nop['nop'] / nop['networkx']:.2f}"])
     print(f"\nper call, median µs of {repeat} ({uptime()})")
     print(format_table(["input", "spbfs call", "spbfs µs", "peer µs (scipy / networkx)",
                         "ratio"], rows, markdown=markdown))
@@ -143,33 +229,71 @@ def _graphs(args: argparse.Namespace) -> list[tuple[str, Any, list[int]]]:
         have = np.flatnonzero(deg > 0)
         return rng.choice(have, size=min(args.roots, have.shape[0]), replace=False).tolist()
 
+    def want(name: str) -> bool:
+        return args.only is None or any(name.startswith(k) for k in args.only.split(","))
+
     out = []
-    if args.gnutella and Path(args.gnutella).exists():
+    if args.gnutella and Path(args.gnutella).exists() and want("p2p-Gnutella31"):
         g = spbfs.Graph.load(args.gnutella, directed=True)
         out.append(("p2p-Gnutella31", g, [0, *roots(g)[:args.roots - 1]]))
     for name, scale, ef in (("wiki-Vote-like (R-MAT 13/13)", 13, 13),
                             ("pgp-like (R-MAT 14/2)", 14, 2)):
-        g = spbfs.Graph.from_edgelist(rmat(scale, ef, seed=args.seed), directed=True)
-        out.append((name, g, roots(g)))
-    if args.osm and Path(args.osm).exists():
+        if want(name):
+            g = spbfs.Graph.from_edgelist(rmat(scale, ef, seed=args.seed), directed=True)
+            out.append((name, g, roots(g)))
+    if args.osm and Path(args.osm).exists() and want("luxembourg_osm"):
         g = spbfs.Graph.load(args.osm)
         out.append(("luxembourg_osm", g, roots(g)))
     if args.small_only:
         return out
-    grid = spbfs.Graph.from_edgelist(grid2d(1000, 1000))
-    out.append(("grid 1000x1000, corner", grid, [0]))
-    out.append(("grid 1000x1000, centre", grid, [500 * 1000 + 500]))
-    g = spbfs.Graph.from_edgelist(fe_mesh(args.mesh, seed=args.seed))
-    out.append((f"fe_mesh {args.mesh}", g, roots(g)))
+    if want("grid"):
+        grid = spbfs.Graph.from_edgelist(grid2d(1000, 1000))
+        out.append(("grid 1000x1000, corner", grid, [0]))
+        out.append(("grid 1000x1000, centre", grid, [500 * 1000 + 500]))
+    if want("fe_mesh"):
+        g = spbfs.Graph.from_edgelist(fe_mesh(args.mesh, seed=args.seed))
+        out.append((f"fe_mesh {args.mesh}", g, roots(g)))
     for scale in args.scales:
-        g = spbfs.Graph.from_edgelist(kronecker(scale, 16, seed=args.seed))
-        out.append((f"Kronecker {scale}", g, roots(g)))
+        if want(f"Kronecker {scale}"):
+            g = spbfs.Graph.from_edgelist(kronecker(scale, 16, seed=args.seed))
+            out.append((f"Kronecker {scale}", g, roots(g)))
+    return out
+
+
+def _write_sg(g: Any, path: Path) -> None:
+    """``g`` in GAPBS's ``.sg`` format (a directed graph with its in-edges)."""
+    from gapbs import write_sg
+
+    a = g.to_scipy().tocsr()  # rows: out-edges
+    inverse = None
+    if g.directed:
+        t = a.T.tocsr()
+        inverse = (t.indptr, t.indices)
+    write_sg(path, a.indptr, a.indices, inverse)
+
+
+def _gapbs_ms(exe: Path, sg: Path, sources: list[int], repeat: int) -> dict[int, float]:
+    """Per thread count (1, 2): GAPBS's median over ``sources`` of its per-source median
+    ``Trial Time`` (the first trial of each process left out), ms."""
+    import os
+
+    from gapbs import run_gapbs
+
+    out = {}
+    for threads in (1, 2):
+        env = dict(os.environ, OMP_NUM_THREADS=str(threads))
+        per = []
+        for s in sources:
+            run = run_gapbs(exe, ["-f", str(sg), "-r", str(s), "-n", str(repeat + 1)], env)
+            per.append(float(np.median(run.trial_s[1:])))
+        out[threads] = float(np.median(per)) * 1e3
     return out
 
 
 def per_graph(graphs: list[tuple[str, Any, list[int]]], busy: int, repeat: int,
-              markdown: bool) -> None:
-    """The per-graph table (milliseconds) with ``busy`` competing processes."""
+              markdown: bool, gapbs: Path | None = None, workdir: Path | None = None) -> None:
+    """The per-graph table (milliseconds) with ``busy`` competing processes; GAPBS's
+    columns where ``gapbs`` (its ``bfs``) is given (``.sg`` files written in ``workdir``)."""
     import spbfs
 
     hogs = start_busy(busy)
@@ -186,19 +310,30 @@ def per_graph(graphs: list[tuple[str, Any, list[int]]], busy: int, repeat: int,
             for s in sources:
                 calls = {k: (lambda v=v, s=s: spbfs.bfs(v, s)) for k, v in variants.items()}
                 calls["scipy"] = _scipy_bfs(a, s)
-                for k, v in _interleaved(calls, repeat).items():
+                for k, v in _interleaved(calls, repeat, seed=s, pause=0.002).items():
                     per.setdefault(k, []).append(v)
             med = {k: float(np.median(v)) for k, v in per.items()}
             best = min((k for k in med if k.startswith("t")), key=med.__getitem__)
             sched = spbfs.bfs(g, sources[0]).stats.direction
-            rows.append([name, f"{g.n}/{g.nnz}", f"{med['default'] * 1e3:.2f}",
-                         f"{med['t1 auto'] * 1e3:.2f}", f"{best} {med[best] * 1e3:.2f}",
-                         f"{med['scipy'] * 1e3:.2f}", f"{med['default'] / med[best]:.2f}",
-                         f"{med['default'] / med['scipy']:.2f}",
-                         f"{int(sched.sum())}/{sched.shape[0]}"])
-        print(format_table(["graph", "n/arcs", "default ms", "threads=1 ms", "best setting ms",
-                            "scipy ms", "default/best", "default/scipy",
-                            "bottom-up levels (1st source)"], rows, markdown=markdown))
+            row = [name, f"{g.n}/{g.nnz}", f"{med['default'] * 1e3:.2f}",
+                   f"{med['t1 auto'] * 1e3:.2f}", f"{best} {med[best] * 1e3:.2f}",
+                   f"{med['scipy'] * 1e3:.2f}", f"{med['default'] / med[best]:.2f}",
+                   f"{med['default'] / med['scipy']:.2f}"]
+            if gapbs is not None and workdir is not None:
+                sg = workdir / f"{id(g)}.sg"
+                if not sg.exists():
+                    _write_sg(g, sg)
+                gt = _gapbs_ms(gapbs, sg, sources, repeat)
+                fast = min(gt, key=gt.__getitem__)
+                row += [f"{gt[1]:.2f} / {gt[2]:.2f}",
+                        f"{med['default'] * 1e3 / gt[fast]:.2f}"]
+            rows.append([*row, f"{int(sched.sum())}/{sched.shape[0]}"])
+        heads = ["graph", "n/arcs", "default ms", "threads=1 ms", "best setting ms",
+                 "scipy ms", "default/best", "default/scipy"]
+        if gapbs is not None:
+            heads += ["GAPBS 1 / 2 threads ms", "default/GAPBS best"]
+        print(format_table([*heads, "bottom-up levels (1st source)"], rows,
+                           markdown=markdown))
     finally:
         stop_busy(hogs)
 
@@ -218,8 +353,13 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--per-graph-only", action="store_true")
     p.add_argument("--small-only", action="store_true",
                    help="per graph: the files and the R-MAT graphs only")
+    p.add_argument("--only", metavar="NAMES",
+                   help="per graph: only the graphs whose names start with one of these "
+                        "comma-separated prefixes (e.g. 'Kronecker 22,grid')")
     p.add_argument("--omp-wait", choices=["active", "passive"],
                    help="OMP_WAIT_POLICY for numba's omp workers (default: unset)")
+    p.add_argument("--gapbs", type=Path, metavar="DIR",
+                   help="a GAPBS build (DIR/bfs): its columns in the per-graph table")
     p.add_argument("--markdown", action="store_true")
     args = p.parse_args(argv)
     set_omp_wait(args.omp_wait)
@@ -236,9 +376,15 @@ def main(argv: list[str] | None = None) -> None:
         per_call(big, args.call_repeat, args.markdown)
     if args.per_call_only:
         return
+    exe = None
+    if args.gapbs is not None:
+        exe = args.gapbs / "bfs"
+        if not exe.is_file():
+            p.error(f"--gapbs {args.gapbs}: no GAPBS bfs binary there (build it with make)")
     graphs = _graphs(args)
-    for busy in args.busy:
-        per_graph(graphs, busy, args.repeat, args.markdown)
+    with tempfile.TemporaryDirectory() as work:
+        for busy in args.busy:
+            per_graph(graphs, busy, args.repeat, args.markdown, exe, Path(work))
 
 
 if __name__ == "__main__":

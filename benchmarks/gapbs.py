@@ -100,14 +100,17 @@ HIGH_DIAMETER = 100
 # --------------------------------------------------------------------------- GAPBS I/O
 
 
-def write_sg(path: str | os.PathLike, indptr: np.ndarray, indices: np.ndarray) -> None:
-    """Write an undirected graph's CSR in GAPBS's serialized ``.sg`` format.
+def write_sg(path: str | os.PathLike, indptr: np.ndarray, indices: np.ndarray,
+             inverse: tuple[np.ndarray, np.ndarray] | None = None) -> None:
+    """Write a graph's CSR in GAPBS's serialized ``.sg`` format.
 
     The layout is the one ``Reader::ReadSerializedGraph`` (``src/reader.h``)
-    reads: ``bool directed`` (1 byte, here false), ``int64 num_edges`` (stored
+    reads: ``bool directed`` (1 byte), ``int64 num_edges`` (stored
     neighbour entries, both directions), ``int64 num_nodes``, ``int64
     offsets[num_nodes + 1]``, ``int32 neighs[num_edges]``, native byte order.
-    An undirected graph stores no second (inverse) CSR.
+    An undirected graph stores no second (inverse) CSR; a directed one
+    (``inverse`` given: the in-edges' offsets and sources) stores it after the
+    first, in the same layout.
 
     Parameters
     ----------
@@ -117,6 +120,8 @@ def write_sg(path: str | os.PathLike, indptr: np.ndarray, indices: np.ndarray) -
         Row offsets, ``n + 1`` non-decreasing integers from 0 to ``len(indices)``.
     indices : numpy.ndarray
         Neighbour ids in ``[0, n)``; ``n`` must fit GAPBS's int32 ids.
+    inverse : tuple of numpy.ndarray, optional
+        ``(indptr, indices)`` of the in-edges: the graph is written directed.
 
     Raises
     ------
@@ -125,6 +130,9 @@ def write_sg(path: str | os.PathLike, indptr: np.ndarray, indices: np.ndarray) -
     """
     indptr = np.asarray(indptr)
     indices = np.asarray(indices)
+    if inverse is not None and np.asarray(inverse[1]).size != indices.size:
+        raise ValueError(f"inverse holds {np.asarray(inverse[1]).size} in-edges, the CSR "
+                         f"{indices.size} out-edges: a directed graph has as many of each")
     if indptr.ndim != 1 or indptr.size < 1 or not np.issubdtype(indptr.dtype, np.integer):
         raise ValueError(f"indptr must be a non-empty 1-D integer array, got "
                          f"shape {indptr.shape}, dtype {indptr.dtype}")
@@ -142,14 +150,16 @@ def write_sg(path: str | os.PathLike, indptr: np.ndarray, indices: np.ndarray) -
         raise ValueError(f"indices must lie in [0, {n}), got {int(indices.min())} .. "
                          f"{int(indices.max())}")
     with open(path, "wb") as f:
-        f.write(np.bool_(False).tobytes())
+        f.write(np.bool_(inverse is not None).tobytes())
         f.write(np.int64(indices.size).tobytes())
         f.write(np.int64(n).tobytes())
-        f.write(np.ascontiguousarray(indptr, dtype=np.int64).tobytes())
-        # In slices: a scale-22 graph's int32 copy would be another half GiB.
-        chunk = 1 << 24
-        for lo in range(0, indices.size, chunk):
-            f.write(np.ascontiguousarray(indices[lo:lo + chunk], dtype=np.int32).tobytes())
+        for ptr, ind in ((indptr, indices), *(() if inverse is None else (inverse,))):
+            f.write(np.ascontiguousarray(ptr, dtype=np.int64).tobytes())
+            # In slices: a scale-22 graph's int32 copy would be another half GiB.
+            chunk = 1 << 24
+            ind = np.asarray(ind)
+            for lo in range(0, ind.size, chunk):
+                f.write(np.ascontiguousarray(ind[lo:lo + chunk], dtype=np.int32).tobytes())
 
 
 @dataclass

@@ -39,7 +39,7 @@ from spbfs.search.numba_engine import NumbaEngine, ScratchPool, nonempty_columns
 from spbfs.search.semiring_engine import semiring_search
 from spbfs.search.small import small_search, takes_small
 from spbfs.search.vectorized_engine import VectorizedEngine
-from spbfs.threads import SearchThreads
+from spbfs.threads import ONE_THREAD_ARCS, SearchThreads
 
 __all__ = ["bfs"]
 
@@ -158,9 +158,20 @@ def bfs(
     >>> spbfs.bfs(g, 0, semiring="plus_second").values.tolist()   # shortest-path counts
     [1, 1, 1, 1]
     """
+    is_graph = isinstance(graph, Graph)  # a DistGraph is no Graph
+    if (is_graph and config is None and output is None and direction is None and not reverse
+            and max_depth is None and target is None and isinstance(semiring, str)
+            and semiring == "min_second" and type(source_value) is int and source_value == 1):
+        # The plain call on a Graph: a search small_search serves needs none of what
+        # follows (no thread choice, no config to resolve; a few µs of a karate search).
+        cfg = graph.config
+        n = graph.n
+        if n and cfg.direction != "bottom-up" and graph.backend.name == "numba":
+            s = check_vertex(graph.resolve_vertex(source), n, "source")
+            if takes_small(graph, s, cfg.direction, False, DirectionPolicy.gamma):
+                return small_search(graph, s, cfg, False, None, None, _scratch_pool(graph))
     if config is not None and not isinstance(config, Config):
         config = as_config(config)  # a mapping of settings, or a TypeError naming config
-    is_graph = isinstance(graph, Graph)  # a DistGraph is no Graph
     if not is_graph and is_dist_graph(graph):
         return _grid_bfs(graph, source, config, output, direction, max_depth, target, reverse,
                          semiring, source_value)
@@ -283,13 +294,25 @@ def _scratch_pool(g: Graph) -> ScratchPool:
     return pool
 
 
+def _one_thread(g: Graph) -> bool:
+    """Whether ``g``'s searches run on one thread unless told otherwise (fewer arcs and
+    vertices than :data:`spbfs.threads.ONE_THREAD_ARCS`), decided at its first search."""
+    serial = g._search_cache.get("one_thread")
+    if serial is None:
+        serial = g._search_cache["one_thread"] = max(g.nnz, g.n) < ONE_THREAD_ARCS
+    return serial
+
+
 def _engine(g: Graph, backend: Any, reverse: bool, cfg: Config,
             threads: SearchThreads, source: int) -> LocalEngine:
     """The one-process engine for ``backend``: numba, CUDA kernels or vectorized steps.
 
-    The numba engine asks ``threads`` for its count when its first parallel
-    region is due, or now if the graph's last search asked (from ``source``
-    with edges); the others run on the count chosen now.
+    The numba engine runs on one thread without asking (and without setting
+    numba's count) on a graph of fewer arcs and vertices than
+    :data:`~spbfs.threads.ONE_THREAD_ARCS` (where no count is given);
+    otherwise it asks ``threads`` for its count when its first parallel region
+    is due, or now if the graph's last search asked (from ``source`` with
+    edges). The others run on the count chosen now.
     """
     out_block, in_block = (g.in_block, g.out_block) if reverse else (g.out_block, g.in_block)
     deg = g.in_degree if reverse else g.out_degree
@@ -305,7 +328,8 @@ def _engine(g: Graph, backend: Any, reverse: bool, cfg: Config,
             slots = g._search_cache.get(key)
             if slots is None:
                 slots = g._search_cache[key] = nonempty_columns(in_block)
-        if not threads.chosen and pool.asked_threads and deg[source]:
+        one = not threads.chosen and _one_thread(g)
+        if not one and not threads.chosen and pool.asked_threads and deg[source]:
             # Searches of one graph look alike: this one will likely ask too.
             threads.count(pool.thread_policy)
         # The max degree and whether the degrees are regular, a pass over n each, are kept
@@ -314,7 +338,7 @@ def _engine(g: Graph, backend: Any, reverse: bool, cfg: Config,
         rkey = "regular_in" if reverse else "regular_out"
         # A count not chosen yet is asked for when the first parallel region is due.
         engine = NumbaEngine(out_block, in_block, deg, pool, slots,
-                             threads=(threads.count() if threads.chosen
+                             threads=(1 if one else threads.count() if threads.chosen
                                       else partial(threads.count, pool.thread_policy)),
                              max_degree=g._search_cache.get(key),
                              regular=g._search_cache.get(rkey),

@@ -63,8 +63,17 @@ import numpy as np
 
 from semirings._intrinsics import native_thread_id
 
-__all__ = ["SearchThreads", "ThreadPolicy", "ThreadProbe", "count_threads", "read_own_running",
-           "read_running", "search_threads"]
+__all__ = ["ONE_THREAD_ARCS", "SearchThreads", "ThreadPolicy", "ThreadProbe", "count_threads",
+           "read_own_running", "read_running", "search_threads"]
+
+#: Arcs (and vertices) below which a search whose count is left to the machine runs
+#: on one thread without reading it, and without setting numba's count (its kernels
+#: are handed one thread; no pass over all vertices runs in parallel below 2**18
+#: vertices). Such a search does at most this many edge visits, about 0.3 ms on one
+#: thread; a second thread could save half of it at best, and reading the load
+#: before its first parallel level costs 0.1-0.15 ms on a busy machine (wiki-Vote-like
+#: and pgp-like graphs: the default 1.3-1.9x its one-thread time, docs/benchmarks.md).
+ONE_THREAD_ARCS = 1 << 17
 
 
 def _read_head(path: str, size: int) -> bytes | None:

@@ -438,3 +438,23 @@ def test_a_depth_beyond_int64_is_no_limit_not_a_typing_error():
         assert spbfs.bfs(g, 0, max_depth=depth).levels.tolist() == [0, 1, 2, 3]
         assert spbfs.bfs(g.to_scipy(), 0, max_depth=depth).levels.tolist() == [0, 1, 2, 3]
     assert spbfs.bfs(g, 0, max_depth=1).levels.tolist() == [0, 1, -1, -1]
+
+
+def test_the_plain_call_on_a_small_graph_answers_as_the_configured_call():
+    # bfs(g, s) on a Graph takes a shorter way to the small search than a call with options.
+    from scipy.sparse.csgraph import breadth_first_order
+
+    g = spbfs.datasets.karate()
+    for s in (0, 16, 33):
+        plain = spbfs.bfs(g, s)
+        configured = spbfs.bfs(g, s, config={"direction": "auto"}, output="both")
+        np.testing.assert_array_equal(plain.parents, configured.parents)
+        np.testing.assert_array_equal(plain.levels, configured.levels)
+        np.testing.assert_array_equal(plain.stats.edges, configured.stats.edges)
+        assert plain.stats.seconds.dtype == np.float64 and (plain.stats.seconds >= 0).all()
+        order = breadth_first_order(g.to_scipy(), s, directed=True, return_predecessors=False)
+        assert set(np.flatnonzero(plain.levels >= 0).tolist()) == set(order.tolist())
+    with pytest.raises(ValueError, match="source=34 is out of range"):
+        spbfs.bfs(g, 34)
+    with pytest.raises(TypeError, match="source must be an integer vertex id"):
+        spbfs.bfs(g, 1.0)

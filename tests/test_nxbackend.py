@@ -513,3 +513,17 @@ def test_networkx_own_component_tests(tmp_path: Path) -> None:
                  "is_strongly_connected", "weakly_connected_components",
                  "is_weakly_connected"):
         assert ran.get(name, 0) > 0, f"networkx's tests never reached spbfs's {name}: {counts}"
+
+
+def test_should_run_answer_is_kept_per_graph_and_follows_min_edges() -> None:
+    """The answer is made once per graph and limit: a new ``min_edges`` answers anew."""
+    be = BackendInterface()
+    g = nx.karate_club_graph()
+    first = be.should_run("bfs_edges", (g, 0), {})
+    assert isinstance(first, str) and "78 edges" in first
+    assert be.should_run("bfs_edges", (g, 0), {}) is first  # kept, not formatted again
+    be.min_edges = 78
+    assert be.should_run("bfs_edges", (g, 0), {}) is True
+    assert be.can_run("bfs_edges", (g, 0), {}) is True
+    be.min_edges = 79
+    assert "fewer than 79" in be.should_run("bfs_edges", (be.convert_from_nx(g), 0), {})

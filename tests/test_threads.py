@@ -51,6 +51,13 @@ def no_trials(monkeypatch):
     monkeypatch.setattr(T.ThreadProbe, "retry", float("inf"))
 
 
+@pytest.fixture(autouse=True)
+def every_graph_asks(monkeypatch):
+    """The small graphs of these tests read the machine as a large one does (below
+    ONE_THREAD_ARCS arcs a search runs on one thread without asking)."""
+    monkeypatch.setattr(bfs_module, "ONE_THREAD_ARCS", 0)
+
+
 @pytest.fixture
 def machine(monkeypatch):
     """Make the policy see a machine of ``cpus`` CPUs of which ``allowed`` are ours."""
@@ -792,3 +799,30 @@ def test_small_levels_go_to_a_team_only_on_a_quiet_reading(tmp_path, keep_thread
     for parents, levels in runs[1:]:
         np.testing.assert_array_equal(parents, runs[0][0])
         np.testing.assert_array_equal(levels, runs[0][1])
+
+
+@needs_two
+def test_a_graph_below_one_thread_arcs_runs_on_one_thread_without_reading(
+        reads, keep_threads, machine, monkeypatch):
+    """A default search of a small graph neither reads the load nor runs two threads,
+    and leaves the caller's count as it was; a count given is still obeyed."""
+    from spbfs.generators import kronecker
+
+    monkeypatch.setattr(bfs_module, "ONE_THREAD_ARCS", T.ONE_THREAD_ARCS)
+    machine(POOL, POOL)
+    numba.set_num_threads(2)
+    el = kronecker(12, 16, seed=4)
+    g = spbfs.Graph.from_edgelist(el)
+    assert g.nnz < T.ONE_THREAD_ARCS
+    s = int(np.argmax(np.asarray(g.out_degree)))
+    r = spbfs.bfs(g, s)
+    assert (np.asarray(r.stats.direction) == 1).any()  # a level that would run in parallel
+    assert reads[0] == 0 and r.threads == 1
+    assert numba.get_num_threads() == 2
+    assert np.array_equal(r.levels, _levels(np.asarray(el.src), np.asarray(el.dst), g.n, s))
+    r2 = spbfs.bfs(g, s, config=g.config.replace(threads=2))
+    assert r2.threads == 2 and np.array_equal(r2.levels, r.levels)
+    # A graph past the limit asks (the busy reading of the fixture answers one thread).
+    monkeypatch.setattr(bfs_module, "ONE_THREAD_ARCS", g.nnz)
+    big = spbfs.Graph.from_edgelist(el)
+    assert spbfs.bfs(big, s).threads == 1 and reads[0] == 1

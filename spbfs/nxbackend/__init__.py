@@ -146,6 +146,9 @@ class BackendInterface:
         self._config = config
         self.stats = DispatchStats()
         self._functions = {name: self._wrap(name, f) for name, f in IMPLEMENTED.items()}
+        # Found by plain attribute lookup: networkx's dispatcher looks a function up twice
+        # per call, and a lookup that reaches __getattr__ first fails through the class.
+        self.__dict__.update(self._functions)
         limit = os.environ.get(MIN_EDGES_ENV)
         if limit is not None:
             try:
@@ -202,7 +205,7 @@ class BackendInterface:
         """True when spbfs takes these arguments, else why networkx should run instead."""
         if name not in IMPLEMENTED:
             return False
-        if args and self.should_run(name, args, kwargs) is not True:
+        if args and self._declines(args[0]) is not True:
             # networkx's own function runs a small graph (should_run, and call() when the
             # backend is forced): its arguments are networkx's to check, and the binding
             # below would cost as much as the search.
@@ -226,20 +229,35 @@ class BackendInterface:
     def should_run(self, name: str, args: tuple, kwargs: dict) -> bool | str:
         """True, or why networkx's own function is faster: a graph of fewer than
         :attr:`min_edges` edges (counted once per graph and kept beside it)."""
-        graph = args[0] if args else next(iter(kwargs.values()), None)
+        return self._declines(args[0] if args else next(iter(kwargs.values()), None))
+
+    def _declines(self, graph: Any) -> bool | str:
+        """:meth:`should_run`'s answer for ``graph``, kept beside it with the edge count.
+
+        networkx asks on every call of a small graph, and a call of networkx's own
+        BFS on karate takes 20 µs: the answer (a formatted string) is made once.
+        """
+        if isinstance(graph, SpbfsGraph):
+            graph = graph.nx
+        cache = getattr(graph, "__networkx_cache__", None)
+        kept = cache.get(_VERDICT) if cache is not None else None
+        if kept is not None and kept[0] == self.min_edges:
+            return kept[1]
         edges = _edge_count(graph)
+        verdict: bool | str = True
         if edges is not None and edges < self.min_edges:
-            return (f"the graph has {edges} edges, fewer than {self.min_edges}: networkx's "
-                    "own function is faster than converting it")
-        return True
+            verdict = (f"the graph has {edges} edges, fewer than {self.min_edges}: networkx's "
+                       "own function is faster than converting it")
+        if cache is not None:
+            cache[_VERDICT] = (self.min_edges, verdict)
+        return verdict
 
     # -- the functions ------------------------------------------------------------------
     def __getattr__(self, name: str) -> Any:
-        functions = self.__dict__.get("_functions", {})
-        if name in functions:
-            return functions[name]
-        if not name.startswith("_") and _is_networkx_function(name):
-            self.__dict__["stats"].missing[name] += 1
+        # Reached only for names that are no implemented function (those are attributes).
+        stats = self.__dict__.get("stats")
+        if stats is not None and not name.startswith("_") and _is_networkx_function(name):
+            stats.missing[name] += 1
         raise AttributeError(name)
 
     def __dir__(self) -> list[str]:
@@ -247,13 +265,17 @@ class BackendInterface:
 
     def _wrap(self, name: str, impl: Any) -> Any:
         stats = self.stats
+        declined = stats.declined
+        own: list[Any] = []  # networkx's function, looked up at the first declined call
 
         def call(*args: Any, **kwargs: Any) -> Any:
             graph = args[0] if args else None
-            if isinstance(graph, SpbfsGraph) and self.should_run(name, args, kwargs) is not True:
+            if isinstance(graph, SpbfsGraph) and self._declines(graph) is not True:
                 # backend="spbfs" on a small graph (networkx does not ask should_run then).
-                stats.declined[name] += 1
-                return _networkx_function(name)(graph.nx, *args[1:], **kwargs)
+                declined[name] += 1
+                if not own:
+                    own.append(_networkx_function(name))
+                return own[0](graph.nx, *args[1:], **kwargs)
             try:
                 out = impl(*args, **kwargs)
             except Fallback as exc:
@@ -274,6 +296,9 @@ class BackendInterface:
 _KEPT = "spbfs"
 #: The key of the kept edge count there.
 _EDGES = "spbfs_edges"
+#: The key of the kept answer of :meth:`BackendInterface.should_run` there (with the
+#: ``min_edges`` it was given for).
+_VERDICT = "spbfs_should_run"
 
 
 class _NoStore(dict):  # type: ignore[type-arg]

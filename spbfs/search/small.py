@@ -41,7 +41,7 @@ class RowsScratch:
 
     ``state`` (uint64, all unvisited between searches), ``queue`` (the reached
     vertices in level order) and the per-level record (``rec``: frontier, new,
-    edges; ``rec_t``: seconds), as long as the most levels a search of the
+    edges, and seconds in ``rec_t``, its last row), as long as the most levels a search of the
     block can run. Handed out to one search at a time; a concurrent search on
     the same graph gets fresh arrays.
 
@@ -60,23 +60,28 @@ class RowsScratch:
         self.n = n
         self.levels = levels
         self.max_bytes = max_bytes
+        # Whether the state and queue (8 + 4 bytes a vertex) are kept, decided once.
+        self._keeps = 12 * n <= max_bytes
         # A list's pop and append are atomic: one search takes the kept item, a
         # concurrent one finds the list empty (a lock costs as much as a tenth of a
         # search of karate).
         self._items: list[tuple[np.ndarray, ...]] = []
 
     def take(self) -> tuple[np.ndarray, ...]:
-        """``(state, queue, rec, rec_t)``, ``state`` all unvisited."""
+        """``(state, queue, rec, rec_t)``, ``state`` all unvisited; ``rec_t`` is the
+        fourth row of ``rec`` (4 x levels int64) viewed as float64, so that one copy
+        of ``rec`` takes the whole record."""
         try:
             return self._items.pop()
         except IndexError:
             n, lv = self.n, self.levels
-            return (np.full(n, _UNVISITED, np.uint64), np.empty(n, np.uint32),
-                    np.empty((3, lv), np.int64), np.empty(lv, np.float64))
+            rec = np.empty((4, lv), np.int64)
+            return (np.full(n, _UNVISITED, np.uint64), np.empty(n, np.uint32), rec,
+                    rec[3].view(np.float64))
 
     def give(self, item: tuple[np.ndarray, ...]) -> None:
         """Keep ``item`` (its ``state`` set back to unvisited) for the next :meth:`take`."""
-        if not self._items and item[0].nbytes + item[1].nbytes <= self.max_bytes:
+        if self._keeps and not self._items:
             self._items.append(item)
 
 
@@ -149,30 +154,30 @@ def small_search(g: Any, source: int, cfg: Config, reverse: bool, max_depth: int
     """
     t_start = time.perf_counter()
     cache = g._search_cache
-    block = g.in_block if reverse else g.out_block
-    key = "rows_in" if reverse else "rows_out"
+    # Constant keys: every operation counts in a search of a few microseconds.
+    if reverse:
+        block, key, skey = g.in_block, "rows_in", "rows_in_scratch"
+    else:
+        block, key, skey = g.out_block, "rows_out", "rows_out_scratch"
     ptr, ind = _rows(cache, key, block)
-    scratch = cache.get(key + "_scratch")
+    scratch = cache.get(skey)
     if scratch is None:
         n = g.n
-        scratch = cache[key + "_scratch"] = RowsScratch(n, min(n, int(ind.shape[0]) + 1),
-                                                        pool.max_bytes)
+        scratch = cache[skey] = RowsScratch(n, min(n, int(ind.shape[0]) + 1), pool.max_bytes)
     item = scratch.take()
     state, queue, rec, rec_t = item
     out = cfg.output
     want_parents = out != "levels"
     want_levels = out != "parents"
-    parents, levels = pool.results(g.n)
+    parents, levels = pool.results(scratch.n)
     nlev, reason = rows_bfs_into(ptr, ind, source, state, queue,
                                  -1 if max_depth is None else max_depth,
                                  -1 if target is None else target, rec, rec_t, parents, levels,
                                  want_parents, want_levels)
+    cols = rec[:, :nlev].copy()  # the whole record, seconds included, in one copy
     scratch.give(item)
-    cols = rec[:, :nlev].copy()
-    stats = LevelStats(frontier=cols[0], discovered=cols[1], edges=cols[2],
-                       direction=np.zeros(nlev, np.int8), seconds=rec_t[:nlev].copy(),
-                       extra={})
-    return BFSResult(source=source, parents=parents if want_parents else None,
-                     levels=levels if want_levels else None, stats=stats,
-                     seconds=time.perf_counter() - t_start, config=cfg, stopped=_STOPS[reason])
-
+    stats = LevelStats(cols[0], cols[1], cols[2], np.zeros(nlev, np.int8),
+                       cols[3].view(np.float64), {})
+    return BFSResult(source, parents if want_parents else None,
+                     levels if want_levels else None, stats, time.perf_counter() - t_start,
+                     cfg, _STOPS[reason])
