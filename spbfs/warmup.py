@@ -8,9 +8,13 @@ first-use notice and the test of whether a kernel is compiled are
 
 from __future__ import annotations
 
+import dataclasses
+import os
+import subprocess
 import sys
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, TextIO
 
 from spbfs._compile import BENCH_SECONDS, install_notice, quiet_notice, ready
@@ -42,8 +46,12 @@ def _numba(config: Any) -> Any:
         else config
 
 
-def _steps() -> list[tuple[str, Callable[[], Any]]]:
-    """What ``spbfs warmup`` runs: calls that reach every kernel a user may hit."""
+def _steps(aside: subprocess.Popen[bytes] | None = None) -> list[tuple[str, Callable[[], Any]]]:
+    """What ``spbfs warmup`` runs: calls that reach every kernel a user may hit.
+
+    ``aside`` is a process compiling the csr search kernel (:func:`_search_aside`):
+    the dcsc searches come first, and the csr ones wait for it.
+    """
     import numpy as np
 
     import spbfs
@@ -52,6 +60,8 @@ def _steps() -> list[tuple[str, Callable[[], Any]]]:
     steps: list[tuple[str, Callable[[], Any]]] = []
 
     def searches(fmt: str) -> None:
+        if fmt == "csr" and aside is not None:
+            aside.wait()  # its kernels are in the cache now, to be loaded
         for directed in (False, True):
             g = _kronecker(Config(format=fmt, backend="numba"), directed)
             root = int(np.argmax(g.backend.to_host(g.out_degree)))
@@ -61,7 +71,7 @@ def _steps() -> list[tuple[str, Callable[[], Any]]]:
                 spbfs.bfs(g, root, direction=direction, max_depth=1)
                 spbfs.bfs(g, root, direction=direction, target=(root + 1) % g.n)
 
-    for fmt in ("csr", "dcsc"):
+    for fmt in ("dcsc", "csr"):
         steps.append((f"bfs, {fmt}", lambda fmt=fmt: searches(fmt)))
 
     def bench_path() -> None:
@@ -100,31 +110,111 @@ def _steps() -> list[tuple[str, Callable[[], Any]]]:
     return steps
 
 
+def _cores() -> int:
+    affinity = getattr(os, "sched_getaffinity", None)
+    return len(affinity(0)) if affinity is not None else os.cpu_count() or 1
+
+
+def _search_aside(config: Any) -> subprocess.Popen[bytes] | None:
+    """Start compiling the search kernel of :func:`_kronecker`'s graph on ``config`` in a
+    second process.
+
+    numba compiles on one thread per process, and the search kernel
+    (``search_levels`` and its callees) is most of a first warm-up: it then
+    compiles on a second core while this process compiles the others (the
+    generator's, the build's and the validation's in :func:`warm_bench`, the
+    other format's in :func:`warmup`). The two meet in numba's on-disk cache,
+    from which this process loads what the other wrote; what it did not write
+    (no writable cache, a failed process) this process compiles itself, as it
+    would have. None on one core.
+    """
+    if _cores() < 2:
+        return None
+    import spbfs
+
+    # The package this process runs, first on the path: the same kernels, the same cache.
+    root = str(Path(spbfs.__file__).resolve().parents[1])
+    env = {**os.environ,
+           "PYTHONPATH": os.pathsep.join(filter(None, (root, os.environ.get("PYTHONPATH"))))}
+    fields = repr(dataclasses.asdict(config))
+    code = f"from spbfs.warmup import _compile_search; _compile_search({fields!r})"
+    return subprocess.Popen([sys.executable, "-c", code], env=env, stdin=subprocess.DEVNULL,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def _search_graph(config: Any) -> Any:
+    """A small graph whose search kernels have the types of :func:`_kronecker`'s.
+
+    Built on numpy (a small input is while the build's kernels are not
+    compiled: :func:`_compile_search` leaves those to the other process). Half
+    of the ids are isolated, as in a Kronecker graph: a dcsc block then has
+    empty columns, which select its kernels' form.
+    """
+    import numpy as np
+
+    import spbfs
+
+    n = 1 << 10
+    rng = np.random.default_rng(1)
+    src, dst = rng.integers(0, n // 2, (2, 4 * n))
+    return spbfs.Graph.from_edges(src, dst, n=n, config=config)
+
+
+def _compile_search(fields: str) -> None:
+    """:func:`_search_aside`'s process: a search of :func:`_search_graph` on
+    ``Config(**fields)``, bottom-up (a small graph's top-down search takes the
+    small search, not the numba search kernel)."""
+    import ast
+
+    import spbfs
+    from spbfs.config import Config
+
+    with quiet_notice():
+        g = _search_graph(_numba(Config(**ast.literal_eval(fields))))
+        spbfs.bfs(g, int(g.backend.to_host(g.out_degree).argmax()), direction="bottom-up")
+
+
 def warm_bench(config: Any, *, validate: bool = True) -> float:
     """Run ``spbfs bench``'s path on a small Kronecker graph; returns the seconds.
 
     Generation, the streamed build, searches in every direction and the
     validation of :func:`spbfs.graph500.run_benchmark`, with ``config``: what
-    the benchmark then times finds its kernels compiled.
+    the benchmark then times finds its kernels compiled. Where the search
+    kernel is not compiled, a second process compiles it meanwhile
+    (:func:`_search_aside`).
     """
     import spbfs
     from spbfs.graph500 import run_benchmark, sample_roots
     from spbfs.kernels import bfs_numba
 
     t0 = time.perf_counter()
+    aside = None
     if not ready(bfs_numba.search_levels):
         install_notice().announce("bench", BENCH_SECONDS)  # one line for all it compiles
+        aside = _search_aside(_numba(config))
 
     def one(root: int) -> tuple[Any, Any]:
         r = spbfs.bfs(g, int(root))
         return r.parents, r.levels
 
-    with quiet_notice():
-        g = _kronecker(_numba(config))
-        roots = sample_roots(g.backend.to_host(g.out_degree), 2, seed=1)
-        for direction in ("top-down", "bottom-up"):
-            spbfs.bfs(g, int(roots[0]), direction=direction)
-        run_benchmark(one, g, roots, validate=validate, warmup=False)
+    try:
+        with quiet_notice():
+            g = _kronecker(_numba(config))
+            roots = sample_roots(g.backend.to_host(g.out_degree), 2, seed=1)
+            if aside is not None:
+                # Meanwhile this process compiles the validation's kernels, on a search
+                # by numpy (the same int64 results), then loads the other's from the cache.
+                r = spbfs.bfs(g, int(roots[0]), config=config.replace(backend="numpy"))
+                run_benchmark(lambda root: (r.parents, r.levels), g, roots[:1],
+                              validate=validate, warmup=False)
+                aside.wait()
+            for direction in ("top-down", "bottom-up"):
+                spbfs.bfs(g, int(roots[0]), direction=direction)
+            run_benchmark(one, g, roots, validate=validate, warmup=False)
+    finally:
+        if aside is not None and aside.poll() is None:
+            aside.kill()
+            aside.wait()
     return time.perf_counter() - t0
 
 
@@ -134,18 +224,30 @@ def warmup(file: TextIO | None = None) -> float:
     Each step is printed with its time on ``file`` (stdout by default). Run it
     once in an image or on a cluster's shared file system, where numba's cache
     (``__pycache__`` beside the sources, or ``$NUMBA_CACHE_DIR``) is written for
-    every later process.
+    every later process. Where the search kernel is not compiled, a second
+    process compiles its csr form meanwhile (:func:`_search_aside`).
     """
+    from spbfs.config import Config
+    from spbfs.kernels import bfs_numba
+
     out = sys.stdout if file is None else file
     t0 = time.perf_counter()
-    with quiet_notice():
-        for label, step in _steps():
-            t = time.perf_counter()
-            out.write(f"warmup  {label:<28}")
-            out.flush()
-            step()
-            out.write(f"{time.perf_counter() - t:7.1f} s\n")
-            out.flush()
+    aside = None
+    if not ready(bfs_numba.search_levels):
+        aside = _search_aside(Config(format="csr", backend="numba"))
+    try:
+        with quiet_notice():
+            for label, step in _steps(aside):
+                t = time.perf_counter()
+                out.write(f"warmup  {label:<28}")
+                out.flush()
+                step()
+                out.write(f"{time.perf_counter() - t:7.1f} s\n")
+                out.flush()
+    finally:
+        if aside is not None and aside.poll() is None:
+            aside.kill()
+            aside.wait()
     total = time.perf_counter() - t0
     out.write(f"warmup  {'total':<28}{total:7.1f} s\n")
     out.flush()

@@ -185,3 +185,30 @@ def test_numpy_first_ends_once_a_graph_has_spent_its_budget(monkeypatch) -> None
     assert g._search_cache["numpy_first_s"] == spent           # the budget spent: numba
     assert not _compile.numpy_first(nbk.search_levels, 10, "numba")
     assert not _compile.numpy_first(nbk.search_levels, 1 << 15, "auto")
+
+
+@pytest.mark.parametrize("fmt", ["csr", "dcsc"])
+def test_the_bench_warmups_second_process_compiles_the_search_kernel_it_needs(
+        monkeypatch, fmt: str) -> None:
+    """``spbfs bench``'s warm-up compiles the search kernel in a second process, on a
+    small graph built on numpy (:func:`spbfs.warmup._search_graph`): the kernel's
+    argument types must be those of the warm-up's Kronecker graph, built on numba,
+    or the bench compiles the kernel once more."""
+    import numba
+
+    from spbfs import warmup
+    from spbfs.config import Config
+    from spbfs.search.numba_engine import NumbaEngine, ScratchPool, nonempty_columns
+
+    monkeypatch.setattr(build, "SMALL_PAIRS", 1 << 16)          # as outside the tests
+    monkeypatch.setattr(build, "kernel_ready", lambda kernel: False)  # a fresh install
+
+    def kernel_types(g: object) -> tuple[list[object], dict[str, object]]:
+        slots = nonempty_columns(g.in_block) if g.in_block.format == "csr" else None
+        e = NumbaEngine(g.out_block, g.in_block, g.out_degree, ScratchPool(), slots)
+        arrays = (*e.out, *e.inn, e.slots, e.state, e.queue, e.buf, e.front, e.cands)
+        return ([numba.typeof(a) for a in arrays],
+                {k: numba.typeof(v) for k, v in e.formats.items()})
+
+    cfg = Config(format=fmt, backend="numba")
+    assert kernel_types(warmup._search_graph(cfg)) == kernel_types(warmup._kronecker(cfg))

@@ -78,6 +78,11 @@ _next_direction = nb.njit(cache=True, nogil=True)(next_direction)
 # Iterations ahead at which the next adjacency list is requested (see prefetch).
 _AHEAD = 16
 
+# Zero as an int64 for kernel arguments: a literal ``0`` is typed ``Literal[int](0)``, so
+# a call passing it compiles the callee once more beside its int64 calls (so does a
+# counter starting at ``0`` while numba types the loop that grows it).
+_0 = np.int64(0)
+
 # Slots of the search's scalar state ``sv`` (kept between calls of search_levels).
 # SV_WANTED: a level that runs in parallel where threads are given was met.
 # SV_TEAM: levels run by a team of two threads (_team_levels) in this search; SV_BANDS:
@@ -172,7 +177,7 @@ def clear_words(ids, bits):
     if ids.shape[0] * 4 >= bits.shape[0]:
         bits[:] = 0
     else:
-        _clear_bits(ids, bits, 0, ids.shape[0])
+        _clear_bits(ids, bits, _0, ids.shape[0])
 
 
 # -- the per-vertex state ------------------------------------------------------
@@ -298,12 +303,12 @@ def finish(state, queue, offsets, parents, levels, want_parents, want_levels, de
                          rebase, nchunks)
     else:
         _finish_range(state, parents, levels, want_parents, want_levels, deg, reset, bits,
-                      rebase, 0, n)
+                      rebase, _0, n)
     if want_levels and unstamped > 1:
         if unstamped >= _PAR_N and nchunks > 1:
             _scatter_parallel(queue, offsets, levels, unstamped, nchunks)
         else:
-            _scatter_levels(queue, offsets, levels, 0, unstamped)
+            _scatter_levels(queue, offsets, levels, _0, unstamped)
 
 
 # -- top-down ----------------------------------------------------------------
@@ -851,8 +856,8 @@ def _lead_bands(ptr, ind, jc, aux, shift, dcsc, queue, buf, state, ctl, head, ta
     sum of new, pairs)."""
     n = state.shape[0]
     k, scanned, degsum, npairs = _topdown_band(ptr, ind, jc, aux, shift, dcsc, queue, head,
-                                               tail, state, base, queue, tail, 0, cut, pairs,
-                                               0, ahead)
+                                               tail, state, base, queue, tail, _0, cut, pairs,
+                                               _0, ahead)
     if atomic_cas(ctl, _TASK, epoch << 1, (epoch << 1) | 1) == epoch << 1:
         c, sc, ds, npairs = _topdown_band(ptr, ind, jc, aux, shift, dcsc, queue, head, tail,
                                           state, base, queue, tail + k, cut, n, pairs, npairs,
@@ -1004,7 +1009,7 @@ def _team_help(ptr, ind, jc, aux, shift, dcsc, queue, buf, state, ctl, pairs):
                 half = pairs.shape[0] // 2
                 k, scanned, degsum, npairs = _topdown_band(
                     ptr, ind, jc, aux, shift, dcsc, queue, ctl[_HEAD], ctl[_TAIL], state,
-                    ctl[_BASE], buf, 0, ctl[_CUT], state.shape[0], pairs[half:], 0,
+                    ctl[_BASE], buf, _0, ctl[_CUT], state.shape[0], pairs[half:], _0,
                     ctl[_AHEAD_ON] != 0)
                 ctl[_HK] = k
                 ctl[_HS] = scanned
@@ -1017,7 +1022,7 @@ def _team_help(ptr, ind, jc, aux, shift, dcsc, queue, buf, state, ctl, pairs):
         head = ctl[_HEAD]
         n_f = ctl[_TAIL] - head
         base = ctl[_BASE]
-        k = 0
+        k = _0
         scanned = 0
         degsum = 0
         while (w >> 44) == e:
@@ -1170,14 +1175,18 @@ def bottomup_level(ptr, ind, jc, dcsc, slots, has_slots, front, state, base, que
     Returns (found, survivors, edges scanned, degree sum of found, the row
     of ``cands`` now holding the survivors).
     """
+    # One call with a runtime ``first``: a second call site with a literal False
+    # compiled _bottomup_from, _bottomup_chunks and _bottomup_range once more.
     first = ncand < 0
+    src = cands[ci]
     if first and has_slots:
-        return _bottomup_from(ptr, ind, jc, dcsc, front, state, base, slots, False,
-                              slots.shape[0], queue, tail, found, cands, ci, nchunks)
-    if first:
+        src = slots
+        ncand = slots.shape[0]
+        first = False
+    elif first:
         ncand = jc.shape[0] if dcsc else ptr.shape[0] - 1
-    return _bottomup_from(ptr, ind, jc, dcsc, front, state, base, cands[ci], first, ncand,
-                          queue, tail, found, cands, ci, nchunks)
+    return _bottomup_from(ptr, ind, jc, dcsc, front, state, base, src, first, ncand, queue, tail,
+                          found, cands, ci, nchunks)
 
 
 @nb.njit(cache=True, nogil=True)
@@ -1188,7 +1197,7 @@ def _bottomup_from(ptr, ind, jc, dcsc, front, state, base, src, first, ncand, qu
     step = max(1, -(-ncand // nch))
     outs = np.zeros((nch, 4), np.int64)
     if nch == 1:
-        _bottomup_range(ptr, ind, jc, dcsc, front, state, base, src, cand, first, 0, ncand,
+        _bottomup_range(ptr, ind, jc, dcsc, front, state, base, src, cand, first, _0, ncand,
                         found, outs[0])
     else:
         _bottomup_chunks(ptr, ind, jc, dcsc, front, state, base, src, cand, first, ncand,
