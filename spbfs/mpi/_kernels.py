@@ -145,7 +145,7 @@ def topdown_pairs(ptr, ind, jc, frontier, sent, counts, out, cap, col_piece0, b,
             v = np.int64(ind[np.uint64(e)])
             if olo <= v < ohi:
                 # topdown_own's claim, written out: through an inlined function returning
-                # (k, degree) the search was slower (docs/benchmarks.md, Design measurements).
+                # (k, degree) the search was slower (docs/concepts/design-measurements.md).
                 w = np.uint64(v - olo)
                 if test_and_set(visited, w):
                     continue

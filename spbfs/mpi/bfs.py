@@ -375,7 +375,7 @@ class GridEngine:
             # One processor column: the column gather is posted after a top-down level
             # too (a transposed top-down there moves no frontier). Posting nothing made
             # the switch to bottom-up gather unposted, one more wait per search, and
-            # the saved posts are small (docs/benchmarks.md, Design measurements).
+            # the saved posts are small (docs/concepts/design-measurements.md).
             row = self.transposed and grid.pc > 1 and (self._guess_topdown(topdown)
                                                        or grid.pr == 1)
         else:  # the next level's exchange for sure (none for a top-down on one column)

@@ -1113,7 +1113,7 @@ class GrownReceives:
     longest possible message, kept per source, cost more memory than a small
     grid's share allows; probing every message for its length and then
     receiving it cost more per level than receives posted before the sends
-    (docs/benchmarks.md, Design measurements). Here
+    (docs/concepts/design-measurements.md). Here
     each source's receive is posted at once into a buffer of ``cap + 1``
     words, where ``cap`` is a number both sides of the channel know: it
     starts at ``first`` and grows to the longest message passed so far plus
