@@ -10,7 +10,7 @@ backends. The numba backend stores ``F`` densely as bits instead, one
 masked product over the semiring (bitwise or, second) on those words
 (:func:`~spbfs.algorithms._ops.msbfs_bits`): one pass over the edges serves
 64 searches, pushing from a small frontier and pulling otherwise, as
-direction-optimizing BFS does.
+direction-optimizing BFS does, and the level loop runs compiled end to end.
 
 Every search is independent: two sources in the same component each get
 their own complete result row, and a source listed twice gets two equal
@@ -39,6 +39,7 @@ from spbfs.config import Config
 from spbfs.mpi.graph import DistGraph
 from spbfs.mpi.spmsv import GridOps
 from spbfs.search.checks import check_max_depth
+from spbfs.threads import search_threads
 
 __all__ = [
     "DistMultiSourceBFSResult",
@@ -165,9 +166,11 @@ def multi_source_bfs(
     want_parents = output in ("both", "parents")
     if g.backend.name == "numba":
         degree = g.in_degree if reverse else g.out_degree
-        levels, parents, depth = msbfs_bits(
-            block, other, uniq, degree, want_parents=want_parents, max_depth=max_depth
-        )
+        # Its pull levels end at a barrier: as many threads as the machine has idle.
+        with search_threads(g.config.threads):
+            levels, parents, depth = msbfs_bits(
+                block, other, uniq, degree, want_parents=want_parents, max_depth=max_depth
+            )
         return MultiSourceBFSResult(
             sources=src,
             parents=parents[back] if want_parents else None,
