@@ -34,7 +34,7 @@ from semirings.semiring import plus_times
 from spbfs.algorithms._common import check_grid_call, check_positive_int, node_labels, prepare
 from spbfs.algorithms._grid import Pieces, check_graph, collective
 from spbfs.config import Config
-from spbfs.kernels.ranking_numba import full_ptr, pagerank_pull
+from spbfs.kernels.ranking_numba import full_ptr, pagerank_pull, unsigned, work_chunks
 from spbfs.mpi.graph import DistGraph
 from spbfs.mpi.spmsv import GridOps
 from spbfs.threads import search_threads
@@ -193,6 +193,12 @@ def pagerank(
                           labels=node_labels(g))
 
 
+#: Fewer edges than this run PageRank on one thread: a parallel iteration's start and
+#: barrier cost more than it saves there (luxembourg_osm, 0.24 M arcs: one thread
+#: 492 ms against 649 ms for the parallel loop on one thread, load 23).
+_PARALLEL_EDGES = 1 << 20
+
+
 def _pagerank_numba(g: Any, wmat: sp.csr_matrix | None, alpha: float, limit: float,
                     inclusive: bool, max_iter: int) -> tuple[np.ndarray, int, bool]:
     """The power iteration as one compiled pull loop: (scores, iterations, converged)."""
@@ -211,11 +217,14 @@ def _pagerank_numba(g: Any, wmat: sp.csr_matrix | None, alpha: float, limit: flo
     inv = np.zeros(n)
     np.divide(1.0, deg, out=inv, where=deg != 0)
     x = np.full(n, 1.0 / n)
-    # Every iteration ends at a barrier: as many threads as the machine has idle (spbfs.threads).
-    with search_threads(g.config.threads):
-        it, converged, _ = pagerank_pull(ptr, ind, data, wmat is not None, inv, alpha, limit,
-                                         inclusive, max_iter, x, np.empty(n), np.empty(n),
-                                         np.empty(n))
+    # Every iteration of a parallel run ends at a barrier: as many threads as the machine has
+    # idle (spbfs.threads), and one (no parallel region at all) below _PARALLEL_EDGES.
+    with search_threads(g.config.threads) as threads:
+        parts = threads.count() if ptr[-1] >= _PARALLEL_EDGES else 1
+        ptr = unsigned(ptr)
+        it, converged, _ = pagerank_pull(ptr, unsigned(ind), data, wmat is not None, inv, alpha,
+                                         limit, inclusive, max_iter, work_chunks(ptr, parts), x,
+                                         np.empty(n), np.empty(n), np.empty(n))
     return x, int(it), bool(converged)
 
 

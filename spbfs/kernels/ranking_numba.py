@@ -29,7 +29,7 @@ from typing import Any
 import numba as nb
 import numpy as np
 
-__all__ = ["brandes", "full_ptr", "pagerank_pull"]
+__all__ = ["brandes", "full_ptr", "pagerank_pull", "unsigned", "work_chunks"]
 
 
 def full_ptr(ptr: Any, jc: Any, is_dcsc: bool, n: int) -> np.ndarray:
@@ -41,21 +41,66 @@ def full_ptr(ptr: Any, jc: Any, is_dcsc: bool, n: int) -> np.ndarray:
     return np.cumsum(counts)
 
 
+def unsigned(a: np.ndarray) -> np.ndarray:
+    """``a`` (non-negative ids or offsets) viewed as unsigned: loads need no negative-index test."""
+    a = np.ascontiguousarray(a)
+    return a.view(np.dtype(f"uint{a.dtype.itemsize * 8}"))
+
+
+def work_chunks(ptr: np.ndarray, parts: int) -> np.ndarray:
+    """Cut the ``len(ptr) - 1`` vertices into ``parts`` ranges of about equal edges and vertices."""
+    n = ptr.shape[0] - 1
+    if parts <= 1 or n == 0:
+        return np.array([0, n], np.int64)
+    work = ptr.astype(np.int64) + np.arange(n + 1)  # a vertex costs about an edge
+    cuts = np.searchsorted(work, np.arange(1, parts) * (work[-1] / parts))
+    return np.unique(np.concatenate(([0], cuts, [n]))).astype(np.int64)
+
+
+@nb.njit(cache=True, inline="always")
+def _pull_range(ptr, ind, data, weighted, inv, alpha, base, cur_x, cur_s, nxt_x, nxt_s, lo, hi):
+    """One iteration on the vertices ``lo .. hi - 1``: returns their (L1 change, dangling rank)."""
+    err = 0.0
+    lost = 0.0
+    for v in range(lo, hi):
+        acc = 0.0
+        if weighted:
+            for p in range(ptr[v], ptr[v + 1]):
+                acc += data[p] * cur_s[ind[p]]
+        else:
+            for p in range(ptr[v], ptr[v + 1]):
+                acc += cur_s[ind[p]]
+        nv = base + alpha * acc
+        err += abs(nv - cur_x[v])
+        nxt_x[v] = nv
+        nxt_s[v] = nv * inv[v]
+        if inv[v] == 0.0:
+            lost += nv
+    return err, lost
+
+
 @nb.njit(cache=True, parallel=True)
-def pagerank_pull(ptr, ind, data, weighted, inv, alpha, limit, inclusive, max_iter, x, xs,
-                  new, xs_new):
+def pagerank_pull(ptr, ind, data, weighted, inv, alpha, limit, inclusive, max_iter, chunks, x,
+                  xs, new, xs_new):
     """Power iterations until the L1 change passes ``limit`` or ``max_iter`` are done.
 
-    ``ptr``/``ind`` list the in-neighbours ``u`` of each vertex ``v``;
-    ``data[p]`` is the weight of that edge when ``weighted`` (else unused,
-    one entry). ``inv[u]`` is ``1 / d_out(u)`` (weighted: ``1 / Σ w``), 0 for a
-    dangling vertex. ``x`` holds the start vector and, on return, the result;
-    ``xs``, ``new`` and ``xs_new`` are work arrays of ``n``. Converged when
-    the change is ``< limit`` (``<= limit`` with ``inclusive``).
+    ``ptr``/``ind`` list the in-neighbours ``u`` of each vertex ``v``
+    (unsigned: no negative-index fix-up at each load); ``data[p]`` is the
+    weight of that edge when ``weighted`` (else unused, one entry). ``inv[u]``
+    is ``1 / d_out(u)`` (weighted: ``1 / Σ w``), 0 for a dangling vertex.
+    ``chunks`` cuts the vertices into ranges of about equal work, run in
+    parallel; a single range runs on the calling thread, with no parallel
+    region to start and wait for each iteration. ``x`` holds the start vector
+    and, on return, the result; ``xs``, ``new`` and ``xs_new`` are work
+    arrays of ``n``. Converged when the change is ``< limit`` (``<= limit``
+    with ``inclusive``).
 
     Returns (iterations, converged, last L1 change).
     """
     n = x.shape[0]
+    parts = chunks.shape[0] - 1
+    errs = np.zeros(parts)
+    losts = np.zeros(parts)
     lost = 0.0
     for v in range(n):
         xs[v] = x[v] * inv[v]
@@ -68,22 +113,16 @@ def pagerank_pull(ptr, ind, data, weighted, inv, alpha, limit, inclusive, max_it
     while it < max_iter:
         it += 1
         base = alpha * lost / n + (1.0 - alpha) / n
-        err = 0.0
-        lost = 0.0
-        for v in nb.prange(n):
-            acc = 0.0
-            if weighted:
-                for p in range(ptr[v], ptr[v + 1]):
-                    acc += data[p] * cur_s[ind[p]]
-            else:
-                for p in range(ptr[v], ptr[v + 1]):
-                    acc += cur_s[ind[p]]
-            nv = base + alpha * acc
-            err += abs(nv - cur_x[v])
-            nxt_x[v] = nv
-            nxt_s[v] = nv * inv[v]
-            if inv[v] == 0.0:
-                lost += nv
+        if parts == 1:
+            err, lost = _pull_range(ptr, ind, data, weighted, inv, alpha, base, cur_x, cur_s,
+                                    nxt_x, nxt_s, 0, n)
+        else:
+            for c in nb.prange(parts):
+                errs[c], losts[c] = _pull_range(ptr, ind, data, weighted, inv, alpha, base,
+                                                cur_x, cur_s, nxt_x, nxt_s, chunks[c],
+                                                chunks[c + 1])
+            err = errs.sum()
+            lost = losts.sum()
         cur_x, cur_s, nxt_x, nxt_s = nxt_x, nxt_s, cur_x, cur_s
         if err < limit or (inclusive and err <= limit):
             converged = True
