@@ -121,6 +121,10 @@ class Table:
         cells = [times.get(s, "-") for s in self.systems]
         self.rows.append([graph, *[f"{c * 1e3:.1f}" if isinstance(c, float) else c
                                    for c in cells], ratio])
+        # Each row as soon as it is measured: a long run cut short keeps what it has.
+        print(f"  {self.title}: " + "  ".join(
+            f"{s} {c}" for s, c in zip([*self.systems, "ratio"], self.rows[-1][1:],
+                                       strict=True)), flush=True)
 
     def render(self, markdown: bool) -> str:
         head = ["graph", *[f"{s} ms" for s in self.systems], "best peer / spbfs"]

@@ -34,7 +34,14 @@ from semirings.semiring import plus_times
 from spbfs.algorithms._common import check_grid_call, check_positive_int, node_labels, prepare
 from spbfs.algorithms._grid import Pieces, check_graph, collective
 from spbfs.config import Config
-from spbfs.kernels.ranking_numba import full_ptr, pagerank_pull, unsigned, work_chunks
+from spbfs.kernels.ranking_numba import (
+    full_ptr,
+    pagerank_pull,
+    pull_chunks,
+    start_shares,
+    unsigned,
+    work_chunks,
+)
 from spbfs.mpi.graph import DistGraph
 from spbfs.mpi.spmsv import GridOps
 from spbfs.threads import search_threads
@@ -194,9 +201,37 @@ def pagerank(
 
 
 #: Fewer edges than this run PageRank on one thread: a parallel iteration's start and
-#: barrier cost more than it saves there (luxembourg_osm, 0.24 M arcs: one thread
-#: 492 ms against 649 ms for the parallel loop on one thread, load 23).
+#: barrier cost more than it saves there (luxembourg_osm, 0.24 M arcs: 492 ms on one
+#: thread against 649 ms for a parallel loop given one thread, load 23), and compiling
+#: a parallel loop costs seconds (4.7 s of CPU against 1.3 s for the one-thread loop).
 _PARALLEL_EDGES = 1 << 20
+
+
+def _pagerank_chunks(ptr: np.ndarray, ind: np.ndarray, data: np.ndarray, weighted: bool,
+                     inv: np.ndarray, alpha: float, limit: float, inclusive: bool,
+                     max_iter: int, x: np.ndarray, work: tuple[np.ndarray, ...],
+                     parts: int) -> tuple[int, bool]:
+    """:func:`pagerank_pull` on ``parts`` threads: one parallel kernel call per iteration."""
+    n = x.shape[0]
+    xs, new, xs_new = work
+    chunks = work_chunks(ptr, parts)
+    errs, losts = np.zeros(chunks.shape[0] - 1), np.zeros(chunks.shape[0] - 1)
+    lost = start_shares(x, inv, xs)
+    cur_x, cur_s, nxt_x, nxt_s = x, xs, new, xs_new
+    it, converged = 0, False
+    while it < max_iter:
+        it += 1
+        base = alpha * lost / n + (1.0 - alpha) / n
+        pull_chunks(ptr, ind, data, weighted, inv, alpha, base, cur_x, cur_s, nxt_x, nxt_s,
+                    chunks, errs, losts)
+        err, lost = float(errs.sum()), float(losts.sum())
+        cur_x, cur_s, nxt_x, nxt_s = nxt_x, nxt_s, cur_x, cur_s
+        if err < limit or (inclusive and err <= limit):
+            converged = True
+            break
+    if cur_x is not x:
+        x[:] = cur_x
+    return it, converged
 
 
 def _pagerank_numba(g: Any, wmat: sp.csr_matrix | None, alpha: float, limit: float,
@@ -217,14 +252,19 @@ def _pagerank_numba(g: Any, wmat: sp.csr_matrix | None, alpha: float, limit: flo
     inv = np.zeros(n)
     np.divide(1.0, deg, out=inv, where=deg != 0)
     x = np.full(n, 1.0 / n)
-    # Every iteration of a parallel run ends at a barrier: as many threads as the machine has
-    # idle (spbfs.threads), and one (no parallel region at all) below _PARALLEL_EDGES.
+    ptr, ind = unsigned(ptr), unsigned(ind)
+    weighted = wmat is not None
+    work = (np.empty(n), np.empty(n), np.empty(n))
+    # A parallel iteration ends at a barrier: as many threads as the machine has idle
+    # (spbfs.threads), and one, with no parallel region at all, below _PARALLEL_EDGES.
     with search_threads(g.config.threads) as threads:
-        parts = threads.count() if ptr[-1] >= _PARALLEL_EDGES else 1
-        ptr = unsigned(ptr)
-        it, converged, _ = pagerank_pull(ptr, unsigned(ind), data, wmat is not None, inv, alpha,
-                                         limit, inclusive, max_iter, work_chunks(ptr, parts), x,
-                                         np.empty(n), np.empty(n), np.empty(n))
+        parts = threads.count() if int(ptr[-1]) >= _PARALLEL_EDGES else 1
+        if parts == 1:
+            it, converged, _ = pagerank_pull(ptr, ind, data, weighted, inv, alpha, limit,
+                                             inclusive, max_iter, x, *work)
+        else:
+            it, converged = _pagerank_chunks(ptr, ind, data, weighted, inv, alpha, limit,
+                                             inclusive, max_iter, x, work, parts)
     return x, int(it), bool(converged)
 
 

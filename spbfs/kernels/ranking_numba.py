@@ -1,15 +1,17 @@
 """Compiled loops of PageRank and Brandes' betweenness (numba backend).
 
-Both run their whole iteration in machine code: a PageRank of a hundred
-iterations or a Brandes sweep through a road network's thousand levels makes
-one call from Python, not one per iteration or per level.
+A Brandes sweep through a road network's thousand levels, or a PageRank of
+a hundred iterations on one thread, is one call from Python, not one per
+level or iteration.
 
 :func:`pagerank_pull`
     The power iteration ``x' = alpha * (B +.× (x / d_out) + s / n) + (1 - alpha) / n``
-    as one parallel pass per iteration over the in-edges of every vertex
-    (the rows of ``B``): the pulled sum, the teleport, the dangling rank ``s``
-    of the next iteration and the L1 change are all computed in that pass, so
-    an iteration reads the structure once and allocates nothing.
+    as one pass per iteration over the in-edges of every vertex (the rows of
+    ``B``): the pulled sum, the teleport, the dangling rank ``s`` of the next
+    iteration and the L1 change are all computed in that pass, so an
+    iteration reads the structure once and allocates nothing. On one thread
+    the whole iteration loop is compiled; on several, each iteration is one
+    call of :func:`pull_chunks`, the vertex ranges in parallel.
 :func:`brandes`
     Brandes' algorithm ("A faster algorithm for betweenness centrality", 2001)
     per source: a queue-driven forward sweep counting shortest paths (the
@@ -29,7 +31,8 @@ from typing import Any
 import numba as nb
 import numpy as np
 
-__all__ = ["brandes", "full_ptr", "pagerank_pull", "unsigned", "work_chunks"]
+__all__ = ["brandes", "full_ptr", "pagerank_pull", "pull_chunks", "start_shares", "unsigned",
+           "work_chunks"]
 
 
 def full_ptr(ptr: Any, jc: Any, is_dcsc: bool, n: int) -> np.ndarray:
@@ -57,7 +60,7 @@ def work_chunks(ptr: np.ndarray, parts: int) -> np.ndarray:
     return np.unique(np.concatenate(([0], cuts, [n]))).astype(np.int64)
 
 
-@nb.njit(cache=True, inline="always")
+@nb.njit(cache=True)
 def _pull_range(ptr, ind, data, weighted, inv, alpha, base, cur_x, cur_s, nxt_x, nxt_s, lo, hi):
     """One iteration on the vertices ``lo .. hi - 1``: returns their (L1 change, dangling rank)."""
     err = 0.0
@@ -79,33 +82,24 @@ def _pull_range(ptr, ind, data, weighted, inv, alpha, base, cur_x, cur_s, nxt_x,
     return err, lost
 
 
-@nb.njit(cache=True, parallel=True)
-def pagerank_pull(ptr, ind, data, weighted, inv, alpha, limit, inclusive, max_iter, chunks, x,
-                  xs, new, xs_new):
-    """Power iterations until the L1 change passes ``limit`` or ``max_iter`` are done.
+@nb.njit(cache=True)
+def pagerank_pull(ptr, ind, data, weighted, inv, alpha, limit, inclusive, max_iter, x, xs, new,
+                  xs_new):
+    """Power iterations on the calling thread until the L1 change passes ``limit``.
 
     ``ptr``/``ind`` list the in-neighbours ``u`` of each vertex ``v``
     (unsigned: no negative-index fix-up at each load); ``data[p]`` is the
     weight of that edge when ``weighted`` (else unused, one entry). ``inv[u]``
     is ``1 / d_out(u)`` (weighted: ``1 / Σ w``), 0 for a dangling vertex.
-    ``chunks`` cuts the vertices into ranges of about equal work, run in
-    parallel; a single range runs on the calling thread, with no parallel
-    region to start and wait for each iteration. ``x`` holds the start vector
-    and, on return, the result; ``xs``, ``new`` and ``xs_new`` are work
-    arrays of ``n``. Converged when the change is ``< limit`` (``<= limit``
-    with ``inclusive``).
+    ``x`` holds the start vector and, on return, the result; ``xs``, ``new``
+    and ``xs_new`` are work arrays of ``n``. Converged when the change is
+    ``< limit`` (``<= limit`` with ``inclusive``) within ``max_iter``
+    iterations. :func:`pull_chunks` is one iteration on several threads.
 
     Returns (iterations, converged, last L1 change).
     """
     n = x.shape[0]
-    parts = chunks.shape[0] - 1
-    errs = np.zeros(parts)
-    losts = np.zeros(parts)
-    lost = 0.0
-    for v in range(n):
-        xs[v] = x[v] * inv[v]
-        if inv[v] == 0.0:
-            lost += x[v]
+    lost = start_shares(x, inv, xs)
     it = 0
     err = 0.0
     converged = False
@@ -113,16 +107,8 @@ def pagerank_pull(ptr, ind, data, weighted, inv, alpha, limit, inclusive, max_it
     while it < max_iter:
         it += 1
         base = alpha * lost / n + (1.0 - alpha) / n
-        if parts == 1:
-            err, lost = _pull_range(ptr, ind, data, weighted, inv, alpha, base, cur_x, cur_s,
-                                    nxt_x, nxt_s, 0, n)
-        else:
-            for c in nb.prange(parts):
-                errs[c], losts[c] = _pull_range(ptr, ind, data, weighted, inv, alpha, base,
-                                                cur_x, cur_s, nxt_x, nxt_s, chunks[c],
-                                                chunks[c + 1])
-            err = errs.sum()
-            lost = losts.sum()
+        err, lost = _pull_range(ptr, ind, data, weighted, inv, alpha, base, cur_x, cur_s,
+                                nxt_x, nxt_s, 0, n)
         cur_x, cur_s, nxt_x, nxt_s = nxt_x, nxt_s, cur_x, cur_s
         if err < limit or (inclusive and err <= limit):
             converged = True
@@ -130,6 +116,32 @@ def pagerank_pull(ptr, ind, data, weighted, inv, alpha, limit, inclusive, max_it
     if it % 2 == 1:  # the result sits in the other buffer
         x[:] = cur_x
     return it, converged, err
+
+
+@nb.njit(cache=True)
+def start_shares(x, inv, xs):
+    """``xs = x * inv``; returns the rank held by the dangling vertices."""
+    lost = 0.0
+    for v in range(x.shape[0]):
+        xs[v] = x[v] * inv[v]
+        if inv[v] == 0.0:
+            lost += x[v]
+    return lost
+
+
+@nb.njit(cache=True, parallel=True)
+def pull_chunks(ptr, ind, data, weighted, inv, alpha, base, cur_x, cur_s, nxt_x, nxt_s, chunks,
+                errs, losts):
+    """One iteration of :func:`pagerank_pull`, the vertex ranges ``chunks`` in parallel.
+
+    Fills ``nxt_x`` and ``nxt_s``; ``errs[c]`` and ``losts[c]`` get range ``c``'s
+    L1 change and dangling rank. Its own kernel, called once per iteration:
+    compiling a parallel region costs several times the one-thread loop, so a
+    graph too small to gain from threads never compiles it.
+    """
+    for c in nb.prange(chunks.shape[0] - 1):
+        errs[c], losts[c] = _pull_range(ptr, ind, data, weighted, inv, alpha, base, cur_x,
+                                        cur_s, nxt_x, nxt_s, chunks[c], chunks[c + 1])
 
 
 @nb.njit(cache=True, parallel=True)
