@@ -556,7 +556,7 @@ def test_msbfs_long_path_in_either_direction(fmt: str, share: float, monkeypatch
     p = gen.path(1500)
     el = EdgeList(p.src, p.dst, 1503, directed=True)  # a 1499-level chain, 3 isolated
     g = spbfs.Graph.from_edgelist(el, config=spbfs.Config(format=fmt, backend="numba"))
-    sources = np.array([0, 700, 1501, 0] + list(range(3, 140, 2)))  # > 64: two words
+    sources = np.array([0, 700, 1501, 0, *range(3, 140, 2)])  # > 64: two words
     r = multi_source_bfs(g, sources)
     ref = shortest_path(g.to_scipy(), directed=True, unweighted=True, indices=sources)
     np.testing.assert_array_equal(np.where(r.levels < 0, np.inf, r.levels), ref)
@@ -585,3 +585,23 @@ def test_betweenness_compiled_on_many_threads_matches_networkx(fmt: str) -> None
     want = np.array([raw[v] * (scale if v not in src else (g.n - 1) / (len(src) - 1))
                      for v in range(g.n)])
     np.testing.assert_allclose(ours, want, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("backend", ["numba"])
+def test_betweenness_path_counts_past_float64(backend: str) -> None:
+    # A chain of 1100 diamonds c_{i-1} -> {a_i, b_i} -> c_i: 2^1100 shortest paths from c_0
+    # to the end, past float64's range. From c_0 every path crosses each c_i (dependency:
+    # the 3 (L - i) vertices beyond it) and half of them cross a_i (half of 1 + 3 (L - i)).
+    chain = 1100
+    i = np.arange(1, chain + 1)
+    c_prev, a, b, c = 3 * (i - 1), 3 * i - 2, 3 * i - 1, 3 * i
+    src = np.concatenate([c_prev, c_prev, a, b])
+    dst = np.concatenate([a, b, c, c])
+    n = 3 * chain + 1
+    g = spbfs.Graph.from_edges(src, dst, n=n, directed=True,
+                               config=spbfs.Config(backend=backend))
+    raw = betweenness_centrality(g, sources=[0], normalized=False) / (n - 1)  # k = 1 scaling
+    assert np.isfinite(raw[1:]).all()
+    np.testing.assert_allclose(raw[c], 3.0 * (chain - i), rtol=1e-12)
+    np.testing.assert_allclose(raw[a], (1 + 3.0 * (chain - i)) / 2, rtol=1e-12)
+    np.testing.assert_allclose(raw[b], raw[a], rtol=1e-12)

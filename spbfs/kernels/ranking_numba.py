@@ -144,50 +144,70 @@ def pull_chunks(ptr, ind, data, weighted, inv, alpha, base, cur_x, cur_s, nxt_x,
                                         cur_s, nxt_x, nxt_s, chunks[c], chunks[c + 1])
 
 
+#: Path counts grow like binomials on a grid (a 1000 x 1000 grid's corners are joined by
+#: about 2^1995 shortest paths, past float64's 2^1024): a level whose largest count
+#: passes this is scaled down by it, and the level's exponent keeps the factor.
+_SIGMA_CAP = 2.0 ** 600
+
+
 @nb.njit(cache=True, parallel=True)
 def brandes(ptr, ind, n, sources, chunks, parts):
     """Sum over ``sources`` of Brandes' dependencies ``δ_s`` (the source's own entry left out).
 
     ``ptr``/``ind`` list the out-neighbours of each vertex. Chunk ``c`` runs
     the sources ``chunks[c] .. chunks[c + 1] - 1`` and adds into
-    ``parts[c]`` (zeroed by the caller); the caller sums the rows.
+    ``parts[c]`` (zeroed by the caller); the caller sums the rows. The path
+    counts ``σ`` of level ``d`` are held as ``σ / _SIGMA_CAP ** scale[d]``:
+    only ratios of counts of adjacent levels enter ``δ``.
     """
     for c in nb.prange(chunks.shape[0] - 1):
         dist = np.full(n, -1, np.int64)
         sigma = np.zeros(n, np.float64)
         delta = np.zeros(n, np.float64)
         order = np.empty(n, np.int64)
+        scale = np.zeros(n + 1, np.int64)
         acc = parts[c]
         for i in range(chunks[c], chunks[c + 1]):
             s = sources[i]
             dist[s] = 0
             sigma[s] = 1.0
             order[0] = s
-            head, tail = 0, 1
-            # Forward: σ of the next level is the plus_times product of the frontier's σ.
-            while head < tail:
-                u = order[head]
-                head += 1
-                du = dist[u] + 1
-                su = sigma[u]
-                for p in range(ptr[u], ptr[u + 1]):
-                    v = ind[p]
-                    if dist[v] < 0:
-                        dist[v] = du
-                        order[tail] = v
-                        tail += 1
-                    if dist[v] == du:
-                        sigma[v] += su
+            lo, hi, tail, d = 0, 1, 1, 0
+            # Forward, a level at a time: σ of the next level is the plus_times product of
+            # this level's σ, complete once the level before has been expanded.
+            while lo < hi:
+                big = 0.0
+                for q in range(lo, hi):
+                    big = max(big, sigma[order[q]])
+                scale[d] = scale[d - 1] if d else 0
+                if big > _SIGMA_CAP:
+                    scale[d] += 1
+                    for q in range(lo, hi):
+                        sigma[order[q]] /= _SIGMA_CAP
+                for q in range(lo, hi):
+                    u = order[q]
+                    su = sigma[u]
+                    for p in range(ptr[u], ptr[u + 1]):
+                        v = ind[p]
+                        if dist[v] < 0:
+                            dist[v] = d + 1
+                            order[tail] = v
+                            tail += 1
+                        if dist[v] == d + 1:
+                            sigma[v] += su
+                lo, hi, d = hi, tail, d + 1
             # Backward, deepest first: δ[u] = Σ over successors v of σ[u]/σ[v] (1 + δ[v]).
             for q in range(tail - 1, -1, -1):
                 u = order[q]
                 du = dist[u] + 1
-                d = 0.0
+                # The successors' level was scaled by _SIGMA_CAP once more, or not at all.
+                f = 1.0 / _SIGMA_CAP if scale[du] > scale[du - 1] else 1.0
+                t = 0.0
                 for p in range(ptr[u], ptr[u + 1]):
                     v = ind[p]
                     if dist[v] == du:
-                        d += (1.0 + delta[v]) / sigma[v]
-                delta[u] = sigma[u] * d
+                        t += (1.0 + delta[v]) / sigma[v]
+                delta[u] = sigma[u] * f * t
             for q in range(1, tail):
                 u = order[q]
                 acc[u] += delta[u]
