@@ -74,6 +74,7 @@ def _steps() -> list[tuple[str, Callable[[], Any]]]:
         g = _kronecker(Config(backend="numba"))
         spbfs.connected_components(g)
         spbfs.pagerank(g)
+        spbfs.kernels.ranking_numba.warm_parallel()  # large graphs' parallel iteration
         spbfs.betweenness_centrality(g, k=2, seed=1)
         spbfs.triangle_count(g)
         spbfs.multi_source_bfs(g, [0, 1])

@@ -32,7 +32,7 @@ import numba as nb
 import numpy as np
 
 __all__ = ["brandes", "full_ptr", "pagerank_pull", "pull_chunks", "start_shares", "unsigned",
-           "work_chunks"]
+           "warm_parallel", "work_chunks"]
 
 
 def full_ptr(ptr: Any, jc: Any, is_dcsc: bool, n: int) -> np.ndarray:
@@ -216,3 +216,16 @@ def brandes(ptr, ind, n, sources, chunks, parts):
                 dist[u] = -1
                 sigma[u] = 0.0
                 delta[u] = 0.0
+
+
+def warm_parallel() -> None:
+    """Compile :func:`pull_chunks`, which no small graph reaches, on a two-vertex cycle.
+
+    For ``spbfs warmup``: PageRank runs it on graphs of 2^20 edges and more
+    (int32 block indices, as the default configuration and scipy give them).
+    """
+    ptr, ind = np.array([0, 1, 2], np.uint64), np.array([1, 0], np.uint32)
+    x = np.full(2, 0.5)
+    pull_chunks(ptr, ind, np.zeros(1), False, np.ones(2), 0.85, 0.075, x, x.copy(),
+                np.empty(2), np.empty(2), np.array([0, 1, 2], np.int64), np.zeros(2),
+                np.zeros(2))
