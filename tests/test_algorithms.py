@@ -563,9 +563,16 @@ def test_msbfs_long_path_in_either_direction(fmt: str, share: float, monkeypatch
     assert r.depth == 1499
     for i in (0, 1, 2, 40):
         np.testing.assert_array_equal(r.parents[i], spbfs.bfs(g, int(sources[i])).parents)
+    # Levels only on so deep a graph: one queue per source (DEEP_LEVELS), same answer.
+    levels = multi_source_bfs(g, sources, output="levels")
+    np.testing.assert_array_equal(levels.levels, r.levels)
+    assert levels.depth == 1499
     cut = multi_source_bfs(g, sources, output="levels", max_depth=600)
     assert cut.depth == 600
     np.testing.assert_array_equal(cut.levels, np.where(r.levels <= 600, r.levels, -1))
+    back = multi_source_bfs(g, [1499, 3, 1501], output="levels", reverse=True)
+    ref = shortest_path(g.to_scipy().T, directed=True, unweighted=True, indices=[1499, 3, 1501])
+    np.testing.assert_array_equal(np.where(back.levels < 0, np.inf, back.levels), ref)
 
 
 @pytest.mark.parametrize("fmt", FORMATS)

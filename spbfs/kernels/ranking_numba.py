@@ -19,6 +19,13 @@ level or iteration.
     over the out-edges in reverse queue order; sources are split into
     chunks run in parallel, each with its own work arrays.
 
+:func:`queue_levels`
+    Hop distances from many sources, one queue-driven search per source, the
+    sources split over the threads: on a high-diameter graph the frontiers of
+    different sources rarely meet, so packing them into words
+    (:func:`spbfs.algorithms._ops.msbfs_bits`) shares no edge scans and only
+    adds work per edge.
+
 Structures are given as a full pointer array (``n + 1`` entries, int64) and
 the block's own index array, whatever its dtype: :func:`full_ptr` expands a
 dcsc pointer once per call.
@@ -31,8 +38,8 @@ from typing import Any
 import numba as nb
 import numpy as np
 
-__all__ = ["brandes", "full_ptr", "pagerank_pull", "pull_chunks", "start_shares", "unsigned",
-           "warm_parallel", "work_chunks"]
+__all__ = ["brandes", "full_ptr", "pagerank_pull", "pull_chunks", "queue_levels", "start_shares",
+           "unsigned", "warm_parallel", "work_chunks"]
 
 
 def full_ptr(ptr: Any, jc: Any, is_dcsc: bool, n: int) -> np.ndarray:
@@ -229,3 +236,37 @@ def warm_parallel() -> None:
     pull_chunks(ptr, ind, np.zeros(1), False, np.ones(2), 0.85, 0.075, x, x.copy(),
                 np.empty(2), np.empty(2), np.array([0, 1, 2], np.int64), np.zeros(2),
                 np.zeros(2))
+
+
+@nb.njit(cache=True, parallel=True)
+def queue_levels(ptr, ind, n, sources, chunks, levels, max_depth):
+    """Hop distances, one queue-driven search per source: ``levels[i]`` from ``sources[i]``.
+
+    ``ptr``/``ind`` list the neighbours followed from each vertex; ``levels``
+    rows hold -1 on entry. Chunk ``c`` runs the sources ``chunks[c] ..
+    chunks[c + 1] - 1`` (in parallel with the others). ``max_depth`` < 0
+    means none. Returns the deepest level reached over all sources.
+    """
+    deepest = np.zeros(chunks.shape[0] - 1, np.int64)
+    for c in nb.prange(chunks.shape[0] - 1):
+        queue = np.empty(n, np.int64)
+        for i in range(chunks[c], chunks[c + 1]):
+            lev = levels[i]
+            s = sources[i]
+            lev[s] = 0
+            queue[0] = s
+            head, tail = 0, 1
+            while head < tail:
+                u = queue[head]
+                head += 1
+                du = lev[u] + 1
+                if max_depth >= 0 and du > max_depth:
+                    break  # the queue is in level order: nothing later is shallower
+                for p in range(ptr[u], ptr[u + 1]):
+                    v = ind[p]
+                    if lev[v] < 0:
+                        lev[v] = du
+                        queue[tail] = v
+                        tail += 1
+            deepest[c] = max(deepest[c], lev[queue[tail - 1]])
+    return deepest.max()
