@@ -58,6 +58,7 @@ _SECONDS = {
     "semirings._build": 5.0,
     "semirings.kernels.numba_kernels": 5.0,
     "spbfs.algorithms._ops": 9.0,
+    "spbfs.kernels.ranking_numba": 2.5,
     "spbfs.validate": 3.2,
     "spbfs.matrix_structure": 2.3,
     "spbfs.csgraph": 2.2,

@@ -85,6 +85,7 @@ def _steps(aside: subprocess.Popen[bytes] | None = None) -> list[tuple[str, Call
         spbfs.connected_components(g)
         spbfs.connected_components(_kronecker(Config(backend="numba"), True), connection="strong")
         spbfs.pagerank(g)
+        spbfs.kernels.ranking_numba.warm_parallel()  # large graphs' parallel iteration
         spbfs.betweenness_centrality(g, k=2, seed=1)
         spbfs.triangle_count(g)
         spbfs.multi_source_bfs(g, [0, 1])

@@ -620,3 +620,126 @@ def test_sssp_negative_weights_as_scipy(seed: int) -> None:
         sssp(loop, 0, directed=True)
     np.testing.assert_allclose(sssp(loop, 2, directed=True).distances,
                                bellman_ford(loop, directed=True, indices=2))
+
+
+# -- compiled loops: stopping rules, parallel chunks, long searches ---------------------------
+def _power_iteration(a: sp.csr_matrix, alpha: float, tol: float) -> tuple[np.ndarray, int]:
+    """PageRank to an L1 change of at most ``tol``, the loop written with scipy."""
+    n = a.shape[0]
+    deg = np.asarray(a.sum(axis=1)).ravel()
+    inv = np.where(deg == 0, 0.0, 1.0 / np.where(deg == 0, 1.0, deg))
+    at = a.T.tocsr()
+    x = np.full(n, 1.0 / n)
+    for it in range(1, 10_000):
+        new = alpha * (at @ (x * inv) + x[deg == 0].sum() / n) + (1.0 - alpha) / n
+        err = np.abs(new - x).sum()
+        x = new
+        if err <= tol:
+            return x, it
+    raise AssertionError("no convergence")
+
+
+@pytest.mark.parametrize(("fmt", "backend"), CONFIGS)
+@pytest.mark.parametrize("name", ["kron8", "er_directed", "disconnected"])
+def test_pagerank_l1_stop_matches_a_power_iteration(name: str, fmt: str, backend: str) -> None:
+    g = _graph(name, fmt, backend)
+    a = g.to_scipy().astype(np.float64)
+    ref, iterations = _power_iteration(a, 0.85, 1e-12)
+    r = pagerank(g, tol=1e-12, stop="l1", max_iter=10_000)
+    assert r.converged and r.iterations == iterations
+    np.testing.assert_allclose(r.scores, ref, rtol=1e-12, atol=1e-15)
+    # networkx's rule stops n times earlier in L1 change: fewer iterations, still close.
+    loose = pagerank(g, tol=1e-12, max_iter=10_000)
+    assert loose.iterations <= r.iterations
+    np.testing.assert_allclose(loose.scores, ref, atol=1e-9)
+    with pytest.raises(ValueError, match="stop must be one of networkx, l1; got 'l2'"):
+        pagerank(g, stop="l2")
+
+
+def test_pagerank_parallel_chunks_give_the_one_thread_result(monkeypatch) -> None:
+    from spbfs.algorithms import ranking
+
+    g = spbfs.Graph.from_edgelist(GRAPHS["er_directed"], config=spbfs.Config(threads=2))
+    one = pagerank(g, tol=1e-12, stop="l1", max_iter=10_000)
+    monkeypatch.setattr(ranking, "_PARALLEL_EDGES", 1)  # every graph cut into thread chunks
+    two = pagerank(g, tol=1e-12, stop="l1", max_iter=10_000)
+    assert two.iterations == one.iterations
+    np.testing.assert_allclose(two.scores, one.scores, rtol=1e-13)
+
+
+@pytest.mark.parametrize("directed", [False, True])
+def test_weighted_pagerank_compiled_matches_networkx(directed: bool) -> None:
+    G = nx.gnp_random_graph(80, 0.06, seed=4, directed=directed)
+    G.add_nodes_from(range(80, 84))  # isolated, dangling
+    for u, v in G.edges:
+        G[u][v]["weight"] = 1.0 + (3 * u + v) % 4
+    r = pagerank(G, tol=1e-12, max_iter=1000, config={"backend": "numba"})
+    ref = nx.pagerank(G, tol=1e-12, max_iter=1000, weight="weight")
+    np.testing.assert_allclose(r.scores, [ref[v] for v in G.nodes], atol=1e-10)
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+@pytest.mark.parametrize("share", [0.0, 1e9])  # every level pulls / every level pushes
+def test_msbfs_long_path_in_either_direction(fmt: str, share: float, monkeypatch) -> None:
+    from spbfs.algorithms import _ops
+
+    monkeypatch.setattr(_ops, "PUSH_SHARE", share)
+    p = gen.path(1500)
+    el = EdgeList(p.src, p.dst, 1503, directed=True)  # a 1499-level chain, 3 isolated
+    g = spbfs.Graph.from_edgelist(el, config=spbfs.Config(format=fmt, backend="numba"))
+    sources = np.array([0, 700, 1501, 0, *range(3, 140, 2)])  # > 64: two words
+    r = multi_source_bfs(g, sources)
+    ref = shortest_path(g.to_scipy(), directed=True, unweighted=True, indices=sources)
+    np.testing.assert_array_equal(np.where(r.levels < 0, np.inf, r.levels), ref)
+    assert r.depth == 1499
+    for i in (0, 1, 2, 40):
+        np.testing.assert_array_equal(r.parents[i], spbfs.bfs(g, int(sources[i])).parents)
+    # Levels only on so deep a graph: one queue per source (DEEP_LEVELS), same answer.
+    levels = multi_source_bfs(g, sources, output="levels")
+    np.testing.assert_array_equal(levels.levels, r.levels)
+    assert levels.depth == 1499
+    cut = multi_source_bfs(g, sources, output="levels", max_depth=600)
+    assert cut.depth == 600
+    np.testing.assert_array_equal(cut.levels, np.where(r.levels <= 600, r.levels, -1))
+    back = multi_source_bfs(g, [1499, 3, 1501], output="levels", reverse=True)
+    ref = shortest_path(g.to_scipy().T, directed=True, unweighted=True, indices=[1499, 3, 1501])
+    np.testing.assert_array_equal(np.where(back.levels < 0, np.inf, back.levels), ref)
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_betweenness_compiled_on_many_threads_matches_networkx(fmt: str) -> None:
+    el = GRAPHS["er_sparse_directed"]
+    g = spbfs.Graph.from_edgelist(el, config=spbfs.Config(format=fmt, backend="numba",
+                                                           threads=2))
+    G = _nx(g)
+    src = [0, 5, 7, 19, 33, 60, 61, 119]  # more sources than chunks
+    ours = betweenness_centrality(g, sources=src, normalized=False)
+    raw = {v: 0.0 for v in G}
+    for s in src:  # networkx's dependency sums, one source at a time
+        sub = nx.betweenness_centrality_subset(G, [s], list(G), normalized=False)
+        for v, x in sub.items():
+            raw[v] += x
+    scale = (g.n - 1) / len(src)
+    want = np.array([raw[v] * (scale if v not in src else (g.n - 1) / (len(src) - 1))
+                     for v in range(g.n)])
+    np.testing.assert_allclose(ours, want, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("backend", ["numba"])
+def test_betweenness_path_counts_past_float64(backend: str) -> None:
+    # A chain of 1100 diamonds c_{i-1} -> {a_i, b_i} -> c_i: 2^1100 shortest paths from c_0
+    # to the end, past float64's range. From c_0 every path crosses each c_i (dependency:
+    # the 3 (L - i) vertices beyond it) and half of them cross a_i (half of 1 + 3 (L - i)).
+    chain = 1100
+    i = np.arange(1, chain + 1)
+    c_prev, a, b, c = 3 * (i - 1), 3 * i - 2, 3 * i - 1, 3 * i
+    src = np.concatenate([c_prev, c_prev, a, b])
+    dst = np.concatenate([a, b, c, c])
+    n = 3 * chain + 1
+    g = spbfs.Graph.from_edges(src, dst, n=n, directed=True,
+                               config=spbfs.Config(backend=backend))
+    raw = betweenness_centrality(g, sources=[0], normalized=False) / (n - 1)  # k = 1 scaling
+    assert np.isfinite(raw[1:]).all()
+    np.testing.assert_allclose(raw[c], 3.0 * (chain - i), rtol=1e-12)
+    np.testing.assert_allclose(raw[a], (1 + 3.0 * (chain - i)) / 2, rtol=1e-12)
+    np.testing.assert_allclose(raw[b], raw[a], rtol=1e-12)

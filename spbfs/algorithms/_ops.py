@@ -440,52 +440,93 @@ def _record(new, v, w, depth, levels, parents, want_parents, tptr, tind, lo, hi,
 
 
 @nb.njit(cache=True, parallel=True)
-def _bits_pull(tptr, tind, tjc, is_dcsc, front, seen, full, nxt, levels, parents, want_parents,
-               depth):
-    """Pull: every vertex ORs the frontier words of its in-neighbours (stops once complete)."""
-    nr = tjc.shape[0] if is_dcsc else tptr.shape[0] - 1
-    nw = full.shape[0]
-    for r in nb.prange(nr):
-        v = np.int64(tjc[r]) if is_dcsc else np.int64(r)
-        lo, hi = np.int64(tptr[r]), np.int64(tptr[r + 1])
-        for w in range(nw):
-            miss = full[w] & ~seen[v, w]
-            if miss == 0:
-                continue
-            acc = np.uint64(0)
-            for p in range(lo, hi):
-                acc |= front[tind[p], w]
-                if (acc & miss) == miss:
-                    break
-            new = acc & miss
-            if new:
-                nxt[v, w] = new
-                _record(new, v, w, depth, levels, parents, want_parents, tptr, tind, lo, hi,
-                        front)
+def _bits_search(optr, oind, ojc, o_dcsc, tptr, tind, tjc, t_dcsc, out_degree, active, full,
+                 front, seen, nxt, levels, parents, want_parents, max_depth, push_limit):
+    """Every level of the search, compiled: no Python between two levels.
 
-
-@nb.njit(cache=True)
-def _bits_push(ptr, ind, jc, is_dcsc, active, front, seen, nxt, levels, parents, want_parents,
-               depth):
-    """Push from the (sorted) active vertices: the first to reach a search is the min parent."""
+    ``active`` holds the sorted distinct sources (and is the work list of
+    every level's frontier vertices); ``front`` and ``seen`` hold their bits,
+    ``nxt`` zeros. A level pushes from the frontier's vertices while their
+    out-edges are fewer than ``push_limit``, else pulls over every vertex's
+    in-edges in parallel. ``max_depth`` < 0 means none. Returns the depth.
+    """
+    n = front.shape[0]
     nw = front.shape[1]
-    for a in range(active.shape[0]):
-        u = active[a]
-        lo, hi = column_range(ptr, jc, is_dcsc, u)
-        for p in range(lo, hi):
-            v = ind[p]
+    nr = tjc.shape[0] if t_dcsc else tptr.shape[0] - 1
+    queued = np.zeros(n, np.bool_)
+    fresh = np.empty(n, np.int64)
+    nact = active.shape[0]
+    depth = 0
+    while nact > 0 and (max_depth < 0 or depth < max_depth):
+        depth += 1
+        edges = 0
+        for a in range(nact):
+            edges += out_degree[active[a]]
+        nnew = 0
+        if edges < push_limit:
+            # Push from the sorted frontier: the first vertex to reach a search is its min parent.
+            for a in range(nact):
+                u = active[a]
+                lo, hi = column_range(optr, ojc, o_dcsc, u)
+                for p in range(lo, hi):
+                    v = oind[p]
+                    for w in range(nw):
+                        new = front[u, w] & ~seen[v, w]
+                        if new:
+                            seen[v, w] |= new
+                            nxt[v, w] |= new
+                            if not queued[v]:
+                                queued[v] = True
+                                fresh[nnew] = v
+                                nnew += 1
+                            bits = new
+                            while bits:
+                                low = bits & (~bits + np.uint64(1))
+                                s = w * 64 + _bit_index(low)
+                                levels[s, v] = depth
+                                if want_parents:
+                                    parents[s, v] = u
+                                bits ^= low
+            for q in range(nnew):
+                queued[fresh[q]] = False
+            fresh[:nnew].sort()
+        else:
+            for r in nb.prange(nr):
+                v = np.int64(tjc[r]) if t_dcsc else np.int64(r)
+                lo, hi = np.int64(tptr[r]), np.int64(tptr[r + 1])
+                for w in range(nw):
+                    miss = full[w] & ~seen[v, w]
+                    if miss == 0:
+                        continue
+                    acc = np.uint64(0)
+                    for p in range(lo, hi):
+                        acc |= front[tind[p], w]
+                        if (acc & miss) == miss:
+                            break
+                    new = acc & miss
+                    if new:
+                        nxt[v, w] = new
+                        seen[v, w] |= new
+                        _record(new, v, w, depth, levels, parents, want_parents, tptr, tind,
+                                lo, hi, front)
+            for v in range(n):
+                for w in range(nw):
+                    if nxt[v, w]:
+                        fresh[nnew] = v
+                        nnew += 1
+                        break
+        # The old frontier's words become the next level's zeros: O(frontier), not O(n).
+        for a in range(nact):
             for w in range(nw):
-                new = front[u, w] & ~seen[v, w] & ~nxt[v, w]
-                if new:
-                    nxt[v, w] |= new
-                    bits = new
-                    while bits:
-                        low = bits & (~bits + np.uint64(1))
-                        s = w * 64 + _bit_index(low)
-                        levels[s, v] = depth
-                        if want_parents:
-                            parents[s, v] = u
-                        bits ^= low
+                front[active[a], w] = 0
+        front, nxt = nxt, front
+        if active.shape[0] < nnew:
+            active = np.empty(n, np.int64)
+        active[:nnew] = fresh[:nnew]
+        nact = nnew
+        if nnew == 0:
+            depth -= 1
+    return depth
 
 
 #: Push while the frontier's edges are fewer than this share of all edges.
@@ -506,7 +547,9 @@ def msbfs_bits(
     Each level is one product ``y = B ⊕.⊗ f`` over (bitwise or, second) on
     packed words, masked by the unvisited bits: a push over the out-edges
     of the frontier while it is small (``PUSH_SHARE`` of the edges), else a
-    pull over the in-edges of every vertex (``in_block``).
+    pull over the in-edges of every vertex (``in_block``). The level loop
+    itself is compiled (:func:`_bits_search`): a road network's thousand
+    levels cost no Python, and a level costs what its frontier does.
 
     Returns
     -------
@@ -532,21 +575,9 @@ def msbfs_bits(
     np.bitwise_or.at(front, (sources, s_ids // 64),
                      np.left_shift(np.uint64(1), (s_ids % 64).astype(np.uint64)))
     seen = front.copy()
-    out = out_block.kernel_view
-    inn = in_block.kernel_view
     total = max(int(out_degree.sum()), 1)
-    active = np.unique(sources)
-    depth = 0
-    while active.size and (max_depth is None or depth < max_depth):
-        depth += 1
-        nxt = np.zeros_like(front)
-        if int(out_degree[active].sum()) < PUSH_SHARE * total:
-            _bits_push(*out, active, front, seen, nxt, levels, parents, want_parents, depth)
-        else:
-            _bits_pull(*inn, front, seen, full, nxt, levels, parents, want_parents, depth)
-        seen |= nxt
-        front = nxt
-        active = np.flatnonzero(nxt.any(axis=1))
-        if not active.size:
-            depth -= 1
-    return levels, parents, depth
+    depth = _bits_search(*out_block.kernel_view, *in_block.kernel_view, out_degree,
+                         np.unique(sources).astype(np.int64), full, front, seen,
+                         np.zeros_like(front), levels, parents, want_parents,
+                         -1 if max_depth is None else int(max_depth), PUSH_SHARE * total)
+    return levels, parents, int(depth)

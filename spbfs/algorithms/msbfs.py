@@ -10,7 +10,11 @@ backends. The numba backend stores ``F`` densely as bits instead, one
 masked product over the semiring (bitwise or, second) on those words
 (:func:`~spbfs.algorithms._ops.msbfs_bits`): one pass over the edges serves
 64 searches, pushing from a small frontier and pulling otherwise, as
-direction-optimizing BFS does.
+direction-optimizing BFS does, and the level loop runs compiled end to end.
+On a high-diameter graph the frontiers of different sources seldom meet, so
+packing them shares nothing: there (the first search at least
+:data:`DEEP_LEVELS` deep) levels-only searches run one compiled queue per
+source, the sources split over the threads.
 
 Every search is independent: two sources in the same component each get
 their own complete result row, and a source listed twice gets two equal
@@ -36,9 +40,11 @@ from spbfs.algorithms._common import check_grid_call, check_sources, prepare, so
 from spbfs.algorithms._grid import Pieces, check_graph, collective, first_by_key, spgemm_step
 from spbfs.algorithms._ops import SparseColumns, msbfs_bits, spgemm
 from spbfs.config import Config
+from spbfs.kernels.ranking_numba import full_ptr, queue_levels
 from spbfs.mpi.graph import DistGraph
 from spbfs.mpi.spmsv import GridOps
 from spbfs.search.checks import check_max_depth
+from spbfs.threads import search_threads
 
 __all__ = [
     "DistMultiSourceBFSResult",
@@ -163,11 +169,19 @@ def multi_source_bfs(
     xp = g.backend.xp
     n, k = g.n, int(uniq.shape[0])
     want_parents = output in ("both", "parents")
+    if g.backend.name == "numba" and output == "levels" and k > 1:
+        deep = _levels_by_queues(block, uniq, max_depth, g.config.threads)
+        if deep is not None:
+            levels, depth = deep
+            return MultiSourceBFSResult(sources=src, parents=None, levels=levels[back],
+                                        depth=depth)
     if g.backend.name == "numba":
         degree = g.in_degree if reverse else g.out_degree
-        levels, parents, depth = msbfs_bits(
-            block, other, uniq, degree, want_parents=want_parents, max_depth=max_depth
-        )
+        # Its pull levels end at a barrier: as many threads as the machine has idle.
+        with search_threads(g.config.threads):
+            levels, parents, depth = msbfs_bits(
+                block, other, uniq, degree, want_parents=want_parents, max_depth=max_depth
+            )
         return MultiSourceBFSResult(
             sources=src,
             parents=parents[back] if want_parents else None,
@@ -206,6 +220,39 @@ def multi_source_bfs(
         levels=to_host(levels)[back] if output in ("both", "levels") else None,
         depth=depth,
     )
+
+
+#: A first search at least this deep marks a high-diameter graph, whose levels-only
+#: searches run one queue per source (:func:`~spbfs.kernels.ranking_numba.queue_levels`):
+#: there the frontiers of different sources seldom share a vertex at the same level, so
+#: 64 searches packed in a word scan each edge about as often as 64 queues do, at more
+#: cost per scan (luxembourg_osm, one source: 98 ms in the word loop against 32-41 ms in
+#: a queue, load 20). Road networks, grids and meshes have hundreds of levels or more,
+#: power-law graphs tens at most.
+DEEP_LEVELS = 64
+
+
+def _levels_by_queues(block: Any, sources: np.ndarray, max_depth: int | None,
+                      threads: int | None) -> tuple[np.ndarray, int] | None:
+    """Levels from distinct ``sources``, one queue each, if the first search is deep; else None.
+
+    The first source's search decides (it is kept): at least
+    :data:`DEEP_LEVELS` levels, the others follow, split over the idle threads.
+    """
+    n = block.shape[0]
+    ptr, ind, jc, is_dcsc = block.kernel_view
+    ptr = full_ptr(ptr, jc, is_dcsc, n)
+    k = int(sources.shape[0])
+    levels = np.full((k, n), -1, np.int64)
+    limit = -1 if max_depth is None else int(max_depth)
+    first = int(queue_levels(ptr, ind, n, sources, np.array([0, 1], np.int64), levels, limit))
+    if first < DEEP_LEVELS:
+        return None
+    with search_threads(threads) as choice:
+        parts = min(k - 1, 2 * choice.count())
+        chunks = np.linspace(1, k, parts + 1).round().astype(np.int64)
+        rest = int(queue_levels(ptr, ind, n, sources, chunks, levels, limit))
+    return levels, max(first, rest)
 
 
 # --------------------------------------------------------------------------- on the grid

@@ -1,13 +1,18 @@
 """PageRank: power iteration over ``plus_times`` SpMV, dangling vertices handled.
 
-One iteration is one engine call, ``y = B +.× (x / d_out)`` (``B[v, u]`` for
-the edge ``u -> v``, so ``y[v]`` sums the shares of ``v``'s in-neighbours;
-on numba it pulls over the rows of ``B`` in parallel, which builds the
-block's cached transpose on the first call),
-then ``x' = alpha * (y + s / n) + (1 - alpha) / n`` where ``s`` is the rank
-held by the dangling vertices (no out-edges), spread evenly over all
-vertices, as networkx does. Convergence is networkx's test: the L1 change
-falls below ``n * tol``.
+An iteration is ``y = B +.× (x / d_out)`` (``B[v, u]`` for the edge
+``u -> v``, so ``y[v]`` sums the shares of ``v``'s in-neighbours), then
+``x' = alpha * (y + s / n) + (1 - alpha) / n`` where ``s`` is the rank held
+by the dangling vertices (no out-edges), spread evenly over all vertices, as
+networkx does. It stops on the L1 change of an iteration: below ``n * tol``
+(networkx's rule, the default) or at most ``tol`` (``stop="l1"``, igraph's).
+
+On numba the whole iteration runs compiled
+(:func:`spbfs.kernels.ranking_numba.pagerank_pull`): each iteration one
+parallel pull over the in-edges (the block of in-edges, ``B``'s rows) that
+also yields the next dangling rank and the L1 change, nothing allocated per
+iteration, as fast as the memory streams the structure. numpy and cupy run
+one engine SpMV per iteration.
 
 :func:`dist_pagerank` is the same loop on the 2D process grid (conventions:
 :mod:`spbfs.algorithms.distributed`): the product becomes a distributed
@@ -29,8 +34,17 @@ from semirings.semiring import plus_times
 from spbfs.algorithms._common import check_grid_call, check_positive_int, node_labels, prepare
 from spbfs.algorithms._grid import Pieces, check_graph, collective
 from spbfs.config import Config
+from spbfs.kernels.ranking_numba import (
+    full_ptr,
+    pagerank_pull,
+    pull_chunks,
+    start_shares,
+    unsigned,
+    work_chunks,
+)
 from spbfs.mpi.graph import DistGraph
 from spbfs.mpi.spmsv import GridOps
+from spbfs.threads import search_threads
 
 __all__ = ["DistPageRankResult", "PageRankResult", "check_pagerank_args", "dist_pagerank",
            "pagerank"]
@@ -47,8 +61,8 @@ class PageRankResult:
     iterations : int
         Power iterations performed.
     converged : bool
-        Whether the L1 change fell below ``n * tol`` within ``max_iter``
-        iterations (when False, ``scores`` is the last iterate).
+        Whether the L1 change met the stopping rule (``stop``) within
+        ``max_iter`` iterations (when False, ``scores`` is the last iterate).
     labels : numpy.ndarray or None
         For a networkx graph, the node label of each position of ``scores``
         (None otherwise).
@@ -81,6 +95,7 @@ def pagerank(
     tol: float = 1e-6,
     max_iter: int = 100,
     weights: Any = None,
+    stop: str = "networkx",
     config: Config | None = None,
     directed: bool | None = None,
 ) -> PageRankResult:
@@ -100,14 +115,22 @@ def pagerank(
     alpha : float
         Damping factor, in ``[0, 1]``.
     tol : float
-        Convergence tolerance (networkx's: L1 change ``< n * tol``), > 0.
+        Convergence tolerance, > 0 (see ``stop``).
     max_iter : int
-        Iteration limit, >= 1.
+        Iteration limit, >= 1. Reaching it is not an error: ``converged`` says
+        False (the networkx backend raises networkx's
+        ``PowerIterationFailedConvergence`` there, as networkx does).
     weights : scipy.sparse matrix, optional
         ``W[u, v]`` = weight of ``u -> v``, shape ``(n, n)``: its stored
         entries are the weighted edges (repeated entries add up, the diagonal
         is self-loops). For an undirected graph give both directions of an
         edge.
+    stop : {"networkx", "l1"}
+        The stopping rule on the L1 change ``||x' - x||_1`` of an iteration.
+        ``"networkx"`` (the default, so that ``tol`` means what it means to
+        ``networkx.pagerank``): ``< n * tol``. ``"l1"``: ``<= tol``, the
+        rule of igraph's PRPACK solver and of a plain power iteration to a
+        given accuracy (a factor ``n`` tighter for the same ``tol``).
 
     Returns
     -------
@@ -120,7 +143,8 @@ def pagerank(
     ------
     ValueError
         For ``alpha`` outside ``[0, 1]``, a non-positive ``tol`` or
-        ``max_iter``, ``weights`` of the wrong shape, or NaN weights.
+        ``max_iter``, an unknown ``stop``, ``weights`` of the wrong shape, or
+        NaN weights.
     TypeError
         For ``weights`` that is not a scipy sparse matrix.
 
@@ -133,15 +157,20 @@ def pagerank(
     [0.3333, 0.3333, 0.3333]
     """
     if check_grid_call(graph, config, "pagerank", weights=weights):
-        return dist_pagerank(graph, alpha=alpha, tol=tol, max_iter=max_iter)
-    max_iter = check_pagerank_args(alpha, tol, max_iter)
+        return dist_pagerank(graph, alpha=alpha, tol=tol, max_iter=max_iter, stop=stop)
+    max_iter = check_pagerank_args(alpha, tol, max_iter, stop)
     g = prepare(graph, config, directed)
     n = g.n
     if n == 0:
         return PageRankResult(np.zeros(0), 0, True)
-    xp = g.backend.xp
     alpha = float(alpha)
+    limit = float(tol) * (n if stop == "networkx" else 1)
     wmat = _pagerank_weights(g, weights)
+    if g.backend.name == "numba":
+        x, it, converged = _pagerank_numba(g, wmat, alpha, limit, stop == "l1", max_iter)
+        return PageRankResult(scores=x, iterations=it, converged=converged,
+                              labels=node_labels(g))
+    xp = g.backend.xp
     if wmat is None:
         block = g.out_block
         deg = g.out_degree.astype(np.float64)
@@ -156,22 +185,87 @@ def pagerank(
     y = xp.zeros(n)
     converged = False
     it = 0
-    # numba: pull over the rows of B in parallel (the block's transpose is built once and
-    # cached on it, as for bottom-up BFS); push would accumulate serially.
-    method = "pull" if g.backend.name == "numba" else "auto"
     for it in range(1, max_iter + 1):  # noqa: B007 - the count is reported
-        share = spmv(block, x * inv, plus_times, method=method, check=False)
+        share = spmv(block, x * inv, plus_times, check=False)
         y[:] = 0.0
         y[share.indices] = share.values
         lost = float(x[dangling].sum())
         new = alpha * (y + lost / n) + (1.0 - alpha) / n
         err = float(xp.abs(new - x).sum())
         x = new
-        if err < n * tol:
+        if err < limit or (stop == "l1" and err <= limit):
             converged = True
             break
     return PageRankResult(scores=g.backend.to_host(x), iterations=it, converged=converged,
                           labels=node_labels(g))
+
+
+#: Fewer edges than this run PageRank on one thread: a parallel iteration's start and
+#: barrier cost more than it saves there (luxembourg_osm, 0.24 M arcs: 492 ms on one
+#: thread against 649 ms for a parallel loop given one thread, load 23), and compiling
+#: a parallel loop costs seconds (4.7 s of CPU against 1.3 s for the one-thread loop).
+_PARALLEL_EDGES = 1 << 20
+
+
+def _pagerank_chunks(ptr: np.ndarray, ind: np.ndarray, data: np.ndarray, weighted: bool,
+                     inv: np.ndarray, alpha: float, limit: float, inclusive: bool,
+                     max_iter: int, x: np.ndarray, work: tuple[np.ndarray, ...],
+                     parts: int) -> tuple[int, bool]:
+    """:func:`pagerank_pull` on ``parts`` threads: one parallel kernel call per iteration."""
+    n = x.shape[0]
+    xs, new, xs_new = work
+    chunks = work_chunks(ptr, parts)
+    errs, losts = np.zeros(chunks.shape[0] - 1), np.zeros(chunks.shape[0] - 1)
+    lost = start_shares(x, inv, xs)
+    cur_x, cur_s, nxt_x, nxt_s = x, xs, new, xs_new
+    it, converged = 0, False
+    while it < max_iter:
+        it += 1
+        base = alpha * lost / n + (1.0 - alpha) / n
+        pull_chunks(ptr, ind, data, weighted, inv, alpha, base, cur_x, cur_s, nxt_x, nxt_s,
+                    chunks, errs, losts)
+        err, lost = float(errs.sum()), float(losts.sum())
+        cur_x, cur_s, nxt_x, nxt_s = nxt_x, nxt_s, cur_x, cur_s
+        if err < limit or (inclusive and err <= limit):
+            converged = True
+            break
+    if cur_x is not x:
+        x[:] = cur_x
+    return it, converged
+
+
+def _pagerank_numba(g: Any, wmat: sp.csr_matrix | None, alpha: float, limit: float,
+                    inclusive: bool, max_iter: int) -> tuple[np.ndarray, int, bool]:
+    """The power iteration as one compiled pull loop: (scores, iterations, converged)."""
+    n = g.n
+    if wmat is None:
+        ptr, ind, jc, is_dcsc = g.in_block.kernel_view
+        ptr = full_ptr(ptr, jc, is_dcsc, n)
+        data = np.zeros(1)
+        deg = np.asarray(g.out_degree, dtype=np.float64)
+    else:
+        # Row v of W^T (a column of W, stored by csc) holds the in-edges of v with their weights.
+        wt = wmat.tocsc()
+        ptr, ind = wt.indptr.astype(np.int64, copy=False), wt.indices
+        data = np.ascontiguousarray(wt.data, dtype=np.float64)
+        deg = np.asarray(wmat.sum(axis=1), dtype=np.float64).ravel()
+    inv = np.zeros(n)
+    np.divide(1.0, deg, out=inv, where=deg != 0)
+    x = np.full(n, 1.0 / n)
+    ptr, ind = unsigned(ptr), unsigned(ind)
+    weighted = wmat is not None
+    work = (np.empty(n), np.empty(n), np.empty(n))
+    # A parallel iteration ends at a barrier: as many threads as the machine has idle
+    # (spbfs.threads), and one, with no parallel region at all, below _PARALLEL_EDGES.
+    with search_threads(g.config.threads) as threads:
+        parts = threads.count() if int(ptr[-1]) >= _PARALLEL_EDGES else 1
+        if parts == 1:
+            it, converged, _ = pagerank_pull(ptr, ind, data, weighted, inv, alpha, limit,
+                                             inclusive, max_iter, x, *work)
+        else:
+            it, converged = _pagerank_chunks(ptr, ind, data, weighted, inv, alpha, limit,
+                                             inclusive, max_iter, x, work, parts)
+    return x, int(it), bool(converged)
 
 
 def _pagerank_weights(g: Any, weights: Any) -> sp.csr_matrix | None:
@@ -204,11 +298,18 @@ def _pagerank_weights(g: Any, weights: Any) -> sp.csr_matrix | None:
     return w
 
 
-def check_pagerank_args(alpha: Any, tol: Any, max_iter: Any) -> int:
-    """Check PageRank's damping, tolerance and iteration cap; return ``max_iter``.
+#: The stopping rules of PageRank: networkx's (L1 change ``< n * tol``) and the one of
+#: igraph and PRPACK (L1 change ``<= tol``, tighter by a factor ``n``).
+STOPS = ("networkx", "l1")
+
+
+def check_pagerank_args(alpha: Any, tol: Any, max_iter: Any, stop: Any = "networkx") -> int:
+    """Check PageRank's damping, tolerance, iteration cap and stopping rule; return ``max_iter``.
 
     Shared by the one-process and the distributed PageRank.
     """
+    if stop not in STOPS:
+        raise ValueError(f"stop must be one of {', '.join(STOPS)}; got {stop!r}")
     if isinstance(alpha, bool) or not isinstance(alpha, int | float | np.floating):
         raise TypeError(f"alpha must be a number, got {type(alpha).__name__}")
     if not 0.0 <= float(alpha) <= 1.0:
@@ -234,7 +335,7 @@ class DistPageRankResult(Pieces):
     iterations : int
         Power iterations performed.
     converged : bool
-        Whether the L1 change fell below ``n * tol``.
+        Whether the L1 change met the stopping rule.
     lo, hi, n : int
         The piece and the vertex count.
     """
@@ -250,7 +351,8 @@ class DistPageRankResult(Pieces):
 
 
 def dist_pagerank(
-    g: DistGraph, *, alpha: float = 0.85, tol: float = 1e-6, max_iter: int = 100
+    g: DistGraph, *, alpha: float = 0.85, tol: float = 1e-6, max_iter: int = 100,
+    stop: str = "networkx",
 ) -> DistPageRankResult:
     """PageRank by distributed power iteration (collective).
 
@@ -268,9 +370,11 @@ def dist_pagerank(
     alpha : float
         Damping factor, in ``[0, 1]``.
     tol : float
-        Convergence tolerance (L1 change ``< n * tol``), > 0.
+        Convergence tolerance, > 0 (see ``stop``).
     max_iter : int
         Iteration limit, >= 1.
+    stop : {"networkx", "l1"}
+        The stopping rule, as :func:`~spbfs.algorithms.pagerank`'s.
 
     Returns
     -------
@@ -282,11 +386,12 @@ def dist_pagerank(
     Raises
     ------
     CollectiveError
-        On every rank for ``alpha`` outside ``[0, 1]`` or a non-positive
-        ``tol`` or ``max_iter``.
+        On every rank for ``alpha`` outside ``[0, 1]``, a non-positive
+        ``tol`` or ``max_iter``, or an unknown ``stop``.
     """
     g = check_graph(g)
-    iters = collective(g, check_pagerank_args, alpha, tol, max_iter)
+    iters = collective(g, check_pagerank_args, alpha, tol, max_iter, stop)
+    limit = float(tol) * (g.n if stop == "networkx" else 1)
     ops = GridOps(g)
     n, a = g.n, float(alpha)
     deg = g.piece_degrees().astype(np.float64)
@@ -306,7 +411,7 @@ def dist_pagerank(
         new = a * (y + lost / n) + (1.0 - a) / n
         err, lost = (float(v) for v in ops.allsum(np.abs(new - x).sum(), new[dangling].sum()))
         x = new
-        if err < n * float(tol):
+        if err < limit or (stop == "l1" and err <= limit):
             converged = True
             break
     return DistPageRankResult(lo=g.lo, hi=g.hi, n=n, _comm=g.grid.comm, scores=x,

@@ -420,7 +420,7 @@ def pagerank(G: SpbfsGraph, alpha: float = 0.85, personalization: Any = None,
 def betweenness_centrality(G: SpbfsGraph, k: Any = None, normalized: bool = True,
                            weight: Any = None, endpoints: bool = False,
                            seed: Any = None) -> dict[Any, float]:
-    """``networkx.betweenness_centrality`` (unweighted, ``endpoints=False``), Brandes by SpGEMM."""
+    """``networkx.betweenness_centrality`` (unweighted, ``endpoints=False``) by Brandes."""
     n = G.n
     if n == 0:
         return {}

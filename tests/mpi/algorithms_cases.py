@@ -100,7 +100,13 @@ def check_graph(grid: ProcessGrid, name: str, el: EdgeList, directed: bool, fmt:
         ref = spbfs.pagerank(serial, alpha=0.5, max_iter=3)
         assert np.allclose(r.scores, ref.scores, rtol=1e-10, atol=1e-13), f"{tag}: pagerank 3"
         assert r.iterations == 3 and not r.converged, tag
-    cases[0] += 2
+    # igraph's stopping rule (L1 change <= tol): the same iterations as one process.
+    r = dist_pagerank(g, tol=1e-9, stop="l1", max_iter=1000).gather()
+    if root:
+        ref = spbfs.pagerank(serial, tol=1e-9, stop="l1", max_iter=1000)
+        assert np.allclose(r.scores, ref.scores, rtol=1e-10, atol=1e-13), f"{tag}: pagerank l1"
+        assert abs(r.iterations - ref.iterations) <= 1 and r.converged, tag
+    cases[0] += 3
 
     # Connected components
     d = spbfs.connected_components(g) if fmt == "dcsc" else dist_connected_components(g)
@@ -213,6 +219,7 @@ def check_bad_input(grid: ProcessGrid) -> None:
     expect(dist_multi_source_bfs, "sources is empty", g, [])
     expect(dist_multi_source_bfs, "output must be one of", g, [1], output="tree")
     expect(dist_pagerank, "alpha must lie in [0, 1]", g, alpha=2.0)
+    expect(dist_pagerank, "stop must be one of networkx, l1", g, stop="l2")
     expect(dist_betweenness_centrality, "exceeds the number of vertices", g, k=11)
     # The checks each one-process twin runs, with its messages.
     expect(dist_pagerank, "g must be a spbfs.mpi.DistGraph", "not a graph")
