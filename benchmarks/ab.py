@@ -19,7 +19,7 @@ Cases (``--cases``, comma separated):
     its centre (``--roots`` searches from the one root), and of a finite-element
     mesh (``fe_mesh(1_000_000, seed=0)``, about 380 levels) from ``--roots``
     random roots: median milliseconds per search and per level. Two threads (the
-    issue's machine), parents and levels returned.
+    development machine), parents and levels returned.
 ``dist18x2x1``, ``dist18x2x2``, ``dist20x2x1``, ``dist20x2x2``
     ``mpiexec -n P python -m <grid package> bench --scale S --grid RxC``:
     harmonic-mean TEPS and median search time.

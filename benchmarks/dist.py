@@ -41,7 +41,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 
-#: Graph500 reference MPI code (top-down, C) on this machine at scale 20, from the issue.
+#: Graph500 reference MPI code (top-down, C) measured once on the development machine at scale 20.
 REFERENCE_TEPS = {1: 53e6, 2: 57e6}
 REFERENCE_NOTE = "reference (Graph500 MPI, top-down): 53 M (1 rank), 57 M (2 ranks), " \
                  "collapses 40-50x on 4 oversubscribed ranks"

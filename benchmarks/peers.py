@@ -54,7 +54,7 @@ from _common import format_ms, format_table, load_edges, machine_line, median, s
 
 PEERS = ("spbfs-csr", "spbfs-dcsc", "scipy", "graphblas", "igraph", "networkit")
 
-#: Quoted, not measured by this script (see the brief in benchmarks/README.md).
+#: Quoted, not measured by this script (see benchmarks/README.md).
 REFERENCE_NOTE = (
     "Reference figures quoted for context (measured earlier on this machine, Kronecker scale 20, "
     "edge factor 16, 2 cores; not measured by this script): GAP (C++/OpenMP) 1.15 GTEPS "

@@ -381,7 +381,7 @@ def test_unsigned_id_arrays(dtype):
 
 
 def test_networkx_graph_takes_node_labels() -> None:
-    """A networkx graph's vertices are its labels, as in spbfs.sssp (issue 19)."""
+    """A networkx graph's vertices are its labels, as in spbfs.sssp."""
     G = nx.Graph([(10, 20), (20, 30), ("a", 30)])
     r = spbfs.bfs(G, 10, target=30)
     g = spbfs.Graph.from_networkx(G)

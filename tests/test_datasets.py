@@ -120,7 +120,7 @@ def test_bundled_file_is_the_original(name: str) -> None:
 
 
 def test_bundled_files_stay_small() -> None:
-    """The issue's budget for the repository: under 3 MB for all five."""
+    """The repository's budget for bundled data: under 3 MB for all five."""
     assert sum(datasets.path(name).stat().st_size for name in NAMES) < 3_000_000
 
 

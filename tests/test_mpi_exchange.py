@@ -1,4 +1,4 @@
-"""Exchange patterns and frontier encodings on process grids of 1 to 9 ranks (issue 17).
+"""Exchange patterns and frontier encodings on process grids of 1 to 9 ranks.
 
 ``tests/mpi/exchange_cases.py`` runs every ``exchange`` x ``frontier_encoding``
 value, both formats and every direction mode on graphs whose sizes do not

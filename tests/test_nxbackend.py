@@ -235,7 +235,7 @@ def test_weighted_shortest_paths_match_networkx(be: BackendInterface, kind: str,
     assert all(got[u] == pytest.approx(want[u]) for u in want)
 
 
-def test_issue_example_weighted_and_labelled(be: BackendInterface) -> None:
+def test_weighted_and_labelled_digraph(be: BackendInterface) -> None:
     g = nx.DiGraph()
     g.add_edge(0, 1, weight=5)
     g.add_edge(1, 2, weight=0.5)
@@ -385,7 +385,8 @@ NX_SUBSET = [
     "networkx/algorithms/link_analysis/tests/test_pagerank.py",
 ]
 
-#: The issue's full set (``networkx.algorithms.cluster`` keeps its tests in tests/test_cluster.py).
+#: networkx's test modules for the implemented functions (``networkx.algorithms.cluster``
+#: keeps its tests in tests/test_cluster.py).
 NX_FULL = [
     "networkx.algorithms.traversal", "networkx.algorithms.shortest_paths",
     "networkx.algorithms.components", "networkx.algorithms.link_analysis",
