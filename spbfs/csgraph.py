@@ -23,24 +23,18 @@ function                  engine
                           element (see below)
 ``breadth_first_tree``    that order's predecessors, made a tree matrix by
                           :func:`scipy.sparse.csgraph.reconstruct_path`
-``dijkstra``,             unweighted: :func:`spbfs.bfs` (one source) or
-``shortest_path``         :func:`~spbfs.algorithms.multi_source_bfs`;
-(``method='D'``, or       weighted: Bellman-Ford rounds over ``min_plus``, the
-``'auto'`` where scipy    loop of :func:`~spbfs.algorithms.sssp`, on a weighted
-picks ``'D'``)            block
-``connected_components``  compiled kernels on the input's csr arrays: a
-                          union-find (weak), Pearce's search in scipy's
-                          visiting order (strong; labels equal scipy's)
 ``dijkstra``,             weighted (and ``min_only``): delta-stepping
 ``shortest_path``         (:mod:`spbfs.kernels.sssp_numba`), all sources in
 (``method='D'``, or       one compiled call; unweighted: :func:`spbfs.bfs`
 ``'auto'`` where scipy    (one source), or for several the multi-source BFS
-picks ``'D'``)            (:func:`~spbfs.algorithms.multi_source_bfs`), except
-                          on a graph whose first search has more than
-                          ``_DEEP_LEVELS`` (200) levels, where delta-stepping
-                          with unit weights runs them all
-``connected_components``  ``connection='weak'`` (or ``directed=False``):
-                          :func:`spbfs.algorithms.connected_components`
+picks ``'D'``)            (:func:`~spbfs.algorithms.multi_source_bfs`, a
+                          compiled queue per source on a deep graph), except
+                          with predecessors on a graph whose first search has
+                          more than ``_DEEP_LEVELS`` (200) levels, where
+                          delta-stepping with unit weights runs them all
+``connected_components``  compiled kernels on the input's csr arrays: a
+                          union-find (weak), Pearce's search in scipy's
+                          visiting order (strong; labels equal scipy's)
 ========================  ===================================================
 
 Small calls go to scipy: ``dijkstra``/``shortest_path`` whose stored
@@ -137,11 +131,13 @@ _MSBFS_CHUNK = 256
 _SMALL_WEIGHTED = 4_096
 _SMALL_UNWEIGHTED = 40_000
 
-# Levels of the first search above which the other unweighted searches run as
-# delta-stepping with unit weights (a compiled queue search each) instead of the
-# multi-source BFS, whose level loop is a round trip through Python: on luxembourg_osm
-# (1,035 levels) 64 searches take 4.7 s that way against 14 s (scipy 7.4 s); on
-# musae_git (9 levels) the multi-source BFS is 10x faster.
+# Levels of the first search above which the other unweighted searches that want
+# predecessors run as delta-stepping with unit weights (a compiled queue search each)
+# instead of the multi-source BFS's word loop: on luxembourg_osm (1,035 levels) 64
+# searches take 4.7 s that way against 14 s (scipy 7.4 s); on musae_git (9 levels) the
+# multi-source BFS is 10x faster. Levels alone take the multi-source BFS on every graph:
+# on a deep one it runs a compiled queue per source itself (luxembourg_osm, 64 sources:
+# 151 ms against 818 ms by delta-stepping and 792 ms for scipy, load 2).
 _DEEP_LEVELS = 200
 
 
@@ -840,11 +836,12 @@ def _unweighted_rows(a: Any, directed: bool, sources: np.ndarray, limit: float,
                     want_pred: bool) -> tuple[np.ndarray, np.ndarray]:
     """Hop distances (and predecessors) from each source, by the faster engine for the graph.
 
-    One source: :func:`spbfs.bfs`. Several: the first is searched by the
-    compiled queue search; past :data:`_DEEP_LEVELS` levels (a road network,
-    a mesh) the others follow it, else :func:`_bfs_rows` runs them all.
+    One source, or levels alone: :func:`_bfs_rows`. Several with
+    predecessors: the first is searched by the compiled queue search; past
+    :data:`_DEEP_LEVELS` levels (a road network, a mesh) the others follow it,
+    else :func:`_bfs_rows` runs them all.
     """
-    if sources.shape[0] > 1:
+    if sources.shape[0] > 1 and want_pred:
         adj = _Adjacency(a, directed, True)
         _, levels = sssp_numba.run(*adj.first, np.array([0, 1]), sources[:1], limit=limit,
                                        also=adj.second)

@@ -624,7 +624,7 @@ def test_small_graphs_go_to_scipy(monkeypatch: pytest.MonkeyPatch, seed, directe
 @pytest.mark.parametrize("directed", [True, False])
 def test_unweighted_deep_graphs_take_the_queue_search(monkeypatch: pytest.MonkeyPatch, seed,
                                                       directed) -> None:
-    """Past _DEEP_LEVELS levels the unweighted rows come from delta-stepping with unit weights."""
+    """Past _DEEP_LEVELS levels, rows with predecessors come from unit-weight delta-stepping."""
     monkeypatch.setattr(csgraph, "_DEEP_LEVELS", 0)
     g = random_graph(seed, n=60, density=0.03)
     idx = [0, 5, 5, 17]
