@@ -324,14 +324,20 @@ def test_bfs_alpha_and_beta_move_the_switches(capsys, kron_file):
     assert stay.rstrip("B") == stay[: stay.index("B")]  # never back to top-down
 
 
-def test_threads_sets_numba_threads(capsys, data_dir):
+def test_threads_sets_numba_threads(capsys, tmp_path, data_dir):
     import numba
 
+    from spbfs.generators import kronecker
+    from spbfs.io import write_mtx
+
+    # Above the small-search size: karate's search is one serial call that leaves
+    # numba's count alone whatever --threads says.
+    path = tmp_path / "kron10.mtx"
+    write_mtx(path, kronecker(10, 16, seed=1))
     before = numba.get_num_threads()
     try:
         for t in (1, 2):
-            _run(capsys, ["bfs", str(data_dir / "karate.mtx"), "--source", "0",
-                          "--threads", str(t)])
+            _run(capsys, ["bfs", str(path), "--source", "0", "--threads", str(t)])
             assert numba.get_num_threads() == min(t, numba.config.NUMBA_NUM_THREADS)
         out = _run(capsys, ["bench", "--scale", "6", "--roots", "2", "--threads", "1"])
         assert re.search(r"^threads:\s+1$", out, re.M), out
