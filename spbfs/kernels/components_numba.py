@@ -182,6 +182,16 @@ def strong_roots(labels):  # type: ignore[no-untyped-def]
 
 
 @nb.njit(cache=True, nogil=True)
+def _closing_order(rindex, label):  # type: ignore[no-untyped-def]
+    """(labels, count): Pearce's numbers, counted down from ``n - 1``, as 0, 1, ... by closing."""
+    n = rindex.shape[0]
+    labels = np.empty(n, dtype=np.int64)
+    for v in range(n):
+        labels[v] = n - 1 - np.int64(rindex[v])
+    return labels, n - np.int64(label)
+
+
+@nb.njit(cache=True, nogil=True)
 def strong_labels(ptr, ind):  # type: ignore[no-untyped-def]
     """Strongly connected components of the csr structure: (labels, count).
 
@@ -262,10 +272,7 @@ def strong_labels(ptr, ind):  # type: ignore[no-untyped-def]
                 rindex[w] = label
                 index -= one
             rindex[v] = label
-    labels = np.empty(n, dtype=np.int64)
-    for v in range(n):
-        labels[v] = n - 1 - np.int64(rindex[v])
-    return labels, n - np.int64(label)
+    return _closing_order(rindex, label)
 
 
 @nb.njit(cache=True, nogil=True)
@@ -345,10 +352,7 @@ def strong_partition(ptr, ind):  # type: ignore[no-untyped-def]
                     rindex[u] = rindex[v]
                     is_root[u] = False
                 nxt[u] += one
-    labels = np.empty(n, dtype=np.int64)
-    for v in range(n):
-        labels[v] = n - 1 - np.int64(rindex[v])
-    return labels, n - np.int64(label)
+    return _closing_order(rindex, label)
 
 
 @nb.njit(cache=True, nogil=True)
