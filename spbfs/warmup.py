@@ -89,6 +89,7 @@ def _steps(aside: subprocess.Popen[bytes] | None = None) -> list[tuple[str, Call
         spbfs.betweenness_centrality(g, k=2, seed=1)
         spbfs.triangle_count(g)
         spbfs.multi_source_bfs(g, [0, 1])
+        spbfs.multi_source_bfs(g, [0, 1], output="levels")  # the queue kernel of deep graphs
         spbfs.sssp(g.to_scipy().astype(np.float64), 0)
         spbfs.sssp(g.to_scipy().astype(np.float64), 0, delta=2.0)  # light edges: split_light
 
