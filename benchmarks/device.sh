@@ -2,7 +2,8 @@
 # The checks to run on a machine with a GPU, lent for minutes: as few calls as possible.
 #
 #   benchmarks/device.sh prepare        # here: wheels and the baseline into .devrun/
-#   benchmarks/device.sh gpu            # there: the GPU tests and benchmarks/gpu.py
+#   benchmarks/device.sh gpu            # there: the GPU tests, benchmarks/gpu.py, a 2-rank
+#                                       # grid on the GPU, one table (device_table.py)
 #   benchmarks/device.sh grid [CASES]   # there: the MPI grid cells of ab.py against BASELINE
 #
 # The GPU machine's image has numpy, scipy, numba, cupy, pytest and hypothesis, but not
@@ -34,7 +35,8 @@ prepare() {
     done
     "$venv_py" -m pip download -q --no-deps --only-binary=:all: --python-version "${PYVER:-3.12}" \
         --implementation cp --platform manylinux_2_28_x86_64 --platform manylinux_2_17_x86_64 \
-        --platform manylinux2014_x86_64 --platform manylinux1_x86_64 -d "$DEV/whl" "${pkgs[@]}"
+        --platform manylinux2014_x86_64 --platform manylinux1_x86_64 -d "$DEV/whl" "${pkgs[@]}" \
+        pytest-xdist execnet
     git archive "$BASELINE" spbfs semirings | tar -x -C "$DEV/baseline"
     echo "$BASELINE" >"$DEV/baseline/COMMIT"
     du -sh "$DEV"
@@ -77,12 +79,23 @@ except Exception as exc:
 
 gpu() {
     setup
-    # The gpu-marked tests only: the CPU suite runs in CI.
-    PYTHONPATH=$PWD:${PYTHONPATH:-} timeout 300 "$PY" -m pytest -q -p no:cacheprovider -m gpu \
-        tests 2>&1 | tee "$OUT/gpu_tests.log"
-    PYTHONPATH=$PWD:${PYTHONPATH:-} timeout 240 "$PY" benchmarks/gpu.py --scales 20-23 \
+    # The gpu-marked tests only (the CPU suite runs in CI), on 8 workers where
+    # pytest-xdist is there: cold compiles dominate and run side by side.
+    local par=()
+    PYTHONPATH=$PWD:${PYTHONPATH:-} "$PY" -c 'import xdist' 2>/dev/null && par=(-n 8)
+    PYTHONPATH=$PWD:${PYTHONPATH:-} timeout 240 "$PY" -m pytest -q -p no:cacheprovider \
+        "${par[@]}" -m gpu tests 2>&1 | tee "$OUT/gpu_tests.log"
+    PYTHONPATH=$PWD:${PYTHONPATH:-} timeout 180 "$PY" benchmarks/gpu.py --scales 20-23 \
         --road "$(PYTHONPATH=$PWD "$PY" -c 'import spbfs.datasets as d; print(d.path("luxembourg_osm"))')" \
         --json "$OUT/gpu.json" 2>&1 | tee "$OUT/gpu.txt"
+    # The grid on the GPU: two ranks sharing the one device, every tree validated.
+    local s
+    for s in ${GRID_SCALES:-20 21 22}; do
+        PYTHONPATH=$PWD:${PYTHONPATH:-} timeout 60 mpiexec -n 2 "$PY" -m spbfs bench \
+            --grid 2x1 --backend cupy --scale "$s" --roots 16 --json "$OUT/grid_$s.json" \
+            2>&1 | tail -n 3 | tee -a "$OUT/gpu_grid.txt"
+    done
+    PYTHONPATH=$PWD:${PYTHONPATH:-} "$PY" benchmarks/device_table.py "$OUT" | tee "$OUT/table.md"
 }
 
 grid() {

@@ -720,6 +720,7 @@ def _grid_bench(args: argparse.Namespace, cfg: Config, grid: Any) -> int:
     from spbfs.mpi import CollectiveError, DistGraph, bfs, traversed_edges
     from spbfs.mpi import comm as C
     from spbfs.mpi.bfs import COMM_PHASES, LOCAL_PHASES
+    from spbfs.mpi.local import bfs_backend
 
     rank = grid.rank
     comm = grid.comm
@@ -804,7 +805,7 @@ def _grid_bench(args: argparse.Namespace, cfg: Config, grid: Any) -> int:
         "construction_time": g.construction_time,
         "grid": f"{grid.pr}x{grid.pc}",
         "format": cfg.format,
-        "backend": "numba",
+        "backend": bfs_backend(cfg),
         "direction": cfg.direction,
         "frontier_encoding": cfg.frontier_encoding,
         "exchange": cfg.exchange,

@@ -30,6 +30,19 @@ def test_array_engine_matches_numba_and_scipy(nranks: int, grids: list[str]) -> 
     assert "ENGINES OK" in out, out
 
 
+@pytest.mark.gpu
+@pytest.mark.mpi
+@needs_mpi
+@on_grids({1: ["1x1"], 2: ["2x1", "1x2"]})
+def test_gpu_grid_matches_numba_and_scipy(nranks: int, grids: list[str]) -> None:
+    if not gpu_available():
+        pytest.skip("no usable GPU")
+    rc, out, err, _ = launch(nranks, [str(SCRIPTS / "engine_cases.py"), "--gpu", *grids],
+                             timeout=400)
+    assert rc == 0, f"stdout:\n{out}\nstderr:\n{err}"
+    assert "ENGINES OK" in out, out
+
+
 def test_standin_refuses_implicit_transfers() -> None:
     modules, t = make()
     cp = modules["cupy"]

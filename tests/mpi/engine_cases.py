@@ -1,8 +1,9 @@
-"""The grid search on its local engines: ``mpiexec -n P python engine_cases.py [--standin] GRID``.
+"""The grid search on its local engines: ``mpiexec -n P python engine_cases.py [OPTION] GRID``.
 
 Every grid runs the array engine (``backend="numpy"``; with ``--standin`` also
 ``backend="cupy"`` on the strict cupy stand-in of ``tests/_cupy_standin.py``,
-installed before anything imports cupy) next to the numba engine, on small
+installed before anything imports cupy; with ``--gpu`` on the real cupy and
+each rank's GPU) next to the numba engine, on small
 graphs (undirected and directed), both formats, every direction mode and
 several sources. Levels must equal scipy's, parents must pass the Graph500
 rules (:func:`spbfs.validate.validate_bfs_tree`), and both engines must give
@@ -18,6 +19,7 @@ import sys
 from pathlib import Path
 
 STANDIN = "--standin" in sys.argv
+DEVICE = STANDIN or "--gpu" in sys.argv
 if STANDIN:
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
     from _cupy_standin import HostLeak, install
@@ -48,7 +50,7 @@ def sources(el: EdgeList) -> list[int]:
 def check_grid(shape: str, cases: list[int]) -> None:
     grid = ProcessGrid(shape)
     rank, size = grid.rank, grid.size
-    engines = ["numpy", "cupy"] if STANDIN else ["numpy"]
+    engines = ["numpy", "cupy"] if DEVICE else ["numpy"]
     fits = _kernels.pack_fits
     for name, el, directed in graphs():
         m = el.num_edges
@@ -60,7 +62,7 @@ def check_grid(shape: str, cases: list[int]) -> None:
             _kernels.pack_fits = fits if fmt == "csr" else (lambda n, b: False)
             g = DistGraph.from_edges(src, dst, el.n, directed=directed, grid=grid,
                                      config=Config(format=fmt))
-            if STANDIN:
+            if DEVICE:
                 # The graph's first search on the device moves its blocks there (once).
                 bfs(g, 0, config=g.config.replace(backend="cupy"))
             for direction in ("auto", "top-down", "bottom-up"):
