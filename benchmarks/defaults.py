@@ -74,7 +74,8 @@ SETTINGS = [(t, d) for t in (1, 2) for d in ("auto", "top-down")]
 
 
 def _interleaved(calls: dict[str, Callable[[], Any]], repeat: int, seed: int = 0,
-                 pause: float = 0.0) -> dict[str, float]:
+                 pause: float = 0.0,
+                 after: Callable[[], Any] | None = None) -> dict[str, float]:
     """Median seconds of each call over ``repeat`` rounds, in a new random order each round.
 
     Not a rotation: with one, a call always follows the same other call, and the
@@ -85,11 +86,14 @@ def _interleaved(calls: dict[str, Callable[[], Any]], repeat: int, seed: int = 0
     followed ``t2 auto`` in the same rounds for every source and graph, the
     default 1.2-1.3x ``threads=1`` on the small directed graphs where the two
     were equal alone), and ``pause`` seconds pass between two calls, untimed,
-    for the workers of the call before to go to sleep.
+    for the workers of the call before to go to sleep. ``after``, where given, runs
+    untimed after every call.
     """
     names = list(calls)
     for f in calls.values():  # warm: compilation, caches, kept scratch arrays
         f()
+        if after is not None:
+            after()
     times: dict[str, list[float]] = {k: [] for k in names}
     clock = time.perf_counter
     rng = np.random.default_rng([len(names) * 7919 + repeat, seed])
@@ -102,6 +106,8 @@ def _interleaved(calls: dict[str, Callable[[], Any]], repeat: int, seed: int = 0
             t0 = clock()
             f()
             times[k].append(clock() - t0)
+            if after is not None:
+                after()
     return {k: float(np.median(v)) for k, v in times.items()}
 
 
@@ -317,7 +323,21 @@ def per_graph(graphs: list[tuple[str, Any, list[int]]], busy: int, repeat: int,
               markdown: bool, gapbs: Path | None = None, workdir: Path | None = None) -> None:
     """The per-graph table (milliseconds) with ``busy`` competing processes; GAPBS's
     columns where ``gapbs`` (its ``bfs``) is given (``.sg`` files written in ``workdir``)."""
+    import numba
+
     import spbfs
+
+    # A search given a thread count leaves numba's count set (Config.threads, as the
+    # command line reports it), and the default searches on at most numba's count: set
+    # back after every call, so that the default runs as in a program that never gave a
+    # count. Left set, the default followed a threads=1 setting in about half of the
+    # rounds and ran on one thread (Kronecker 20: 1.35x the best setting on a quiet
+    # machine).
+    ceiling = numba.get_num_threads()
+
+    def restore() -> None:
+        if numba.get_num_threads() != ceiling:
+            numba.set_num_threads(ceiling)
 
     hogs = start_busy(busy)
     try:
@@ -333,7 +353,8 @@ def per_graph(graphs: list[tuple[str, Any, list[int]]], busy: int, repeat: int,
             for s in sources:
                 calls = {k: (lambda v=v, s=s: spbfs.bfs(v, s)) for k, v in variants.items()}
                 calls["scipy"] = _scipy_bfs(a, s)
-                for k, v in _interleaved(calls, repeat, seed=s, pause=0.002).items():
+                for k, v in _interleaved(calls, repeat, seed=s, pause=0.002,
+                                         after=restore).items():
                     per.setdefault(k, []).append(v)
                 if gapbs is not None:
                     per.setdefault("in a row", []).append(_back_to_back(calls["default"],
