@@ -26,7 +26,16 @@ also GAPBS on the same graph (written as its ``.sg``, directed graphs with their
 in-edges) and sources, one process per source and thread count (1 and 2,
 ``OMP_NUM_THREADS``) under the same busy processes, the median of its
 ``Trial Time`` lines after the first; the better of the two counts is the
-column, and default / GAPBS its ratio.
+column, and default / GAPBS its ratio. GAPBS times trials that follow each other
+in one process, from one source: the caches and the CPU's clock are as the trial
+before left them. The interleaved default is not (another setting, or scipy, or a
+2 ms pause came before it), so the default is also timed as GAPBS is, ``repeat``
+calls in a row from each source after one untimed (``default in a row``), and
+``in a row / GAPBS`` is the like-for-like ratio. Both time a whole search with its
+O(n) setup (GAPBS: the parent array's allocation and fill, its queue and
+bitmaps; spbfs: the int64 parents and levels written from the search's state,
+which is reset in the same pass); spbfs's also includes the Python call and the
+result object.
 
 Graphs: the files given (``--gnutella``, ``--osm``: SNAP edge list, Matrix
 Market; skipped when absent), a wiki-Vote-like and a pgp-like directed graph
@@ -65,7 +74,8 @@ SETTINGS = [(t, d) for t in (1, 2) for d in ("auto", "top-down")]
 
 
 def _interleaved(calls: dict[str, Callable[[], Any]], repeat: int, seed: int = 0,
-                 pause: float = 0.0) -> dict[str, float]:
+                 pause: float = 0.0,
+                 after: Callable[[], Any] | None = None) -> dict[str, float]:
     """Median seconds of each call over ``repeat`` rounds, in a new random order each round.
 
     Not a rotation: with one, a call always follows the same other call, and the
@@ -76,11 +86,14 @@ def _interleaved(calls: dict[str, Callable[[], Any]], repeat: int, seed: int = 0
     followed ``t2 auto`` in the same rounds for every source and graph, the
     default 1.2-1.3x ``threads=1`` on the small directed graphs where the two
     were equal alone), and ``pause`` seconds pass between two calls, untimed,
-    for the workers of the call before to go to sleep.
+    for the workers of the call before to go to sleep. ``after``, where given, runs
+    untimed after every call.
     """
     names = list(calls)
     for f in calls.values():  # warm: compilation, caches, kept scratch arrays
         f()
+        if after is not None:
+            after()
     times: dict[str, list[float]] = {k: [] for k in names}
     clock = time.perf_counter
     rng = np.random.default_rng([len(names) * 7919 + repeat, seed])
@@ -93,7 +106,23 @@ def _interleaved(calls: dict[str, Callable[[], Any]], repeat: int, seed: int = 0
             t0 = clock()
             f()
             times[k].append(clock() - t0)
+            if after is not None:
+                after()
     return {k: float(np.median(v)) for k, v in times.items()}
+
+
+def _back_to_back(f: Callable[[], Any], repeat: int) -> float:
+    """Median seconds of ``repeat`` calls of ``f`` in a row, after one untimed: how GAPBS
+    times its trials (one process, one source, each trial right after the one before,
+    caches and the CPU's clock as the last trial left them)."""
+    f()
+    clock = time.perf_counter
+    times = []
+    for _ in range(repeat):
+        t0 = clock()
+        f()
+        times.append(clock() - t0)
+    return float(np.median(times))
 
 
 def _scipy_matrix(g: Any) -> Any:
@@ -294,7 +323,21 @@ def per_graph(graphs: list[tuple[str, Any, list[int]]], busy: int, repeat: int,
               markdown: bool, gapbs: Path | None = None, workdir: Path | None = None) -> None:
     """The per-graph table (milliseconds) with ``busy`` competing processes; GAPBS's
     columns where ``gapbs`` (its ``bfs``) is given (``.sg`` files written in ``workdir``)."""
+    import numba
+
     import spbfs
+
+    # A search given a thread count leaves numba's count set (Config.threads, as the
+    # command line reports it), and the default searches on at most numba's count: set
+    # back after every call, so that the default runs as in a program that never gave a
+    # count. Left set, the default followed a threads=1 setting in about half of the
+    # rounds and ran on one thread (Kronecker 20: 1.35x the best setting on a quiet
+    # machine).
+    ceiling = numba.get_num_threads()
+
+    def restore() -> None:
+        if numba.get_num_threads() != ceiling:
+            numba.set_num_threads(ceiling)
 
     hogs = start_busy(busy)
     try:
@@ -310,8 +353,12 @@ def per_graph(graphs: list[tuple[str, Any, list[int]]], busy: int, repeat: int,
             for s in sources:
                 calls = {k: (lambda v=v, s=s: spbfs.bfs(v, s)) for k, v in variants.items()}
                 calls["scipy"] = _scipy_bfs(a, s)
-                for k, v in _interleaved(calls, repeat, seed=s, pause=0.002).items():
+                for k, v in _interleaved(calls, repeat, seed=s, pause=0.002,
+                                         after=restore).items():
                     per.setdefault(k, []).append(v)
+                if gapbs is not None:
+                    per.setdefault("in a row", []).append(_back_to_back(calls["default"],
+                                                                        repeat))
             med = {k: float(np.median(v)) for k, v in per.items()}
             best = min((k for k in med if k.startswith("t")), key=med.__getitem__)
             sched = spbfs.bfs(g, sources[0]).stats.direction
@@ -325,13 +372,15 @@ def per_graph(graphs: list[tuple[str, Any, list[int]]], busy: int, repeat: int,
                     _write_sg(g, sg)
                 gt = _gapbs_ms(gapbs, sg, sources, repeat)
                 fast = min(gt, key=gt.__getitem__)
-                row += [f"{gt[1]:.2f} / {gt[2]:.2f}",
-                        f"{med['default'] * 1e3 / gt[fast]:.2f}"]
+                row += [f"{gt[1]:.2f} / {gt[2]:.2f}", f"{med['in a row'] * 1e3:.2f}",
+                        f"{med['default'] * 1e3 / gt[fast]:.2f}",
+                        f"{med['in a row'] * 1e3 / gt[fast]:.2f}"]
             rows.append([*row, f"{int(sched.sum())}/{sched.shape[0]}"])
         heads = ["graph", "n/arcs", "default ms", "threads=1 ms", "best setting ms",
                  "scipy ms", "default/best", "default/scipy"]
         if gapbs is not None:
-            heads += ["GAPBS 1 / 2 threads ms", "default/GAPBS best"]
+            heads += ["GAPBS 1 / 2 threads ms", "default in a row ms", "default/GAPBS best",
+                      "in a row/GAPBS best"]
         print(format_table([*heads, "bottom-up levels (1st source)"], rows,
                            markdown=markdown))
     finally:

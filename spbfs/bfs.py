@@ -342,6 +342,7 @@ def _engine(g: Graph, backend: Any, reverse: bool, cfg: Config,
                                       else partial(threads.count, pool.thread_policy)),
                              max_degree=g._search_cache.get(key),
                              regular=g._search_cache.get(rkey),
+                             in_deg=g.out_degree if reverse else g.in_degree,
                              quiet=lambda: threads.quiet)
         g._search_cache[key] = engine.max_degree
         g._search_cache[rkey] = engine.regular
@@ -355,7 +356,8 @@ def _engine(g: Graph, backend: Any, reverse: bool, cfg: Config,
         engine = make_engine(backend.xp, out_block, in_block, deg, cfg)
         if engine is not None:
             return engine
-    return VectorizedEngine(backend.xp, out_block, in_block, deg)
+    return VectorizedEngine(backend.xp, out_block, in_block, deg,
+                            g.out_degree if reverse else g.in_degree)
 
 
 def _search(

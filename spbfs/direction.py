@@ -29,8 +29,20 @@ top-down and takes a third of the time or less (benchmarks/defaults.py). A Krone
 graph switches at ``m_f`` in the millions, past ``n``: its schedules are the
 same with gamma = 32 (the guard's earlier value) and 1.
 
+On a directed graph ``m_u`` is what a bottom-up sweep reads: the *in*-edges of
+the unvisited vertices, not their out-edges (the two differ by the arcs between
+the visited and the unvisited set). An engine that counts them says so
+(``unvisited_in_edges``, :mod:`spbfs.search.driver`); the numba engine's compiled
+loop counts them only after a top-down level whose frontier passes the guard (the
+test at ``m_u = 0``), catching up over its queue of visited vertices, so a search
+that never nears a switch never reads an in-degree. On p2p-Gnutella31 (from
+vertex 0) and the pgp-like graph no frontier passes the guard; on the wiki-Vote-like
+graph (from vertex 4160) the two levels that do have 69,845 in-edges against 70,824
+out-edges (and 5,941 against 7,425) left, and both tests switch at the same level
+(benchmarks/defaults.py).
+
 The same policy object serves one process and the 2D grid; on a grid the
-counts are global sums (one Allreduce per level).
+counts are global sums (one Allreduce per level), of out-edges.
 """
 
 from __future__ import annotations
@@ -146,7 +158,8 @@ class DirectionPolicy:
         n_f, m_f : int
             Vertices in the next frontier and the sum of their degrees.
         m_u : int
-            Sum of the degrees of vertices still unvisited.
+            Edges a bottom-up sweep would read: the in-degrees of the vertices still
+            unvisited (their degrees where every edge goes both ways).
         n : int
             Number of vertices.
         growing : bool

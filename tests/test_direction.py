@@ -116,3 +116,55 @@ def test_isolated_source_of_a_large_graph_takes_one_call(
     assert g._search_cache.get("rows_out_scratch") is not None
     bu = spbfs.bfs(g, iso, direction="bottom-up")
     assert bu.stats.direction.tolist() == [BOTTOM_UP]
+
+
+def _two_layer_graph(back: bool) -> tuple[np.ndarray, np.ndarray]:
+    """Source 0 -> 4 vertices -> all of 300 others (1,200 out-edges: the frontier after
+    level 1, past the guard's n = 1,105), and 800 vertices C. With ``back`` every C
+    vertex has an arc to the source and its 4 successors (4,000 arcs out of unvisited
+    vertices, none into them); without, each of the 300 has arcs to 10 of C (3,000
+    arcs out of unvisited vertices, 4,200 into them)."""
+    a, b, c = np.arange(1, 5), np.arange(5, 305), np.arange(305, 1105)
+    src = [np.zeros(4, np.int64), np.repeat(a, b.size)]
+    dst = [a, np.tile(b, a.size)]
+    if back:
+        src.append(np.repeat(c, 5))
+        dst.append(np.tile(np.arange(5), c.size))
+    else:
+        src.append(np.repeat(b, 10))
+        dst.append(c[(np.arange(b.size * 10) * 7) % c.size])
+    return np.concatenate(src), np.concatenate(dst)
+
+
+@pytest.mark.parametrize("backend", ["numba", "numpy"])
+@pytest.mark.parametrize(("back", "alpha", "expect"), [(True, 2.0, BOTTOM_UP),
+                                                       (False, 3.0, TOP_DOWN)])
+def test_directed_switch_weighs_in_edges_of_unvisited(backend: str, back: bool, alpha: float,
+                                                      expect: int) -> None:
+    """After level 0 the frontier has 1,200 out-edges (past the guard); Beamer's test
+    compares them (times alpha) with the edges a bottom-up sweep reads, the in-edges of
+    the unvisited vertices, not their out-edges: 2 x 1,200 exceeds 1,200 in-edges but
+    not 4,000 out-edges (bottom-up), 3 x 1,200 exceeds 3,000 out-edges but not 4,200
+    in-edges (top-down). Every engine decides alike, and the reversed search on the
+    transposed graph as the search on the graph."""
+    src, dst = _two_layer_graph(back)
+    g = spbfs.Graph.from_edges(src, dst, n=1105, directed=True)
+    deg_in = np.bincount(dst, minlength=1105)
+    deg_out = np.bincount(src, minlength=1105)
+    unvisited = np.ones(1105, bool)
+    unvisited[:5] = False
+    m_f = 1200
+    m_in, m_out = int(deg_in[unvisited].sum()), int(deg_out[unvisited].sum())
+    # The counts the test should weigh, and the other ones, on opposite sides of m_f * alpha.
+    assert (m_f * alpha > m_in) == (expect == BOTTOM_UP) != (m_f * alpha > m_out)
+    cfg = g.config.replace(alpha=alpha, backend=backend)
+    r = spbfs.bfs(g, 0, config=cfg)
+    assert r.stats.frontier[1] == 4 and r.stats.direction[0] == TOP_DOWN
+    assert r.stats.direction[1] == expect
+    td = spbfs.bfs(g, 0, config=cfg.replace(direction="top-down"))
+    np.testing.assert_array_equal(r.parents, td.parents)
+    np.testing.assert_array_equal(r.levels, td.levels)
+    t = spbfs.Graph.from_edges(dst, src, n=1105, directed=True)
+    rev = spbfs.bfs(t, 0, config=cfg, reverse=True)
+    np.testing.assert_array_equal(rev.stats.direction, r.stats.direction)
+    np.testing.assert_array_equal(rev.parents, r.parents)

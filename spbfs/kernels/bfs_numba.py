@@ -89,9 +89,11 @@ _0 = np.int64(0)
 # those of them split in bands.
 # SV_REBASE: the depth of the last level whose stamps were stripped (_restamp), 0 if
 # none; SV_UNSTAMPED: the queue position where the stamped vertices begin.
+# SV_IN_LEFT: on a directed graph, the in-edges of the vertices not in queue[:SV_IN_POS]
+# (search_levels' switch test).
 (SV_HEAD, SV_TAIL, SV_DEPTH, SV_CUR, SV_MU, SV_MF, SV_NCAND, SV_CAND, SV_WANTED, SV_TEAM,
- SV_REBASE, SV_UNSTAMPED, SV_BANDS) = range(13)
-SV_SIZE = 13
+ SV_REBASE, SV_UNSTAMPED, SV_BANDS, SV_IN_POS, SV_IN_LEFT) = range(15)
+SV_SIZE = 15
 
 # Why search_levels returned.
 EXHAUSTED, MAX_DEPTH, TARGET, FULL, THREADS = 0, 1, 2, 3, 4
@@ -1236,11 +1238,29 @@ TEAM_TOPDOWN = 1 << 10
 UNBRANCHED_DEGREE = 3
 
 
+@nb.njit(cache=True, inline="always")
+def _in_edge_switch(indeg, queue, tail, sv, mode, m_f, n, alpha, beta, gamma):  # type: ignore[no-untyped-def]
+    """The direction after a top-down level of a directed graph, whose bottom-up sweep
+    reads in-edges: the policy's test with ``m_u`` the in-edges of the unvisited
+    vertices (the vertices of ``queue[:tail]`` are visited). They are counted only where
+    the test can fire at all (at ``m_u = 0``), catching up over the queue from
+    ``sv[SV_IN_POS]``: a search whose frontier never grows past the guard never reads
+    ``indeg``."""
+    if _next_direction(mode, TOP_DOWN, 0, m_f, 0, n, True, alpha, beta, gamma) == TOP_DOWN:
+        return TOP_DOWN
+    left = sv[SV_IN_LEFT]
+    for i in range(sv[SV_IN_POS], tail):
+        left -= indeg[queue[i]]
+    sv[SV_IN_POS] = tail
+    sv[SV_IN_LEFT] = left
+    return _next_direction(mode, TOP_DOWN, 0, m_f, left, n, True, alpha, beta, gamma)
+
+
 @nb.njit(cache=True, nogil=True)
 def search_levels(optr, oind, ojc, oaux, oshift, iptr, iind, ijc, slots, has_slots, state,
                   bits, stamps, queue, buf, front, cands, sv, mode, alpha, beta, gamma, nparts,
                   nchunks, par_topdown, team_topdown, unbranched, kfree, max_depth, target, st,
-                  st_t, odcsc=False, idcsc=False):
+                  st_t, indeg, odcsc=False, idcsc=False):
     """Run levels, both directions, until the search ends or must return to Python.
 
     The frontier is ``queue[sv[SV_HEAD]:sv[SV_TAIL]]``; ``sv`` holds the rest
@@ -1268,6 +1288,14 @@ def search_levels(optr, oind, ojc, oaux, oshift, iptr, iind, ijc, slots, has_slo
     Returns (levels run, reason): ``EXHAUSTED``, ``MAX_DEPTH``, ``TARGET``
     (a stop before the next level is due), ``FULL`` (``st`` is full) or
     ``THREADS`` (a parallel level is due and ``nparts`` is 0).
+
+    ``indeg`` is empty where every edge goes both ways; on a directed graph it
+    holds the in-degrees, and the test after a top-down level takes for ``m_u``
+    the in-edges of the unvisited vertices, what a bottom-up sweep reads
+    (:func:`_in_edge_switch`; ``sv[SV_MU]`` keeps the out-edges). A team run
+    (``team_topdown``) applies the test with the out-edges: the caller gives no
+    team to a directed graph whose test could fire inside one, and its last
+    level's test is taken again here.
 
     ``odcsc`` and ``idcsc`` say whether the out- and in-block are dcsc blocks
     with empty columns. Left out, each is a compile-time constant ``False``
@@ -1323,6 +1351,8 @@ def search_levels(optr, oind, ojc, oaux, oshift, iptr, iind, ijc, slots, has_slo
             sv[SV_BANDS] += io[_IO_BANDS]
             head, tail, depth, cur, m_u, m_f = _scalars(sv)
             rebase, unstamped = sv[SV_REBASE], sv[SV_UNSTAMPED]
+            if indeg.shape[0] and io[_IO_NLEV] > nlev:
+                cur = _in_edge_switch(indeg, queue, tail, sv, mode, m_f, n, alpha, beta, gamma)
             nlev = io[_IO_NLEV]
             t0 = io[_IO_T0]
             sorted_front = False
@@ -1375,6 +1405,8 @@ def search_levels(optr, oind, ojc, oaux, oshift, iptr, iind, ijc, slots, has_slo
         nlev, t0, m_u, m_f, head, tail, cur = _next_level(
             st, st_t, nlev, t0, n_f, k, scanned, degsum, degsum if spent < 0 else spent, cur,
             m_u, tail, mode, n, alpha, beta, gamma)
+        if indeg.shape[0] and not sorted_front:
+            cur = _in_edge_switch(indeg, queue, tail, sv, mode, m_f, n, alpha, beta, gamma)
     if pending:
         m_f = _degree_sum(optr, ojc, oaux, oshift, odcsc, queue, head, tail)
         m_u -= m_f

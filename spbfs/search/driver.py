@@ -73,6 +73,11 @@ class Engine(Protocol):
     def reduce(self, count: int, degsum: int, scanned: int, hit: int) -> tuple[int, ...]:
         """The level's counts summed over the processes (the identity on one)."""
 
+    def unvisited_in_edges(self) -> int | None:
+        """Optional: the in-edges of the unvisited vertices, the ``m_u`` of the direction
+        test on a directed graph (what a bottom-up sweep reads); None where every edge
+        goes both ways. An engine without it is tested with the out-edges."""
+
 
 class RecordLog(LevelLog):
     """A :class:`~spbfs.result.LevelLog` that also takes whole runs of levels as arrays.
@@ -187,7 +192,13 @@ def run_levels(engine: Engine, policy: DirectionPolicy, source: int,
     n_f, m_f, _, hit = engine.reduce(int(frontier.shape[0]), deg_source, 0, hit)
     n = engine.n
     m_u = engine.total_degree - m_f
-    current = policy.choose(TOP_DOWN, n_f, m_f, m_u, n, True)
+    # A directed graph's bottom-up sweep reads in-edges: the test weighs those where the
+    # engine counts them (m_u itself keeps the out-edges, which the engines subtract).
+    in_edges = getattr(engine, "unvisited_in_edges", None)
+    m_in = None if in_edges is None else in_edges()
+    if m_in is None:
+        in_edges = None
+    current = policy.choose(TOP_DOWN, n_f, m_f, m_u if m_in is None else m_in, n, True)
     whole = getattr(engine, "levels_run", None)
     log = LevelLog() if whole is None else RecordLog()
     depth = 0
@@ -219,7 +230,8 @@ def run_levels(engine: Engine, policy: DirectionPolicy, source: int,
             n_f = int(frontier.shape[0])
             hit = int(target is not None and engine.reached(target))
             if switch:
-                current = policy.choose(current, n_f, m_f, m_u, n, growing)
+                current = policy.choose(current, n_f, m_f,
+                                        m_u if in_edges is None else in_edges(), n, growing)
             continue
         depth += 1
         t0 = clock()
@@ -230,7 +242,8 @@ def run_levels(engine: Engine, policy: DirectionPolicy, source: int,
         m_u -= degsum
         growing = count > n_f
         n_f, m_f = count, degsum
-        current = policy.choose(current, n_f, m_f, m_u, n, growing)
+        current = policy.choose(current, n_f, m_f, m_u if in_edges is None else in_edges(), n,
+                                growing)
     if stopped == "exhausted" and hit:
         stopped = "target"
     return SearchRun(log, depth, stopped, frontier)

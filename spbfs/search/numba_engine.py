@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from spbfs.direction import BOTTOM_UP, TOP_DOWN, DirectionPolicy
+from spbfs.direction import BOTTOM_UP, TOP_DOWN, DirectionPolicy, leave_top_down
 from spbfs.kernels import bfs_numba as nbk
 from spbfs.search.driver import LocalEngine
 from spbfs.threads import ThreadPolicy, ThreadProbe
@@ -228,6 +228,11 @@ class NumbaEngine(LocalEngine):
     regular : bool, optional
         :func:`regular_degrees` of ``deg``, where the caller keeps it between
         searches (default: computed here, a pass over ``deg``).
+    in_deg : numpy.ndarray, optional
+        On a directed graph, the in-degrees (columns of ``in_block``): the
+        switch to bottom-up then weighs the in-edges of the unvisited vertices,
+        what a sweep reads (:func:`~spbfs.kernels.bfs_numba.search_levels`).
+        None (default) where every edge goes both ways.
     quiet : callable, optional
         Asked once the thread count is known: whether runs of small top-down
         levels may go to a team of threads (:attr:`spbfs.threads.SearchThreads.quiet`:
@@ -244,6 +249,7 @@ class NumbaEngine(LocalEngine):
                  slots: np.ndarray | None = None, dtype: np.dtype | None = None,
                  threads: int | Callable[[], int] | None = None,
                  max_degree: int | None = None, regular: bool | None = None,
+                 in_deg: np.ndarray | None = None,
                  quiet: Callable[[], bool] | None = None) -> None:
         import numba
 
@@ -263,6 +269,7 @@ class NumbaEngine(LocalEngine):
         self.formats = ({"odcsc": odcsc, "idcsc": self.inn[3]} if odcsc or self.inn[3]
                         else {})
         self.deg = deg
+        self.in_deg = deg[:0] if in_deg is None or in_deg is deg else in_deg
         # deg counts the columns of the out-block: its sum is the block's nonzero count,
         # read off the pointers instead of summing n degrees on every search.
         self.total_degree = (int(optr[-1]) - int(optr[0]) if optr.shape[0]
@@ -319,6 +326,17 @@ class NumbaEngine(LocalEngine):
         limit = n / (self.max_degree * gamma)
         return n + 1 if limit > n else max(0, math.ceil(limit) - 1)
 
+    def team(self, policy: DirectionPolicy) -> int:
+        """``search_levels``' ``team_topdown``: none on a directed graph whose switch
+        test could fire inside a team run (its levels test with out-edges, see
+        :func:`~spbfs.kernels.bfs_numba.search_levels`): fewer vertices than a team
+        level's most edges (p2p-Gnutella31's 62,586)."""
+        reach = nbk._BAND_REACH * self.par_topdown
+        if (self.in_deg.shape[0] and policy.mode == "auto"
+                and leave_top_down(reach, 0, self.n, policy.alpha, policy.gamma)):
+            return _NO_TEAM
+        return self.team_topdown
+
     def _set_threads(self, count: int) -> None:
         self.nparts = count
         if count and self._quiet is not None and not self._quiet():
@@ -353,7 +371,23 @@ class NumbaEngine(LocalEngine):
         sv[nbk.SV_TAIL] = 1
         sv[nbk.SV_UNSTAMPED] = 1  # the source has no stamp
         sv[nbk.SV_NCAND] = -1  # the first bottom-up level lists the candidates as it goes
+        if self.in_deg.shape[0]:
+            # Every arc is some vertex's in-edge: their total is the out-edges'.
+            sv[nbk.SV_IN_LEFT] = self.total_degree - int(self.in_deg[source])
+            sv[nbk.SV_IN_POS] = 1
         return self.queue[:1], int(self.deg[source])
+
+    def unvisited_in_edges(self) -> int | None:
+        """In-edges of the unvisited vertices on a directed graph (None: every edge goes
+        both ways, and the driver's out-edge count serves)."""
+        if not self.in_deg.shape[0]:
+            return None
+        sv = self.sv
+        pos, tail = int(sv[nbk.SV_IN_POS]), int(sv[nbk.SV_TAIL])
+        if pos < tail:
+            sv[nbk.SV_IN_LEFT] -= int(self.in_deg[self.queue[pos:tail]].sum())
+            sv[nbk.SV_IN_POS] = tail
+        return int(sv[nbk.SV_IN_LEFT])
 
     def reached(self, v: int) -> bool:
         """Whether ``v`` has a parent."""
@@ -375,10 +409,10 @@ class NumbaEngine(LocalEngine):
         nlev, reason = nbk.search_levels(
             optr, oind, ojc, aux, shift, iptr, iind, ijc, self.slots, self.has_slots,
             self.state, self.bits, self.stamps, self.queue, self.buf, self.front, self.cands, sv,
-            *policy.fused, self.nparts, self.nchunks, self.par_topdown, self.team_topdown,
+            *policy.fused, self.nparts, self.nchunks, self.par_topdown, self.team(policy),
             self.unbranched, self.free_new(policy),
             -1 if max_depth is None else max_depth, -1 if target is None else target,
-            self.st, self.st_t, **self.formats,
+            self.st, self.st_t, self.in_deg, **self.formats,
         )
         if reason == nbk.THREADS:
             self.threads()  # the next call runs the parallel level

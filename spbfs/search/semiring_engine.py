@@ -204,6 +204,10 @@ class SemiringEngine(LocalEngine):
         """Whether ``v`` was reached."""
         return bool(self.visited[v])
 
+    def unvisited_in_edges(self) -> int | None:
+        """The in-edges of the unvisited vertices (None where every edge goes both ways)."""
+        return None if self.in_deg is self.deg else self.m_in
+
     def _mark(self, y: SparseVector, depth: int) -> tuple[Any, int, int]:
         ids = y.indices
         self.visited[ids] = True
