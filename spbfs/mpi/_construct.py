@@ -28,12 +28,15 @@ from semirings.blocks import choose_index_dtype
 from spbfs.mpi._kernels import check_tuple
 
 __all__ = [
+    "ColumnBuckets",
     "build_columns",
     "check_entries",
+    "count_buckets",
     "count_global",
     "count_mirrors",
     "count_rows",
     "expand_tuples",
+    "fill_buckets",
     "fill_global",
     "fill_mirrors",
     "reached_tuples",
@@ -112,53 +115,60 @@ def fill_mirrors(rec, row0, col0, b, B64, pr, pc, pos, out):  # type: ignore[no-
 
 # -- the block ---------------------------------------------------------------------------------
 @nb.njit(cache=True)
-def _count_columns(tup, mir, row0, col0, b, B64, ptr, cs):  # type: ignore[no-untyped-def]
-    """Entries per column into ``ptr[1:]``, then offsets; returns the self-loop records.
+def count_buckets(rec, row0, col0, b, B64, cs, width, loops, counts):  # type: ignore[no-untyped-def]
+    """``counts[k]`` += records whose word ``cs`` lies in ``[k width, (k + 1) width)``.
+
+    With ``loops``, a self-loop record counts in ``counts[-1]`` instead.
+    """
+    nb_ = counts.shape[0] - 1
+    for k in range(rec.shape[0] // 2):
+        if loops and _global(rec[2 * k], row0, b, B64) == _global(rec[2 * k + 1], col0, b, B64):
+            counts[nb_] += 1
+        else:
+            counts[rec[2 * k + cs] // width] += 1
+
+
+@nb.njit(cache=True)
+def fill_buckets(rec, row0, col0, b, B64, cs, width, loops, pos, out):  # type: ignore[no-untyped-def]
+    """The records grouped as :func:`count_buckets` counts them, each group in input order."""
+    nb_ = pos.shape[0] - 1
+    for k in range(rec.shape[0] // 2):
+        r = rec[2 * k]
+        c = rec[2 * k + 1]
+        if loops and _global(r, row0, b, B64) == _global(c, col0, b, B64):
+            _put(pos, out, nb_, r, c)
+        else:
+            _put(pos, out, rec[2 * k + cs] // width, r, c)
+
+
+@nb.njit(cache=True)
+def _count_columns(tup, mir, c0, ptr, cs):  # type: ignore[no-untyped-def]
+    """Entries per column ``c0 + c`` into ``ptr[c + 1]``, then offsets.
 
     A record's column is its word ``cs`` (1: the block's column, 0: its row,
     which builds the transposed block).
     """
-    loops = 0
     for k in range(tup.shape[0] // 2):
-        if _global(tup[2 * k], row0, b, B64) == _global(tup[2 * k + 1], col0, b, B64):
-            loops += 1
-        else:
-            ptr[tup[2 * k + cs] + 1] += 1
+        ptr[tup[2 * k + cs] - c0 + 1] += 1
     for k in range(mir.shape[0] // 2):
-        ptr[mir[2 * k + cs] + 1] += 1
+        ptr[mir[2 * k + cs] - c0 + 1] += 1
     for c in range(ptr.shape[0] - 1):
         ptr[c + 1] += ptr[c]
-    return loops
 
 
 @nb.njit(cache=True)
-def _scatter_rows(  # type: ignore[no-untyped-def]
-    tup, mir, row0, col0, b, B64, ptr, ind, mid, lrows, lcols, cs
-):
-    """Rows into their columns: a column's tuples first, up to ``mid[c]``, then its mirrors.
-
-    The self-loop records go to ``lrows``/``lcols`` instead (the block's row
-    and column, whatever ``cs``; see :func:`_count_columns`).
-    """
-    ncols = ptr.shape[0] - 1
+def _scatter_rows(tup, mir, c0, ptr, ind, mid, cs):  # type: ignore[no-untyped-def]
+    """Rows into their columns: a column's tuples first, up to ``mid[c]``, then its mirrors."""
     rs = 1 - cs
-    for c in range(ncols):
+    for c in range(ptr.shape[0] - 1):
         mid[c] = ptr[c]
-    nl = 0
     for k in range(tup.shape[0] // 2):
-        r = tup[2 * k]
-        c = tup[2 * k + 1]
-        if _global(r, row0, b, B64) == _global(c, col0, b, B64):
-            lrows[nl] = r
-            lcols[nl] = c
-            nl += 1
-        else:
-            c = tup[2 * k + cs]
-            ind[mid[c]] = tup[2 * k + rs]
-            mid[c] += 1
+        c = tup[2 * k + cs] - c0
+        ind[mid[c]] = tup[2 * k + rs]
+        mid[c] += 1
     pos = mid.copy()
     for k in range(mir.shape[0] // 2):
-        c = mir[2 * k + cs]
+        c = mir[2 * k + cs] - c0
         ind[pos[c]] = mir[2 * k + rs]
         pos[c] += 1
 
@@ -219,21 +229,158 @@ def _merge_runs(ptr, mid, ind, newptr, out, counts, cap, over):  # type: ignore[
         over[c] = past
 
 
+def _take(pieces: list[np.ndarray], dtype: np.dtype) -> np.ndarray:
+    """The pieces as one array, the list emptied (so that only the result holds them)."""
+    if not pieces:
+        return np.zeros(0, dtype=dtype)
+    if len(pieces) == 1:
+        return pieces.pop()
+    whole = np.concatenate(pieces)
+    pieces.clear()
+    return whole
+
+
+class ColumnBuckets:
+    """Records kept by column range as they arrive, then built into a block range by range.
+
+    The records of a block are held in ``nbuckets`` groups of columns, each a
+    list of arrays (one per arrival), so that building the block takes them
+    one group at a time: a group's records are freed once its columns are
+    built, and at most one group's scratch (its records joined and its rows
+    before deduplication) lives beside what remains, instead of every record
+    beside every row. The self-loop tuples are put aside on arrival, by
+    source, so that they come out in the order of one exchange of all records
+    (sources in rank order, each in its input order), however many arrivals
+    there were.
+
+    Parameters
+    ----------
+    ncols : int
+        Columns of the block to build.
+    nbuckets : int
+        Column groups (at least 1; at most ``ncols`` are used).
+    row0, col0, b, B64 : int
+        The chunks' first pieces and the distribution's piece sizes (to find
+        the self-loops).
+    transpose : bool
+        Build the transposed block (columns: the records' rows).
+    nsources : int
+        Ranks the records come from.
+    dtype : numpy.dtype
+        The records' dtype (the local id dtype).
+    """
+
+    def __init__(self, ncols: int, nbuckets: int, row0: int, col0: int, b: int, B64: int,
+                 transpose: bool, nsources: int, dtype: np.dtype | type) -> None:
+        self.ncols = int(ncols)
+        self.width = max(1, -(-self.ncols // max(1, int(nbuckets))))
+        self.nbuckets = max(1, -(-self.ncols // self.width))
+        self.cs = 0 if transpose else 1
+        self.place = (int(row0), int(col0), int(b), int(B64))
+        self.dtype = np.dtype(dtype)
+        self.tuples: list[list[np.ndarray]] = [[] for _ in range(self.nbuckets)]
+        self.mirrors: list[list[np.ndarray]] = [[] for _ in range(self.nbuckets)]
+        self.loops: list[list[np.ndarray]] = [[] for _ in range(int(nsources))]
+        self.entries = 0
+
+    def add(self, box: list[np.ndarray], sources: np.ndarray | None = None) -> None:
+        """Take the records out of ``box`` (emptied) into their column groups.
+
+        ``sources``: tuple records, ``sources[s]`` of them from rank ``s`` in
+        rank order (their self-loops are put aside); None: mirror records
+        (never loops).
+        """
+        rec = box.pop()
+        loops = sources is not None
+        segs = np.asarray(sources if loops else [rec.shape[0] // 2], dtype=np.int64)
+        counts = np.zeros((segs.shape[0], self.nbuckets + 1), dtype=np.int64)
+        how = (*self.place, self.cs, self.width, loops)
+        lo = 0
+        for s, k in enumerate(segs.tolist()):
+            count_buckets(rec[2 * lo:2 * (lo + k)], *how, counts[s])
+            lo += k
+        tot = counts.sum(axis=0)
+        pos = np.zeros(tot.shape[0], dtype=np.int64)
+        np.cumsum(tot[:-1], out=pos[1:])
+        out = np.empty(2 * int(tot.sum()), dtype=rec.dtype)
+        fill_buckets(rec, *how, pos.copy(), out)
+        del rec
+        keep = self.tuples if loops else self.mirrors
+        for k in range(self.nbuckets):
+            if tot[k]:
+                keep[k].append(out[2 * pos[k]:2 * (pos[k] + tot[k])].copy())
+        self.entries += int(tot[:-1].sum())
+        if loops and tot[-1]:
+            at = int(pos[-1])
+            for s, k in enumerate(counts[:, -1].tolist()):
+                if k:
+                    self.loops[s].append(out[2 * at:2 * (at + k)].copy())
+                at += k
+
+    def build(self, nrows: int, index_dtype: str | np.dtype | type = "auto",
+              ) -> tuple[np.ndarray, np.ndarray, np.ndarray, tuple[np.ndarray, np.ndarray]]:
+        """The block of the records held, which it frees: as :func:`build_columns` returns."""
+        dtype = choose_index_dtype(nrows, self.ncols, self.entries, index_dtype)
+        ptr = np.zeros(self.ncols + 1, dtype=np.int64)
+        # Sized for every entry before deduplication: the pages past what the
+        # distinct entries fill are never touched, and the arrays shrink in place.
+        out = np.empty(self.entries, dtype=dtype)
+        counts = np.empty(self.entries, dtype=np.uint8)
+        wide: list[tuple[int, np.ndarray]] = []
+        o = 0
+        for k in range(self.nbuckets):
+            c0, c1 = k * self.width, min(self.ncols, (k + 1) * self.width)
+            t = _take(self.tuples[k], self.dtype)
+            m = _take(self.mirrors[k], self.dtype)
+            bptr = np.zeros(c1 - c0 + 1, dtype=np.int64)
+            _count_columns(t, m, c0, bptr, self.cs)
+            ind = np.empty(int(bptr[-1]), dtype=dtype)
+            mid = np.empty(c1 - c0, dtype=np.int64)
+            _scatter_rows(t, m, c0, bptr, ind, mid, self.cs)
+            del t, m
+            newlen = ptr[c0 + 1:c1 + 1]
+            _sort_runs(bptr, mid, ind, newlen)
+            newptr = np.zeros(c1 - c0 + 1, dtype=np.int64)
+            np.cumsum(newlen, out=newptr[1:])
+            nnz = int(newptr[-1])
+            over = np.zeros(c1 - c0, dtype=np.bool_)
+            _merge_runs(bptr, mid, ind, newptr, out[o:o + nnz], counts[o:o + nnz], 255, over)
+            if over.any():  # an input edge repeated more than 255 times: count again, wider
+                w = np.empty(nnz, dtype=np.int64)
+                _merge_runs(bptr, mid, ind, newptr, out[o:o + nnz], w, 2**62, over)
+                wide.append((o, w))
+            o += nnz
+        np.cumsum(ptr[1:], out=ptr[1:])
+        out.resize(o, refcheck=False)
+        counts.resize(o, refcheck=False)
+        if wide:
+            top = max(int(w.max(initial=0)) for _, w in wide)
+            dt = np.uint16 if top <= 0xFFFF else np.uint32 if top <= 0xFFFFFFFF else np.uint64
+            counts = counts.astype(dt)
+            for at, w in wide:
+                counts[at:at + w.shape[0]] = w
+        pairs = np.concatenate([x for s in self.loops for x in s] or
+                               [np.zeros(0, dtype=self.dtype)])
+        self.loops = [[] for _ in self.loops]
+        return ptr, out, counts, (pairs[0::2].copy(), pairs[1::2].copy())
+
+
 def build_columns(tup: list[np.ndarray], mir: list[np.ndarray], row0: int, col0: int, b: int,
                   B64: int, nrows: int, ncols: int, index_dtype: str | np.dtype | type = "auto",
-                  transpose: bool = False,
+                  transpose: bool = False, nbuckets: int = 1,
                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray, tuple[np.ndarray, np.ndarray]]:
     """The block of the records: column pointers, rows, tuple counts, self-loops.
 
     The entries are the tuple records but their self-loops, and the mirror
     records (which never hold a loop). ``tup`` and ``mir`` are lists of (at
-    most) one array each, emptied once the records are scattered into the
-    columns, so that the caller's references do not keep them alive through
-    the sort.
+    most) one array each, emptied once the records are taken in, so that the
+    caller's references do not keep them alive through the build.
 
     Each column is scattered as two runs, its tuples then its mirrors, each
     sorted in place; merging the runs deduplicates the rows and counts how
-    many tuples every row stands for, with no search and no wider copy.
+    many tuples every row stands for, with no search and no wider copy. The
+    columns are built in ``nbuckets`` groups (see :class:`ColumnBuckets`);
+    the block does not depend on their number.
 
     Parameters
     ----------
@@ -250,6 +397,8 @@ def build_columns(tup: list[np.ndarray], mir: list[np.ndarray], row0: int, col0:
         Build the transposed block ``B_ijᵀ`` instead (columns: the records'
         rows; ``nrows``, ``ncols`` its shape): the tuple counts then follow
         its entries. The self-loops stay (block row, block column).
+    nbuckets : int
+        Column groups built one after the other.
 
     Returns
     -------
@@ -268,32 +417,13 @@ def build_columns(tup: list[np.ndarray], mir: list[np.ndarray], row0: int, col0:
     OverflowError
         When int32 is requested but does not fit.
     """
-    t = tup.pop() if tup else np.zeros(0, np.int32)
-    m = mir.pop() if mir else np.zeros(0, dtype=t.dtype)
-    ptr = np.zeros(ncols + 1, dtype=np.int64)
-    cs = 0 if transpose else 1
-    nloops = _count_columns(t, m, row0, col0, b, B64, ptr, cs)
-    dtype = choose_index_dtype(nrows, ncols, int(ptr[-1]), index_dtype)
-    ind = np.empty(int(ptr[-1]), dtype=dtype)
-    mid = np.empty(ncols, dtype=np.int64)
-    loops = (np.empty(nloops, dtype=t.dtype), np.empty(nloops, dtype=t.dtype))
-    _scatter_rows(t, m, row0, col0, b, B64, ptr, ind, mid, *loops, cs)
-    del t, m
-    newptr = np.zeros(ncols + 1, dtype=np.int64)
-    _sort_runs(ptr, mid, ind, newptr[1:])
-    np.cumsum(newptr[1:], out=newptr[1:])
-    nnz = int(newptr[-1])
-    out = np.empty(nnz, dtype=dtype)
-    counts = np.empty(nnz, dtype=np.uint8)
-    over = np.zeros(ncols, dtype=np.bool_)
-    _merge_runs(ptr, mid, ind, newptr, out, counts, 255, over)
-    if over.any():  # an input edge repeated more than 255 times: count again, wider
-        wide = np.empty(nnz, dtype=np.int64)
-        _merge_runs(ptr, mid, ind, newptr, out, wide, 2**62, over)
-        top = int(wide.max(initial=0))
-        dt = np.uint16 if top <= 0xFFFF else np.uint32 if top <= 0xFFFFFFFF else np.uint64
-        counts = wide.astype(dt)
-    return newptr, out, counts, loops
+    dtype = tup[0].dtype if tup else mir[0].dtype if mir else np.dtype(np.int32)
+    cols = ColumnBuckets(ncols, nbuckets, row0, col0, b, B64, transpose, 1, dtype)
+    if tup:
+        cols.add(tup, np.array([tup[0].shape[0] // 2]))
+    if mir:
+        cols.add(mir)
+    return cols.build(nrows, index_dtype)
 
 
 # -- the tuples back from the block ------------------------------------------------------------
