@@ -21,6 +21,10 @@ column chunk ``j`` likewise with ``col0 = j * pr`` (see
 
 from __future__ import annotations
 
+import ctypes
+import functools
+from collections.abc import Callable
+
 import numba as nb
 import numpy as np
 
@@ -40,6 +44,7 @@ __all__ = [
     "fill_global",
     "fill_mirrors",
     "reached_tuples",
+    "release_freed",
 ]
 
 
@@ -129,47 +134,53 @@ def count_buckets(rec, row0, col0, b, B64, cs, width, loops, counts):  # type: i
 
 
 @nb.njit(cache=True)
-def fill_buckets(rec, row0, col0, b, B64, cs, width, loops, pos, out):  # type: ignore[no-untyped-def]
-    """The records grouped as :func:`count_buckets` counts them, each group in input order."""
-    nb_ = pos.shape[0] - 1
+def fill_buckets(  # type: ignore[no-untyped-def]
+    rec, row0, col0, b, B64, cs, width, loops, pos, ent, off, lpos, lout
+):
+    """The records grouped as :func:`count_buckets` counts them, each group in input order.
+
+    A record of group ``k`` goes to ``ent`` (its entry word, the other than
+    ``cs``) and ``off`` (its column word less ``k width``) at ``pos[k]``; a
+    self-loop, whole, to the pairs ``lout`` at ``lpos[0]``.
+    """
+    rs = 1 - cs
     for k in range(rec.shape[0] // 2):
         r = rec[2 * k]
         c = rec[2 * k + 1]
         if loops and _global(r, row0, b, B64) == _global(c, col0, b, B64):
-            _put(pos, out, nb_, r, c)
+            _put(lpos, lout, 0, r, c)
         else:
-            _put(pos, out, rec[2 * k + cs] // width, r, c)
+            g = rec[2 * k + cs] // width
+            p = pos[g]
+            ent[p] = rec[2 * k + rs]
+            off[p] = rec[2 * k + cs] - g * width
+            pos[g] = p + 1
 
 
 @nb.njit(cache=True)
-def _count_columns(tup, mir, c0, ptr, cs):  # type: ignore[no-untyped-def]
-    """Entries per column ``c0 + c`` into ``ptr[c + 1]``, then offsets.
-
-    A record's column is its word ``cs`` (1: the block's column, 0: its row,
-    which builds the transposed block).
-    """
-    for k in range(tup.shape[0] // 2):
-        ptr[tup[2 * k + cs] - c0 + 1] += 1
-    for k in range(mir.shape[0] // 2):
-        ptr[mir[2 * k + cs] - c0 + 1] += 1
+def _count_columns(toff, moff, ptr):  # type: ignore[no-untyped-def]
+    """Entries per column into ``ptr[1:]`` (tuples' and mirrors' columns), then offsets."""
+    for k in range(toff.shape[0]):
+        ptr[toff[k] + 1] += 1
+    for k in range(moff.shape[0]):
+        ptr[moff[k] + 1] += 1
     for c in range(ptr.shape[0] - 1):
         ptr[c + 1] += ptr[c]
 
 
 @nb.njit(cache=True)
-def _scatter_rows(tup, mir, c0, ptr, ind, mid, cs):  # type: ignore[no-untyped-def]
+def _scatter_rows(tent, toff, ment, moff, ptr, ind, mid):  # type: ignore[no-untyped-def]
     """Rows into their columns: a column's tuples first, up to ``mid[c]``, then its mirrors."""
-    rs = 1 - cs
     for c in range(ptr.shape[0] - 1):
         mid[c] = ptr[c]
-    for k in range(tup.shape[0] // 2):
-        c = tup[2 * k + cs] - c0
-        ind[mid[c]] = tup[2 * k + rs]
+    for k in range(tent.shape[0]):
+        c = toff[k]
+        ind[mid[c]] = tent[k]
         mid[c] += 1
     pos = mid.copy()
-    for k in range(mir.shape[0] // 2):
-        c = mir[2 * k + cs] - c0
-        ind[pos[c]] = mir[2 * k + rs]
+    for k in range(ment.shape[0]):
+        c = moff[k]
+        ind[pos[c]] = ment[k]
         pos[c] += 1
 
 
@@ -229,6 +240,28 @@ def _merge_runs(ptr, mid, ind, newptr, out, counts, cap, over):  # type: ignore[
         over[c] = past
 
 
+@functools.cache
+def _malloc_trim() -> Callable[[int], int] | None:
+    """glibc's ``malloc_trim`` (None where the C library has none)."""
+    try:
+        return ctypes.CDLL(None).malloc_trim  # type: ignore[no-any-return]
+    except (OSError, AttributeError):
+        return None
+
+
+def release_freed() -> None:
+    """Give the pages of freed heap memory back to the system (glibc; elsewhere nothing).
+
+    Arrays below malloc's mmap threshold (32 MiB once large arrays have come
+    and gone) live on the heap, whose freed holes stay resident: the column
+    groups' records freed one by one during a build would not lower the
+    resident size while the block grows beside them.
+    """
+    trim = _malloc_trim()
+    if trim is not None:
+        trim(0)
+
+
 def _take(pieces: list[np.ndarray], dtype: np.dtype) -> np.ndarray:
     """The pieces as one array, the list emptied (so that only the result holds them)."""
     if not pieces:
@@ -240,25 +273,30 @@ def _take(pieces: list[np.ndarray], dtype: np.dtype) -> np.ndarray:
     return whole
 
 
-class ColumnBuckets:
-    """Records kept by column range as they arrive, then built into a block range by range.
+#: Widest column group: a record's column within its group fits 16 bits.
+GROUP_WIDTH = 1 << 16
 
-    The records of a block are held in ``nbuckets`` groups of columns, each a
-    list of arrays (one per arrival), so that building the block takes them
-    one group at a time: a group's records are freed once its columns are
-    built, and at most one group's scratch (its records joined and its rows
-    before deduplication) lives beside what remains, instead of every record
-    beside every row. The self-loop tuples are put aside on arrival, by
-    source, so that they come out in the order of one exchange of all records
-    (sources in rank order, each in its input order), however many arrivals
-    there were.
+
+class ColumnBuckets:
+    """Records kept by column group as they arrive, then built into a block group by group.
+
+    The records of a block are held in groups of at most :data:`GROUP_WIDTH`
+    columns, each a list of arrays (one per arrival): the record's entry in
+    the local id dtype and its column within the group in 16 bits (6 bytes a
+    record instead of 8). Building the block takes one group at a time: a
+    group's records are freed once its columns are built, so at most one
+    group's scratch (its records joined and its rows before deduplication)
+    lives beside what remains, instead of every record beside every row. The
+    self-loop tuples are put aside on arrival, by source, so that they come
+    out in the order of one exchange of all records (sources in rank order,
+    each in its input order), however many arrivals there were.
 
     Parameters
     ----------
     ncols : int
         Columns of the block to build.
     nbuckets : int
-        Column groups (at least 1; at most ``ncols`` are used).
+        Column groups (at least 1, and as many as :data:`GROUP_WIDTH` needs).
     row0, col0, b, B64 : int
         The chunks' first pieces and the distribution's piece sizes (to find
         the self-loops).
@@ -273,13 +311,15 @@ class ColumnBuckets:
     def __init__(self, ncols: int, nbuckets: int, row0: int, col0: int, b: int, B64: int,
                  transpose: bool, nsources: int, dtype: np.dtype | type) -> None:
         self.ncols = int(ncols)
-        self.width = max(1, -(-self.ncols // max(1, int(nbuckets))))
+        groups = max(int(nbuckets), -(-self.ncols // GROUP_WIDTH), 1)
+        self.width = max(1, -(-self.ncols // groups))
         self.nbuckets = max(1, -(-self.ncols // self.width))
         self.cs = 0 if transpose else 1
         self.place = (int(row0), int(col0), int(b), int(B64))
         self.dtype = np.dtype(dtype)
-        self.tuples: list[list[np.ndarray]] = [[] for _ in range(self.nbuckets)]
-        self.mirrors: list[list[np.ndarray]] = [[] for _ in range(self.nbuckets)]
+        # Per group and kind (tuples, mirrors): the entries' and the columns' pieces.
+        self.pieces: list[list[tuple[list[np.ndarray], list[np.ndarray]]]] = [
+            [([], []) for _ in range(self.nbuckets)] for _ in range(2)]
         self.loops: list[list[np.ndarray]] = [[] for _ in range(int(nsources))]
         self.entries = 0
 
@@ -300,22 +340,26 @@ class ColumnBuckets:
             count_buckets(rec[2 * lo:2 * (lo + k)], *how, counts[s])
             lo += k
         tot = counts.sum(axis=0)
-        pos = np.zeros(tot.shape[0], dtype=np.int64)
-        np.cumsum(tot[:-1], out=pos[1:])
-        out = np.empty(2 * int(tot.sum()), dtype=rec.dtype)
-        fill_buckets(rec, *how, pos.copy(), out)
+        pos = np.zeros(self.nbuckets, dtype=np.int64)
+        np.cumsum(tot[:-2], out=pos[1:])
+        nrec = int(tot[:-1].sum())
+        ent = np.empty(nrec, dtype=rec.dtype)
+        off = np.empty(nrec, dtype=np.uint16)
+        lout = np.empty(2 * int(tot[-1]), dtype=rec.dtype)
+        fill_buckets(rec, *how, pos.copy(), ent, off, np.zeros(1, np.int64), lout)
         del rec
-        keep = self.tuples if loops else self.mirrors
+        keep = self.pieces[0 if loops else 1]
         for k in range(self.nbuckets):
             if tot[k]:
-                keep[k].append(out[2 * pos[k]:2 * (pos[k] + tot[k])].copy())
-        self.entries += int(tot[:-1].sum())
-        if loops and tot[-1]:
-            at = int(pos[-1])
-            for s, k in enumerate(counts[:, -1].tolist()):
-                if k:
-                    self.loops[s].append(out[2 * at:2 * (at + k)].copy())
-                at += k
+                lo, hi = int(pos[k]), int(pos[k] + tot[k])
+                keep[k][0].append(ent[lo:hi].copy())
+                keep[k][1].append(off[lo:hi].copy())
+        self.entries += nrec
+        at = 0
+        for s, k in enumerate(counts[:, -1].tolist()):
+            if k:
+                self.loops[s].append(lout[2 * at:2 * (at + k)])
+            at += k
 
     def build(self, nrows: int, index_dtype: str | np.dtype | type = "auto",
               ) -> tuple[np.ndarray, np.ndarray, np.ndarray, tuple[np.ndarray, np.ndarray]]:
@@ -330,14 +374,16 @@ class ColumnBuckets:
         o = 0
         for k in range(self.nbuckets):
             c0, c1 = k * self.width, min(self.ncols, (k + 1) * self.width)
-            t = _take(self.tuples[k], self.dtype)
-            m = _take(self.mirrors[k], self.dtype)
+            (te, to), (me, mo) = (self.pieces[x][k] for x in (0, 1))
+            tent, toff = _take(te, self.dtype), _take(to, np.dtype(np.uint16))
+            ment, moff = _take(me, self.dtype), _take(mo, np.dtype(np.uint16))
             bptr = np.zeros(c1 - c0 + 1, dtype=np.int64)
-            _count_columns(t, m, c0, bptr, self.cs)
+            _count_columns(toff, moff, bptr)
             ind = np.empty(int(bptr[-1]), dtype=dtype)
             mid = np.empty(c1 - c0, dtype=np.int64)
-            _scatter_rows(t, m, c0, bptr, ind, mid, self.cs)
-            del t, m
+            _scatter_rows(tent, toff, ment, moff, bptr, ind, mid)
+            del tent, toff, ment, moff
+            release_freed()
             newlen = ptr[c0 + 1:c1 + 1]
             _sort_runs(bptr, mid, ind, newlen)
             newptr = np.zeros(c1 - c0 + 1, dtype=np.int64)

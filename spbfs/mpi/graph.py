@@ -402,6 +402,7 @@ class DistGraph:
         K.count_rows(ind, colcount)
         tblock = _as_block(config.format, tshape, ptr, ind)
         del ptr, ind
+        K.release_freed()
         block: Block | None = None
         if not directed and pr == pc and g.i == g.j:
             # B_ii of a symmetric B on a square grid is symmetric: its transpose is itself.
