@@ -158,29 +158,18 @@ def fill_buckets(  # type: ignore[no-untyped-def]
 
 
 @nb.njit(cache=True)
-def _count_columns(toff, moff, ptr):  # type: ignore[no-untyped-def]
-    """Entries per column into ``ptr[1:]`` (tuples' and mirrors' columns), then offsets."""
-    for k in range(toff.shape[0]):
-        ptr[toff[k] + 1] += 1
-    for k in range(moff.shape[0]):
-        ptr[moff[k] + 1] += 1
-    for c in range(ptr.shape[0] - 1):
-        ptr[c + 1] += ptr[c]
+def _count_columns(off, ptr):  # type: ignore[no-untyped-def]
+    """``ptr[c + 1]`` += records of column ``c`` (``off``: the records' columns in the group)."""
+    for k in range(off.shape[0]):
+        ptr[off[k] + 1] += 1
 
 
 @nb.njit(cache=True)
-def _scatter_rows(tent, toff, ment, moff, ptr, ind, mid):  # type: ignore[no-untyped-def]
-    """Rows into their columns: a column's tuples first, up to ``mid[c]``, then its mirrors."""
-    for c in range(ptr.shape[0] - 1):
-        mid[c] = ptr[c]
-    for k in range(tent.shape[0]):
-        c = toff[k]
-        ind[mid[c]] = tent[k]
-        mid[c] += 1
-    pos = mid.copy()
-    for k in range(ment.shape[0]):
-        c = moff[k]
-        ind[pos[c]] = ment[k]
+def _scatter_rows(ent, off, pos, ind):  # type: ignore[no-untyped-def]
+    """Entry ``ent[k]`` into its column ``off[k]`` at ``pos[off[k]]``, which it bumps."""
+    for k in range(ent.shape[0]):
+        c = off[k]
+        ind[pos[c]] = ent[k]
         pos[c] += 1
 
 
@@ -260,17 +249,6 @@ def release_freed() -> None:
     trim = _malloc_trim()
     if trim is not None:
         trim(0)
-
-
-def _take(pieces: list[np.ndarray], dtype: np.dtype) -> np.ndarray:
-    """The pieces as one array, the list emptied (so that only the result holds them)."""
-    if not pieces:
-        return np.zeros(0, dtype=dtype)
-    if len(pieces) == 1:
-        return pieces.pop()
-    whole = np.concatenate(pieces)
-    pieces.clear()
-    return whole
 
 
 #: Widest column group: a record's column within its group fits 16 bits.
@@ -375,14 +353,19 @@ class ColumnBuckets:
         for k in range(self.nbuckets):
             c0, c1 = k * self.width, min(self.ncols, (k + 1) * self.width)
             (te, to), (me, mo) = (self.pieces[x][k] for x in (0, 1))
-            tent, toff = _take(te, self.dtype), _take(to, np.dtype(np.uint16))
-            ment, moff = _take(me, self.dtype), _take(mo, np.dtype(np.uint16))
             bptr = np.zeros(c1 - c0 + 1, dtype=np.int64)
-            _count_columns(toff, moff, bptr)
+            for off in to + mo:
+                _count_columns(off, bptr)
+            np.cumsum(bptr, out=bptr)
             ind = np.empty(int(bptr[-1]), dtype=dtype)
-            mid = np.empty(c1 - c0, dtype=np.int64)
-            _scatter_rows(tent, toff, ment, moff, bptr, ind, mid)
-            del tent, toff, ment, moff
+            # A column's tuples first, up to mid[c], then its mirrors; each piece is
+            # freed once scattered (no joined copy of the group's records).
+            mid = bptr[:-1].copy()
+            for ent, off in ((te, to), (me, mo)):
+                pos = mid if ent is te else mid.copy()
+                while ent:
+                    _scatter_rows(ent.pop(), off.pop(), pos, ind)
+            del pos
             release_freed()
             newlen = ptr[c0 + 1:c1 + 1]
             _sort_runs(bptr, mid, ind, newlen)
