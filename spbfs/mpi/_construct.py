@@ -5,7 +5,9 @@ column)`` pairs of the receiving rank's block, in the local id dtype (int32
 below ``2**31`` local ids), so an edge costs 8 bytes on the wire and in the
 buffers instead of the 16 of two int64 global ids. Counting sorts put records
 in destination order and entries in column order, without an ``argsort``
-permutation or an int64 copy of the edge list.
+permutation or an int64 copy of the edge list. What a rank receives is kept
+by groups of columns of its block (:class:`ColumnBuckets`: 6 bytes a record)
+until every round has arrived, then built into the block one group at a time.
 
 A rank stores its block transposed (``B_ijᵀ``, see :mod:`spbfs.mpi.graph`)
 and keeps its input tuples as a count per stored entry (how many input tuples

@@ -4,7 +4,10 @@ Construction is collective. Every rank passes its share of the input edges
 (any share: the union is the graph); each input tuple ``u -> v`` is routed
 with an Alltoallv to the owner of its entry ``B[v, u]``, as a pair of local
 ids of that rank's block; undirected, the owner then routes the mirror entry
-``B[u, v]`` on. Each rank builds its block ``B_ij`` *transposed* over padded
+``B[u, v]`` on. The edges go in rounds of a bounded number per rank (a
+Kronecker graph's are generated round by round), so that a rank holds the
+records it received and one round's scratch, not its share of int64 edges
+beside them. Each rank builds its block ``B_ij`` *transposed* over padded
 local ids in the configured format (``tblock``: row access, what the
 bottom-up step scans). An undirected graph needs nothing more: ``B`` is
 symmetric, so the top-down product ``B x`` runs as ``Bᵀ x`` over the same
