@@ -13,7 +13,9 @@ rank:
   build and after a search, and the RSS after the build;
 * bytes per input edge, and the ratio of the rank's blocks, transposes,
   index and search buffers to its share (``1 / p``) of the one-process
-  graph's blocks.
+  graph's blocks;
+* all ranks' peak RSS together against the one process's peak RSS (and the
+  same for the peak growth in the build).
 
 The one-process reference (``spbfs.Graph.from_edgelist`` of
 ``spbfs.generators.kronecker`` with the same arguments: its blocks, its
@@ -211,6 +213,7 @@ def distributed(args: argparse.Namespace) -> None:
             "peak_after_build": peak_build, "rss_after_build": rss_build,
             "peak_after_search": peak_search, "entries": int(g.tblock.nnz),
             "construction_time": g.construction_time,
+            "generation_time": g.generation_time,
             "index_dtype": str(g.tblock.index_dtype)}
     every = grid.comm.gather(mine, root=0)
     if grid.rank == 0:
@@ -253,6 +256,8 @@ def report(doc: dict[str, Any], markdown: bool = False) -> None:
     line("= engine (blocks, index, buffers)", eng)
     line("= everything held", held)
     line("construction time (s)", [r["construction_time"] for r in every], lambda v: f"{v:.2f}")
+    line("generation time (s)", [r.get("generation_time", float("nan")) for r in every],
+         lambda v: f"{v:.2f}")
     line("RSS before build", [r["base_rss"] for r in every])
     line("RSS after build", [r["rss_after_build"] for r in every])
     line("peak RSS after build", [r["peak_after_build"] for r in every])
@@ -282,6 +287,18 @@ def report(doc: dict[str, Any], markdown: bool = False) -> None:
     if ref is not None:
         print()
         print_one_process(ref, markdown)
+        print(ratio_line(every, ref))
+
+
+def ratio_line(every: list[dict[str, Any]], ref: dict[str, Any]) -> str:
+    """All ranks' peak RSS (and peak growth in the build) against one process's."""
+    peak = sum(r["peak_after_search"] for r in every)
+    grow = sum(r["peak_after_build"] - r["base_rss"] for r in every)
+    one_peak, one_grow = ref["peak_after_search"], ref["peak_after_build"] - ref["base_rss"]
+    return (f"# {len(every)} ranks' peak RSS together: {_mib(peak)} MiB = "
+            f"{peak / one_peak:.2f}x one process's ({_mib(one_peak)} MiB); "
+            f"their peak growth in the build: {_mib(grow)} MiB = "
+            f"{grow / one_grow:.2f}x one process's ({_mib(one_grow)} MiB)")
 
 
 def print_one_process(ref: dict, markdown: bool) -> None:

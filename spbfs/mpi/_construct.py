@@ -5,7 +5,9 @@ column)`` pairs of the receiving rank's block, in the local id dtype (int32
 below ``2**31`` local ids), so an edge costs 8 bytes on the wire and in the
 buffers instead of the 16 of two int64 global ids. Counting sorts put records
 in destination order and entries in column order, without an ``argsort``
-permutation or an int64 copy of the edge list.
+permutation or an int64 copy of the edge list. What a rank receives is kept
+by groups of columns of its block (:class:`ColumnBuckets`: 6 bytes a record)
+until every round has arrived, then built into the block one group at a time.
 
 A rank stores its block transposed (``B_ijᵀ``, see :mod:`spbfs.mpi.graph`)
 and keeps its input tuples as a count per stored entry (how many input tuples
@@ -21,6 +23,10 @@ column chunk ``j`` likewise with ``col0 = j * pr`` (see
 
 from __future__ import annotations
 
+import ctypes
+import functools
+from collections.abc import Callable
+
 import numba as nb
 import numpy as np
 
@@ -28,15 +34,19 @@ from semirings.blocks import choose_index_dtype
 from spbfs.mpi._kernels import check_tuple
 
 __all__ = [
+    "ColumnBuckets",
     "build_columns",
     "check_entries",
+    "count_buckets",
     "count_global",
     "count_mirrors",
     "count_rows",
     "expand_tuples",
+    "fill_buckets",
     "fill_global",
     "fill_mirrors",
     "reached_tuples",
+    "release_freed",
 ]
 
 
@@ -112,54 +122,56 @@ def fill_mirrors(rec, row0, col0, b, B64, pr, pc, pos, out):  # type: ignore[no-
 
 # -- the block ---------------------------------------------------------------------------------
 @nb.njit(cache=True)
-def _count_columns(tup, mir, row0, col0, b, B64, ptr, cs):  # type: ignore[no-untyped-def]
-    """Entries per column into ``ptr[1:]``, then offsets; returns the self-loop records.
+def count_buckets(rec, row0, col0, b, B64, cs, width, loops, counts):  # type: ignore[no-untyped-def]
+    """``counts[k]`` += records whose word ``cs`` lies in ``[k width, (k + 1) width)``.
 
-    A record's column is its word ``cs`` (1: the block's column, 0: its row,
-    which builds the transposed block).
+    With ``loops``, a self-loop record counts in ``counts[-1]`` instead.
     """
-    loops = 0
-    for k in range(tup.shape[0] // 2):
-        if _global(tup[2 * k], row0, b, B64) == _global(tup[2 * k + 1], col0, b, B64):
-            loops += 1
+    nb_ = counts.shape[0] - 1
+    for k in range(rec.shape[0] // 2):
+        if loops and _global(rec[2 * k], row0, b, B64) == _global(rec[2 * k + 1], col0, b, B64):
+            counts[nb_] += 1
         else:
-            ptr[tup[2 * k + cs] + 1] += 1
-    for k in range(mir.shape[0] // 2):
-        ptr[mir[2 * k + cs] + 1] += 1
-    for c in range(ptr.shape[0] - 1):
-        ptr[c + 1] += ptr[c]
-    return loops
+            counts[rec[2 * k + cs] // width] += 1
 
 
 @nb.njit(cache=True)
-def _scatter_rows(  # type: ignore[no-untyped-def]
-    tup, mir, row0, col0, b, B64, ptr, ind, mid, lrows, lcols, cs
+def fill_buckets(  # type: ignore[no-untyped-def]
+    rec, row0, col0, b, B64, cs, width, loops, pos, ent, off, lpos, lout
 ):
-    """Rows into their columns: a column's tuples first, up to ``mid[c]``, then its mirrors.
+    """The records grouped as :func:`count_buckets` counts them, each group in input order.
 
-    The self-loop records go to ``lrows``/``lcols`` instead (the block's row
-    and column, whatever ``cs``; see :func:`_count_columns`).
+    A record of group ``k`` goes to ``ent`` (its entry word, the other than
+    ``cs``) and ``off`` (its column word less ``k width``) at ``pos[k]``; a
+    self-loop, whole, to the pairs ``lout`` at ``lpos[0]``.
     """
-    ncols = ptr.shape[0] - 1
     rs = 1 - cs
-    for c in range(ncols):
-        mid[c] = ptr[c]
-    nl = 0
-    for k in range(tup.shape[0] // 2):
-        r = tup[2 * k]
-        c = tup[2 * k + 1]
-        if _global(r, row0, b, B64) == _global(c, col0, b, B64):
-            lrows[nl] = r
-            lcols[nl] = c
-            nl += 1
+    for k in range(rec.shape[0] // 2):
+        r = rec[2 * k]
+        c = rec[2 * k + 1]
+        if loops and _global(r, row0, b, B64) == _global(c, col0, b, B64):
+            _put(lpos, lout, 0, r, c)
         else:
-            c = tup[2 * k + cs]
-            ind[mid[c]] = tup[2 * k + rs]
-            mid[c] += 1
-    pos = mid.copy()
-    for k in range(mir.shape[0] // 2):
-        c = mir[2 * k + cs]
-        ind[pos[c]] = mir[2 * k + rs]
+            g = rec[2 * k + cs] // width
+            p = pos[g]
+            ent[p] = rec[2 * k + rs]
+            off[p] = rec[2 * k + cs] - g * width
+            pos[g] = p + 1
+
+
+@nb.njit(cache=True)
+def _count_columns(off, ptr):  # type: ignore[no-untyped-def]
+    """``ptr[c + 1]`` += records of column ``c`` (``off``: the records' columns in the group)."""
+    for k in range(off.shape[0]):
+        ptr[off[k] + 1] += 1
+
+
+@nb.njit(cache=True)
+def _scatter_rows(ent, off, pos, ind):  # type: ignore[no-untyped-def]
+    """Entry ``ent[k]`` into its column ``off[k]`` at ``pos[off[k]]``, which it bumps."""
+    for k in range(ent.shape[0]):
+        c = off[k]
+        ind[pos[c]] = ent[k]
         pos[c] += 1
 
 
@@ -219,21 +231,187 @@ def _merge_runs(ptr, mid, ind, newptr, out, counts, cap, over):  # type: ignore[
         over[c] = past
 
 
+@functools.cache
+def _malloc_trim() -> Callable[[int], int] | None:
+    """glibc's ``malloc_trim`` (None where the C library has none)."""
+    try:
+        return ctypes.CDLL(None).malloc_trim  # type: ignore[no-any-return]
+    except (OSError, AttributeError):
+        return None
+
+
+def release_freed() -> None:
+    """Give the pages of freed heap memory back to the system (glibc; elsewhere nothing).
+
+    Arrays below malloc's mmap threshold (32 MiB once large arrays have come
+    and gone) live on the heap, whose freed holes stay resident: the column
+    groups' records freed one by one during a build would not lower the
+    resident size while the block grows beside them.
+    """
+    trim = _malloc_trim()
+    if trim is not None:
+        trim(0)
+
+
+#: Widest column group: a record's column within its group fits 16 bits.
+GROUP_WIDTH = 1 << 16
+
+
+class ColumnBuckets:
+    """Records kept by column group as they arrive, then built into a block group by group.
+
+    The records of a block are held in groups of at most :data:`GROUP_WIDTH`
+    columns, each a list of arrays (one per arrival): the record's entry in
+    the local id dtype and its column within the group in 16 bits (6 bytes a
+    record instead of 8). Building the block takes one group at a time: a
+    group's records are freed once its columns are built, so at most one
+    group's scratch (its records joined and its rows before deduplication)
+    lives beside what remains, instead of every record beside every row. The
+    self-loop tuples are put aside on arrival, by source, so that they come
+    out in the order of one exchange of all records (sources in rank order,
+    each in its input order), however many arrivals there were.
+
+    Parameters
+    ----------
+    ncols : int
+        Columns of the block to build.
+    nbuckets : int
+        Column groups (at least 1, and as many as :data:`GROUP_WIDTH` needs).
+    row0, col0, b, B64 : int
+        The chunks' first pieces and the distribution's piece sizes (to find
+        the self-loops).
+    transpose : bool
+        Build the transposed block (columns: the records' rows).
+    nsources : int
+        Ranks the records come from.
+    dtype : numpy.dtype
+        The records' dtype (the local id dtype).
+    """
+
+    def __init__(self, ncols: int, nbuckets: int, row0: int, col0: int, b: int, B64: int,
+                 transpose: bool, nsources: int, dtype: np.dtype | type) -> None:
+        self.ncols = int(ncols)
+        groups = max(int(nbuckets), -(-self.ncols // GROUP_WIDTH), 1)
+        self.width = max(1, -(-self.ncols // groups))
+        self.nbuckets = max(1, -(-self.ncols // self.width))
+        self.cs = 0 if transpose else 1
+        self.place = (int(row0), int(col0), int(b), int(B64))
+        self.dtype = np.dtype(dtype)
+        # Per group and kind (tuples, mirrors): the entries' and the columns' pieces.
+        self.pieces: list[list[tuple[list[np.ndarray], list[np.ndarray]]]] = [
+            [([], []) for _ in range(self.nbuckets)] for _ in range(2)]
+        self.loops: list[list[np.ndarray]] = [[] for _ in range(int(nsources))]
+        self.entries = 0
+
+    def add(self, box: list[np.ndarray], sources: np.ndarray | None = None) -> None:
+        """Take the records out of ``box`` (emptied) into their column groups.
+
+        ``sources``: tuple records, ``sources[s]`` of them from rank ``s`` in
+        rank order (their self-loops are put aside); None: mirror records
+        (never loops).
+        """
+        rec = box.pop()
+        loops = sources is not None
+        segs = np.asarray(sources if loops else [rec.shape[0] // 2], dtype=np.int64)
+        counts = np.zeros((segs.shape[0], self.nbuckets + 1), dtype=np.int64)
+        how = (*self.place, self.cs, self.width, loops)
+        lo = 0
+        for s, k in enumerate(segs.tolist()):
+            count_buckets(rec[2 * lo:2 * (lo + k)], *how, counts[s])
+            lo += k
+        tot = counts.sum(axis=0)
+        pos = np.zeros(self.nbuckets, dtype=np.int64)
+        np.cumsum(tot[:-2], out=pos[1:])
+        nrec = int(tot[:-1].sum())
+        ent = np.empty(nrec, dtype=rec.dtype)
+        off = np.empty(nrec, dtype=np.uint16)
+        lout = np.empty(2 * int(tot[-1]), dtype=rec.dtype)
+        fill_buckets(rec, *how, pos.copy(), ent, off, np.zeros(1, np.int64), lout)
+        del rec
+        keep = self.pieces[0 if loops else 1]
+        for k in range(self.nbuckets):
+            if tot[k]:
+                lo, hi = int(pos[k]), int(pos[k] + tot[k])
+                keep[k][0].append(ent[lo:hi].copy())
+                keep[k][1].append(off[lo:hi].copy())
+        self.entries += nrec
+        at = 0
+        for s, k in enumerate(counts[:, -1].tolist()):
+            if k:
+                self.loops[s].append(lout[2 * at:2 * (at + k)])
+            at += k
+
+    def build(self, nrows: int, index_dtype: str | np.dtype | type = "auto",
+              ) -> tuple[np.ndarray, np.ndarray, np.ndarray, tuple[np.ndarray, np.ndarray]]:
+        """The block of the records held, which it frees: as :func:`build_columns` returns."""
+        dtype = choose_index_dtype(nrows, self.ncols, self.entries, index_dtype)
+        ptr = np.zeros(self.ncols + 1, dtype=np.int64)
+        # Sized for every entry before deduplication: the pages past what the
+        # distinct entries fill are never touched, and the arrays shrink in place.
+        out = np.empty(self.entries, dtype=dtype)
+        counts = np.empty(self.entries, dtype=np.uint8)
+        wide: list[tuple[int, np.ndarray]] = []
+        o = 0
+        for k in range(self.nbuckets):
+            c0, c1 = k * self.width, min(self.ncols, (k + 1) * self.width)
+            (te, to), (me, mo) = (self.pieces[x][k] for x in (0, 1))
+            bptr = np.zeros(c1 - c0 + 1, dtype=np.int64)
+            for off in to + mo:
+                _count_columns(off, bptr)
+            np.cumsum(bptr, out=bptr)
+            ind = np.empty(int(bptr[-1]), dtype=dtype)
+            # A column's tuples first, up to mid[c], then its mirrors; each piece is
+            # freed once scattered (no joined copy of the group's records).
+            mid = bptr[:-1].copy()
+            for ent, off in ((te, to), (me, mo)):
+                pos = mid if ent is te else mid.copy()
+                while ent:
+                    _scatter_rows(ent.pop(), off.pop(), pos, ind)
+            del pos
+            release_freed()
+            newlen = ptr[c0 + 1:c1 + 1]
+            _sort_runs(bptr, mid, ind, newlen)
+            newptr = np.zeros(c1 - c0 + 1, dtype=np.int64)
+            np.cumsum(newlen, out=newptr[1:])
+            nnz = int(newptr[-1])
+            over = np.zeros(c1 - c0, dtype=np.bool_)
+            _merge_runs(bptr, mid, ind, newptr, out[o:o + nnz], counts[o:o + nnz], 255, over)
+            if over.any():  # an input edge repeated more than 255 times: count again, wider
+                w = np.empty(nnz, dtype=np.int64)
+                _merge_runs(bptr, mid, ind, newptr, out[o:o + nnz], w, 2**62, over)
+                wide.append((o, w))
+            o += nnz
+        np.cumsum(ptr[1:], out=ptr[1:])
+        out.resize(o, refcheck=False)
+        counts.resize(o, refcheck=False)
+        if wide:
+            top = max(int(w.max(initial=0)) for _, w in wide)
+            dt = np.uint16 if top <= 0xFFFF else np.uint32 if top <= 0xFFFFFFFF else np.uint64
+            counts = counts.astype(dt)
+            for at, w in wide:
+                counts[at:at + w.shape[0]] = w
+        pairs = np.concatenate([x for s in self.loops for x in s] or
+                               [np.zeros(0, dtype=self.dtype)])
+        self.loops = [[] for _ in self.loops]
+        return ptr, out, counts, (pairs[0::2].copy(), pairs[1::2].copy())
+
+
 def build_columns(tup: list[np.ndarray], mir: list[np.ndarray], row0: int, col0: int, b: int,
                   B64: int, nrows: int, ncols: int, index_dtype: str | np.dtype | type = "auto",
-                  transpose: bool = False,
+                  transpose: bool = False, nbuckets: int = 1,
                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray, tuple[np.ndarray, np.ndarray]]:
     """The block of the records: column pointers, rows, tuple counts, self-loops.
 
     The entries are the tuple records but their self-loops, and the mirror
     records (which never hold a loop). ``tup`` and ``mir`` are lists of (at
-    most) one array each, emptied once the records are scattered into the
-    columns, so that the caller's references do not keep them alive through
-    the sort.
+    most) one array each, emptied once the records are taken in, so that the
+    caller's references do not keep them alive through the build.
 
     Each column is scattered as two runs, its tuples then its mirrors, each
     sorted in place; merging the runs deduplicates the rows and counts how
-    many tuples every row stands for, with no search and no wider copy.
+    many tuples every row stands for, with no search and no wider copy. The
+    columns are built in ``nbuckets`` groups (see :class:`ColumnBuckets`);
+    the block does not depend on their number.
 
     Parameters
     ----------
@@ -250,6 +428,8 @@ def build_columns(tup: list[np.ndarray], mir: list[np.ndarray], row0: int, col0:
         Build the transposed block ``B_ijᵀ`` instead (columns: the records'
         rows; ``nrows``, ``ncols`` its shape): the tuple counts then follow
         its entries. The self-loops stay (block row, block column).
+    nbuckets : int
+        Column groups built one after the other.
 
     Returns
     -------
@@ -268,32 +448,13 @@ def build_columns(tup: list[np.ndarray], mir: list[np.ndarray], row0: int, col0:
     OverflowError
         When int32 is requested but does not fit.
     """
-    t = tup.pop() if tup else np.zeros(0, np.int32)
-    m = mir.pop() if mir else np.zeros(0, dtype=t.dtype)
-    ptr = np.zeros(ncols + 1, dtype=np.int64)
-    cs = 0 if transpose else 1
-    nloops = _count_columns(t, m, row0, col0, b, B64, ptr, cs)
-    dtype = choose_index_dtype(nrows, ncols, int(ptr[-1]), index_dtype)
-    ind = np.empty(int(ptr[-1]), dtype=dtype)
-    mid = np.empty(ncols, dtype=np.int64)
-    loops = (np.empty(nloops, dtype=t.dtype), np.empty(nloops, dtype=t.dtype))
-    _scatter_rows(t, m, row0, col0, b, B64, ptr, ind, mid, *loops, cs)
-    del t, m
-    newptr = np.zeros(ncols + 1, dtype=np.int64)
-    _sort_runs(ptr, mid, ind, newptr[1:])
-    np.cumsum(newptr[1:], out=newptr[1:])
-    nnz = int(newptr[-1])
-    out = np.empty(nnz, dtype=dtype)
-    counts = np.empty(nnz, dtype=np.uint8)
-    over = np.zeros(ncols, dtype=np.bool_)
-    _merge_runs(ptr, mid, ind, newptr, out, counts, 255, over)
-    if over.any():  # an input edge repeated more than 255 times: count again, wider
-        wide = np.empty(nnz, dtype=np.int64)
-        _merge_runs(ptr, mid, ind, newptr, out, wide, 2**62, over)
-        top = int(wide.max(initial=0))
-        dt = np.uint16 if top <= 0xFFFF else np.uint32 if top <= 0xFFFFFFFF else np.uint64
-        counts = wide.astype(dt)
-    return newptr, out, counts, loops
+    dtype = tup[0].dtype if tup else mir[0].dtype if mir else np.dtype(np.int32)
+    cols = ColumnBuckets(ncols, nbuckets, row0, col0, b, B64, transpose, 1, dtype)
+    if tup:
+        cols.add(tup, np.array([tup[0].shape[0] // 2]))
+    if mir:
+        cols.add(mir)
+    return cols.build(nrows, index_dtype)
 
 
 # -- the tuples back from the block ------------------------------------------------------------

@@ -4,7 +4,10 @@ Construction is collective. Every rank passes its share of the input edges
 (any share: the union is the graph); each input tuple ``u -> v`` is routed
 with an Alltoallv to the owner of its entry ``B[v, u]``, as a pair of local
 ids of that rank's block; undirected, the owner then routes the mirror entry
-``B[u, v]`` on. Each rank builds its block ``B_ij`` *transposed* over padded
+``B[u, v]`` on. The edges go in rounds of a bounded number per rank (a
+Kronecker graph's are generated round by round), so that a rank holds the
+records it received and one round's scratch, not its share of int64 edges
+beside them. Each rank builds its block ``B_ij`` *transposed* over padded
 local ids in the configured format (``tblock``: row access, what the
 bottom-up step scans). An undirected graph needs nothing more: ``B`` is
 symmetric, so the top-down product ``B x`` runs as ``Bᵀ x`` over the same
@@ -63,17 +66,81 @@ def _place(grid: ProcessGrid, config: Config) -> None:
     numba.set_num_threads(threads)
 
 
-def _exchange(grid: ProcessGrid, box: list[np.ndarray], counts: np.ndarray) -> np.ndarray:
-    """Alltoallv of the records in ``box[0]`` (``counts[r]`` pairs for rank ``r``); what arrived.
+#: Edges a rank routes per round (default): what the construction holds beside the records
+#: it has received is a few bytes per edge of one round, not of the whole share.
+ROUTE_CHUNK = 1 << 20
+#: Column groups a rank's block is built in (see :class:`spbfs.mpi._construct.ColumnBuckets`).
+BUILD_BUCKETS = 16
 
-    ``box`` is emptied before the receive buffer exists where the send buffer
-    is no longer needed (one rank: the records stay where they are).
+
+def _route(grid: ProcessGrid, box: list[np.ndarray], counts: np.ndarray,
+           ) -> tuple[np.ndarray, np.ndarray]:
+    """Alltoallv of the records in ``box[0]`` (``counts[r]`` pairs for rank ``r``).
+
+    Returns what arrived and the pairs from every rank. ``box`` is emptied, so
+    that the send buffer goes once the exchange is done (one rank: the
+    records stay where they are).
     """
     send = box.pop()
     if grid.size == 1:
-        return send
-    recv, _ = C.alltoallv(grid.comm, send, 2 * counts)
-    return recv
+        return send, counts.copy()
+    recv, got = C.alltoallv(grid.comm, send, 2 * counts)
+    return recv, got // 2
+
+
+def _check_chunk(chunk: Any) -> int:
+    """``chunk`` as a positive int, or a ValueError naming it."""
+    if isinstance(chunk, bool) or not isinstance(chunk, int | np.integer) or chunk < 1:
+        raise ValueError(f"chunk must be a positive int (edges per round), got {chunk!r}")
+    return int(chunk)
+
+
+def _slices(box: list[np.ndarray], chunk: int, rounds: int,
+            ) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+    """``rounds`` pieces of ``chunk`` edges of ``box = [src, dst]`` (emptied; the last ones empty).
+
+    The whole arrays are let go before the last piece is handed out, so that
+    nothing here keeps them once the caller drops its pieces.
+    """
+    src, dst = box
+    box.clear()
+    for k in range(rounds):
+        lo, hi = min(k * chunk, src.shape[0]), min((k + 1) * chunk, src.shape[0])
+        piece = (src[lo:hi], dst[lo:hi])
+        if k == rounds - 1:
+            del src, dst
+        yield piece
+        del piece
+
+
+class _KroneckerPieces:
+    """Edges ``[lo, hi)`` of :func:`spbfs.generators.kronecker_edges`, ``chunk`` at a time.
+
+    ``rounds`` pieces (the last ones empty where this rank's share is the
+    shorter); :attr:`seconds` adds up the time spent generating them.
+    """
+
+    def __init__(self, scale: int, edgefactor: int, seed: int, lo: int, hi: int, chunk: int,
+                 rounds: int) -> None:
+        from spbfs.generators import kronecker_edges
+
+        self.generate = kronecker_edges
+        self.args = (int(scale), int(edgefactor), seed)
+        self.lo, self.hi, self.chunk, self.rounds = lo, hi, chunk, max(1, rounds)
+        self.seconds = 0.0
+        # The arguments are checked here, on every rank, before any collective.
+        self.generate(*self.args[:2], seed=seed, start=lo, stop=lo)
+
+    def __iter__(self) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+        scale, edgefactor, seed = self.args
+        for k in range(self.rounds):
+            lo = min(self.hi, self.lo + k * self.chunk)
+            hi = min(self.hi, lo + self.chunk)
+            t0 = time.perf_counter()
+            src, dst = self.generate(scale, edgefactor, seed=seed, start=lo, stop=hi)
+            self.seconds += time.perf_counter() - t0
+            yield src, dst
+            del src, dst
 
 
 def _starts(counts: np.ndarray) -> np.ndarray:
@@ -209,7 +276,7 @@ class DistGraph:
     @classmethod
     def from_edges(cls, src: Any, dst: Any, n: int, *, directed: bool = False,
                    grid: ProcessGrid | str | tuple[int, int] | None = None,
-                   config: Config | None = None) -> DistGraph:
+                   config: Config | None = None, chunk: int = ROUTE_CHUNK) -> DistGraph:
         """Build from this rank's share of the edges ``src[k] -> dst[k]`` (collective).
 
         Parameters
@@ -226,6 +293,10 @@ class DistGraph:
         config : Config or mapping, optional
             Block format and search settings (:func:`spbfs.config.as_config`: a
             mapping goes over the default, None is the ``SPBFS_*`` environment's).
+        chunk : int, default ROUTE_CHUNK
+            Edges a rank routes per round (the same on every rank): the
+            construction's scratch beside the records received is that of one
+            round. The graph does not depend on it.
 
         Returns
         -------
@@ -235,18 +306,21 @@ class DistGraph:
         ------
         CollectiveError
             On every rank when any rank's ids are out of range or not integers,
-            or when ranks pass different ``n``, ``directed`` or ``config``.
+            or when ranks pass different ``n``, ``directed``, ``config`` or
+            ``chunk``.
         """
         config = as_config(config)
-        return cls._from_box(as_grid(grid, config), [src, dst], n, directed, config)
+        return cls._from_box(as_grid(grid, config), [src, dst], n, directed, config, chunk)
 
     @classmethod
     def _from_box(cls, g: ProcessGrid, box: list[Any], n: Any, directed: bool,
-                  config: Config) -> DistGraph:
+                  config: Config, chunk: int | None = None) -> DistGraph:
         """:meth:`from_edges` of the arrays ``box = [src, dst]``, which it empties.
 
         Taking the arrays out of the list lets the build free an edge list that
-        nobody else holds (a generated or read one) once it is routed.
+        nobody else holds (a read one) once it is routed: ``chunk`` None routes
+        the share in one round, which frees such a list before the records
+        arrive (routed in rounds, it would stay beside them to the last one).
         """
         t0 = time.perf_counter()
         _place(g, config)
@@ -259,53 +333,71 @@ class DistGraph:
             dst = check_vertex_ids(np.asarray(box[1]).reshape(-1), n, "dst")
             if src.shape != dst.shape:
                 raise ValueError(f"src and dst differ in length ({src.size} vs {dst.size})")
+            if chunk is not None:
+                chunk = _check_chunk(chunk)
         except (TypeError, ValueError) as exc:
             msg = f"rank {g.rank}: {exc}"
         box.clear()
-        C.agree_call(g.comm, msg, n=n, directed=bool(directed), config=config)
+        C.agree_call(g.comm, msg, n=n, directed=bool(directed), config=config, chunk=chunk)
+        input_edges = int(C.allreduce(g.comm, np.array([src.shape[0]]))[0])
+        most = int(C.allreduce(g.comm, np.array([src.shape[0]]), "max")[0])
+        chunk = max(1, most) if chunk is None else chunk
+        rounds = max(1, -(-most // chunk))
         box += [src, dst]
         del src, dst
-        self = cls._build(g, box, n, bool(directed), config)
+        self = cls._build(g, _slices(box, chunk, rounds), n, bool(directed), config,
+                          input_edges)
         C.wait_barrier(g.comm)
         self.construction_time = float(
             C.allreduce(g.comm, np.array([time.perf_counter() - t0]), "max")[0])
         return self
 
     @classmethod
-    def _build(cls, g: ProcessGrid, box: list[np.ndarray], n: int, directed: bool,
-               config: Config) -> DistGraph:
+    def _build(cls, g: ProcessGrid, pieces: Iterator[tuple[np.ndarray, np.ndarray]], n: int,
+               directed: bool, config: Config, input_edges: int) -> DistGraph:
+        """The graph of the edge pieces (as many on every rank), routed one piece at a time.
+
+        Every input tuple ``u -> v`` goes to the owner of ``B[v, u]`` as local ids
+        there; undirected, that owner sends the mirror entry ``B[u, v]`` on as
+        soon as the piece has arrived. The records are kept by column group
+        (:class:`~spbfs.mpi._construct.ColumnBuckets`), so a rank holds its
+        records and one piece's scratch, never its whole share of int64 edges
+        beside them, and builds its block one column group at a time.
+        """
         d = Distribution(n, g.pr, g.pc)
-        src, dst = box
-        box.clear()
-        input_edges = int(C.allreduce(g.comm, np.array([src.shape[0]]))[0])
         ldt = d.local_dtype()
         b, B64, pr, pc = d.b, d.B64, g.pr, g.pc
         row0, col0 = g.i * pc, g.j * pr
-        # Every input tuple u -> v goes to the owner of B[v, u], as local ids there.
+        # The rank stores B_ij transposed (row access: the bottom-up scans, and for an
+        # undirected graph the top-down's transposed product too); the tuple counts
+        # follow its entries.
+        tshape = (pr * B64, pc * B64)
+        cols = K.ColumnBuckets(tshape[1], BUILD_BUCKETS, row0, col0, b, B64, True, g.size, ldt)
         counts = np.zeros(g.size, dtype=np.int64)
-        K.count_global(dst, src, b, B64, pr, pc, counts)
-        send = np.empty(2 * src.shape[0], dtype=ldt)
-        K.fill_global(dst, src, b, B64, pr, pc, _starts(counts), send)
-        del src, dst
-        box.append(send)
-        del send
-        tup = [_exchange(g, box, counts)]
-        mirrors: list[np.ndarray] = []
-        if not directed:
-            # The owner of B[v, u] sends the mirror entry B[u, v] on (not for self-loops).
+        box: list[np.ndarray] = []
+        for src, dst in pieces:
             counts[:] = 0
-            K.count_mirrors(tup[0], row0, col0, b, B64, pr, pc, counts)
-            send = np.empty(2 * int(counts.sum()), dtype=ldt)
-            K.fill_mirrors(tup[0], row0, col0, b, B64, pr, pc, _starts(counts), send)
+            K.count_global(dst, src, b, B64, pr, pc, counts)
+            send = np.empty(2 * src.shape[0], dtype=ldt)
+            K.fill_global(dst, src, b, B64, pr, pc, _starts(counts), send)
+            del src, dst
             box.append(send)
             del send
-            mirrors.append(_exchange(g, box, counts))
-        # The rank stores B_ij transposed (row access: the bottom-up scans, and for
-        # an undirected graph the top-down's transposed product too); the tuple
-        # counts follow its entries. The records are freed inside.
-        tshape = (pr * B64, pc * B64)
-        ptr, ind, tcounts, loops = K.build_columns(tup, mirrors, row0, col0, b, B64, tshape[0],
-                                                   tshape[1], config.index_dtype, transpose=True)
+            tup, sources = _route(g, box, counts)
+            if not directed:
+                # The owner of B[v, u] sends the mirror entry B[u, v] on (not for self-loops).
+                counts[:] = 0
+                K.count_mirrors(tup, row0, col0, b, B64, pr, pc, counts)
+                send = np.empty(2 * int(counts.sum()), dtype=ldt)
+                K.fill_mirrors(tup, row0, col0, b, B64, pr, pc, _starts(counts), send)
+                box.append(send)
+                del send
+                box.append(_route(g, box, counts)[0])
+                cols.add(box)
+            box.append(tup)
+            del tup
+            cols.add(box, sources)
+        ptr, ind, tcounts, loops = cols.build(tshape[0], config.index_dtype)
         # Out-degrees: column counts of B_ij (rows of the transpose) summed down the
         # processor column, each rank keeping the piece it holds in the column layout,
         # sent back to its owner.
@@ -313,6 +405,7 @@ class DistGraph:
         K.count_rows(ind, colcount)
         tblock = _as_block(config.format, tshape, ptr, ind)
         del ptr, ind
+        K.release_freed()
         block: Block | None = None
         if not directed and pr == pc and g.i == g.j:
             # B_ii of a symmetric B on a square grid is symmetric: its transpose is itself.
@@ -329,12 +422,15 @@ class DistGraph:
     @classmethod
     def kronecker(cls, scale: int, edgefactor: int = 16, *, seed: int = 0,
                   grid: ProcessGrid | str | tuple[int, int] | None = None,
-                  config: Config | None = None) -> DistGraph:
+                  config: Config | None = None, chunk: int = ROUTE_CHUNK) -> DistGraph:
         """The Graph500 Kronecker graph of :func:`spbfs.generators.kronecker`, generated in place.
 
         Rank ``r`` generates edges ``[r m / p, (r + 1) m / p)`` of the
-        counter-based generator, so the graph depends on ``seed`` only, never on
-        the grid. The generation time is kept in :attr:`generation_time`.
+        counter-based generator, ``chunk`` at a time, and routes each piece
+        before generating the next, so the graph depends on ``seed`` only,
+        never on the grid or ``chunk``, and no rank holds its share as int64
+        edges. The generation time is kept in :attr:`generation_time`, the rest
+        in :attr:`construction_time`.
 
         Parameters
         ----------
@@ -345,32 +441,39 @@ class DistGraph:
         config : Config or mapping, optional
             Block format and search settings (:func:`spbfs.config.as_config`: a
             mapping goes over the default, None is the ``SPBFS_*`` environment's).
+        chunk : int, default ROUTE_CHUNK
+            Edges a rank generates and routes per round (the same on every rank).
 
         Returns
         -------
         DistGraph
-        """
-        from spbfs.generators import kronecker_edges
 
+        Raises
+        ------
+        CollectiveError
+            On every rank when an argument is out of range on any rank, or when
+            ranks pass different ones.
+        """
         config = as_config(config)
         g = as_grid(grid, config)
-        _place(g, config)
         t0 = time.perf_counter()
+        _place(g, config)
         msg = None
         try:
             m = int(edgefactor) << int(scale)
             lo, hi = g.rank * m // g.size, (g.rank + 1) * m // g.size
-            src, dst = kronecker_edges(scale, edgefactor, seed=seed, start=lo, stop=hi)
+            chunk = _check_chunk(chunk)
+            most = -(-m // g.size)  # the longest share: every rank routes as many rounds
+            pieces = _KroneckerPieces(scale, edgefactor, seed, lo, hi, chunk, -(-most // chunk))
         except (TypeError, ValueError) as exc:
             msg = str(exc)
-            src = dst = np.zeros(0, np.int64)
-        C.agree_call(g.comm, msg, scale=scale, edgefactor=edgefactor, seed=seed)
+        C.agree_call(g.comm, msg, scale=scale, edgefactor=edgefactor, seed=seed, config=config,
+                     chunk=chunk)
+        self = cls._build(g, iter(pieces), 1 << int(scale), False, config, m)
         C.wait_barrier(g.comm)
-        t_gen = time.perf_counter() - t0
-        box = [src, dst]
-        del src, dst  # the build frees the generated edges once they are routed
-        self = cls._from_box(g, box, 1 << int(scale), False, config)
-        self.generation_time = float(C.allreduce(g.comm, np.array([t_gen]), "max")[0])
+        took = time.perf_counter() - t0
+        times = C.allreduce(g.comm, np.array([took - pieces.seconds, pieces.seconds]), "max")
+        self.construction_time, self.generation_time = float(times[0]), float(times[1])
         return self
 
     @classmethod
@@ -424,7 +527,7 @@ class DistGraph:
             del got
             box = [dst, src] if reverse and is_dir else [src, dst]
             del src, dst  # the build frees the edges read once they are routed
-            return cls._from_box(g, box, n, is_dir, config)
+            return cls._from_box(g, box, n, is_dir, config, None)
         msg = None
         src = dst = np.zeros(0, np.int64)
         info: tuple[int, bool] = (0, False)
@@ -442,7 +545,7 @@ class DistGraph:
         n, is_dir = C.bcast_obj(g.comm, info)
         box = [dst, src] if reverse and is_dir else [src, dst]
         del src, dst
-        return cls._from_box(g, box, n, is_dir, config)
+        return cls._from_box(g, box, n, is_dir, config, None)
 
     # -- queries ---------------------------------------------------------------------
     @property
