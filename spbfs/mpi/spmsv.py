@@ -191,12 +191,9 @@ class GridPhases:
 
     def __init__(self, grid: Any, B: int, col_ex: Any, row_ex: Any,
                  cnt: PhaseCounters) -> None:
-        self.grid = grid
-        self.B = B
-        self.col_ex = col_ex
-        self.row_ex = row_ex
+        self.grid, self.p, self.B = grid, grid.size, B
+        self.col_ex, self.row_ex = col_ex, row_ex  # by pattern, in the column and the row
         self.cnt = cnt
-        self.p = grid.size
         #: The emulated slow network's delays (the BFS's plan sets it; None: none).
         self.emu: Any = None
         self.left = grid.i * grid.pc + (grid.j - 1) % grid.pc  # rotation partners

@@ -11,7 +11,8 @@ graphs, both formats and every direction. Rank 0 also checks the numba run
 against the one-process traversal. Under the stand-in a search's transfers
 stay within a few per level (the frontier's and the visited flags' upload,
 the result's download), and a semiring without a vectorized form is refused
-with a :class:`~spbfs.mpi.CollectiveError` naming it. Rank 0 prints
+with a :class:`~spbfs.mpi.CollectiveError` naming it. Without the stand-in
+(and without a GPU) ``backend="cupy"`` is refused on every rank. Rank 0 prints
 ``ALL OK <cases>``.
 """
 
@@ -33,6 +34,7 @@ from case_runner import both_graphs, run_cases  # noqa: E402
 
 import spbfs  # noqa: E402
 from semirings import Semiring  # noqa: E402
+from semirings.backend import gpu_available  # noqa: E402
 from semirings.ops import Monoid  # noqa: E402
 from spbfs.edges import EdgeList  # noqa: E402
 from spbfs.generators import erdos_renyi, grid2d, kronecker  # noqa: E402
@@ -104,6 +106,14 @@ def check_refusals(grid: ProcessGrid) -> None:
             assert "scalar_max" in str(exc), str(exc)
         else:
             raise AssertionError(f"backend {engine!r} ran a semiring without a vectorized form")
+    if not STANDIN and not gpu_available():
+        # No usable GPU: backend "cupy" is refused on every rank, never run on the CPU.
+        try:
+            dist_bfs(g, 0, semiring="plus_second", config=g.config.replace(backend="cupy"))
+        except CollectiveError as exc:
+            assert "config 'backend' is 'cupy'" in str(exc), str(exc)
+        else:
+            raise AssertionError("backend 'cupy' ran a semiring traversal without a GPU")
 
 
 if __name__ == "__main__":
