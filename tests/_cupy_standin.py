@@ -216,9 +216,29 @@ def _function(t: Transfers, fn: Any) -> Any:
 
 #: The numpy functions the stand-in exports under their cupy names (cupy has each).
 _FUNCTIONS = ("arange", "argsort", "bincount", "concatenate", "count_nonzero", "cumsum", "diff",
-              "empty", "flatnonzero", "full", "lexsort", "maximum", "minimum", "nonzero", "ones",
+              "empty", "flatnonzero", "full", "lexsort", "nonzero", "ones",
               "packbits", "repeat", "searchsorted", "sort", "stack", "unique", "unpackbits",
-              "where", "zeros", "zeros_like", "empty_like", "full_like")
+              "where", "zeros", "zeros_like", "empty_like", "full_like", "broadcast_to")
+#: The numpy ufuncs the stand-in exports as cupy ufuncs (called, or scattered with ``at``).
+_UFUNCS = ("add", "multiply", "subtract", "maximum", "minimum", "logical_or", "logical_and",
+           "bitwise_or", "bitwise_and")
+
+
+class _Ufunc:
+    """A cupy ufunc: applied to device arrays, or scattered into one with ``at``."""
+
+    def __init__(self, t: Transfers, uf: np.ufunc) -> None:
+        self._t = t
+        self._uf = uf
+        self.__name__ = uf.__name__
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return _function(self._t, self._uf)(*args, **kwargs)
+
+    def at(self, a: Any, indices: Any, values: Any) -> None:
+        if not isinstance(a, ndarray):
+            raise HostLeak(f"cupy.{self.__name__}.at scatters into a device array only")
+        self._uf.at(a._a, _unwrap_key(indices), _unwrap(values))
 
 
 def install(version: str = "14.1.0") -> Transfers:
@@ -243,6 +263,8 @@ def make(version: str = "14.1.0") -> tuple[dict[str, types.ModuleType], Transfer
     cp.ndarray = ndarray  # type: ignore[attr-defined]
     for name in _FUNCTIONS:
         setattr(cp, name, _function(t, getattr(np, name)))
+    for name in _UFUNCS:
+        setattr(cp, name, _Ufunc(t, getattr(np, name)))
     for name in ("int8", "int32", "int64", "uint8", "uint64", "float64", "bool_", "dtype"):
         setattr(cp, name, getattr(np, name))
 

@@ -15,10 +15,6 @@ from pathlib import Path
 import pytest
 from mpi_launch import launch, needs_mpi
 
-from spbfs import Config
-from spbfs.mpi.comm import CollectiveError
-from spbfs.mpi.spmsv import GRID_BACKENDS, grid_backend
-
 SCRIPT = '''\
 import sys
 
@@ -90,16 +86,6 @@ assert np.array_equal(auto.levels, same.levels) and np.array_equal(auto.parents,
 auto.validate(g)
 print("BACKEND OK", flush=True)
 '''
-
-
-def test_grid_backend_maps_auto_to_the_cpu_engine() -> None:
-    assert grid_backend(Config()) == "numba"
-    for name in GRID_BACKENDS:
-        assert grid_backend(Config(backend=name)) == name
-    with pytest.raises(CollectiveError,
-                       match="config 'backend' is 'cupy': the process grid runs on the CPU "
-                             "engines only: numba or numpy"):
-        grid_backend(Config(backend="cupy"))
 
 
 @pytest.mark.mpi

@@ -26,6 +26,8 @@ from typing import Any
 import numpy as np
 
 from semirings.backend import get_backend
+from semirings.kernels import spmsv, spmv
+from semirings.vector import SparseVector
 from spbfs.kernels import bfs_vectorized as vk
 from spbfs.kernels.bitmaps import set_bits
 
@@ -80,6 +82,7 @@ class ArrayLocal:
         self.reset_sent = nsent > B
         self.front = xp.zeros(grid.pr * B, dtype=bool)
         self.out: tuple[np.ndarray, np.ndarray] | None = None
+        self._block: Any = None  # B_ij on the device, for semiring products (first use)
 
     def _on_device(self, block: Any) -> Any:
         return block if self.xp is np else block.to_backend(self.backend)
@@ -286,3 +289,45 @@ class ArrayLocal:
         ds = self._take(kids, par[fresh], depth)
         ids, dsum = self._down(kids, ds)
         return self._listed(ids, new, k), int(dsum[0])
+
+    # -- other semirings -----------------------------------------------------------------
+    def semiring_product(self, cols: np.ndarray, vals: np.ndarray, semiring: Any,
+                         dtype: np.dtype, *, transpose: bool = False,
+                         done: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """The local multiply of a product over any semiring, host in and host out.
+
+        ``x`` is sparse: chunk-local ids ``cols`` and their 8-byte ``vals``, as
+        the expand brought them. Without ``done``: ``y = B ⊕.⊗ x``
+        (:func:`semirings.kernels.spmsv`; ``transpose``: over ``Bᵀ``, the
+        stored ``tblock``). With ``done`` (a bool per row of the row chunk, the
+        gathered visited flags): the bottom-up pull of the rows not done
+        (:func:`semirings.kernels.spmv` with ``x`` dense and its entries in
+        ``present``). The kernels are the semiring package's for this
+        engine's backend (the numba ones on host arrays when ``name`` is
+        ``"numba"``). One transfer up per message (``x``, ``done``), one down:
+        the result's ``(rows, values)``, values in ``dtype`` (8 bytes).
+        """
+        xp = self.xp
+        if transpose:
+            block = self.tblock
+        else:
+            if self._block is None:
+                self._block = self.td_block if not self.transposed else \
+                    self._on_device(self.g.block)
+            block = self._block
+        n = cols.shape[0]
+        both = self._up(np.concatenate([cols.astype(np.int64, copy=False),
+                                        vals.view(np.int64)]))
+        c, v = both[:n], both[n:].view(vals.dtype)
+        if done is None:
+            y = spmsv(block, SparseVector(c, v, block.shape[1], check=False), semiring,
+                      backend=self.backend, check=False)
+        else:
+            x = xp.zeros(block.shape[1], dtype=vals.dtype)
+            x[c] = v
+            present = xp.zeros(block.shape[1], dtype=bool)
+            present[c] = True
+            y = spmv(block, x, semiring, mask=xp.asarray(done), complement=True,
+                     present=present, backend=self.backend, method="pull", check=False)
+        rows, got = self._down(y.indices, y.values.astype(dtype).view(np.int64))
+        return rows, got.view(dtype)

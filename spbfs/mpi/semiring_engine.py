@@ -7,7 +7,7 @@ and visited flags of its piece (vertices ``lo .. hi-1``); the frontier is
 the piece's newly reached vertices, as sorted piece-local ids.
 
 top-down (push)
-    :func:`~spbfs.mpi.spmsv.product_sparse`: the frontier's ``(id, value)``
+    :meth:`~spbfs.mpi.spmsv.GridOps.product`: the frontier's ``(id, value)``
     pairs are expanded down the processor column, multiplied by ``B_ij`` and
     the partial results folded along the processor row to the owners. The
     local product is not masked (a rank does not know which rows of its
@@ -21,6 +21,14 @@ bottom-up (pull)
     visited) and mask a pull (:func:`semirings.kernels.spmv`,
     ``method="pull"``, over the cached ``tblock``); the results are folded
     and merged as for a push.
+
+The local multiplies run on the rank's array engine
+(:meth:`spbfs.mpi.local_array.ArrayLocal.semiring_product`, one per search):
+``backend="numpy"`` the semiring package's numpy kernels, ``"cupy"`` its cupy
+kernels on the rank's GPU (the blocks copied there; a grid where some rank
+has no usable GPU raises :class:`~spbfs.mpi.CollectiveError` naming
+``backend`` on every rank, :func:`spbfs.mpi.local.bfs_backend`), ``"auto"``
+and ``"numba"`` its numba kernels on the host blocks.
 
 A level's counts (new vertices, their degrees, edges scanned, target hit)
 are summed with one Allreduce in :meth:`GridSemiringEngine.reduce`. Edges
@@ -37,13 +45,14 @@ from typing import Any
 
 import numpy as np
 
-from semirings.kernels import spmv
 from semirings.semiring import Semiring
 from spbfs.config import Config
 from spbfs.mpi import comm as C
 from spbfs.mpi.graph import DistGraph
+from spbfs.mpi.local import bfs_backend
+from spbfs.mpi.local_array import ArrayLocal
 from spbfs.mpi.result import DistBFSResult
-from spbfs.mpi.spmsv import GridOps, PhaseCounters, grid_backend, product_sparse
+from spbfs.mpi.spmsv import GridOps
 from spbfs.search.driver import run_levels
 from spbfs.search.semiring_engine import (
     block_dtype,
@@ -81,7 +90,7 @@ class GridSemiringEngine:
     source_value : scalar
         The source's value.
     backend : str
-        Host backend of the local products (``"numba"`` or ``"numpy"``).
+        Backend of the local products (``"numba"``, ``"numpy"`` or ``"cupy"``).
     """
 
     #: Every level synchronizes the grid: no compiled run of levels.
@@ -97,13 +106,14 @@ class GridSemiringEngine:
         self.vdt = vdt
         self.source_value = source_value
         self.backend = backend
+        self.local = ArrayLocal(backend, g, np.zeros(g.dist.bw, np.uint64))
         size = self.ops.size
         self.deg = g._deg
         self.visited = np.zeros(size, dtype=bool)
         self.levels = np.full(size, -1, dtype=np.int64)
         self.values = np.full(size, semiring.identity_for(vdt), dtype=vdt)
         self.rows = _row_counts(g.tblock)
-        self.cnt = self.ops.cnt = PhaseCounters()
+        self.cnt = self.ops.cnt
         self.stepped = False  # a level ran since the last reduce
 
     def start(self, source: int) -> tuple[np.ndarray, int]:
@@ -142,8 +152,8 @@ class GridSemiringEngine:
 
     def topdown(self, frontier: np.ndarray, depth: int) -> tuple[np.ndarray, int, int, int]:
         """Push: expand, local SpMSV, fold, merge."""
-        rows, vals = product_sparse(self.ops, self.g.block, frontier, self.values[frontier],
-                                    self.semiring, transpose=False, backend=self.backend)
+        rows, vals = self.ops.product(self.g.block, frontier, self.values[frontier],
+                                      self.semiring, transpose=False, local=self.local)
         scanned = int(self.deg[frontier].sum())
         ids, count, degsum = self._update(rows, vals, depth)
         self.stepped = True
@@ -151,19 +161,13 @@ class GridSemiringEngine:
 
     def bottomup(self, frontier: np.ndarray, depth: int) -> tuple[np.ndarray, int, int, int]:
         """Pull: expand the frontier and the row chunk's visited flags, masked SpMV, fold."""
-        ops, block = self.ops, self.g.block
+        ops = self.ops
         cols, (xv,) = ops.expand_sparse(frontier, [self.values[frontier]])
-        x = np.zeros(block.shape[1], dtype=self.vdt)
-        x[cols] = xv
-        present = np.zeros(block.shape[1], dtype=bool)
-        present[cols] = True
         # As bytes: padding rows count as visited, so the pull skips them.
         done = ops.expand_dense(self.visited.view(np.uint8), 1, transpose=True).view(bool)
         scanned = int(self.rows[~done].sum())
-        y = spmv(block, x, self.semiring, mask=done, complement=True, present=present,
-                 backend=self.backend, method="pull", check=False)
-        rows, (vals,) = ops.fold_sparse(np.asarray(y.indices, dtype=np.int64),
-                                        [np.asarray(y.values).astype(self.vdt, copy=False)])
+        rows, vals = self.local.semiring_product(cols, xv, self.semiring, self.vdt, done=done)
+        rows, (vals,) = ops.fold_sparse(rows, [vals])
         ids, count, degsum = self._update(rows, vals, depth)
         self.stepped = True
         return ids, count, scanned, degsum
@@ -179,14 +183,8 @@ def _prepare(g: DistGraph, cfg: Config, semiring: Semiring, source_value: Any,
         # Kernel offsets give global ids on one block of a row, not on padded grid blocks.
         raise ValueError(f"semiring {semiring.name!r}: positional operators "
                          f"({semiring.mul.name}) are not supported on the grid")
-    if cfg.backend == "cupy":
-        # The grid's array engine on the GPU runs the BFS semirings (min_second,
-        # any_pair); a generic semiring's local products are host kernels.
-        raise C.CollectiveError(
-            f"config 'backend' is 'cupy': semiring {semiring.name!r} on the grid runs on "
-            f"the CPU engines only: numba or numpy (min_second and any_pair run on the GPU)")
-    backend = grid_backend(cfg)
-    if backend == "numpy":
+    backend = bfs_backend(cfg, g.grid.comm)
+    if backend != "numba":
         semiring.check_vectorizable()
     return value_dtype(semiring, block_dtype(g.block), source_value), backend
 
@@ -206,8 +204,9 @@ def semiring_bfs(g: DistGraph, source: int, cfg: Config, semiring: Semiring, sou
     ------
     CollectiveError
         On every rank for ``out``, a positional operator, values neither
-        integers nor floats, (backend ``"numpy"``) a semiring without a
-        vectorized form, or backend ``"cupy"`` (the GPU grid runs the BFS semirings only).
+        integers nor floats, (backend ``"numpy"`` or ``"cupy"``) a semiring
+        without a vectorized form, or backend ``"cupy"`` where some rank has
+        no usable GPU.
     """
     try:
         vdt, backend = _prepare(g, cfg, semiring, source_value, out)

@@ -19,16 +19,23 @@ on ``tblock`` (``B_ij`` transposed): expand along the processor *row* (no
 transpose), local product, fold down the processor *column* into the column
 layout and transpose back to the owners.
 
-Two users, one module. :class:`GridOps` and :func:`product_sparse` serve the
-distributed algorithms: dense vectors move as padded pieces (Allgatherv and
+One phase object for every product: :class:`GridPhases` moves the messages
+of each phase (transpose, expand, fold, rotate) through the registered
+exchange patterns (:class:`~spbfs.mpi.exchange.Exchange`) and counts them.
+Its two fronts say what the messages hold. :class:`FrontierPhases` serves
+the BFS, whose frontier and pairs are its own encodings (id lists or bitmaps,
+compressed by :mod:`spbfs.mpi.codec`; ``(child, parent)`` pairs), posted with
+the level's Allreduce where the pattern allows, and whose bottom-up sub-steps
+*rotate* a bitmap along the row. :class:`GridOps` (and
+:func:`product_sparse`) serves the semiring traversal and the distributed
+algorithms: dense vectors move as padded pieces (Allgatherv and
 Reduce_scatter_block), sparse ones as (id, value, ...) rows packed into
-int64 words (float64 values carried bit for bit), with Allgatherv and
-Alltoallv. :class:`FrontierPhases` serves the BFS, whose frontier and pairs
-are its own encodings (id lists or bitmaps, ``(child, parent)`` pairs) and
-whose bottom-up sub-steps *rotate* a bitmap along the row. Exchange strategies
-plug in at these methods. Every function here is collective over the graph's
-grid; the communication goes through :mod:`spbfs.mpi.comm` (nonblocking calls
-completed under its wait policy).
+int64 words (float64 values carried bit for bit); :meth:`GridOps.product` is
+one whole SpMSV whose local multiply is a local engine's
+(:meth:`spbfs.mpi.local_array.ArrayLocal.semiring_product`: numpy, cupy or
+the numba kernels) or a semiring kernel's. Every function here is collective
+over the graph's grid; the communication goes through :mod:`spbfs.mpi.comm`
+(nonblocking calls completed under its wait policy).
 """
 
 from __future__ import annotations
@@ -46,11 +53,10 @@ from spbfs.mpi import codec
 from spbfs.mpi import comm as C
 from spbfs.mpi.exchange import Exchange
 
-__all__ = ["COMM_PHASES", "GRID_BACKENDS", "LOCAL_PHASES", "FrontierPhases", "GridOps",
-           "GrownReceives", "PhaseCounters", "PostedSends", "grid_backend", "merge_pairs",
-           "product_sparse", "sendrecv_sized"]
+__all__ = ["COMM_PHASES", "LOCAL_PHASES", "FrontierPhases", "GridOps", "GridPhases",
+           "GrownReceives", "PhaseCounters", "PostedSends", "merge_pairs", "product_sparse",
+           "sendrecv_sized"]
 
-_TAG_COUNT = 41
 _TAG_DATA = 42
 _OPS = ("sum", "min", "max")
 
@@ -77,289 +83,7 @@ def _unpack(buf: np.ndarray, dtypes: list[np.dtype]) -> list[np.ndarray]:
     return [np.ascontiguousarray(buf[:, c]).view(dt) for c, dt in enumerate(dtypes)]
 
 
-class GridOps:
-    """Expand and fold of dense and sparse vectors over a DistGraph's grid.
-
-    Parameters
-    ----------
-    g : DistGraph
-        Supplies the grid and the distribution.
-
-    Attributes
-    ----------
-    B : int
-        Padded piece length (``dist.B64``).
-    size : int
-        Vertices of this rank's piece (``hi - lo``).
-    """
-
-    def __init__(self, g: Any) -> None:
-        self.g = g
-        self.grid = g.grid
-        self.d = g.dist
-        self.B = self.d.B64
-        self.lo, self.hi = g.lo, g.hi
-        self.size = self.hi - self.lo
-        #: Where the sparse and dense exchanges count their messages and words (a
-        #: search sets it; the algorithms leave it None).
-        self.cnt: PhaseCounters | None = None
-        cfg = g.config
-        #: The sparse exchanges' pattern: the config's ``exchange``; ``auto`` runs
-        #: the collectives (the algorithms' messages carry values the cost model
-        #: does not price).
-        self.pattern = "collective" if cfg.exchange == "auto" else cfg.exchange
-        self._ex: dict[str, Any] = {}
-
-    def _count(self, phase: int, messages: int, words: int) -> None:
-        if self.cnt is not None and messages:
-            self.cnt.add(phase, messages, words)
-
-    # -- small collectives -------------------------------------------------------------
-    def allsum(self, *vals: float | int) -> np.ndarray:
-        """Sum of a few numbers over all ranks (one Allreduce; float64)."""
-        return C.allreduce(self.grid.comm, np.array(vals, dtype=np.float64))
-
-    def allsum_int(self, *vals: int) -> np.ndarray:
-        """Sum of a few integers over all ranks (one Allreduce; int64)."""
-        p = self.grid.size
-        self._count(ALLREDUCE, p - 1, len(vals) * (p - 1))
-        return C.allreduce(self.grid.comm, np.array(vals, dtype=np.int64))
-
-    def _exchange_in(self, which: str) -> Any:
-        """The :class:`~spbfs.mpi.exchange.Exchange` of the row or column (built once)."""
-        ex = self._ex.get(which)
-        if ex is None:
-            comm = self.grid.row_comm if which == "row" else self.grid.col_comm
-            ex = self._ex[which] = Exchange(comm, self.g.config.butterfly_fanout, tag=18)
-        return ex
-
-    def _exchange(self, buf: np.ndarray, dest: int, source: int) -> np.ndarray:
-        """Send a (m, w) array to ``dest`` and receive one of unknown length from ``source``."""
-        comm = self.grid.comm
-        if dest == self.grid.rank and source == dest:
-            return buf
-        w = buf.shape[1]
-        cnt = np.empty(1, dtype=np.int64)
-        C.sendrecv(comm, np.array([buf.shape[0]], dtype=np.int64), dest, cnt, source,
-                   tag=_TAG_COUNT)
-        out = np.empty((int(cnt[0]), w), dtype=np.int64)
-        C.sendrecv(comm, np.ascontiguousarray(buf), dest, out, source, tag=_TAG_DATA)
-        return out
-
-    # -- dense -----------------------------------------------------------------------
-    def pad(self, piece: np.ndarray, fill: Any) -> np.ndarray:
-        """The piece padded with ``fill`` to ``B`` entries."""
-        out = np.full(self.B, fill, dtype=piece.dtype)
-        out[:self.size] = piece
-        return out
-
-    def expand_dense(self, piece: np.ndarray, fill: Any, *, transpose: bool = False) -> np.ndarray:
-        """Column chunk ``j`` of a dense vector (``pr * B`` entries, padding = ``fill``).
-
-        With ``transpose``: row chunk ``i`` (``pc * B``), gathered along the row.
-        """
-        grid = self.grid
-        x = self.pad(np.asarray(piece), fill)
-        words = -(-x.nbytes // 8)
-        if transpose:
-            comm = grid.row_comm
-        else:
-            comm = grid.col_comm
-            if grid.transpose_dest != grid.rank:
-                self._count(TRANSPOSE, 1, words)
-                got = np.empty_like(x)
-                C.sendrecv(grid.comm, x, grid.transpose_dest, got, grid.transpose_src,
-                           tag=_TAG_DATA)
-                x = got
-        size = comm.Get_size()
-        if size == 1:
-            return x
-        self._count(GATHER if transpose else EXPAND, size - 1, (size - 1) * words)
-        return C.allgatherv(comm, x, np.full(size, self.B, dtype=np.int64))
-
-    def fold_dense(self, part: np.ndarray, op: str, *, transpose: bool = False) -> np.ndarray:
-        """This rank's piece (``size`` entries) of partial results reduced with ``op``.
-
-        ``part`` covers row chunk ``i`` (``pc * B``); with ``transpose`` column
-        chunk ``j`` (``pr * B``), reduced down the column and sent to the owner.
-        """
-        if op not in _OPS:
-            raise ValueError(f"op must be one of {_OPS}, got {op!r}")
-        grid = self.grid
-        comm = grid.col_comm if transpose else grid.row_comm
-        part = np.ascontiguousarray(part)
-        if comm.Get_size() == 1:
-            mine = part[:self.B].copy()
-        else:
-            MPI = C.mpi()
-            mop = {"sum": MPI.SUM, "min": MPI.MIN, "max": MPI.MAX}[op]
-            mine = np.empty(self.B, dtype=part.dtype)
-            C.policy().wait(comm.Ireduce_scatter_block(part, mine, op=mop))
-        if transpose and grid.transpose_src != grid.rank:
-            got = np.empty_like(mine)
-            C.sendrecv(grid.comm, mine, grid.transpose_src, got, grid.transpose_dest,
-                       tag=_TAG_DATA)
-            mine = got
-        return mine[:self.size]
-
-    # -- sparse ----------------------------------------------------------------------
-    def expand_sparse(self, ids: np.ndarray, values: list[np.ndarray], *,
-                      transpose: bool = False) -> tuple[np.ndarray, list[np.ndarray]]:
-        """Entries ``(ids, values...)`` of every piece of this rank's column chunk.
-
-        Parameters
-        ----------
-        ids : numpy.ndarray
-            Piece-local ids (``0 .. size-1``) of this rank's entries.
-        values : list of numpy.ndarray
-            Parallel value arrays (8-byte dtypes travel unchanged).
-        transpose : bool
-            Gather the row chunk (along the processor row) instead.
-
-        Returns
-        -------
-        ids, values
-            Chunk-local ids (piece ``q`` of the chunk starts at ``q * B``) and values;
-            sorted when every piece's ids are.
-        """
-        grid = self.grid
-        buf, dts = _pack([np.asarray(ids, dtype=np.int64), *values])
-        if transpose:
-            comm = grid.row_comm
-        else:
-            comm = grid.col_comm
-            if grid.transpose_dest != grid.rank:
-                self._count(TRANSPOSE, 1, buf.size)
-            buf = self._exchange(buf, grid.transpose_dest, grid.transpose_src)
-        size = comm.Get_size()
-        w = buf.shape[1]
-        if size == 1:
-            cols = _unpack(buf, dts)
-            return cols[0], cols[1:]
-        ex = self._exchange_in("row" if transpose else "col")
-        parts, msgs, words = ex.allgather(self.pattern, buf.reshape(-1))
-        if buf.size:
-            self._count(GATHER if transpose else EXPAND, msgs, words)
-        counts = np.array([p.shape[0] // w for p in parts], dtype=np.int64)
-        flat = np.concatenate(parts).reshape(-1, w)
-        cols = _unpack(flat, dts)
-        cols[0] += np.repeat(np.arange(size, dtype=np.int64) * self.B, counts)
-        return cols[0], cols[1:]
-
-    def fold_sparse(self, rows: np.ndarray, values: list[np.ndarray], *,
-                    transpose: bool = False) -> tuple[np.ndarray, list[np.ndarray]]:
-        """Send partial results ``(rows, values...)`` to the owners of their rows.
-
-        Parameters
-        ----------
-        rows : numpy.ndarray
-            Row-chunk local ids (column-chunk ids with ``transpose``).
-        values : list of numpy.ndarray
-            Parallel value arrays.
-        transpose : bool
-            The results cover the column chunk: fold down the processor column,
-            then transpose to the owners.
-
-        Returns
-        -------
-        ids, values
-            Piece-local ids and values of everything sent to this rank, not
-            reduced (an id may repeat).
-        """
-        grid = self.grid
-        comm = grid.col_comm if transpose else grid.row_comm
-        rows = np.asarray(rows, dtype=np.int64)
-        buf, dts = _pack([rows, *values])
-        size = comm.Get_size()
-        w = buf.shape[1]
-        if size > 1:
-            seg = rows // self.B
-            order = np.argsort(seg, kind="stable")
-            counts = np.bincount(seg, minlength=size).astype(np.int64)
-            ends = np.cumsum(counts * w).tolist()
-            flat = buf[order].reshape(-1)
-            sends = [flat[e - c * w:e] for e, c in zip(ends, counts.tolist(), strict=True)]
-            ex = self._exchange_in("col" if transpose else "row")
-            parts, msgs, words = ex.alltoall(self.pattern, sends)
-            self._count(FOLD, msgs, words)
-            buf = np.concatenate(parts).reshape(-1, w)
-        if transpose:
-            if grid.transpose_src != grid.rank:
-                self._count(TRANSPOSE, 1, buf.size)
-            buf = self._exchange(buf, grid.transpose_src, grid.transpose_dest)
-        cols = _unpack(buf, dts)
-        return cols[0] % self.B, cols[1:]
-
-    # -- random access -----------------------------------------------------------------
-    def lookup(self, piece: np.ndarray, gids: np.ndarray) -> np.ndarray:
-        """``x[gids]`` for a distributed vector ``x`` (this rank's ``piece`` of it).
-
-        One request and one reply Alltoallv over all ranks; each distinct id is
-        asked for once.
-        """
-        grid = self.grid
-        gids = np.asarray(gids, dtype=np.int64)
-        if grid.size == 1:
-            return piece[gids - self.lo]
-        uniq, back = np.unique(gids, return_inverse=True)
-        owner = self.d.piece_of(uniq)
-        counts = np.bincount(owner, minlength=grid.size).astype(np.int64)
-        asked, rcounts = C.alltoallv(grid.comm, uniq, counts)  # uniq is sorted by owner
-        reply, _ = C.alltoallv(grid.comm, piece[asked - self.lo], rcounts)
-        return reply[back]
-
-
-#: The local engines a rank of the process grid runs on: its blocks are host arrays.
-GRID_BACKENDS = ("numba", "numpy")
-
-
-def grid_backend(config: Any) -> str:
-    """The grid's local engine for ``config.backend`` (collective: the same on every rank).
-
-    ``auto`` is numba: a grid's blocks and frontiers live in host memory, so a
-    GPU on the machine does not change where a grid search runs.
-
-    Raises
-    ------
-    CollectiveError
-        For ``cupy`` (or any backend not in :data:`GRID_BACKENDS`): the grid
-        never runs on the CPU in place of the device that was asked for.
-    """
-    backend = config.backend
-    if backend == "auto":
-        return "numba"
-    if backend in GRID_BACKENDS:
-        return backend
-    raise C.CollectiveError(
-        f"config 'backend' is {backend!r}: the process grid runs on the CPU engines only: "
-        f"numba or numpy; set backend to 'auto', 'numba' or 'numpy' for a DistGraph, or "
-        f"search a one-process spbfs.Graph for the GPU")
-
-
-def product_sparse(ops: GridOps, block: Block, ids: np.ndarray, vals: np.ndarray,
-                    semiring: Any, *, transpose: bool,
-                    backend: str | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """One distributed SpMSV ``y = B ⊕.⊗ x``: expand, local multiply, fold.
-
-    ``ids`` and ``vals`` are this rank's piece of the sparse ``x`` (piece-local
-    ids); ``transpose`` multiplies by ``Bᵀ`` (``block`` is then ``tblock``);
-    ``backend`` runs the local product on another host backend than the
-    block's (``"numba"``: a user semiring without a vectorized form).
-    Returns the unreduced ``(piece ids, values)`` sent to this rank: an id
-    may repeat, the caller merges with the semiring's addition.
-    """
-    # Every rank packs the same dtypes (an empty local result may come back in another).
-    dt = vals.dtype
-    cols, (xv,) = ops.expand_sparse(ids, [vals], transpose=transpose)
-    y = spmsv(block, SparseVector(cols, xv, block.shape[1], check=False), semiring,
-              backend=backend, check=False)
-    r, (yv,) = ops.fold_sparse(np.asarray(y.indices, dtype=np.int64),
-                               [np.asarray(y.values).astype(dt, copy=False)],
-                               transpose=transpose)
-    return r, yv
-
-
-# --------------------------------------------------------------------------- the BFS's phases
+# --------------------------------------------------------------------------- counters
 
 #: Communication phases of a BFS level, in their order.
 COMM_PHASES = ("transpose", "expand", "fold", "frontier_gather", "rotate", "parent_updates",
@@ -426,13 +150,348 @@ class PhaseCounters:
         return msgs, words, {ph: float(ns[k]) / 1e9 / size for ph, k in PHASE_INDEX.items()}
 
 
+# --------------------------------------------------------------------------- the phases
+
+class GridPhases:
+    """The phases of every product on the grid, written once: one rank's part.
+
+    A product ``y = B ⊕.⊗ x`` on rank ``(i, j)`` moves its vectors in four
+    phases, each a method here: :meth:`transpose` (the piece to the rank
+    holding it in the column layout, or back), :meth:`gather` (the *expand*:
+    an allgather of the pieces of the processor column, or of the row for
+    ``Bᵀ``), :meth:`alltoall` (the *fold*: partial results along the
+    processor row to their owners, or down the column for ``Bᵀ``) and, for the
+    bottom-up BFS, :meth:`rotate` (a segment's bitmap to the left neighbour of
+    the row). The local multiply between them is a local engine's
+    (:mod:`spbfs.mpi.local`) or a semiring kernel's, and the *merge* of what
+    the fold brought is the caller's reduction (the smallest parent, the
+    semiring's addition).
+
+    Messages are 1-D int64 arrays (dense pieces of any dtype for
+    :meth:`transpose` with ``out``); the exchanges run by a registered pattern
+    (:class:`~spbfs.mpi.exchange.Exchange`), so a new pattern reaches every
+    product without a change here. What a message holds is the subclass's:
+    :class:`FrontierPhases` (the BFS: frontier ids, bitmaps or compressed
+    frontiers, ``(child, parent)`` pairs, exchanges posted with the level's
+    Allreduce) and :class:`GridOps` (semiring products: ``(id, value, ...)``
+    rows and dense vectors). Every phase counts this rank's messages and
+    64-bit words in ``cnt`` (messages to oneself are not communication).
+
+    Parameters
+    ----------
+    grid : ProcessGrid
+        The process grid.
+    B : int
+        Padded piece length (``dist.B64``).
+    col_ex, row_ex : Exchange
+        The exchanges of the processor column and row.
+    cnt : PhaseCounters
+        Where the phases count.
+    """
+
+    def __init__(self, grid: Any, B: int, col_ex: Any, row_ex: Any,
+                 cnt: PhaseCounters) -> None:
+        self.grid, self.p, self.B = grid, grid.size, B
+        self.col_ex, self.row_ex = col_ex, row_ex  # by pattern, in the column and the row
+        self.cnt = cnt
+        #: The emulated slow network's delays (the BFS's plan sets it; None: none).
+        self.emu: Any = None
+        self.left = grid.i * grid.pc + (grid.j - 1) % grid.pc  # rotation partners
+        self.right = grid.i * grid.pc + (grid.j + 1) % grid.pc
+
+    def transpose(self, msg: np.ndarray, tag: int, *, back: bool = False,
+                  out: np.ndarray | None = None) -> np.ndarray:
+        """*Transpose*: ``msg`` to the rank holding this piece in the column layout.
+
+        ``back``: from the column layout to the owner instead. Received into
+        ``out`` where its length is known (a dense piece, any dtype), else
+        into an int64 array of the message's length. A rank that holds its
+        own piece gets ``msg`` itself (not counted).
+        """
+        grid = self.grid
+        dest, src = (grid.transpose_src, grid.transpose_dest) if back else \
+            (grid.transpose_dest, grid.transpose_src)
+        if dest == grid.rank:
+            return msg
+        words = -(-msg.nbytes // 8)
+        self.cnt.add(TRANSPOSE, 1 if words else 0, words)
+        if out is None:
+            return sendrecv_sized(grid.comm, msg, dest, src, tag)
+        C.sendrecv(grid.comm, msg, dest, out, src, tag=tag)
+        return out
+
+    def gather(self, msg: np.ndarray, pattern: str, phase: int, *,
+               row: bool = False) -> tuple[list[np.ndarray], int, int]:
+        """*Expand* (or the bottom-up *gather*): every rank's ``msg`` in the processor column.
+
+        ``row``: in the processor row (the transposed product). Counted as
+        ``phase``; returns the messages by rank and what this rank sent
+        (messages, words), for the callers that emulate a slow network.
+        """
+        got, m, w = (self.row_ex if row else self.col_ex).allgather(pattern, msg)
+        self.cnt.add(phase, m, w)
+        return got, m, w
+
+    def alltoall(self, sends: list[np.ndarray | None], pattern: str, phase: int, *,
+                 column: bool = False) -> tuple[list[np.ndarray], int, int]:
+        """*Fold*: ``sends[t]`` to processor-row rank ``t``; what the row sent here, by rank.
+
+        ``column``: down the processor column (the transposed product's fold).
+        Counted as ``phase``; returns the messages and what this rank sent.
+        """
+        recv, m, w = (self.col_ex if column else self.row_ex).alltoall(pattern, sends)
+        self.cnt.add(phase, m, w)
+        return recv, m, w
+
+    def rotate(self, comp: np.ndarray, into: np.ndarray) -> None:
+        """*Rotate*: a segment's ``completed`` bitmap to the left; the right one's into ``into``."""
+        cnt = self.cnt
+        t0 = cnt.clock()
+        words = comp.shape[0]
+        cnt.add(ROTATE, 1, words)
+        C.sendrecv(self.grid.comm, comp, self.left, into, self.right, tag=13)
+        if self.emu is not None:
+            self.emu.hold(t0, 1, 8 * words)
+        cnt.tick(ROTATE, t0)
+
+
+class GridOps(GridPhases):
+    """The grid's phases for semiring products: dense and sparse vectors, any values.
+
+    The front the distributed algorithms use (:mod:`spbfs.algorithms`) over
+    the phases of :class:`GridPhases`: sparse vectors travel as
+    ``(id, value, ...)`` rows packed into int64 words (float64 values carried
+    bit for bit), dense ones as padded pieces (Allgatherv and
+    Reduce_scatter_block). :meth:`product` is one whole SpMSV.
+
+    Parameters
+    ----------
+    g : DistGraph
+        Supplies the grid and the distribution.
+
+    Attributes
+    ----------
+    B : int
+        Padded piece length (``dist.B64``).
+    size : int
+        Vertices of this rank's piece (``hi - lo``).
+    pattern : str
+        The sparse exchanges' pattern: the config's ``exchange``; ``auto``
+        runs the collectives (these messages carry values the cost model does
+        not price).
+    """
+
+    def __init__(self, g: Any) -> None:
+        grid = g.grid
+        fanout = g.config.butterfly_fanout
+        super().__init__(grid, g.dist.B64, Exchange(grid.col_comm, fanout, tag=18),
+                         Exchange(grid.row_comm, fanout, tag=18), PhaseCounters())
+        self.g = g
+        self.d = g.dist
+        self.lo, self.hi = g.lo, g.hi
+        self.size = self.hi - self.lo
+        self.pattern = "collective" if g.config.exchange == "auto" else g.config.exchange
+
+    # -- small collectives -------------------------------------------------------------
+    def allsum(self, *vals: float | int) -> np.ndarray:
+        """Sum of a few numbers over all ranks (one Allreduce; float64)."""
+        return C.allreduce(self.grid.comm, np.array(vals, dtype=np.float64))
+
+    def allsum_int(self, *vals: int) -> np.ndarray:
+        """Sum of a few integers over all ranks (one Allreduce; int64)."""
+        p = self.p
+        if p > 1:
+            self.cnt.add(ALLREDUCE, p - 1, len(vals) * (p - 1))
+        return C.allreduce(self.grid.comm, np.array(vals, dtype=np.int64))
+
+    # -- dense -----------------------------------------------------------------------
+    def pad(self, piece: np.ndarray, fill: Any) -> np.ndarray:
+        """The piece padded with ``fill`` to ``B`` entries."""
+        out = np.full(self.B, fill, dtype=piece.dtype)
+        out[:self.size] = piece
+        return out
+
+    def expand_dense(self, piece: np.ndarray, fill: Any, *, transpose: bool = False) -> np.ndarray:
+        """Column chunk ``j`` of a dense vector (``pr * B`` entries, padding = ``fill``).
+
+        With ``transpose``: row chunk ``i`` (``pc * B``), gathered along the row.
+        """
+        x = self.pad(np.asarray(piece), fill)
+        if not transpose:
+            x = self.transpose(x, _TAG_DATA, out=np.empty_like(x))
+        comm = self.grid.row_comm if transpose else self.grid.col_comm
+        size = comm.Get_size()
+        if size == 1:
+            return x
+        words = -(-x.nbytes // 8)
+        self.cnt.add(GATHER if transpose else EXPAND, size - 1, (size - 1) * words)
+        return C.allgatherv(comm, x, np.full(size, self.B, dtype=np.int64))
+
+    def fold_dense(self, part: np.ndarray, op: str, *, transpose: bool = False) -> np.ndarray:
+        """This rank's piece (``size`` entries) of partial results reduced with ``op``.
+
+        ``part`` covers row chunk ``i`` (``pc * B``); with ``transpose`` column
+        chunk ``j`` (``pr * B``), reduced down the column and sent to the owner.
+        """
+        if op not in _OPS:
+            raise ValueError(f"op must be one of {_OPS}, got {op!r}")
+        grid = self.grid
+        comm = grid.col_comm if transpose else grid.row_comm
+        part = np.ascontiguousarray(part)
+        size = comm.Get_size()
+        if size == 1:
+            mine = part[:self.B].copy()
+        else:
+            MPI = C.mpi()
+            mop = {"sum": MPI.SUM, "min": MPI.MIN, "max": MPI.MAX}[op]
+            mine = np.empty(self.B, dtype=part.dtype)
+            self.cnt.add(FOLD, size - 1, (size - 1) * -(-mine.nbytes // 8))
+            C.policy().wait(comm.Ireduce_scatter_block(part, mine, op=mop))
+        if transpose:
+            mine = self.transpose(mine, _TAG_DATA, back=True, out=np.empty_like(mine))
+        return mine[:self.size]
+
+    # -- sparse ----------------------------------------------------------------------
+    def expand_sparse(self, ids: np.ndarray, values: list[np.ndarray], *,
+                      transpose: bool = False) -> tuple[np.ndarray, list[np.ndarray]]:
+        """Entries ``(ids, values...)`` of every piece of this rank's column chunk.
+
+        Parameters
+        ----------
+        ids : numpy.ndarray
+            Piece-local ids (``0 .. size-1``) of this rank's entries.
+        values : list of numpy.ndarray
+            Parallel value arrays (8-byte dtypes travel unchanged).
+        transpose : bool
+            Gather the row chunk (along the processor row) instead.
+
+        Returns
+        -------
+        ids, values
+            Chunk-local ids (piece ``q`` of the chunk starts at ``q * B``) and values;
+            sorted when every piece's ids are.
+        """
+        buf, dts = _pack([np.asarray(ids, dtype=np.int64), *values])
+        w = buf.shape[1]
+        flat = buf.reshape(-1)
+        if not transpose:
+            flat = self.transpose(flat, _TAG_DATA)
+        parts, _, _ = self.gather(flat, self.pattern, GATHER if transpose else EXPAND,
+                                  row=transpose)
+        counts = np.array([p.shape[0] // w for p in parts], dtype=np.int64)
+        cols = _unpack(parts[0].reshape(-1, w) if len(parts) == 1 else
+                       np.concatenate(parts).reshape(-1, w), dts)
+        if len(parts) > 1:
+            cols[0] += np.repeat(np.arange(len(parts), dtype=np.int64) * self.B, counts)
+        return cols[0], cols[1:]
+
+    def fold_sparse(self, rows: np.ndarray, values: list[np.ndarray], *,
+                    transpose: bool = False) -> tuple[np.ndarray, list[np.ndarray]]:
+        """Send partial results ``(rows, values...)`` to the owners of their rows.
+
+        Parameters
+        ----------
+        rows : numpy.ndarray
+            Row-chunk local ids (column-chunk ids with ``transpose``).
+        values : list of numpy.ndarray
+            Parallel value arrays.
+        transpose : bool
+            The results cover the column chunk: fold down the processor column,
+            then transpose to the owners.
+
+        Returns
+        -------
+        ids, values
+            Piece-local ids and values of everything sent to this rank, not
+            reduced (an id may repeat).
+        """
+        grid = self.grid
+        rows = np.asarray(rows, dtype=np.int64)
+        buf, dts = _pack([rows, *values])
+        size = grid.pr if transpose else grid.pc
+        w = buf.shape[1]
+        flat = buf.reshape(-1)
+        if size > 1:
+            seg = rows // self.B
+            order = np.argsort(seg, kind="stable")
+            counts = np.bincount(seg, minlength=size).astype(np.int64)
+            ends = np.cumsum(counts * w).tolist()
+            flat = buf[order].reshape(-1)
+            sends = [flat[e - c * w:e] for e, c in zip(ends, counts.tolist(), strict=True)]
+            parts, _, _ = self.alltoall(sends, self.pattern, FOLD, column=transpose)
+            flat = np.concatenate(parts)
+        if transpose:
+            flat = self.transpose(flat, _TAG_DATA, back=True)
+        cols = _unpack(flat.reshape(-1, w), dts)
+        return cols[0] % self.B, cols[1:]
+
+    def product(self, block: Block, ids: np.ndarray, vals: np.ndarray, semiring: Any, *,
+                transpose: bool, local: Any = None,
+                backend: str | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """One distributed SpMSV ``y = B ⊕.⊗ x``: expand, local multiply, fold.
+
+        ``ids`` and ``vals`` are this rank's piece of the sparse ``x``
+        (piece-local ids); ``transpose`` multiplies by ``Bᵀ`` (``block`` is
+        then ``tblock``). The local multiply is ``local``'s
+        :meth:`~spbfs.mpi.local_array.ArrayLocal.semiring_product` where a
+        local engine is given (its own device copy of the block), else
+        :func:`semirings.kernels.spmsv` on ``block`` by ``backend`` (default
+        the block's). Returns the unreduced ``(piece ids, values)`` sent to
+        this rank: an id may repeat, the caller merges with the semiring's
+        addition.
+        """
+        # Every rank packs the same dtypes (an empty local result may come back in another).
+        dt = vals.dtype
+        cols, (xv,) = self.expand_sparse(ids, [vals], transpose=transpose)
+        if local is not None:
+            rows, yv = local.semiring_product(cols, xv, semiring, dt, transpose=transpose)
+        else:
+            y = spmsv(block, SparseVector(cols, xv, block.shape[1], check=False), semiring,
+                      backend=backend, check=False)
+            rows = np.asarray(y.indices, dtype=np.int64)
+            yv = np.asarray(y.values).astype(dt, copy=False)
+        r, (yv,) = self.fold_sparse(rows, [yv], transpose=transpose)
+        return r, yv
+
+    # -- random access -----------------------------------------------------------------
+    def lookup(self, piece: np.ndarray, gids: np.ndarray) -> np.ndarray:
+        """``x[gids]`` for a distributed vector ``x`` (this rank's ``piece`` of it).
+
+        One request and one reply Alltoallv over all ranks; each distinct id is
+        asked for once.
+        """
+        grid = self.grid
+        gids = np.asarray(gids, dtype=np.int64)
+        if grid.size == 1:
+            return piece[gids - self.lo]
+        uniq, back = np.unique(gids, return_inverse=True)
+        owner = self.d.piece_of(uniq)
+        counts = np.bincount(owner, minlength=grid.size).astype(np.int64)
+        asked, rcounts = C.alltoallv(grid.comm, uniq, counts)  # uniq is sorted by owner
+        reply, _ = C.alltoallv(grid.comm, piece[asked - self.lo], rcounts)
+        return reply[back]
+
+
+def product_sparse(ops: GridOps, block: Block, ids: np.ndarray, vals: np.ndarray,
+                   semiring: Any, *, transpose: bool,
+                   backend: str | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """One distributed SpMSV ``y = B ⊕.⊗ x``: :meth:`GridOps.product` on a host kernel.
+
+    ``backend`` runs the local product on another host backend than the
+    block's (``"numba"``: a user semiring without a vectorized form).
+    """
+    return ops.product(block, ids, vals, semiring, transpose=transpose, backend=backend)
+
+
+# --------------------------------------------------------------------------- the BFS's phases
+
 #: Framing of compressed messages: a first word ``-(2 L + kind) - 1`` (negative, so
 #: never a list's first id) before the codec's ``L`` words.
 _COMPRESSED_IDS, _COMPRESSED_BITMAP = 0, 1
 _PAD = 8  # receive-buffer slack for a compressed message's header words
 
 
-class FrontierPhases:
+class FrontierPhases(GridPhases):
     """The phases of the BFS's SpMSV on the grid, for one search on one rank.
 
     Algorithms 3 and 4 of Buluç et al. (see :mod:`spbfs.mpi.bfs`): *transpose* the
@@ -487,21 +546,17 @@ class FrontierPhases:
                  prev: np.ndarray,
                  msgbufs: tuple[np.ndarray, np.ndarray], cnt: PhaseCounters,
                  channels: dict[tuple[str, int], GrownReceives] | None = None) -> None:
-        self.grid = grid
+        super().__init__(grid, B, plan.col_ex, plan.row_ex, cnt)
         self.channels = {} if channels is None else channels
         self.fold_channel = self._channel("grid", grid.comm, 19)
-        self.B = B
         self.bw = bw
         self.plan = plan
         self.enc = plan.encoding
         self.visited = visited
         self.prev = prev
         self.msgbufs = msgbufs
-        self.p = grid.size
         self.red = np.zeros(4, np.int64)  # the level-end Allreduce, in place
         rank, pr, pc = grid.rank, grid.pr, grid.pc
-        self.left = grid.i * pc + (grid.j - 1) % pc  # rotation partners
-        self.right = grid.i * pc + (grid.j + 1) % pc
         # The frontier exchange's partners never change (see post_expand).
         jt = rank // pr
         self.col_srcs = [grid.j * pr + i2 for i2 in range(pr)]
@@ -530,8 +585,6 @@ class FrontierPhases:
             self.small_bufs = {(src, row): np.empty(bw + _PAD, np.int64)
                                for row, srcs in ((False, self.col_recvs), (True, self.row_dests))
                                for src in srcs}
-        self.col_ex = plan.col_ex
-        self.row_ex = plan.row_ex
         self.gather_len = max(B, bw, 1) + _PAD
         self.dec_ids: list[np.ndarray] = []  # decode buffers, one per chunk piece (lazy)
         self.dec_bits: list[np.ndarray] = []
@@ -725,15 +778,9 @@ class FrontierPhases:
         cnt = self.cnt
         t0 = cnt.clock()
         msg, enc = self.encode(frontier, grid.pr)
-        if grid.transpose_dest != grid.rank:
-            cnt.add(TRANSPOSE, 1 if msg.shape[0] else 0, msg.shape[0])
-            mine = sendrecv_sized(grid.comm, msg, grid.transpose_dest, grid.transpose_src,
-                                  tag=12)
-        else:
-            mine = msg
+        mine = self.transpose(msg, 12)
         t1 = cnt.tick(TRANSPOSE, t0)
-        got, m, w = self.col_ex.allgather(self.expand_pattern, mine)
-        cnt.add(phase, m, w)
+        got, m, w = self.gather(mine, self.expand_pattern, phase)
         parts = [(frontier, False) if i2 == grid.i and grid.transpose_src == grid.rank
                  else self.decode(got[i2], i2) for i2 in range(grid.pr)]
         if self.emu is not None:
@@ -781,16 +828,16 @@ class FrontierPhases:
             parts = [(frontier, False) if src == rank else self.decode(got[src], j2)
                      for j2, src in enumerate(srcs)]
             t_start = self.t_expand
+            cnt.add(EXPAND, m, w)
         else:
             msg, enc = self.encode(frontier, grid.pc - 1)
-            got, m, w = self.row_ex.allgather(self.row_pattern, msg)
+            got, m, w = self.gather(msg, self.row_pattern, EXPAND, row=True)
             parts = [(frontier, False) if j2 == grid.j else self.decode(got[j2], j2)
                      for j2 in range(grid.pc)]
             estimate = plan.last_estimate
             t_start = t0
             if self.emu is not None:
                 self.emu.hold(t0, m, 8 * w)
-        cnt.add(EXPAND, m, w)
         t1 = cnt.tick(EXPAND, t0)
         if plan.recording:
             self.log.append((self.level, "expand", self.row_pattern, enc, estimate,
@@ -884,8 +931,7 @@ class FrontierPhases:
             return mine
         cnt = self.cnt
         t0 = cnt.clock()
-        cnt.add(TRANSPOSE, 1 if mine.shape[0] else 0, mine.shape[0])
-        got = sendrecv_sized(grid.comm, mine, grid.transpose_src, grid.transpose_dest, tag=20)
+        got = self.transpose(mine, 20, back=True)
         if self.emu is not None:
             self.emu.hold(t0, 1, 8 * mine.shape[0])
         cnt.tick(TRANSPOSE, t0)
@@ -933,10 +979,9 @@ class FrontierPhases:
                 recv[t] = x
             if sends[own] is not None:
                 recv[own] = sends[own]
+            cnt.add(phase, messages, words)
         else:
-            ex = self.col_ex if column else self.row_ex
-            recv, messages, words = ex.alltoall(pattern, sends)
-        cnt.add(phase, messages, words)
+            recv, messages, words = self.alltoall(sends, pattern, phase, column=column)
         if self.plan.pairs_compressible:  # each sender chose its own encoding (auto)
             recv = [self._decode_pairs(r) for r in recv]
         if self.emu is not None:
@@ -978,15 +1023,6 @@ class FrontierPhases:
         out[0::2] = children
         out[1::2] = parents
         return out
-
-    def rotate(self, comp: np.ndarray, into: np.ndarray) -> None:
-        """Pass a segment's ``completed`` bitmap to the left; take the right one's ``into``."""
-        t0 = self.cnt.clock()
-        self.cnt.add(ROTATE, 1, self.bw)
-        C.sendrecv(self.grid.comm, comp, self.left, into, self.right, tag=13)
-        if self.emu is not None:
-            self.emu.hold(t0, 1, 8 * self.bw)
-        self.cnt.tick(ROTATE, t0)
 
     # -- over the grid -------------------------------------------------------------------
     def allreduce4(self, a: int, b: int, c: int, d: int) -> list[int]:
