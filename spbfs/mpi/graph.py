@@ -237,6 +237,9 @@ class DistGraph:
         # whose receive sizes every rank grows alike.
         self._search_buffers: Any = None
         self._pair_channels: dict[tuple[str, int], Any] = {}
+        # The semiring searches' array engines by backend: a GPU's copies of the
+        # blocks are made by the graph's first such search, not by every search.
+        self._semiring_locals: dict[str, Any] = {}
         d = self.dist
         # Where each segment (piece of the row chunk) starts among tblock's column slots.
         starts = np.arange(grid.pc + 1, dtype=np.int64) * d.B64

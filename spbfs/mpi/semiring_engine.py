@@ -23,7 +23,7 @@ bottom-up (pull)
     and merged as for a push.
 
 The local multiplies run on the rank's array engine
-(:meth:`spbfs.mpi.local_array.ArrayLocal.semiring_product`, one per search):
+(:meth:`spbfs.mpi.local_array.ArrayLocal.semiring_product`, one per graph and backend):
 ``backend="numpy"`` the semiring package's numpy kernels, ``"cupy"`` its cupy
 kernels on the rank's GPU (the blocks copied there; a grid where some rank
 has no usable GPU raises :class:`~spbfs.mpi.CollectiveError` naming
@@ -106,7 +106,11 @@ class GridSemiringEngine:
         self.vdt = vdt
         self.source_value = source_value
         self.backend = backend
-        self.local = ArrayLocal(backend, g, np.zeros(g.dist.bw, np.uint64))
+        local = g._semiring_locals.get(backend)
+        if local is None:
+            local = g._semiring_locals[backend] = ArrayLocal(backend, g,
+                                                             np.zeros(g.dist.bw, np.uint64))
+        self.local = local
         size = self.ops.size
         self.deg = g._deg
         self.visited = np.zeros(size, dtype=bool)
