@@ -31,16 +31,8 @@ def main() -> None:
     ap.add_argument("--tag", default="", help="a label printed in every row (the tree)")
     args = ap.parse_args()
 
+    import spbfs.algorithms.distributed as D
     from spbfs import Config
-    from spbfs.algorithms.distributed import (
-        dist_betweenness_centrality,
-        dist_connected_components,
-        dist_multi_source_bfs,
-        dist_pagerank,
-        dist_sssp,
-        dist_triangle_count,
-        dist_weighted_block,
-    )
     from spbfs.generators import kronecker
     from spbfs.mpi import DistGraph, ProcessGrid
 
@@ -52,16 +44,16 @@ def main() -> None:
     g = DistGraph.from_edges(el.src[mine], el.dst[mine], el.n, grid=grid,
                              config=Config(backend=args.backend))
     w = np.random.default_rng(2).uniform(1.0, 100.0, m)
-    wb = dist_weighted_block(g, el.src[mine], el.dst[mine], w[mine])
+    wb = D.dist_weighted_block(g, el.src[mine], el.dst[mine], w[mine])
     deg = np.bincount(el.src, minlength=el.n)
     hubs = np.argsort(-deg, kind="stable")[:8].astype(np.int64)
     work: dict[str, Callable[[], Any]] = {
-        "pagerank": lambda: dist_pagerank(g),
-        "components": lambda: dist_connected_components(g),
-        "sssp": lambda: dist_sssp(g, int(hubs[0]), weights=wb),
-        "msbfs 8": lambda: dist_multi_source_bfs(g, hubs),
-        "betweenness 8": lambda: dist_betweenness_centrality(g, sources=hubs, batch_size=8),
-        "triangles": lambda: dist_triangle_count(g),
+        "pagerank": lambda: D.dist_pagerank(g),
+        "components": lambda: D.dist_connected_components(g),
+        "sssp": lambda: D.dist_sssp(g, int(hubs[0]), weights=wb),
+        "msbfs 8": lambda: D.dist_multi_source_bfs(g, hubs),
+        "betweenness 8": lambda: D.dist_betweenness_centrality(g, sources=hubs, batch_size=8),
+        "triangles": lambda: D.dist_triangle_count(g),
     }
     rows = []
     for name, fn in work.items():

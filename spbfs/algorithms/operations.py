@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from semirings.blocks import Block, block_from_edges
+from semirings.blocks import Block
 from semirings.kernels import spmsv, spmv
 from semirings.semiring import Semiring, plus_times
 from semirings.vector import SparseVector
@@ -57,6 +57,13 @@ def _merge(xp: Any, key: Any, vals: Any, reduce: str) -> tuple[Any, Any]:
     """
     if key.shape[0] == 0:
         return key, vals
+    if xp is np and vals is not None:
+        # One stable (radix) sort of the int64 keys, then a segmented reduction.
+        order = np.argsort(key, kind="stable")
+        ks = key[order]
+        starts = np.flatnonzero(np.concatenate(([True], ks[1:] != ks[:-1])))
+        ufunc = np.minimum if reduce == "min" else np.add
+        return ks[starts], ufunc.reduceat(vals[order], starts)
     if vals is None or reduce == "min":
         order = xp.argsort(key, kind="stable") if vals is None else xp.lexsort(
             xp.stack([vals, key]))
@@ -70,24 +77,32 @@ def _merge(xp: Any, key: Any, vals: Any, reduce: str) -> tuple[Any, Any]:
     return uk, sums.astype(vals.dtype, copy=False)
 
 
-def split_by_weight(block: Block, delta: float, index_dtype: Any) -> tuple[Block, Block]:
+def split_by_weight(block: Block, delta: float) -> tuple[Block, Block]:
     """``(light, heavy)``: the entries of a weighted block with weight ``<= delta``, and the rest.
 
     Delta-stepping's edge split (Meyer and Sanders): light edges are relaxed
-    again while a bucket fills, heavy ones once, when it is settled.
+    again while a bucket fills, heavy ones once, when it is settled. Each part
+    keeps the block's format, backend and entry order (a filter, no sort); a
+    dcsc part lists only its non-empty columns.
     """
-    be = block.backend
-    rows = be.to_host(block.ind).astype(np.int64)
-    cols = be.to_host(block.column_ids()).astype(np.int64)
-    w = be.to_host(block.data).astype(np.float64)
-    light = w <= delta
+    light = block.data <= delta
+    return _filtered(block, light), _filtered(block, ~light)
 
-    def part(keep: np.ndarray) -> Block:
-        return block_from_edges(block.format, rows[keep], cols[keep], block.shape,
-                                values=w[keep], index_dtype=index_dtype, dedup=False,
-                                backend=be)
 
-    return part(light), part(~light)
+def _filtered(block: Block, keep: Any) -> Block:
+    """The block of the entries where ``keep`` is True."""
+    xp = block.backend.xp
+    before = xp.zeros(keep.shape[0] + 1, dtype=np.int64)
+    xp.cumsum(keep, out=before[1:])
+    ptr = before[block.ptr.astype(np.int64)]  # kept entries before each column start
+    jc = block.jc
+    if jc is not None:
+        full = xp.flatnonzero(ptr[1:] > ptr[:-1])
+        jc = jc[full]
+        ptr = xp.concatenate([ptr[full], ptr[-1:]])
+    ind, data = block.ind[keep], block.data[keep]
+    return type(block)(block.shape, ptr.astype(block.ptr.dtype, copy=False), ind, data, jc,
+                       backend=block.backend)
 
 
 class LocalOps:
