@@ -16,7 +16,8 @@ in ``xp`` arrays; ``ids`` of a sparse vector are piece-local (``0 .. size-1``).
                        per vertex, by ``reduce`` ("min" or "sum")
 ``mxsm(ids, s, vals)`` the same for ``k`` sparse columns (entries ``(vertex, column)``),
                        with an optional mask of the result (one process: not computed)
-``allsum`` ...         reductions of a few numbers over the processes (Allreduce)
+``allsum``, ``allmin``  reductions of a few numbers over the processes (one Allreduce;
+``allmax``             ``allmax`` elementwise over an array)
 ``lookup(x, gids)``    ``x[gids]`` by global id (a request/reply exchange on the grid)
 ``scatter_min``        ``x[gids] = min(x[gids], vals)`` by global id, repeated ids merged
 ``offset(count)``      this process's exclusive prefix of ``count`` and the total
@@ -121,7 +122,6 @@ class LocalOps:
         self.n = self.size = self.hi = g.n
         self.lo = 0
         self.directed = g.directed
-        self.index_dtype = g.config.index_dtype
 
     def to_host(self, a: Any) -> np.ndarray:
         """A piece as a numpy array."""
@@ -164,16 +164,15 @@ class LocalOps:
         """``C = B ⊕.⊗ X`` for ``k`` sparse columns: entries ``(ids, sidx, vals)`` of ``C``.
 
         ``X`` has the entries ``(ids[q], sidx[q]) = vals[q]`` (``vals`` None: a
-        pattern); ``C`` comes back one entry per ``(vertex, column)``, sorted by
-        column. ``mask`` (``(k, size)`` bool): entries where it is True are not
-        wanted (the one-process product skips them; the grid's caller filters).
+        pattern), sorted by column, then vertex (as :meth:`mxsm` returns them);
+        ``C`` comes back one entry per ``(vertex, column)``, sorted so.
+        ``mask`` (``(k, size)`` bool): entries where it is True are not wanted
+        (the one-process product skips them; the grid's caller filters).
         """
         _check_reduce(reduce)
         xp = self.xp
-        order = xp.lexsort(xp.stack([ids, sidx]))
-        cols = sidx[order]
-        ptr = xp.searchsorted(cols, xp.arange(k + 1, dtype=np.int64)).astype(np.int64)
-        x = SparseColumns(ptr, ids[order], None if vals is None else vals[order], self.n)
+        ptr = xp.searchsorted(sidx, xp.arange(k + 1, dtype=np.int64)).astype(np.int64)
+        x = SparseColumns(ptr, ids, vals, self.n)
         c = spgemm(self.block(transpose), x, semiring, mask=mask, complement=mask is not None)
         out = None if vals is None else c.val.astype(vals.dtype, copy=False)
         return c.ind.astype(np.int64, copy=False), c.column_ids(xp), out
@@ -225,7 +224,6 @@ class GridVectorOps:
         self.lo, self.hi = g.lo, g.hi
         self.size = self.ops.size
         self.directed = g.directed
-        self.index_dtype = g.config.index_dtype
         self.comm = g.grid.comm
 
     def to_host(self, a: Any) -> np.ndarray:
@@ -270,7 +268,8 @@ class GridVectorOps:
              mask: Any = None) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
         """``C = B ⊕.⊗ X`` for ``k`` sparse columns (see :meth:`LocalOps.mxsm`).
 
-        The mask is left to the caller: the local products run before the fold.
+        The result is sorted by column, then vertex. The mask is left to the
+        caller: the local products run before the fold.
         """
         _check_reduce(reduce)
         t = self._route(transpose)
