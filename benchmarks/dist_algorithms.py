@@ -29,6 +29,7 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--backend", default="numba", choices=("numba", "numpy"))
     ap.add_argument("--tag", default="", help="a label printed in every row (the tree)")
+    ap.add_argument("--only", default="", help="comma-separated algorithm names (default: all)")
     args = ap.parse_args()
 
     import spbfs.algorithms.distributed as D
@@ -55,6 +56,9 @@ def main() -> None:
         "betweenness 8": lambda: D.dist_betweenness_centrality(g, sources=hubs, batch_size=8),
         "triangles": lambda: D.dist_triangle_count(g),
     }
+    if args.only:
+        keep = args.only.split(",")
+        work = {k: v for k, v in work.items() if k.split()[0] in keep}
     rows = []
     for name, fn in work.items():
         fn()

@@ -261,7 +261,20 @@ class GridVectorOps:
         t = self._route(transpose)
         b = self.block(t) if block is None else block
         r, v = product_sparse(self.ops, b, ids, vals, semiring, transpose=t)
-        return _merge(np, r, v.astype(vals.dtype, copy=False), reduce)
+        v = v.astype(vals.dtype, copy=False)
+        if r.shape[0] * 8 < self.size:  # few: sort them
+            return _merge(np, r, v, reduce)
+        # Many (a whole vector's products): scatter into the piece, no sort.
+        touched = np.zeros(self.size, dtype=bool)
+        touched[r] = True
+        out = np.zeros(self.size, dtype=v.dtype)
+        if reduce == "min":
+            out[r] = v  # any of an id's values, then the least of them
+            np.minimum.at(out, r, v)
+        else:
+            np.add.at(out, r, v)
+        got = np.flatnonzero(touched)
+        return got, out[got]
 
     def mxsm(self, ids: np.ndarray, sidx: np.ndarray, vals: np.ndarray | None, k: int,
              semiring: Semiring, reduce: str, *, transpose: bool = False,
