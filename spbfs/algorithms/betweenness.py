@@ -269,14 +269,18 @@ def _batch(ops: LocalOps | GridVectorOps, src: np.ndarray) -> Any:
     # Forward: path counts, one plus_times product per level, masked by the visited.
     while True:
         f_ids, f_s, f_v = fronts[-1]
-        r, s, v = ops.mxsm(f_ids, f_s, f_v, k, plus_times, "sum", mask=level >= 0)
+        r, s, v = ops.mxsm(f_ids, f_s, f_v, k, plus_times, "sum",
+                           mask=(level >= 0) if ops.masks else None)
         fresh = level[s, r] < 0
         r, s, v = r[fresh], s[fresh], v[fresh]
-        if not int(ops.allsum_int(r.shape[0])[0]):
+        # One reduction: whether any process found a vertex, and which sources passed the cap.
+        flags = xp.zeros(k + 1, dtype=np.float64)
+        flags[k] = float(r.shape[0] > 0)
+        flags[s[v > SIGMA_CAP]] = 1.0
+        flags = ops.allmax(flags) > 0
+        if not bool(flags[k]):
             break
-        over = xp.zeros(k, dtype=np.float64)
-        over[s[v > SIGMA_CAP]] = 1.0
-        big = ops.allmax(over) > 0
+        big = flags[:k]
         v = xp.where(big[s], v / SIGMA_CAP, v)
         level[s, r] = len(fronts)
         sigma[s, r] = v
@@ -288,7 +292,7 @@ def _batch(ops: LocalOps | GridVectorOps, src: np.ndarray) -> Any:
         f_ids, f_s, f_v = fronts[d]
         w = (1.0 + delta[f_s, f_ids]) / f_v
         r, s, p = ops.mxsm(f_ids, f_s, w, k, plus_times, "sum", transpose=True,
-                           mask=level != d - 1)
+                           mask=(level != d - 1) if ops.masks else None)
         keep = level[s, r] == d - 1
         r, s, p = r[keep], s[keep], p[keep]
         # σ[v] / σ[w] across the levels: level d may hold its counts / SIGMA_CAP once more.

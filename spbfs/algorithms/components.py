@@ -208,8 +208,8 @@ def fastsv(ops: LocalOps | GridVectorOps) -> tuple[Any, Any, int, int, int]:
         hook = mngf < f
         nf = f.copy()
         ops.scatter_min(nf, f[hook], mngf[hook])
-        nf = xp.minimum(nf, mngf)  # aggressive hooking
-        nf = xp.minimum(nf, gf)  # shortcutting
+        xp.minimum(nf, mngf, out=nf)  # aggressive hooking
+        xp.minimum(nf, gf, out=nf)  # shortcutting
         ngf = ops.lookup(nf, nf)
         moved = int(ops.allsum_int(xp.count_nonzero(ngf != gf))[0])
         f, gf = nf, ngf

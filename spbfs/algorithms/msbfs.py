@@ -229,7 +229,7 @@ def search_levels(ops: LocalOps | GridVectorOps, uniq: np.ndarray, want_parents:
     while max_depth is None or depth < max_depth:
         vals = ids + lo if want_parents else None
         r, s, v = ops.mxsm(ids, sidx, vals, k, semiring, "min", transpose=transpose,
-                           mask=levels >= 0)
+                           mask=(levels >= 0) if ops.masks else None)
         fresh = levels[s, r] < 0
         ids, sidx = r[fresh], s[fresh]
         if not int(ops.allsum_int(ids.shape[0])[0]):

@@ -122,6 +122,8 @@ class LocalOps:
         self.n = self.size = self.hi = g.n
         self.lo = 0
         self.directed = g.directed
+        #: Whether :meth:`mxsm` uses a mask (so that a loop builds one only then).
+        self.masks = True
 
     def to_host(self, a: Any) -> np.ndarray:
         """A piece as a numpy array."""
@@ -224,6 +226,8 @@ class GridVectorOps:
         self.lo, self.hi = g.lo, g.hi
         self.size = self.ops.size
         self.directed = g.directed
+        #: The products run before the fold: no mask to build (the caller filters).
+        self.masks = False
         self.comm = g.grid.comm
 
     def to_host(self, a: Any) -> np.ndarray:
