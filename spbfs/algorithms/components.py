@@ -200,8 +200,7 @@ def fastsv(ops: LocalOps | GridVectorOps) -> tuple[Any, Any, int, int, int]:
     while True:
         mngf = gf.copy()
         for transpose in products:
-            r, v = ops.mxsv(ids, gf, min_second, "min", transpose=transpose)
-            mngf[r] = xp.minimum(mngf[r], v)
+            ops.mxsv_min_into(mngf, ids, gf, min_second, transpose=transpose)
         rounds += 1
         # Stochastic hooking: the parent takes the smallest grandparent next door.
         # f[f[u]] <= f[u] always, so only an mngf[u] below f[u] can lower it.

@@ -10,18 +10,19 @@ rank's piece of every vector, products through
 the ``size`` vertices ``lo .. hi-1`` (the whole graph on one process), held
 in ``xp`` arrays; ``ids`` of a sparse vector are piece-local (``0 .. size-1``).
 
-=====================  ===================================================================
-``mxv(x)``             dense ``y = B +.× x`` (or a weighted block), this piece of ``y``
-``mxsv(ids, vals)``    sparse ``y = B ⊕.⊗ x`` (``transpose``: ``Bᵀ``), reduced: one entry
-                       per vertex, by ``reduce`` ("min" or "sum")
-``mxsm(ids, s, vals)`` the same for ``k`` sparse columns (entries ``(vertex, column)``),
-                       with an optional mask of the result (one process: not computed)
-``allsum``, ``allmin``  reductions of a few numbers over the processes (one Allreduce;
-``allmax``             ``allmax`` elementwise over an array)
-``lookup(x, gids)``    ``x[gids]`` by global id (a request/reply exchange on the grid)
-``scatter_min``        ``x[gids] = min(x[gids], vals)`` by global id, repeated ids merged
-``offset(count)``      this process's exclusive prefix of ``count`` and the total
-=====================  ===================================================================
+=========================  ===============================================================
+``mxv(x)``                 dense ``y = B +.× x`` (or a weighted block), this piece of ``y``
+``mxsv(ids, vals)``        sparse ``y = B ⊕.⊗ x`` (``transpose``: ``Bᵀ``), reduced: one
+                           entry per vertex, by ``reduce`` ("min" or "sum")
+``mxsv_min_into(y, ...)``  ``y = min(y, B ⊕.⊗ x)`` into a dense piece (no merge first)
+``mxsm(ids, s, vals)``     ``mxsv`` for ``k`` sparse columns (entries ``(vertex, column)``),
+                           with an optional mask of the result (one process: not computed)
+``allsum`` ``allmin``      reductions of a few numbers over the processes (one Allreduce;
+``allmax``                 ``allmax`` elementwise over an array)
+``lookup(x, gids)``        ``x[gids]`` by global id (a request/reply exchange on the grid)
+``scatter_min``            ``x[gids] = min(x[gids], vals)`` by global id, repeated ids merged
+``offset(count)``          this process's exclusive prefix of ``count`` and the total
+=========================  ===============================================================
 
 On the grid every method is collective: all ranks call it in the same order.
 """
@@ -161,6 +162,12 @@ class LocalOps:
         y = spmsv(b, SparseVector(ids, vals, self.n, check=False), semiring, check=False)
         return y.indices, y.values.astype(vals.dtype, copy=False)
 
+    def mxsv_min_into(self, into: Any, ids: Any, vals: Any, semiring: Semiring, *,
+                      transpose: bool = False) -> None:
+        """``into = min(into, B ⊕.⊗ x)`` for a dense piece ``into`` (a ``min`` semiring)."""
+        r, v = self.mxsv(ids, vals, semiring, "min", transpose=transpose)
+        into[r] = self.xp.minimum(into[r], v)
+
     def mxsm(self, ids: Any, sidx: Any, vals: Any, k: int, semiring: Semiring, reduce: str, *,
              transpose: bool = False, mask: Any = None) -> tuple[Any, Any, Any]:
         """``C = B ⊕.⊗ X`` for ``k`` sparse columns: entries ``(ids, sidx, vals)`` of ``C``.
@@ -279,6 +286,13 @@ class GridVectorOps:
             np.add.at(out, r, v)
         got = np.flatnonzero(touched)
         return got, out[got]
+
+    def mxsv_min_into(self, into: np.ndarray, ids: np.ndarray, vals: np.ndarray,
+                      semiring: Semiring, *, transpose: bool = False) -> None:
+        """``into = min(into, B ⊕.⊗ x)`` for a dense piece: the fold's pieces go straight in."""
+        t = self._route(transpose)
+        r, v = product_sparse(self.ops, self.block(t), ids, vals, semiring, transpose=t)
+        np.minimum.at(into, r, v.astype(into.dtype, copy=False))
 
     def mxsm(self, ids: np.ndarray, sidx: np.ndarray, vals: np.ndarray | None, k: int,
              semiring: Semiring, reduce: str, *, transpose: bool = False,
