@@ -194,9 +194,9 @@ class LocalOps:
         """The integers themselves (int64)."""
         return np.array([int(v) for v in vals], dtype=np.int64)
 
-    def allmin(self, value: float) -> float:
-        """The number itself."""
-        return float(value)
+    def allmin(self, *vals: Any) -> np.ndarray:
+        """The numbers themselves (float64)."""
+        return np.array([float(v) for v in vals], dtype=np.float64)
 
     def allmax(self, a: Any) -> Any:
         """The array itself (elementwise maximum over the processes)."""
@@ -318,9 +318,10 @@ class GridVectorOps:
         """Sum of a few integers over all ranks (one Allreduce; int64)."""
         return self.ops.allsum_int(*vals)
 
-    def allmin(self, value: float) -> float:
-        """The least of a number over all ranks (one Allreduce)."""
-        return float(C.allreduce(self.comm, np.array([value], dtype=np.float64), "min")[0])
+    def allmin(self, *vals: Any) -> np.ndarray:
+        """The least of each of a few numbers over all ranks (one Allreduce; float64)."""
+        return C.allreduce(self.comm, np.array([float(v) for v in vals], dtype=np.float64),
+                           "min")
 
     def allmax(self, a: np.ndarray) -> np.ndarray:
         """Elementwise maximum of a float64 array over all ranks (one Allreduce)."""

@@ -543,7 +543,8 @@ def delta_stepping(ops: LocalOps | GridVectorOps, source: int, block: Block,
     Sridhar et al.'s light/heavy form: the weighted block is split once into
     light (``w <= delta``) and heavy edges. A bucket is the vertices not yet
     settled whose tentative distance lies in ``[iΔ, (i+1)Δ)``, ``i`` from the
-    least such distance (one Allreduce on the grid); its light edges are
+    least such distance (an Allreduce on the grid, shared with the last check
+    of the bucket before where no heavy edge exists); its light edges are
     relaxed by masked ``min_plus`` products from the vertices that entered
     it, until none does, then its heavy edges once, from all of them.
 
@@ -559,23 +560,32 @@ def delta_stepping(ops: LocalOps | GridVectorOps, source: int, block: Block,
     dist, _ = _start(ops, source)
     done = xp.zeros(ops.size, dtype=bool)
     buckets = 0
-    while True:
-        open_ = xp.where(done, np.inf, dist)
-        least = ops.allmin(float(open_.min()) if ops.size else np.inf)
-        if least == np.inf:
-            break
+    least = 0.0  # the source's distance opens the first bucket
+    while least < np.inf:
         top = (np.floor(least / delta) + 1.0) * delta
         if top <= least:  # rounding of a huge distance: the bucket still moves on
             top = least + delta
-        ids = xp.flatnonzero(open_ < top).astype(np.int64)
+        ids = xp.flatnonzero(~done & (dist < top)).astype(np.int64)
         settled = xp.zeros(ops.size, dtype=bool)
-        while int(ops.allsum_int(ids.shape[0])[0]):
+        while True:
+            if heavy is None:
+                # One reduction: is the bucket still filling, and where does the next one
+                # start (the least distance outside the settled vertices, exact once the
+                # bucket stops filling, as no heavy edge follows)?
+                rest = xp.where(done | settled, np.inf, dist)
+                count, least = ops.allmin(-ids.shape[0], rest.min() if ops.size else np.inf)
+                if count == 0:
+                    break
+            elif not int(ops.allsum_int(ids.shape[0])[0]):
+                break
             settled[ids] = True
             r, v = _relax(ops, dist, ids, light)
             ids = r[v < top]  # improved inside the bucket: relaxed again
         done |= settled
         if heavy is not None:
             _relax(ops, dist, xp.flatnonzero(settled).astype(np.int64), heavy)
+            rest = xp.where(done, np.inf, dist)
+            least = float(ops.allmin(rest.min() if ops.size else np.inf)[0])
         buckets += 1
     return dist, buckets
 
