@@ -6,10 +6,11 @@ product on the graph's block (csr or dcsc, any backend):
 =============================  ====================================================
 :func:`multi_source_bfs`       SpGEMM over ``min_second`` / ``any_pair`` per level
                                (numba: bit-parallel, (bitwise or, second) on words)
-:func:`sssp`                   SpMSV over ``min_plus`` per round (Bellman-Ford)
+:func:`sssp`                   delta-stepping (compiled on the host; masked SpMSV
+                               over ``min_plus`` per bucket otherwise)
 :func:`connected_components`   weak: compiled union-find with Afforest's sampling
-                               (numpy/cupy: SpMSV over ``min_second`` per round,
-                               plus shortcuts); strong: Pearce's search, compiled
+                               (numpy/cupy: FastSV, SpMSV over ``min_second``
+                               per round); strong: Pearce's search, compiled
 :func:`betweenness_centrality` SpGEMM over ``plus_times`` per level, both sweeps
 :func:`pagerank`               SpMV over ``plus_times`` per iteration
 :func:`triangle_count`         masked SpGEMM over ``plus_pair``, once
@@ -32,13 +33,14 @@ rank's piece; ``gather()`` gives the one-process type). Its ``config`` is the
 one the DistGraph was made with (another is refused), and an option the twin
 lacks (PageRank's ``weights``) raises rather than being dropped.
 
-Keeping the step a single product call (:func:`semirings.spmsv`,
-:func:`semirings.spmv`, or one of :mod:`spbfs.algorithms._ops`) is
-deliberate: a distributed version on the 2D process grid replaces that one
-call by its distributed counterpart (gather the vector along the grid
-column, local product, reduce along the row with the semiring's MPI
-operator) and keeps the driver loop as it is. Each such version sits next to
-its twin and calls the same argument checks (``dist_pagerank`` in
+Each loop that is not a fused compiled kernel is written once, against the
+operations of :mod:`spbfs.algorithms.operations` (products, reductions over
+the processes, lookups by global id), which have a one-process
+implementation over the backend's arrays (numpy, cupy) and one on the 2D
+process grid (gather the vector along the grid column, local product, reduce
+along the row with the semiring's addition). The grid versions are thin
+entries around the same loops; each sits next to its twin and calls the same
+argument checks (``dist_pagerank`` in
 :mod:`~spbfs.algorithms.ranking`, ...); import them from
 :mod:`spbfs.algorithms.distributed` (``dist_pagerank``, ``dist_sssp``, ...).
 Importing this package loads the :mod:`spbfs.mpi` modules but not mpi4py:

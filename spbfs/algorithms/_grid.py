@@ -13,8 +13,8 @@ in common:
     rank, with the one-process function's message, also when only one rank's
     argument is bad or the ranks' arguments differ (one small Allreduce).
 :func:`spgemm_step`
-    One distributed SpGEMM (multi-source BFS, betweenness): expand the
-    sparse columns, local :func:`~spbfs.algorithms._ops.spgemm`, fold.
+    One distributed SpGEMM (:meth:`~spbfs.algorithms.operations.GridVectorOps.mxsm`):
+    expand the sparse columns, local :func:`~spbfs.algorithms._ops.spgemm`, fold.
 :func:`first_by_key`, :func:`route_rows`
     Keep one entry per key; send rows of int64 arrays to their owners.
 

@@ -9,15 +9,20 @@ matrix of ``(1 + δ[w]) / σ[w]`` over the vertices ``w`` of level ``d``, one
 SpGEMM ``P = Bᵀ +.× W`` masked to level ``d - 1`` gives
 ``δ[v] += σ[v] * P[v]`` (``Bᵀ`` follows the edges backwards). Betweenness
 is the sum of ``δ`` over the sources, without each source's own entry.
+Path counts grow exponentially with depth on grids and meshes, so a level
+whose count passes :data:`SIGMA_CAP` is divided by it (only ratios of
+adjacent levels' counts enter ``δ``): a 1000 x 1000 grid gives finite values.
 Scaling follows ``networkx.betweenness_centrality`` (``endpoints=False``).
-That is the numpy and cupy path. On numba each source runs the same two
+That loop (:func:`dependencies`) is written once, against
+:mod:`spbfs.algorithms.operations`: the numpy and cupy backends run it, and
+so does the grid. On numba each source runs the same two
 sweeps compiled, queue-driven (:func:`spbfs.kernels.ranking_numba.brandes`),
 the sources split over the threads: a level there is a few instructions per
 vertex, where a level of the batched products costs a round of Python and
 arrays of ``k x n`` (a road network's thousand levels made it seconds a
 source).
 
-:func:`dist_betweenness_centrality` runs the same sweeps on the 2D process
+:func:`dist_betweenness_centrality` runs :func:`dependencies` on the 2D process
 grid (conventions: :mod:`spbfs.algorithms.distributed`), one distributed
 SpGEMM per level. Both sides pick their sources with
 :func:`check_betweenness_sources` (and draw a sample with
@@ -40,14 +45,13 @@ from spbfs.algorithms._common import (
     prepare,
     sources_of,
 )
-from spbfs.algorithms._grid import Pieces, check_graph, collective, spgemm_step
-from spbfs.algorithms._ops import SparseColumns, spgemm
+from spbfs.algorithms._grid import Pieces, check_graph, collective
+from spbfs.algorithms.operations import GridVectorOps, LocalOps
 from spbfs.config import Config
 from spbfs.graph import Graph
 from spbfs.kernels.ranking_numba import brandes, full_ptr
 from spbfs.mpi import comm as C
 from spbfs.mpi.graph import DistGraph
-from spbfs.mpi.spmsv import GridOps
 from spbfs.threads import search_threads
 
 __all__ = [
@@ -135,11 +139,7 @@ def betweenness_centrality(
     if g.backend.name == "numba":
         bc = _brandes_numba(g, src)
     else:
-        xp = g.backend.xp
-        bc = xp.zeros(n, dtype=np.float64)
-        for lo in range(0, src.shape[0], batch_size):
-            bc += _batch(g, xp.asarray(src[lo : lo + batch_size]))
-        bc = g.backend.to_host(bc)
+        bc = dependencies(LocalOps(g), src, batch_size)
     return _rescale(bc, src, n, normalized=normalized, directed=g.directed)
 
 
@@ -237,40 +237,67 @@ def _rescale(
     return bc
 
 
-def _batch(g: Graph, src: Any) -> Any:
-    """Sum over the sources ``src`` of Brandes' dependencies ``δ_s``."""
-    xp = g.backend.xp
-    n, k = g.n, int(src.shape[0])
-    rows = xp.arange(k, dtype=np.int64)
-    level = xp.full((k, n), -1, dtype=np.int64)
-    sigma = xp.zeros((k, n), dtype=np.float64)
-    visited = xp.zeros((k, n), dtype=bool)
-    level[rows, src] = 0
-    sigma[rows, src] = 1.0
-    visited[rows, src] = True
-    frontier = SparseColumns(xp.arange(k + 1, dtype=np.int64), src, xp.ones(k), n)
-    fronts = [frontier]
-    # Forward: path counts, one masked plus_times SpGEMM per level.
+#: A level whose largest path count (per source) passes this is divided by it: exact (a
+#: power of two), and far from both ends of float64. Counts grow exponentially with
+#: depth on grids and meshes (a 1000 x 1000 grid's corner-to-corner count is about
+#: 1e600): only ratios of adjacent levels' counts enter δ, as in
+#: :func:`spbfs.kernels.ranking_numba.brandes`.
+SIGMA_CAP = 2.0 ** 600
+
+
+def dependencies(ops: LocalOps | GridVectorOps, src: np.ndarray, batch_size: int) -> np.ndarray:
+    """This piece's sum over ``src`` of Brandes' dependencies, ``batch_size`` sources a time."""
+    bc = ops.xp.zeros(ops.size, dtype=np.float64)
+    for lo in range(0, src.shape[0], batch_size):
+        bc += _batch(ops, src[lo:lo + batch_size])
+    return ops.to_host(bc)
+
+
+def _batch(ops: LocalOps | GridVectorOps, src: np.ndarray) -> Any:
+    """Sum over the sources ``src`` of Brandes' dependencies ``δ_s`` (this piece)."""
+    xp, lo = ops.xp, ops.lo
+    k, size = int(src.shape[0]), ops.size
+    level = xp.full((k, size), -1, dtype=np.int64)
+    sigma = xp.zeros((k, size), dtype=np.float64)
+    s_all = xp.asarray(src)
+    sidx = xp.flatnonzero((s_all >= lo) & (s_all < ops.hi)).astype(np.int64)
+    ids = s_all[sidx] - lo
+    level[sidx, ids] = 0
+    sigma[sidx, ids] = 1.0
+    fronts = [(ids, sidx, xp.ones(ids.shape[0]))]
+    scaled = []  # scaled[d - 1][s]: level d of source s was divided by SIGMA_CAP
+    # Forward: path counts, one plus_times product per level, masked by the visited.
     while True:
-        nxt = spgemm(g.out_block, frontier, plus_times, mask=visited, complement=True)
-        if nxt.nnz == 0:
+        f_ids, f_s, f_v = fronts[-1]
+        r, s, v = ops.mxsm(f_ids, f_s, f_v, k, plus_times, "sum",
+                           mask=(level >= 0) if ops.masks else None)
+        fresh = level[s, r] < 0
+        r, s, v = r[fresh], s[fresh], v[fresh]
+        # One reduction: whether any process found a vertex, and which sources passed the cap.
+        flags = xp.zeros(k + 1, dtype=np.float64)
+        flags[k] = float(r.shape[0] > 0)
+        flags[s[v > SIGMA_CAP]] = 1.0
+        flags = ops.allmax(flags) > 0
+        if not bool(flags[k]):
             break
-        col = nxt.column_ids(xp)
-        visited[col, nxt.ind] = True
-        level[col, nxt.ind] = len(fronts)
-        sigma[col, nxt.ind] = nxt.val
-        frontier = nxt
-        fronts.append(nxt)
-    # Backward: dependencies, deepest level first.
-    delta = xp.zeros((k, n), dtype=np.float64)
+        big = flags[:k]
+        v = xp.where(big[s], v / SIGMA_CAP, v)
+        level[s, r] = len(fronts)
+        sigma[s, r] = v
+        fronts.append((r, s, v))
+        scaled.append(big)
+    # Backward: dependencies, deepest level first, over Bᵀ (the edges followed back).
+    delta = xp.zeros((k, size), dtype=np.float64)
     for d in range(len(fronts) - 1, 0, -1):
-        f = fronts[d]
-        col = f.column_ids(xp)
-        w = SparseColumns(f.ptr, f.ind, (1.0 + delta[col, f.ind]) / f.val, n)
-        p = spgemm(g.in_block, w, plus_times, mask=level == d - 1)
-        pcol = p.column_ids(xp)
-        delta[pcol, p.ind] += sigma[pcol, p.ind] * p.val
-    delta[rows, src] = 0.0
+        f_ids, f_s, f_v = fronts[d]
+        w = (1.0 + delta[f_s, f_ids]) / f_v
+        r, s, p = ops.mxsm(f_ids, f_s, w, k, plus_times, "sum", transpose=True,
+                           mask=(level != d - 1) if ops.masks else None)
+        keep = level[s, r] == d - 1
+        r, s, p = r[keep], s[keep], p[keep]
+        # σ[v] / σ[w] across the levels: level d may hold its counts / SIGMA_CAP once more.
+        delta[s, r] += sigma[s, r] * p * xp.where(scaled[d - 1][s], 1.0 / SIGMA_CAP, 1.0)
+    delta[sidx, ids] = 0.0
     return delta.sum(axis=0)
 
 
@@ -351,57 +378,7 @@ def dist_betweenness_centrality(
         # seed=None (or a Generator in another state) would draw differently on each rank.
         drawn = _draw_sources(n, sample, seed) if g.grid.rank == 0 else None
         src = C.bcast_obj(g.grid.comm, drawn)
-    ops = GridOps(g)
-    bc = np.zeros(ops.size)
-    for lo in range(0, src.shape[0], bs):
-        bc += _dist_batch(g, ops, src[lo:lo + bs])
-    bc = _rescale(bc, src, g.n, normalized=normalized, directed=g.directed, lo=g.lo)
+    bc = _rescale(dependencies(GridVectorOps(g), src, bs), src, g.n, normalized=normalized,
+                  directed=g.directed, lo=g.lo)
     return DistBetweennessResult(lo=g.lo, hi=g.hi, n=n, _comm=g.grid.comm, values=bc,
                                  sources=src)
-
-
-def _sum_by_key(r: np.ndarray, s: np.ndarray, v: np.ndarray,
-                size: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Sum the values of equal ``(s, r)`` entries; returns them sorted by ``(s, r)``."""
-    key = s * size + r
-    uk, inv = np.unique(key, return_inverse=True)
-    sums = np.bincount(inv, weights=v, minlength=uk.shape[0]).astype(np.float64, copy=False)
-    return uk % size if size else uk, uk // size if size else uk, sums
-
-
-def _dist_batch(g: DistGraph, ops: GridOps, src: np.ndarray) -> np.ndarray:
-    """This rank's piece of the sum over ``src`` of Brandes' dependencies."""
-    lo, size = g.lo, ops.size
-    k = int(src.shape[0])
-    level = np.full((k, size), -1, dtype=np.int64)
-    sigma = np.zeros((k, size))
-    mine = np.flatnonzero((src >= lo) & (src < g.hi))
-    ids = (src[mine] - lo).astype(np.int64)
-    sidx = mine.astype(np.int64)
-    level[sidx, ids] = 0
-    sigma[sidx, ids] = 1.0
-    fronts = [(ids, sidx, np.ones(ids.shape[0]))]
-    # Forward: path counts, one plus_times SpGEMM per level, sums reduced at the owners.
-    while True:
-        f_ids, f_s, f_v = fronts[-1]
-        r, s, v = spgemm_step(ops, g.block, f_ids, f_s, f_v, k, plus_times, transpose=False)
-        fresh = level[s, r] < 0
-        r, s, v = _sum_by_key(r[fresh], s[fresh], v[fresh].astype(np.float64), size)
-        if not int(ops.allsum_int(r.shape[0])[0]):
-            break
-        level[s, r] = len(fronts)
-        sigma[s, r] = v
-        fronts.append((r, s, v))
-    # Backward: dependencies, deepest level first, over B transposed.
-    delta = np.zeros((k, size))
-    transpose = g.directed
-    block = g.tblock if transpose else g.block
-    for d in range(len(fronts) - 1, 0, -1):
-        f_ids, f_s, f_v = fronts[d]
-        w = (1.0 + delta[f_s, f_ids]) / f_v
-        r, s, p = spgemm_step(ops, block, f_ids, f_s, w, k, plus_times, transpose=transpose)
-        keep = level[s, r] == d - 1
-        r, s, p = _sum_by_key(r[keep], s[keep], p[keep].astype(np.float64), size)
-        delta[s, r] += sigma[s, r] * p
-    delta[sidx, ids] = 0.0
-    return delta.sum(axis=0)

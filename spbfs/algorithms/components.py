@@ -10,19 +10,17 @@ graph (:mod:`spbfs.kernels.components_numba`). One pass over the edges at
 most, whatever the diameter: a road network costs what its edges cost.
 Strong components of a directed graph are Pearce's iterative Tarjan search
 in the same module. The numpy and cupy backends, which have no compiled
-loops, run min-label propagation: ``y = S min.second l_F`` over the symmetric
-block ``S`` (:func:`~spbfs.algorithms._common.symmetric_block`) with the
-labels that changed, then shortcuts ``l = l[l]`` until stable.
-
-:func:`dist_connected_components` is FastSV on the 2D process grid (Zhang,
-Azad and Hu, "FastSV: A Distributed-Memory Connected Component Algorithm with
-Fast Convergence"; conventions: :mod:`spbfs.algorithms.distributed`): parent
-``f`` and grandparent ``gf`` vectors, one distributed product
+loops, and the 2D process grid (:func:`dist_connected_components`;
+conventions: :mod:`spbfs.algorithms.distributed`) run one loop,
+:func:`fastsv`, written against :mod:`spbfs.algorithms.operations`: FastSV
+(Zhang, Azad and Hu, "FastSV: A Distributed-Memory Connected Component
+Algorithm with Fast Convergence"). Parent
+``f`` and grandparent ``gf`` vectors, one product
 ``mngf = A min.second gf`` a round (two for a directed graph, ``B`` and
 ``Bᵀ``), then stochastic hooking ``f[f[u]] = min(f[f[u]], mngf[u])`` (one
-Alltoallv to the owners of ``f[u]``), aggressive hooking
+Alltoallv to the owners of ``f[u]`` on the grid), aggressive hooking
 ``f = min(f, mngf)``, shortcutting ``f = min(f, gf)`` and ``gf = f[f]`` (a
-request/reply Alltoallv), until ``gf`` stops changing: O(log n) rounds on
+request/reply Alltoallv on the grid), until ``gf`` stops changing: O(log n) rounds on
 every shape. Labels only decrease and a label is always a vertex of the same
 component, so at the fixed point every vertex holds the smallest id of its
 component: the one-process result.
@@ -35,13 +33,11 @@ from typing import Any
 
 import numpy as np
 
-from semirings.kernels import spmsv
 from semirings.semiring import min_second
-from semirings.vector import SparseVector
-from spbfs.algorithms._common import check_grid_call, prepare, symmetric_block
+from spbfs.algorithms._common import check_grid_call, prepare
 from spbfs.algorithms._grid import Pieces, check_graph
+from spbfs.algorithms.operations import GridVectorOps, LocalOps
 from spbfs.config import Config
-from spbfs.graph import Graph
 from spbfs.kernels.components_numba import (
     number_by_root,
     strong_partition,
@@ -49,9 +45,7 @@ from spbfs.kernels.components_numba import (
     unsigned,
     weak_roots,
 )
-from spbfs.mpi import comm as C
 from spbfs.mpi.graph import DistGraph
-from spbfs.mpi.spmsv import GridOps, product_sparse
 
 __all__ = ["ComponentsResult", "DistComponentsResult", "connected_components",
            "dist_connected_components"]
@@ -72,8 +66,8 @@ class ComponentsResult:
     roots : numpy.ndarray
         int64 smallest vertex id of each vertex's component.
     rounds : int
-        Propagation rounds (engine calls) performed; 0 for the compiled
-        union-find and the strong components, which make no rounds.
+        FastSV rounds performed (numpy and cupy backends, the grid); 0 for the
+        compiled union-find and the strong components, which make no rounds.
     """
 
     n_components: int
@@ -120,8 +114,8 @@ def connected_components(
     Weak components on the numba backend run the compiled sampling-and-hooking
     union-find of :mod:`spbfs.kernels.components_numba` (Afforest) over the
     graph's stored edges, one pass at most whatever the diameter; on the
-    numpy and cupy backends, min-label propagation rounds with shortcuts (see
-    the module's description). Strong components run Pearce's compiled
+    numpy and cupy backends, FastSV's rounds (see the module's description),
+    O(log n) of them. Strong components run Pearce's compiled
     iterative Tarjan search on the host, each arc read once (a cupy graph's
     structure is copied there); on an undirected graph they are the weak ones.
 
@@ -182,41 +176,49 @@ def connected_components(
                            not g.directed)
         labels, k = number_by_root(roots)
         return ComponentsResult(int(k), labels, roots, 0)
-    return _propagate(g)
+    roots, labels, k, rounds, _ = fastsv(LocalOps(g))
+    return ComponentsResult(int(k), g.backend.to_host(labels), g.backend.to_host(roots), rounds)
 
 
-def _propagate(g: Graph) -> ComponentsResult:
-    """Weak components by min-label propagation rounds (the vectorized backends)."""
-    n = g.n
-    xp = g.backend.xp
-    block = symmetric_block(g)
-    label = xp.arange(n, dtype=np.int64)
-    frontier = SparseVector(xp.arange(n, dtype=np.int64), label.copy(), n, check=False)
+def fastsv(ops: LocalOps | GridVectorOps) -> tuple[Any, Any, int, int, int]:
+    """FastSV on one process or the grid (the module's description).
+
+    Returns
+    -------
+    roots, labels, n_components, rounds, lo
+        This piece's smallest-id roots and scipy-numbered labels (``xp`` arrays),
+        the component count, the rounds (the last one included) and the piece's
+        first vertex.
+    """
+    xp = ops.xp
+    f = ops.ids()
+    gf = f.copy()
+    ids = f - ops.lo
+    # Weak components: edge direction never matters, so a directed graph also runs Bᵀ.
+    products = (False, True) if ops.directed else (False,)
     rounds = 0
-    while frontier.nnz:
-        y = spmsv(block, frontier, min_second, check=False)
+    while True:
+        mngf = gf.copy()
+        for transpose in products:
+            ops.mxsv_min_into(mngf, ids, gf, min_second, transpose=transpose)
         rounds += 1
-        better = y.values < label[y.indices]
-        idx = y.indices[better]
-        label[idx] = y.values[better]
-        changed = xp.zeros(n, dtype=bool)
-        changed[idx] = True
-        # Shortcut: follow labels to their labels until nothing moves.
-        while True:
-            jumped = label[label]
-            moved = jumped != label
-            if not bool(moved.any()):
-                break
-            changed |= moved
-            label = jumped
-        idx = xp.flatnonzero(changed).astype(np.int64)
-        frontier = SparseVector(idx, label[idx], n, check=False)
-    roots = g.backend.to_host(label)
-    is_root = roots == np.arange(n)
-    number = np.cumsum(is_root) - 1
-    return ComponentsResult(
-        n_components=int(is_root.sum()), labels=number[roots], roots=roots, rounds=rounds
-    )
+        # Stochastic hooking: the parent takes the smallest grandparent next door.
+        # f[f[u]] <= f[u] always, so only an mngf[u] below f[u] can lower it.
+        hook = mngf < f
+        nf = f.copy()
+        ops.scatter_min(nf, f[hook], mngf[hook])
+        xp.minimum(nf, mngf, out=nf)  # aggressive hooking
+        xp.minimum(nf, gf, out=nf)  # shortcutting
+        ngf = ops.lookup(nf, nf)
+        moved = int(ops.allsum_int(xp.count_nonzero(ngf != gf))[0])
+        f, gf = nf, ngf
+        if not moved:
+            break
+    # Number the components by their smallest id, as scipy does.
+    is_root = f == ops.ids()
+    offset, total = ops.offset(xp.count_nonzero(is_root))
+    number = offset + xp.cumsum(is_root) - 1
+    return f, ops.lookup(number, f), total, rounds, ops.lo
 
 
 # --------------------------------------------------------------------------- on the grid
@@ -253,28 +255,6 @@ class DistComponentsResult(Pieces):
                               n_components=self.n_components, rounds=self.rounds)
 
 
-def _scatter_min(ops: GridOps, piece: np.ndarray, gids: np.ndarray, vals: np.ndarray) -> None:
-    """``x[gids] = min(x[gids], vals)`` on a distributed vector ``x`` (``piece``: this rank's).
-
-    Repeated ids are merged here first; then one Alltoallv of (id, value)
-    pairs to the owners (collective).
-    """
-    grid = ops.grid
-    if grid.size == 1:
-        np.minimum.at(piece, gids - ops.lo, vals)
-        return
-    order = np.lexsort((vals, gids))
-    gids, vals = gids[order], vals[order]
-    first = np.ones(gids.shape[0], dtype=bool)
-    first[1:] = gids[1:] != gids[:-1]
-    gids, vals = gids[first], vals[first]  # sorted ids: grouped by owner
-    counts = np.bincount(ops.d.piece_of(gids), minlength=grid.size).astype(np.int64)
-    pairs = np.stack([gids, vals], axis=1).reshape(-1)
-    got, _ = C.alltoallv(grid.comm, pairs, 2 * counts)
-    got = got.reshape(-1, 2)
-    np.minimum.at(piece, got[:, 0] - ops.lo, got[:, 1])
-
-
 def dist_connected_components(g: DistGraph) -> DistComponentsResult:
     """Weakly connected components by FastSV on the process grid (collective).
 
@@ -302,38 +282,6 @@ def dist_connected_components(g: DistGraph) -> DistComponentsResult:
         ``rounds`` counts the FastSV rounds, the last one included.
     """
     g = check_graph(g)
-    ops = GridOps(g)
-    lo = g.lo
-    f = np.arange(lo, g.hi, dtype=np.int64)
-    gf = f.copy()
-    ids = np.arange(ops.size, dtype=np.int64)
-    products = [(g.block, False)] + ([(g.tblock, True)] if g.directed else [])
-    rounds = 0
-    while True:
-        mngf = gf.copy()
-        for block, transpose in products:
-            r, v = product_sparse(ops, block, ids, gf, min_second, transpose=transpose)
-            np.minimum.at(mngf, r, v.astype(np.int64, copy=False))
-        rounds += 1
-        # Stochastic hooking: the parent takes the smallest grandparent next door.
-        # f[f[u]] <= f[u] always, so only an mngf[u] below f[u] can lower it.
-        hook = mngf < f
-        nf = f.copy()
-        _scatter_min(ops, nf, f[hook], mngf[hook])
-        np.minimum(nf, mngf, out=nf)  # aggressive hooking
-        np.minimum(nf, gf, out=nf)  # shortcutting
-        ngf = ops.lookup(nf, nf)
-        moved = int(ops.allsum_int(int(np.count_nonzero(ngf != gf)))[0])
-        f, gf = nf, ngf
-        if not moved:
-            break
-    # Number the components by their smallest id, as scipy does.
-    is_root = f == np.arange(lo, g.hi, dtype=np.int64)
-    counts = C.allgatherv(g.grid.comm, np.array([int(is_root.sum())], dtype=np.int64),
-                          np.ones(g.grid.size, dtype=np.int64))
-    offset = int(counts[:g.grid.rank].sum())
-    number = offset + np.cumsum(is_root) - 1
-    labels = ops.lookup(number, f)
-    return DistComponentsResult(lo=lo, hi=g.hi, n=g.n, _comm=g.grid.comm,
-                                n_components=int(counts.sum()), labels=labels, roots=f,
-                                rounds=rounds)
+    roots, labels, k, rounds, lo = fastsv(GridVectorOps(g))
+    return DistComponentsResult(lo=lo, hi=g.hi, n=g.n, _comm=g.grid.comm, n_components=k,
+                                labels=labels, roots=roots, rounds=rounds)

@@ -8,9 +8,15 @@ next to its one-process twin, whose argument checks it calls
 the pieces the grid versions share are in :mod:`spbfs.algorithms._grid`.
 
 Each function is the distributed twin of a one-process function of
-:mod:`spbfs.algorithms` and keeps its driver loop; only the step, one
-semiring product, becomes distributed on the :class:`~spbfs.mpi.DistGraph`'s
-``pr x pc`` grid (:mod:`spbfs.mpi.spmsv`): *expand* the vector
+:mod:`spbfs.algorithms`, a thin entry (argument checks, result) around the
+loop both share, written once against :mod:`spbfs.algorithms.operations`
+(:func:`~spbfs.algorithms.ranking.power_iteration`,
+:func:`~spbfs.algorithms.components.fastsv`,
+:func:`~spbfs.algorithms.shortest_paths.delta_stepping`,
+:func:`~spbfs.algorithms.msbfs.search_levels`,
+:func:`~spbfs.algorithms.betweenness.dependencies`). Its grid implementation
+makes each step, one semiring product, distributed on the
+:class:`~spbfs.mpi.DistGraph`'s ``pr x pc`` grid (:mod:`spbfs.mpi.spmsv`): *expand* the vector
 (transpose to the column layout, Allgatherv down the processor column),
 the local product on the rank's block ``B_ij``, *fold* the partial results
 along the processor row to the owners of their rows, and reduce them there
@@ -26,8 +32,10 @@ from Allreduce'd counts, so every rank runs the same iterations.
                                       grandparents (and over ``Bᵀ`` for a directed
                                       graph), hooking by Alltoallv to the parents'
                                       owners, ``f[f]`` by request/reply Alltoallv
-:func:`dist_sssp`                     sparse SpMSV over ``min_plus`` on a weighted
-                                      block (:func:`dist_weighted_block`)
+:func:`dist_sssp`                     delta-stepping: sparse SpMSV over ``min_plus``
+                                      on the light, then the heavy part of a
+                                      weighted block (:func:`dist_weighted_block`);
+                                      Bellman-Ford rounds with ``max_rounds``
 :func:`dist_multi_source_bfs`         SpGEMM over ``min_second`` (``any_pair`` for
                                       levels only), one column per source
 :func:`dist_betweenness_centrality`   SpGEMM over ``plus_times``, forward over ``B``,

@@ -5,7 +5,8 @@ The frontiers of ``k`` searches form the columns of a sparse ``n x k`` matrix
 matrix, over ``min_second`` (parents: the smallest frontier vertex reaching a
 vertex, as :func:`spbfs.bfs` picks) or ``any_pair`` (levels only). That
 SpGEMM (:func:`~spbfs.algorithms._ops.spgemm`) runs on the numpy and cupy
-backends. The numba backend stores ``F`` densely as bits instead, one
+backends, in the level loop :func:`search_levels`, written once against
+:mod:`spbfs.algorithms.operations`. The numba backend stores ``F`` densely as bits instead, one
 ``uint64`` word per vertex for each 64 searches, and a level becomes one
 masked product over the semiring (bitwise or, second) on those words
 (:func:`~spbfs.algorithms._ops.msbfs_bits`): one pass over the edges serves
@@ -23,9 +24,9 @@ rows.
 :func:`dist_multi_source_bfs` is the same search on the 2D process grid
 (conventions: :mod:`spbfs.algorithms.distributed`): each level one
 distributed SpGEMM over ``min_second`` (or ``any_pair``) of the frontier
-entries ``(vertex, search)``. Both sides check ``output`` and ``max_depth``
-with :func:`check_msbfs_args` and the sources with
-:func:`~spbfs.algorithms._common.check_sources`.
+entries ``(vertex, search)``: the same :func:`search_levels`. Both sides
+check ``output`` and ``max_depth`` with :func:`check_msbfs_args` and the
+sources with :func:`~spbfs.algorithms._common.check_sources`.
 """
 
 from __future__ import annotations
@@ -37,12 +38,12 @@ import numpy as np
 
 from semirings.semiring import any_pair, min_second
 from spbfs.algorithms._common import check_grid_call, check_sources, prepare, sources_of
-from spbfs.algorithms._grid import Pieces, check_graph, collective, first_by_key, spgemm_step
-from spbfs.algorithms._ops import SparseColumns, msbfs_bits, spgemm
+from spbfs.algorithms._grid import Pieces, check_graph, collective
+from spbfs.algorithms._ops import msbfs_bits
+from spbfs.algorithms.operations import GridVectorOps, LocalOps
 from spbfs.config import Config
 from spbfs.kernels.ranking_numba import full_ptr, queue_levels
 from spbfs.mpi.graph import DistGraph
-from spbfs.mpi.spmsv import GridOps
 from spbfs.search.checks import check_max_depth
 from spbfs.threads import search_threads
 
@@ -166,8 +167,7 @@ def multi_source_bfs(
     src = check_sources(g.n, sources_of(g, sources))
     uniq, back = np.unique(src, return_inverse=True)
     block, other = (g.in_block, g.out_block) if reverse else (g.out_block, g.in_block)
-    xp = g.backend.xp
-    n, k = g.n, int(uniq.shape[0])
+    k = int(uniq.shape[0])
     want_parents = output in ("both", "parents")
     if g.backend.name == "numba" and output == "levels" and k > 1:
         deep = _levels_by_queues(block, uniq, max_depth, g.config.threads)
@@ -189,30 +189,8 @@ def multi_source_bfs(
             depth=depth,
         )
 
-    rows = xp.arange(k, dtype=np.int64)
-    s = xp.asarray(uniq)
-    parents = xp.full((k, n), -1, dtype=np.int64)
-    levels = xp.full((k, n), -1, dtype=np.int64)
-    visited = xp.zeros((k, n), dtype=bool)
-    parents[rows, s] = s
-    levels[rows, s] = 0
-    visited[rows, s] = True
-    semiring = min_second if want_parents else any_pair
-    # Column i of the frontier matrix holds the frontier of search i, valued by vertex id.
-    frontier = SparseColumns(xp.arange(k + 1, dtype=np.int64), s, s if want_parents else None, n)
-    depth = 0
-    while frontier.nnz and (max_depth is None or depth < max_depth):
-        nxt = spgemm(block, frontier, semiring, mask=visited, complement=True)
-        if nxt.nnz == 0:
-            break
-        depth += 1
-        col = nxt.column_ids(xp)
-        visited[col, nxt.ind] = True
-        levels[col, nxt.ind] = depth
-        if want_parents:
-            parents[col, nxt.ind] = nxt.val
-        frontier = SparseColumns(nxt.ptr, nxt.ind, nxt.ind if want_parents else None, n)
-
+    levels, parents, depth = search_levels(LocalOps(g), uniq, want_parents, max_depth,
+                                           transpose=reverse)
     to_host = g.backend.to_host
     return MultiSourceBFSResult(
         sources=src,
@@ -220,6 +198,47 @@ def multi_source_bfs(
         levels=to_host(levels)[back] if output in ("both", "levels") else None,
         depth=depth,
     )
+
+
+def search_levels(ops: LocalOps | GridVectorOps, uniq: np.ndarray, want_parents: bool,
+                  max_depth: int | None, *, transpose: bool) -> tuple[Any, Any, int]:
+    """The searches from the distinct ``uniq``, on one process or the grid.
+
+    Each level is one masked product of the frontier entries ``(vertex,
+    search)`` over ``min_second`` (valued by vertex id: the smallest parent
+    wins) or ``any_pair``; ``transpose`` follows in-edges.
+
+    Returns
+    -------
+    levels, parents, depth
+        ``(k, size)`` int64 pieces (``parents`` ``(0, size)`` when not wanted)
+        and the levels expanded.
+    """
+    xp, lo, size = ops.xp, ops.lo, ops.size
+    k = int(uniq.shape[0])
+    semiring = min_second if want_parents else any_pair
+    levels = xp.full((k, size), -1, dtype=np.int64)
+    parents = xp.full((k, size) if want_parents else (0, size), -1, dtype=np.int64)
+    s_all = xp.asarray(uniq)
+    sidx = xp.flatnonzero((s_all >= lo) & (s_all < ops.hi)).astype(np.int64)
+    ids = s_all[sidx] - lo
+    levels[sidx, ids] = 0
+    if want_parents:
+        parents[sidx, ids] = s_all[sidx]
+    depth = 0
+    while max_depth is None or depth < max_depth:
+        vals = ids + lo if want_parents else None
+        r, s, v = ops.mxsm(ids, sidx, vals, k, semiring, "min", transpose=transpose,
+                           mask=(levels >= 0) if ops.masks else None)
+        fresh = levels[s, r] < 0
+        ids, sidx = r[fresh], s[fresh]
+        if not int(ops.allsum_int(ids.shape[0])[0]):
+            break
+        depth += 1
+        levels[sidx, ids] = depth
+        if want_parents:
+            parents[sidx, ids] = v[fresh]
+    return levels, parents, depth
 
 
 #: A first search at least this deep marks a high-diameter graph, whose levels-only
@@ -336,38 +355,10 @@ def dist_multi_source_bfs(
     limit = collective(g, check_msbfs_args, output, max_depth)
     src = collective(g, check_sources, g.n, sources)
     uniq, back = np.unique(src, return_inverse=True)
-    k = int(uniq.shape[0])
-    ops = GridOps(g)
-    lo, size = g.lo, ops.size
-    want_parents = output in ("both", "parents")
-    transpose = bool(reverse and g.directed)
-    block = g.tblock if transpose else g.block
-    semiring = min_second if want_parents else any_pair
-    levels = np.full((k, size), -1, dtype=np.int64)
-    parents = np.full((k, size) if want_parents else (0, size), -1, dtype=np.int64)
-    mine = np.flatnonzero((uniq >= lo) & (uniq < g.hi))
-    ids = (uniq[mine] - lo).astype(np.int64)
-    sidx = mine.astype(np.int64)
-    levels[sidx, ids] = 0
-    if want_parents:
-        parents[sidx, ids] = uniq[mine]
-    depth = 0
-    while limit is None or depth < limit:
-        vals = ids + lo if want_parents else None
-        r, s, v = spgemm_step(ops, block, ids, sidx, vals, k, semiring, transpose=transpose)
-        fresh = levels[s, r] < 0
-        r, s = r[fresh], s[fresh]
-        v = None if v is None else v[fresh].astype(np.int64, copy=False)
-        pick = first_by_key(s * size + r, v)  # one entry per (search, vertex): min parent
-        ids, sidx = r[pick], s[pick]
-        if not int(ops.allsum_int(ids.shape[0])[0]):
-            break
-        depth += 1
-        levels[sidx, ids] = depth
-        if want_parents:
-            parents[sidx, ids] = v[pick]
+    levels, parents, depth = search_levels(GridVectorOps(g), uniq, output != "levels", limit,
+                                           transpose=reverse)
     return DistMultiSourceBFSResult(
-        lo=lo, hi=g.hi, n=g.n, _comm=g.grid.comm, sources=src,
-        parents=parents[back] if want_parents else None,
+        lo=g.lo, hi=g.hi, n=g.n, _comm=g.grid.comm, sources=src,
+        parents=parents[back] if output != "levels" else None,
         levels=levels[back] if output in ("both", "levels") else None, depth=depth,
     )

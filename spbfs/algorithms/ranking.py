@@ -12,9 +12,10 @@ On numba the whole iteration runs compiled
 parallel pull over the in-edges (the block of in-edges, ``B``'s rows) that
 also yields the next dangling rank and the L1 change, nothing allocated per
 iteration, as fast as the memory streams the structure. numpy and cupy run
-one engine SpMV per iteration.
+the power iteration of :func:`power_iteration`, written once against
+:mod:`spbfs.algorithms.operations`: one dense product per iteration.
 
-:func:`dist_pagerank` is the same loop on the 2D process grid (conventions:
+:func:`dist_pagerank` runs that same loop on the 2D process grid (conventions:
 :mod:`spbfs.algorithms.distributed`): the product becomes a distributed
 dense SpMV, the dangling rank and the L1 change come from one Allreduce. Both
 check their arguments with :func:`check_pagerank_args`.
@@ -29,10 +30,9 @@ import numpy as np
 import scipy.sparse as sp
 
 from semirings.blocks import block_from_scipy
-from semirings.kernels import spmv
-from semirings.semiring import plus_times
 from spbfs.algorithms._common import check_grid_call, check_positive_int, node_labels, prepare
 from spbfs.algorithms._grid import Pieces, check_graph, collective
+from spbfs.algorithms.operations import GridVectorOps, LocalOps
 from spbfs.config import Config
 from spbfs.kernels.ranking_numba import (
     full_ptr,
@@ -43,7 +43,6 @@ from spbfs.kernels.ranking_numba import (
     work_chunks,
 )
 from spbfs.mpi.graph import DistGraph
-from spbfs.mpi.spmsv import GridOps
 from spbfs.threads import search_threads
 
 __all__ = ["DistPageRankResult", "PageRankResult", "check_pagerank_args", "dist_pagerank",
@@ -170,34 +169,47 @@ def pagerank(
         x, it, converged = _pagerank_numba(g, wmat, alpha, limit, stop == "l1", max_iter)
         return PageRankResult(scores=x, iterations=it, converged=converged,
                               labels=node_labels(g))
-    xp = g.backend.xp
+    ops = LocalOps(g)
     if wmat is None:
-        block = g.out_block
-        deg = g.out_degree.astype(np.float64)
+        block, deg = None, None
     else:
         # B = W^T: the csc layout of B is W's csr one, no copy.
         block = block_from_scipy(g.config.format, wmat.T, index_dtype=g.config.index_dtype,
                                  backend=g.backend)
-        deg = xp.asarray(np.asarray(wmat.sum(axis=1)).ravel())
+        deg = ops.xp.asarray(np.asarray(wmat.sum(axis=1)).ravel())
+    x, it, converged = power_iteration(ops, alpha, limit, stop == "l1", max_iter, block=block,
+                                       deg=deg)
+    return PageRankResult(scores=ops.to_host(x), iterations=it, converged=converged,
+                          labels=node_labels(g))
+
+
+def power_iteration(ops: LocalOps | GridVectorOps, alpha: float, limit: float, inclusive: bool,
+                    max_iter: int, *, block: Any = None,
+                    deg: Any = None) -> tuple[Any, int, bool]:
+    """The power iteration on one process or the grid: (this piece's scores, iterations, converged).
+
+    Each iteration is one dense product ``y = B +.× (x / d_out)`` (``block``:
+    the weighted ``Wᵀ`` instead of ``B``, with ``deg`` its row sums), then
+    ``x' = alpha (y + s / n) + (1 - alpha) / n``; the dangling rank ``s`` and
+    the L1 change come from one reduction over the processes.
+    """
+    xp, n = ops.xp, ops.n
+    deg = ops.out_degree() if deg is None else deg
     dangling = deg == 0
     inv = xp.where(dangling, 0.0, 1.0 / xp.where(dangling, 1.0, deg))
-    x = xp.full(n, 1.0 / n)
-    y = xp.zeros(n)
+    x = xp.full(ops.size, 1.0 / n)
+    lost = float(ops.allsum(x[dangling].sum())[0])
     converged = False
     it = 0
     for it in range(1, max_iter + 1):  # noqa: B007 - the count is reported
-        share = spmv(block, x * inv, plus_times, check=False)
-        y[:] = 0.0
-        y[share.indices] = share.values
-        lost = float(x[dangling].sum())
+        y = ops.mxv(x * inv, block=block)
         new = alpha * (y + lost / n) + (1.0 - alpha) / n
-        err = float(xp.abs(new - x).sum())
+        err, lost = (float(v) for v in ops.allsum(abs(new - x).sum(), new[dangling].sum()))
         x = new
-        if err < limit or (stop == "l1" and err <= limit):
+        if err < limit or (inclusive and err <= limit):
             converged = True
             break
-    return PageRankResult(scores=g.backend.to_host(x), iterations=it, converged=converged,
-                          labels=node_labels(g))
+    return x, it, converged
 
 
 #: Fewer edges than this run PageRank on one thread: a parallel iteration's start and
@@ -392,27 +404,7 @@ def dist_pagerank(
     g = check_graph(g)
     iters = collective(g, check_pagerank_args, alpha, tol, max_iter, stop)
     limit = float(tol) * (g.n if stop == "networkx" else 1)
-    ops = GridOps(g)
-    n, a = g.n, float(alpha)
-    deg = g.piece_degrees().astype(np.float64)
-    dangling = deg == 0
-    inv = np.where(dangling, 0.0, 1.0 / np.where(dangling, 1.0, deg))
-    x = np.full(ops.size, 1.0 / n)
-    rows = g.block.shape[0]
-    lost = float(ops.allsum(x[dangling].sum())[0])
-    converged = False
-    it = 0
-    for it in range(1, iters + 1):  # noqa: B007 - the count is reported
-        xe = ops.expand_dense(x * inv, 0.0)
-        share = spmv(g.block, xe, plus_times, check=False)
-        part = np.zeros(rows)
-        part[share.indices] = share.values
-        y = ops.fold_dense(part, "sum")
-        new = a * (y + lost / n) + (1.0 - a) / n
-        err, lost = (float(v) for v in ops.allsum(np.abs(new - x).sum(), new[dangling].sum()))
-        x = new
-        if err < limit or (stop == "l1" and err <= limit):
-            converged = True
-            break
-    return DistPageRankResult(lo=g.lo, hi=g.hi, n=n, _comm=g.grid.comm, scores=x,
+    x, it, converged = power_iteration(GridVectorOps(g), float(alpha), limit, stop == "l1",
+                                       iters)
+    return DistPageRankResult(lo=g.lo, hi=g.hi, n=g.n, _comm=g.grid.comm, scores=x,
                               iterations=it, converged=converged)

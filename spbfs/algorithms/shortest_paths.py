@@ -24,21 +24,25 @@ would otherwise be thousands of round trips through Python. Its
 
 From them a weighted block ``Bw`` (``Bw[v, u] = w(u -> v)``) is built in the
 graph's format and backend; for an undirected graph an edge given with two
-weights keeps the smaller one, as ``scipy.sparse.csgraph`` does. On a GPU,
-or with ``max_rounds`` (or ``method='bellman-ford'``), the distances come
-from Bellman-Ford frontier rounds on it: each round is one engine call,
+weights keeps the smaller one, as ``scipy.sparse.csgraph`` does. On a GPU
+the distances come from :func:`delta_stepping`, the same algorithm as
+products on it: ``Bw`` is split once into light (``w <= Δ``) and heavy
+edges, and a bucket's light edges are relaxed by ``min_plus`` products
+``y = Bw_light min.+ d_F`` from the vertices that entered the bucket until
+none does, then its heavy edges once. With ``max_rounds`` (or
+``method='bellman-ford'``, or negative weights) they come from
+:func:`bellman_ford`'s frontier rounds: each round one product
 ``y = Bw min.+ d_F`` over the vertices whose distance improved in the
-previous round (a sparse vector), followed by keeping the entries of ``y``
-that improve ``d``. With non-negative weights the loop ends after at most
+previous round. With non-negative weights that loop ends after at most
 ``n - 1`` rounds.
 
-:func:`dist_sssp` is the Bellman-Ford loop on the 2D process grid (conventions:
+Both loops are written once, against :mod:`spbfs.algorithms.operations`:
+:func:`dist_sssp` runs them on the 2D process grid (conventions:
 :mod:`spbfs.algorithms.distributed`; its distances are those of
-:func:`sssp`, its rounds those of ``sssp(method='bellman-ford')``; no
-buckets on the grid yet), each round a distributed sparse SpMSV
-over ``min_plus`` on the weighted blocks :func:`dist_weighted_block` builds
-from every rank's share of the weighted edges. Both sides check the source
-and ``max_rounds`` with :func:`check_sssp_args` and the weights with
+:func:`sssp`), each product a distributed sparse SpMSV over ``min_plus`` on
+the weighted blocks :func:`dist_weighted_block` builds from every rank's
+share of the weighted edges. Both sides check the source and
+``max_rounds`` with :func:`check_sssp_args` and the weights with
 :func:`_check_weights`.
 """
 
@@ -52,9 +56,7 @@ import scipy.sparse as sp
 from scipy.sparse.csgraph import NegativeCycleError as _ScipyNegativeCycleError
 
 from semirings.blocks import Block, block_from_edges
-from semirings.kernels import spmsv
 from semirings.semiring import min_plus
-from semirings.vector import SparseVector
 from spbfs.algorithms._common import (
     check_grid_call,
     check_positive_int,
@@ -63,6 +65,7 @@ from spbfs.algorithms._common import (
     vertex_of,
 )
 from spbfs.algorithms._grid import Pieces, check_graph, collective, first_by_key, route_rows
+from spbfs.algorithms.operations import GridVectorOps, LocalOps, split_by_weight
 from spbfs.bfs import bfs
 from spbfs.config import Config
 from spbfs.edges import check_vertex_ids
@@ -71,7 +74,6 @@ from spbfs.kernels import sssp_numba
 from spbfs.mpi import comm as C
 from spbfs.mpi.comm import CollectiveError
 from spbfs.mpi.graph import DistGraph
-from spbfs.mpi.spmsv import GridOps, product_sparse
 from spbfs.search.checks import check_vertex
 
 __all__ = [
@@ -266,9 +268,10 @@ def sssp(
 
     ``method='auto'`` runs delta-stepping (:mod:`spbfs.kernels.sssp_numba`,
     compiled, one pass per bucket) on a graph held on the host (numpy or
-    numba backend), a breadth-first search where every edge weighs 1, and
-    the Bellman-Ford rounds of the module docstring on a GPU, with
-    ``max_rounds``, or where a weight is negative (the only case that needs
+    numba backend), its loop of products (:func:`delta_stepping`) on a GPU, a
+    breadth-first search where every edge weighs 1, and the Bellman-Ford
+    rounds of the module docstring with ``max_rounds``, or where a weight is
+    negative (the only case that needs
     them; a negative cycle raises scipy's ``NegativeCycleError``, as
     :func:`scipy.sparse.csgraph.bellman_ford` does).
 
@@ -289,7 +292,7 @@ def sssp(
         Stop after this many Bellman-Ford rounds (distances are then upper
         bounds); implies ``method='bellman-ford'``.
     method : {'auto', 'delta-stepping', 'bellman-ford'}
-        The algorithm (see above); ``'delta-stepping'`` needs a host backend.
+        The algorithm (see above).
     delta : float, optional
         Delta-stepping's bucket width (default:
         :func:`spbfs.kernels.sssp_numba.default_delta`, about the least
@@ -310,7 +313,7 @@ def sssp(
         For an empty graph, a source out of range, a NaN weight (the message
         names the edge), ``weights`` of the wrong shape, an
         unknown ``method``, ``delta`` not positive, or delta-stepping asked
-        with ``max_rounds`` or on a GPU.
+        with ``max_rounds``.
     TypeError
         For a non-integer source or ``weights`` that is not a scipy sparse
         matrix.
@@ -324,11 +327,12 @@ def sssp(
     [0.0, 1.0, 2.0]
     """
     if check_grid_call(graph, config, "sssp"):
-        return dist_sssp(graph, source, weights=weights, max_rounds=max_rounds)
+        return dist_sssp(graph, source, weights=weights, max_rounds=max_rounds, method=method,
+                         delta=delta)
     g = prepare(graph, config, directed, allow_empty=False)
     source, max_rounds = check_sssp_args(g.n, vertex_of(g, source), max_rounds)
     host = g.backend.name in ("numpy", "numba")
-    asked, method = method, _check_method(method, max_rounds, host)
+    asked, method = method, _check_method(method, max_rounds)
     if isinstance(weights, Block):
         if weights.shape != (g.n, g.n) or weights.data is None:
             raise ValueError(
@@ -355,13 +359,19 @@ def sssp(
                     raise ValueError("method='delta-stepping' needs non-negative weights; "
                                      "'auto' runs Bellman-Ford on negative ones")
                 return _negative(g, source, *ew, max_rounds)
-            if method != "bellman-ford":
+            if method != "bellman-ford" and host:
                 ptr, ind, w = _out_rows_of_edges(g, *ew)
                 return _delta_result(g, source, ptr, ind, w, delta)
             block = _build_weighted(g, *ew)
-    if method != "bellman-ford":
+    if method == "bellman-ford":
+        return _bellman_ford(g, source, block, max_rounds)
+    if host:
         return _delta_result(g, source, *_out_rows(block), delta)
-    return _bellman_ford(g, source, block, max_rounds)
+    # A GPU: the delta-stepping loop of products, on the device.
+    ops = LocalOps(g)
+    dist, buckets = delta_stepping(ops, source, block, bucket_width(ops, block, delta))
+    return ShortestPathsResult(source=source, distances=ops.to_host(dist), rounds=buckets,
+                               labels=node_labels(g))
 
 
 def _negative(g: Graph, source: int, src: Any, dst: Any, w: Any,
@@ -398,15 +408,15 @@ class NegativeCycleError(_ScipyNegativeCycleError, ValueError):
     """
 
 
-def _check_method(method: Any, max_rounds: int | None, host: bool) -> str:
-    """``method`` resolved: delta-stepping on the host without a round limit, else Bellman-Ford."""
+def _check_method(method: Any, max_rounds: int | None) -> str:
+    """``method`` resolved: delta-stepping without a round limit, else Bellman-Ford."""
     if method not in _METHODS:
         raise ValueError(f"method must be one of {', '.join(map(repr, _METHODS))}, got {method!r}")
-    if method == "delta-stepping" and (max_rounds is not None or not host):
-        raise ValueError("method='delta-stepping' runs on the host (numpy or numba backend) "
-                         "without max_rounds (a round is Bellman-Ford's)")
+    if method == "delta-stepping" and max_rounds is not None:
+        raise ValueError("method='delta-stepping' runs without max_rounds (a round is "
+                         "Bellman-Ford's)")
     if method == "auto":
-        return "delta-stepping" if host and max_rounds is None else "bellman-ford"
+        return "delta-stepping" if max_rounds is None else "bellman-ford"
     return method
 
 
@@ -448,33 +458,136 @@ def _out_rows_of_edges(g: Graph, src: Any, dst: Any,
 
 def _bellman_ford(g: Graph, source: int, block: Block, max_rounds: int | None,
                   cycles: bool = False) -> ShortestPathsResult:
-    """The frontier rounds of the module docstring: one ``min_plus`` SpMSV per round.
-
-    ``cycles``: weights may be negative; a vertex still improving in round
-    ``n`` lies on or behind a negative cycle (scipy's NegativeCycleError).
-    """
-    xp = g.backend.xp
-    n = g.n
-    dist = xp.full(n, np.inf, dtype=np.float64)
-    dist[source] = 0.0
-    frontier = SparseVector(
-        xp.asarray([source], dtype=np.int64), xp.zeros(1, dtype=np.float64), n, check=False
-    )
-    rounds = 0
-    while frontier.nnz and (max_rounds is None or rounds < max_rounds):
-        # One semiring product per round: candidate distances through the frontier.
-        y = spmsv(block, frontier, min_plus, check=False)
-        rounds += 1
-        idx, cand = y.indices, y.values.astype(np.float64, copy=False)
-        better = cand < dist[idx]
-        idx, cand = idx[better], cand[better]
-        dist[idx] = cand
-        frontier = SparseVector(idx, cand, n, check=False)
-        if cycles and rounds >= n and idx.shape[0]:
-            raise NegativeCycleError(f"Negative cycle detected on node {int(idx[0])} (it still "
-                                     f"improves after {n} Bellman-Ford rounds)")
+    """:func:`bellman_ford` on one process, as a result."""
+    dist, rounds = bellman_ford(LocalOps(g), source, block, max_rounds, cycles=cycles)
     return ShortestPathsResult(source=source, distances=g.backend.to_host(dist), rounds=rounds,
                                labels=node_labels(g))
+
+
+def _start(ops: LocalOps | GridVectorOps, source: int) -> tuple[Any, Any]:
+    """Tentative distances (``inf``, 0 at the source) and the source's piece ids."""
+    xp = ops.xp
+    dist = xp.full(ops.size, np.inf, dtype=np.float64)
+    mine = ops.lo <= source < ops.hi
+    ids = xp.asarray([source - ops.lo] if mine else [], dtype=np.int64)
+    dist[ids] = 0.0
+    return dist, ids
+
+
+def _relax(ops: LocalOps | GridVectorOps, dist: Any, ids: Any, block: Block) -> tuple[Any, Any]:
+    """One ``min_plus`` product from ``ids``; keeps what improves ``dist``: (ids, values)."""
+    r, v = ops.mxsv(ids, dist[ids], min_plus, "min", block=block)
+    better = v < dist[r]
+    r, v = r[better], v[better]
+    dist[r] = v
+    return r, v
+
+
+def bellman_ford(ops: LocalOps | GridVectorOps, source: int, block: Block,
+                 max_rounds: int | None, *, cycles: bool = False) -> tuple[Any, int]:
+    """Bellman-Ford frontier rounds on one process or the grid: (distances, rounds).
+
+    One ``min_plus`` product per round from the vertices whose distance
+    improved in the previous round. ``cycles``: weights may be negative; a
+    vertex still improving in round ``n`` lies on or behind a negative cycle
+    (scipy's NegativeCycleError).
+    """
+    dist, ids = _start(ops, source)
+    rounds = 0
+    while max_rounds is None or rounds < max_rounds:
+        if not int(ops.allsum_int(ids.shape[0])[0]):
+            break
+        ids, _ = _relax(ops, dist, ids, block)
+        rounds += 1
+        if cycles and rounds >= ops.n and ids.shape[0]:
+            raise NegativeCycleError(f"Negative cycle detected on node {int(ids[0])} (it still "
+                                     f"improves after {ops.n} Bellman-Ford rounds)")
+    return dist, rounds
+
+
+def bucket_width(ops: LocalOps | GridVectorOps, block: Block, delta: float | None) -> float:
+    """``delta`` checked, or the loop of products' default: the largest finite weight.
+
+    Each bucket of :func:`delta_stepping` costs a few collective rounds (its
+    bounds, the light passes' counts, the heavy product of all its vertices),
+    so the loop of products takes the widest bucket that leaves no heavy edge;
+    the compiled one-process kernel, whose buckets cost nothing, takes about
+    the least weight instead (:func:`~spbfs.kernels.sssp_numba.default_delta`).
+    Kronecker 15 on a 2x2 grid, weights in [1, 100), load 19: Bellman-Ford
+    373-520 ms, bucket width 100: 430-524 ms, 50: 836-917 ms, 4: 2.9-3.7 s,
+    1 (the kernel's default): 8.7 s.
+    """
+    if delta is not None:
+        return _check_delta(delta)
+    top = 0.0
+    if block.data is not None and block.nnz:
+        w = ops.to_host(block.data)
+        finite = w[np.isfinite(w)]
+        top = float(finite.max()) if finite.size else 0.0
+    top = float(ops.allmax(np.array([top]))[0])
+    return top if top > 0 else 1.0
+
+
+def _check_delta(delta: Any) -> float:
+    if isinstance(delta, bool) or not isinstance(delta, int | float | np.floating):
+        raise TypeError(f"delta must be a number, got {type(delta).__name__}")
+    if not (float(delta) > 0 and np.isfinite(delta)):
+        raise ValueError(f"delta must be a positive finite bucket width, got {delta}")
+    return float(delta)
+
+
+def delta_stepping(ops: LocalOps | GridVectorOps, source: int, block: Block,
+                   delta: float) -> tuple[Any, int]:
+    """Delta-stepping in the GraphBLAS formulation on one process or the grid.
+
+    Sridhar et al.'s light/heavy form: the weighted block is split once into
+    light (``w <= delta``) and heavy edges. A bucket is the vertices not yet
+    settled whose tentative distance lies in ``[iΔ, (i+1)Δ)``, ``i`` from the
+    least such distance (an Allreduce on the grid, shared with the last check
+    of the bucket before where no heavy edge exists); its light edges are
+    relaxed by masked ``min_plus`` products from the vertices that entered
+    it, until none does, then its heavy edges once, from all of them.
+
+    Returns
+    -------
+    (distances, buckets)
+        This piece's float64 distances and the non-empty buckets processed.
+    """
+    xp = ops.xp
+    light, heavy = (block, None) if block.data is None else split_by_weight(block, delta)
+    if heavy is not None and not int(ops.allsum_int(heavy.nnz)[0]):
+        heavy = None  # no heavy edge anywhere: no product of the settled vertices to make
+    dist, _ = _start(ops, source)
+    done = xp.zeros(ops.size, dtype=bool)
+    buckets = 0
+    least = 0.0  # the source's distance opens the first bucket
+    while least < np.inf:
+        top = (np.floor(least / delta) + 1.0) * delta
+        if top <= least:  # rounding of a huge distance: the bucket still moves on
+            top = least + delta
+        ids = xp.flatnonzero(~done & (dist < top)).astype(np.int64)
+        settled = xp.zeros(ops.size, dtype=bool)
+        while True:
+            if heavy is None:
+                # One reduction: is the bucket still filling, and where does the next one
+                # start (the least distance outside the settled vertices, exact once the
+                # bucket stops filling, as no heavy edge follows)?
+                rest = xp.where(done | settled, np.inf, dist)
+                count, least = ops.allmin(-ids.shape[0], rest.min() if ops.size else np.inf)
+                if count == 0:
+                    break
+            elif not int(ops.allsum_int(ids.shape[0])[0]):
+                break
+            settled[ids] = True
+            r, v = _relax(ops, dist, ids, light)
+            ids = r[v < top]  # improved inside the bucket: relaxed again
+        done |= settled
+        if heavy is not None:
+            _relax(ops, dist, xp.flatnonzero(settled).astype(np.int64), heavy)
+            rest = xp.where(done, np.inf, dist)
+            least = float(ops.allmin(rest.min() if ops.size else np.inf)[0])
+        buckets += 1
+    return dist, buckets
 
 
 # --------------------------------------------------------------------------- on the grid
@@ -491,7 +604,7 @@ class DistShortestPathsResult(Pieces):
     distances : numpy.ndarray
         float64 distances of this rank's vertices, ``inf`` where unreachable.
     rounds : int
-        Relaxation rounds (distributed products) performed.
+        Non-empty buckets (delta-stepping) or Bellman-Ford rounds.
     lo, hi, n : int
         The piece and the vertex count.
     """
@@ -599,16 +712,18 @@ def dist_weighted_block(g: DistGraph, src: Any, dst: Any, weights: Any) -> DistW
 
 def dist_sssp(
     g: DistGraph, source: int, *, weights: DistWeights | tuple[Any, Any, Any] | None = None,
-    max_rounds: int | None = None,
+    max_rounds: int | None = None, method: str = "auto", delta: float | None = None,
 ) -> DistShortestPathsResult:
-    """Shortest-path distances from ``source`` by distributed Bellman-Ford (collective).
+    """Shortest-path distances from ``source`` on the process grid (collective).
 
-    Each round is one distributed SpMSV over ``min_plus`` with the vertices
-    whose distance improved in the previous round (a sparse vector of
-    distances): expand down the processor columns, local product on the
-    weighted block, fold along the processor row, keep what improves. The
-    rounds and distances are those of :func:`~spbfs.algorithms.sssp` on the
-    same weighted edges.
+    :func:`delta_stepping`, the loop :func:`~spbfs.algorithms.sssp` runs on a
+    GPU, on the grid: per bucket, masked ``min_plus`` products over the light
+    edges until the bucket stops changing, then one over the heavy edges;
+    each product expands the sparse distances down the processor columns,
+    multiplies the local weighted block and folds along the processor row.
+    With ``max_rounds`` (or ``method='bellman-ford'``) Bellman-Ford's rounds
+    instead, one product each. The distances are those of
+    :func:`~spbfs.algorithms.sssp` on the same weighted edges.
 
     Parameters
     ----------
@@ -623,7 +738,13 @@ def dist_sssp(
         :func:`dist_weighted_block`. None: every edge of ``g`` weighs 1 (the
         distances are BFS levels).
     max_rounds : int, optional
-        Stop after this many rounds (distances are then upper bounds).
+        Stop after this many Bellman-Ford rounds (distances are then upper
+        bounds).
+    method : {'auto', 'delta-stepping', 'bellman-ford'}
+        As :func:`~spbfs.algorithms.sssp`'s.
+    delta : float, optional
+        Delta-stepping's bucket width (default: about the least positive
+        weight, :func:`spbfs.kernels.sssp_numba.default_delta`).
 
     Returns
     -------
@@ -634,11 +755,14 @@ def dist_sssp(
     Raises
     ------
     CollectiveError
-        On every rank for a source out of range, a bad ``max_rounds``, or
-        bad weights (see :func:`dist_weighted_block`).
+        On every rank for a source out of range, a bad ``max_rounds``,
+        ``method`` or ``delta``, or bad weights (see :func:`dist_weighted_block`).
     """
     g = check_graph(g)
     source, max_rounds = collective(g, check_sssp_args, g.n, source, max_rounds)
+    method = collective(g, _check_method, method, max_rounds)
+    if delta is not None:
+        delta = collective(g, _check_delta, delta)
     if weights is None:
         block = g.block
     elif isinstance(weights, DistWeights):
@@ -650,23 +774,10 @@ def dist_sssp(
     else:
         raise CollectiveError(f"weights must be a DistWeights or a (src, dst, w) tuple, got "
                               f"{type(weights).__name__}")
-    ops = GridOps(g)
-    lo = g.lo
-    dist = np.full(ops.size, np.inf)
-    ids = np.zeros(0, dtype=np.int64)
-    if lo <= source < g.hi:
-        dist[source - lo] = 0.0
-        ids = np.array([source - lo], dtype=np.int64)
-    rounds = 0
-    active = 1
-    while active and (max_rounds is None or rounds < max_rounds):
-        r, v = product_sparse(ops, block, ids, dist[ids], min_plus, transpose=False)
-        rounds += 1
-        cand = np.full(ops.size, np.inf)
-        np.minimum.at(cand, r, v.astype(np.float64, copy=False))
-        better = cand < dist
-        dist[better] = cand[better]
-        ids = np.flatnonzero(better).astype(np.int64)
-        active = int(ops.allsum_int(ids.shape[0])[0])
-    return DistShortestPathsResult(lo=lo, hi=g.hi, n=g.n, _comm=g.grid.comm, source=source,
+    ops = GridVectorOps(g)
+    if method == "bellman-ford":
+        dist, rounds = bellman_ford(ops, source, block, max_rounds)
+    else:
+        dist, rounds = delta_stepping(ops, source, block, bucket_width(ops, block, delta))
+    return DistShortestPathsResult(lo=g.lo, hi=g.hi, n=g.n, _comm=g.grid.comm, source=source,
                                    distances=dist, rounds=rounds)

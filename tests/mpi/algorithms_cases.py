@@ -8,19 +8,25 @@ rank 0 and compared with the one-process function of :mod:`spbfs.algorithms`
 and with scipy / networkx. Bad input must raise the same
 :class:`~spbfs.mpi.CollectiveError` on every rank. Any failure raises, and the
 installed excepthook aborts the job with a non-zero status. Prints
-``ALL OK <cases>`` on rank 0 at the end.
+``ALL OK <cases>`` on rank 0 at the end. Every grid also runs every algorithm on
+both of its engines (``Config(backend="numba")`` and ``"numpy"``), both formats,
+against the one-process numba result (:func:`check_engines`); ``--engines``
+runs only that.
 """
 
 from __future__ import annotations
+
+import sys
 
 import networkx as nx
 import numpy as np
 import scipy.sparse as sp
 from case_runner import both_graphs, run_cases, share
+from mpi4py import MPI
 from scipy.sparse import csgraph
 
 import spbfs
-from spbfs import datasets
+from spbfs import Config, datasets
 from spbfs.algorithms.distributed import (
     dist_betweenness_centrality,
     dist_connected_components,
@@ -32,7 +38,7 @@ from spbfs.algorithms.distributed import (
 )
 from spbfs.edges import EdgeList
 from spbfs.generators import erdos_renyi, grid2d, kronecker, path
-from spbfs.mpi import CollectiveError, DistGraph, ProcessGrid
+from spbfs.mpi import CollectiveError, DistGraph, ProcessGrid, install_excepthook
 
 
 def graphs() -> list[tuple[str, EdgeList, bool]]:
@@ -131,9 +137,8 @@ def check_graph(grid: ProcessGrid, name: str, el: EdgeList, directed: bool, fmt:
     for s in sources_for(el):
         r = dist_sssp(g, s, weights=wb).gather()
         if root:
-            ref = spbfs.sssp(serial, s, weights=W, method="bellman-ford")
+            ref = spbfs.sssp(serial, s, weights=W)
             assert np.array_equal(r.distances, ref.distances), f"{tag}: sssp from {s}"
-            assert r.rounds == ref.rounds, f"{tag}: sssp rounds from {s}"
             want = csgraph.dijkstra(W, directed=directed, indices=s)
             assert np.allclose(r.distances, want, rtol=1e-12), f"{tag}: dijkstra from {s}"
         r = spbfs.sssp(g, s).gather()
@@ -267,8 +272,82 @@ def check_bad_input(grid: ProcessGrid) -> None:
     expect(dist_weighted_block, "out of range", g, el.src, bad, np.ones(bad.shape[0]))
 
 
+def reference(el: EdgeList, directed: bool) -> dict[str, object]:
+    """The one-process numba results the grid's engines must give (rank 0)."""
+    g = spbfs.Graph.from_edgelist(el, directed=directed, config=Config(backend="numba"))
+    u, v, w = weighted(el)
+    W = sp.csr_matrix((w, (u, v)), shape=(el.n, el.n))
+    srcs = sources_for(el)
+    return {"pagerank": spbfs.pagerank(g, tol=1e-10),
+            "components": spbfs.connected_components(g),
+            "sssp": [spbfs.sssp(g, s, weights=W).distances for s in srcs],
+            "msbfs": spbfs.multi_source_bfs(g, [*srcs, 0]),
+            "betweenness": spbfs.betweenness_centrality(g, k=6, seed=3),
+            "triangles": spbfs.triangle_count(g)}
+
+
+def check_engines(grid: ProcessGrid, cases: list[int]) -> None:
+    """Every algorithm on the grid's numba and numpy engines, both formats: numba's results.
+
+    One loop per algorithm serves both engines (and one process): ranks to
+    1e-9, labels, distances, levels, parents and triangles exactly.
+    """
+    rank, size = grid.rank, grid.size
+    for name, el, directed in graphs()[:4]:
+        ref = reference(el, directed) if rank == 0 else None
+        u, v, w = weighted(el)
+        srcs = sources_for(el)
+        for fmt in ("csr", "dcsc"):
+            for backend in ("numba", "numpy"):
+                tag = f"{grid.pr}x{grid.pc} {name} {fmt} {backend}"
+                g = DistGraph.from_edges(share(el.src, rank, size), share(el.dst, rank, size),
+                                         el.n, directed=directed, grid=grid,
+                                         config=Config(format=fmt, backend=backend))
+                pr = dist_pagerank(g, tol=1e-10).gather()
+                cc = dist_connected_components(g).gather()
+                wb = dist_weighted_block(g, share(u, rank, size), share(v, rank, size),
+                                         share(w, rank, size))
+                dist = [dist_sssp(g, s, weights=wb).gather() for s in srcs]
+                ms = dist_multi_source_bfs(g, [*srcs, 0]).gather()
+                bc = dist_betweenness_centrality(g, k=6, seed=3, batch_size=4).gather()
+                tri = dist_triangle_count(g).gather()
+                cases[0] += 6
+                if rank != 0:
+                    continue
+                assert np.allclose(pr.scores, ref["pagerank"].scores, rtol=1e-9, atol=1e-15), \
+                    f"{tag}: pagerank"
+                assert pr.iterations == ref["pagerank"].iterations, f"{tag}: pagerank iterations"
+                assert np.array_equal(cc.labels, ref["components"].labels), f"{tag}: components"
+                assert np.array_equal(cc.roots, ref["components"].roots), f"{tag}: roots"
+                for s, r, want in zip(srcs, dist, ref["sssp"], strict=True):
+                    assert np.array_equal(r.distances, want), f"{tag}: sssp from {s}"
+                assert np.array_equal(ms.levels, ref["msbfs"].levels), f"{tag}: msbfs levels"
+                assert np.array_equal(ms.parents, ref["msbfs"].parents), f"{tag}: msbfs parents"
+                assert np.allclose(bc, ref["betweenness"], rtol=1e-9, atol=1e-12,
+                                   equal_nan=True), f"{tag}: betweenness"
+                assert np.array_equal(tri.per_vertex, ref["triangles"].per_vertex), \
+                    f"{tag}: triangles"
+
+
 def main() -> None:
-    run_cases(graphs, check_graph, check_bad_input)
+    """All cases on the grids of the command line; ``--engines``: the engine comparison only."""
+    if "--engines" in sys.argv:
+        sys.argv.remove("--engines")
+        install_excepthook()
+        cases = [0]
+        for shape in sys.argv[1:]:
+            grid = ProcessGrid(shape)
+            check_engines(grid, cases)
+            grid.free()
+        if MPI.COMM_WORLD.Get_rank() == 0:
+            print(f"ALL OK {cases[0]} cases on grids {' '.join(sys.argv[1:])}", flush=True)
+        return
+
+    def per_grid(grid: ProcessGrid) -> None:
+        check_bad_input(grid)
+        check_engines(grid, [0])
+
+    run_cases(graphs, check_graph, per_grid)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,351 @@
+"""The operations the algebraic loops are written against: one process or the process grid.
+
+Every loop of :mod:`spbfs.algorithms` that is not a fused compiled kernel
+(PageRank's power iteration, FastSV, delta-stepping, Brandes' sweeps, the
+multi-source search) is written once, against the few operations below, and
+runs on one process (:class:`LocalOps`, arrays of the graph's backend:
+numpy or cupy) or on the ``pr x pc`` grid (:class:`GridVectorOps`, this
+rank's piece of every vector, products through
+:class:`~spbfs.mpi.spmsv.GridOps`). A vector is always *this process's piece*:
+the ``size`` vertices ``lo .. hi-1`` (the whole graph on one process), held
+in ``xp`` arrays; ``ids`` of a sparse vector are piece-local (``0 .. size-1``).
+
+=========================  ===============================================================
+``mxv(x)``                 dense ``y = B +.× x`` (or a weighted block), this piece of ``y``
+``mxsv(ids, vals)``        sparse ``y = B ⊕.⊗ x`` (``transpose``: ``Bᵀ``), reduced: one
+                           entry per vertex, by ``reduce`` ("min" or "sum")
+``mxsv_min_into(y, ...)``  ``y = min(y, B ⊕.⊗ x)`` into a dense piece (no merge first)
+``mxsm(ids, s, vals)``     ``mxsv`` for ``k`` sparse columns (entries ``(vertex, column)``),
+                           with an optional mask of the result (one process: not computed)
+``allsum`` ``allmin``      reductions of a few numbers over the processes (one Allreduce;
+``allmax``                 ``allmax`` elementwise over an array)
+``lookup(x, gids)``        ``x[gids]`` by global id (a request/reply exchange on the grid)
+``scatter_min``            ``x[gids] = min(x[gids], vals)`` by global id, repeated ids merged
+``offset(count)``          this process's exclusive prefix of ``count`` and the total
+=========================  ===============================================================
+
+On the grid every method is collective: all ranks call it in the same order.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from semirings.blocks import Block
+from semirings.kernels import spmsv, spmv
+from semirings.semiring import Semiring, plus_times
+from semirings.vector import SparseVector
+from spbfs.algorithms._grid import spgemm_step
+from spbfs.algorithms._ops import SparseColumns, spgemm
+from spbfs.mpi import comm as C
+from spbfs.mpi.spmsv import GridOps, product_sparse
+
+__all__ = ["GridVectorOps", "LocalOps", "split_by_weight"]
+
+_REDUCE = ("min", "sum")
+
+
+def _check_reduce(reduce: str) -> None:
+    if reduce not in _REDUCE:
+        raise ValueError(f"reduce must be one of {_REDUCE}, got {reduce!r}")
+
+
+def _merge(xp: Any, key: Any, vals: Any, reduce: str) -> tuple[Any, Any]:
+    """One entry per distinct ``key`` (sorted), its values reduced with ``reduce``.
+
+    ``vals`` None (a pattern) keeps one entry per key.
+    """
+    if key.shape[0] == 0:
+        return key, vals
+    if xp is np and vals is not None:
+        # One stable (radix) sort of the int64 keys, then a segmented reduction.
+        order = np.argsort(key, kind="stable")
+        ks = key[order]
+        starts = np.flatnonzero(np.concatenate(([True], ks[1:] != ks[:-1])))
+        ufunc = np.minimum if reduce == "min" else np.add
+        return ks[starts], ufunc.reduceat(vals[order], starts)
+    if vals is None or reduce == "min":
+        order = xp.argsort(key, kind="stable") if vals is None else xp.lexsort(
+            xp.stack([vals, key]))
+        ks = key[order]
+        first = xp.ones(ks.shape[0], dtype=bool)
+        first[1:] = ks[1:] != ks[:-1]
+        pick = order[first]
+        return key[pick], None if vals is None else vals[pick]
+    uk, inv = xp.unique(key, return_inverse=True)
+    sums = xp.bincount(inv.reshape(-1), weights=vals, minlength=uk.shape[0])
+    return uk, sums.astype(vals.dtype, copy=False)
+
+
+def split_by_weight(block: Block, delta: float) -> tuple[Block, Block]:
+    """``(light, heavy)``: the entries of a weighted block with weight ``<= delta``, and the rest.
+
+    Delta-stepping's edge split (Meyer and Sanders): light edges are relaxed
+    again while a bucket fills, heavy ones once, when it is settled. Each part
+    keeps the block's format, backend and entry order (a filter, no sort); a
+    dcsc part lists only its non-empty columns.
+    """
+    light = block.data <= delta
+    return _filtered(block, light), _filtered(block, ~light)
+
+
+def _filtered(block: Block, keep: Any) -> Block:
+    """The block of the entries where ``keep`` is True."""
+    xp = block.backend.xp
+    before = xp.zeros(keep.shape[0] + 1, dtype=np.int64)
+    xp.cumsum(keep, out=before[1:])
+    ptr = before[block.ptr.astype(np.int64)]  # kept entries before each column start
+    jc = block.jc
+    if jc is not None:
+        full = xp.flatnonzero(ptr[1:] > ptr[:-1])
+        jc = jc[full]
+        ptr = xp.concatenate([ptr[full], ptr[-1:]])
+    ind, data = block.ind[keep], block.data[keep]
+    return type(block)(block.shape, ptr.astype(block.ptr.dtype, copy=False), ind, data, jc,
+                       backend=block.backend)
+
+
+class LocalOps:
+    """The operations on one process, over the graph's backend (numpy or cupy arrays).
+
+    Parameters
+    ----------
+    g : Graph
+        The one-process graph; its out-block is ``B``, its in-block ``Bᵀ``.
+    """
+
+    def __init__(self, g: Any) -> None:
+        self.g = g
+        self.backend = g.backend
+        self.xp = g.backend.xp
+        self.n = self.size = self.hi = g.n
+        self.lo = 0
+        self.directed = g.directed
+        #: Whether :meth:`mxsm` uses a mask (so that a loop builds one only then).
+        self.masks = True
+
+    def to_host(self, a: Any) -> np.ndarray:
+        """A piece as a numpy array."""
+        return self.backend.to_host(a)
+
+    def ids(self) -> Any:
+        """Global ids of this piece (int64)."""
+        return self.xp.arange(self.lo, self.hi, dtype=np.int64)
+
+    def out_degree(self) -> Any:
+        """float64 out-degree of this piece's vertices."""
+        return self.xp.asarray(self.g.out_degree).astype(np.float64)
+
+    def block(self, transpose: bool = False) -> Block:
+        """``B`` (``transpose``: ``Bᵀ``): the block this process multiplies by."""
+        return self.g.in_block if transpose else self.g.out_block
+
+    def mxv(self, x: Any, *, block: Block | None = None) -> Any:
+        """Dense ``y = B +.× x`` (``block``: a weighted one instead of ``B``)."""
+        share = spmv(self.block() if block is None else block, x, plus_times, check=False)
+        y = self.xp.zeros(self.size)
+        y[share.indices] = share.values
+        return y
+
+    def mxsv(self, ids: Any, vals: Any, semiring: Semiring, reduce: str, *,
+             transpose: bool = False, block: Block | None = None) -> tuple[Any, Any]:
+        """Sparse ``y = B ⊕.⊗ x`` as ``(ids, values)``, one entry per vertex.
+
+        ``reduce`` is the semiring's addition ("min" or "sum"), which merges
+        the partial results of the grid; ``block`` replaces ``B`` (a weighted
+        block, or one part of it).
+        """
+        _check_reduce(reduce)
+        b = self.block(transpose) if block is None else block
+        y = spmsv(b, SparseVector(ids, vals, self.n, check=False), semiring, check=False)
+        return y.indices, y.values.astype(vals.dtype, copy=False)
+
+    def mxsv_min_into(self, into: Any, ids: Any, vals: Any, semiring: Semiring, *,
+                      transpose: bool = False) -> None:
+        """``into = min(into, B ⊕.⊗ x)`` for a dense piece ``into`` (a ``min`` semiring)."""
+        r, v = self.mxsv(ids, vals, semiring, "min", transpose=transpose)
+        into[r] = self.xp.minimum(into[r], v)
+
+    def mxsm(self, ids: Any, sidx: Any, vals: Any, k: int, semiring: Semiring, reduce: str, *,
+             transpose: bool = False, mask: Any = None) -> tuple[Any, Any, Any]:
+        """``C = B ⊕.⊗ X`` for ``k`` sparse columns: entries ``(ids, sidx, vals)`` of ``C``.
+
+        ``X`` has the entries ``(ids[q], sidx[q]) = vals[q]`` (``vals`` None: a
+        pattern), sorted by column, then vertex (as :meth:`mxsm` returns them);
+        ``C`` comes back one entry per ``(vertex, column)``, sorted so.
+        ``mask`` (``(k, size)`` bool): entries where it is True are not wanted
+        (the one-process product skips them; the grid's caller filters).
+        """
+        _check_reduce(reduce)
+        xp = self.xp
+        ptr = xp.searchsorted(sidx, xp.arange(k + 1, dtype=np.int64)).astype(np.int64)
+        x = SparseColumns(ptr, ids, vals, self.n)
+        c = spgemm(self.block(transpose), x, semiring, mask=mask, complement=mask is not None)
+        out = None if vals is None else c.val.astype(vals.dtype, copy=False)
+        return c.ind.astype(np.int64, copy=False), c.column_ids(xp), out
+
+    def allsum(self, *vals: Any) -> np.ndarray:
+        """The numbers themselves (float64): one process sums nothing."""
+        return np.array([float(v) for v in vals], dtype=np.float64)
+
+    def allsum_int(self, *vals: Any) -> np.ndarray:
+        """The integers themselves (int64)."""
+        return np.array([int(v) for v in vals], dtype=np.int64)
+
+    def allmin(self, *vals: Any) -> np.ndarray:
+        """The numbers themselves (float64)."""
+        return np.array([float(v) for v in vals], dtype=np.float64)
+
+    def allmax(self, a: Any) -> Any:
+        """The array itself (elementwise maximum over the processes)."""
+        return a
+
+    def lookup(self, piece: Any, gids: Any) -> Any:
+        """``x[gids]``."""
+        return piece[gids]
+
+    def scatter_min(self, piece: Any, gids: Any, vals: Any) -> None:
+        """``x[gids] = min(x[gids], vals)``, repeated ids merged first."""
+        g, v = _merge(self.xp, gids, vals, "min")
+        piece[g] = self.xp.minimum(piece[g], v)
+
+    def offset(self, count: int) -> tuple[int, int]:
+        """``(0, count)``: the counts of the processes before this one, and of all."""
+        return 0, int(count)
+
+
+class GridVectorOps:
+    """The operations on a rank of the process grid (collective), over numpy pieces.
+
+    Parameters
+    ----------
+    g : DistGraph
+        The distributed graph: ``B_ij`` is ``g.block``, ``(Bᵀ)`` is ``g.tblock``.
+    """
+
+    def __init__(self, g: Any) -> None:
+        self.g = g
+        self.ops = GridOps(g)
+        self.xp = np
+        self.n = g.n
+        self.lo, self.hi = g.lo, g.hi
+        self.size = self.ops.size
+        self.directed = g.directed
+        #: The products run before the fold: no mask to build (the caller filters).
+        self.masks = False
+        self.comm = g.grid.comm
+
+    def to_host(self, a: Any) -> np.ndarray:
+        """The piece itself (host arrays)."""
+        return a
+
+    def ids(self) -> np.ndarray:
+        """Global ids of this piece (int64)."""
+        return np.arange(self.lo, self.hi, dtype=np.int64)
+
+    def out_degree(self) -> np.ndarray:
+        """float64 out-degree of this piece's vertices."""
+        return self.g.piece_degrees().astype(np.float64)
+
+    def block(self, transpose: bool = False) -> Block:
+        """``B_ij`` (``transpose``: the block of ``Bᵀ``)."""
+        return self.g.tblock if transpose else self.g.block
+
+    def _route(self, transpose: bool) -> bool:
+        # Bᵀ = B on an undirected graph: the plain product, without the transposes.
+        return bool(transpose and self.directed)
+
+    def mxv(self, x: np.ndarray, *, block: Block | None = None) -> np.ndarray:
+        """Dense ``y = B +.× x``: expand, local SpMV, fold with sums."""
+        b = self.g.block if block is None else block
+        share = spmv(b, self.ops.expand_dense(x, 0.0), plus_times, check=False)
+        part = np.zeros(b.shape[0])
+        part[share.indices] = share.values
+        return self.ops.fold_dense(part, "sum")
+
+    def mxsv(self, ids: np.ndarray, vals: np.ndarray, semiring: Semiring, reduce: str, *,
+             transpose: bool = False, block: Block | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """Sparse ``y = B ⊕.⊗ x``: expand, local SpMSV, fold, merge with ``reduce``."""
+        _check_reduce(reduce)
+        t = self._route(transpose)
+        b = self.block(t) if block is None else block
+        r, v = product_sparse(self.ops, b, ids, vals, semiring, transpose=t)
+        v = v.astype(vals.dtype, copy=False)
+        if r.shape[0] * 8 < self.size:  # few: sort them
+            return _merge(np, r, v, reduce)
+        # Many (a whole vector's products): scatter into the piece, no sort.
+        touched = np.zeros(self.size, dtype=bool)
+        touched[r] = True
+        out = np.zeros(self.size, dtype=v.dtype)
+        if reduce == "min":
+            out[r] = v  # any of an id's values, then the least of them
+            np.minimum.at(out, r, v)
+        else:
+            np.add.at(out, r, v)
+        got = np.flatnonzero(touched)
+        return got, out[got]
+
+    def mxsv_min_into(self, into: np.ndarray, ids: np.ndarray, vals: np.ndarray,
+                      semiring: Semiring, *, transpose: bool = False) -> None:
+        """``into = min(into, B ⊕.⊗ x)`` for a dense piece: the fold's pieces go straight in."""
+        t = self._route(transpose)
+        r, v = product_sparse(self.ops, self.block(t), ids, vals, semiring, transpose=t)
+        np.minimum.at(into, r, v.astype(into.dtype, copy=False))
+
+    def mxsm(self, ids: np.ndarray, sidx: np.ndarray, vals: np.ndarray | None, k: int,
+             semiring: Semiring, reduce: str, *, transpose: bool = False,
+             mask: Any = None) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+        """``C = B ⊕.⊗ X`` for ``k`` sparse columns (see :meth:`LocalOps.mxsm`).
+
+        The result is sorted by column, then vertex. The mask is left to the
+        caller: the local products run before the fold.
+        """
+        _check_reduce(reduce)
+        t = self._route(transpose)
+        r, s, v = spgemm_step(self.ops, self.block(t), ids, sidx, vals, k, semiring,
+                              transpose=t)
+        key, v = _merge(np, s * max(self.size, 1) + r, v, reduce)
+        s, r = np.divmod(key, max(self.size, 1))
+        return r, s, v
+
+    def allsum(self, *vals: Any) -> np.ndarray:
+        """Sum of a few numbers over all ranks (one Allreduce; float64)."""
+        return self.ops.allsum(*vals)
+
+    def allsum_int(self, *vals: Any) -> np.ndarray:
+        """Sum of a few integers over all ranks (one Allreduce; int64)."""
+        return self.ops.allsum_int(*vals)
+
+    def allmin(self, *vals: Any) -> np.ndarray:
+        """The least of each of a few numbers over all ranks (one Allreduce; float64)."""
+        return C.allreduce(self.comm, np.array([float(v) for v in vals], dtype=np.float64),
+                           "min")
+
+    def allmax(self, a: np.ndarray) -> np.ndarray:
+        """Elementwise maximum of a float64 array over all ranks (one Allreduce)."""
+        return C.allreduce(self.comm, np.ascontiguousarray(a, dtype=np.float64), "max")
+
+    def lookup(self, piece: np.ndarray, gids: np.ndarray) -> np.ndarray:
+        """``x[gids]`` by global id (request/reply Alltoallv)."""
+        return self.ops.lookup(piece, gids)
+
+    def scatter_min(self, piece: np.ndarray, gids: np.ndarray, vals: np.ndarray) -> None:
+        """``x[gids] = min(x[gids], vals)`` at the owners (one Alltoallv of merged pairs)."""
+        gids, vals = _merge(np, gids, vals, "min")  # sorted ids: grouped by owner
+        size = self.g.grid.size
+        if size > 1:
+            counts = np.bincount(self.g.dist.piece_of(gids), minlength=size).astype(np.int64)
+            pairs = np.stack([gids, vals.astype(np.int64)], axis=1).reshape(-1)
+            got, _ = C.alltoallv(self.comm, pairs, 2 * counts)
+            got = got.reshape(-1, 2)
+            gids, vals = got[:, 0], got[:, 1]
+        np.minimum.at(piece, gids - self.lo, vals)
+
+    def offset(self, count: int) -> tuple[int, int]:
+        """This rank's exclusive prefix of ``count`` over the ranks, and the total."""
+        grid = self.g.grid
+        counts = C.allgatherv(self.comm, np.array([int(count)], dtype=np.int64),
+                              np.ones(grid.size, dtype=np.int64))
+        return int(counts[:grid.rank].sum()), int(counts.sum())

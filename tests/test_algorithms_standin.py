@@ -1,0 +1,133 @@
+"""The one-process cupy backend's algorithm loops on the strict cupy stand-in.
+
+The loops of :mod:`spbfs.algorithms.operations` (PageRank, FastSV,
+delta-stepping, Brandes, the multi-source search) run on ``backend="cupy"``
+under ``tests/_cupy_standin.py`` in a fresh interpreter (the stand-in must be
+installed before anything imports cupy, and must not leak into this test
+process), and must give the numba backend's results. The stand-in refuses
+any device array that meets host code without an explicit transfer.
+
+The semiring kernels use a few more names than the grid engine, all of them
+real cupy exports (ufuncs with ``.at``, ``broadcast_to``, true division):
+:func:`_extend` adds them, each doing what numpy does, with the stand-in's
+checks.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+
+#: cupy ufuncs the vectorized kernels call (``cupy.add.at`` among them).
+_UFUNCS = ("add", "multiply", "subtract", "minimum", "maximum", "logical_or", "logical_and",
+           "bitwise_or", "bitwise_and", "equal", "not_equal", "less", "greater", "abs",
+           "isfinite", "isnan", "floor", "true_divide", "divide", "logical_not")
+_FUNCS = ("broadcast_to", "isinf", "argmin", "argmax", "clip", "take")
+
+
+def _extend(standin: Any, cp: Any, transfers: Any) -> None:
+    """Give the stand-in the cupy names the one-process kernels use."""
+    import numpy as np
+
+    class Ufunc:
+        def __init__(self, uf: Any) -> None:
+            self._uf = uf
+            self._call = standin._function(transfers, uf)
+
+        def __call__(self, *args: Any, **kwargs: Any) -> Any:
+            return self._call(*args, **kwargs)
+
+        def at(self, a: Any, idx: Any, vals: Any = None) -> None:
+            extra = () if vals is None else (standin._unwrap(vals),)
+            self._uf.at(standin._unwrap(a), standin._unwrap_key(idx), *extra)
+
+    for name in _UFUNCS:
+        setattr(cp, name, Ufunc(getattr(np, name)))
+    for name in _FUNCS:
+        setattr(cp, name, standin._function(transfers, getattr(np, name)))
+    nd = standin.ndarray
+    for name in ("truediv", "pow"):
+        m, r, i = standin._binary(name)
+        setattr(nd, f"__{name}__", m)
+        setattr(nd, f"__r{name}__", r)
+        setattr(nd, f"__i{name}__", i)
+    nd.__abs__ = lambda self: standin._wrap(abs(self._a), self._t)
+    nd.__pos__ = lambda self: self
+    nd.nonzero = lambda self: standin._wrap(self._a.nonzero(), self._t)
+
+
+def main() -> None:
+    sys.path.insert(0, str(HERE))
+    import _cupy_standin as standin
+
+    transfers = standin.install()
+    _extend(standin, sys.modules["cupy"], transfers)
+
+    import numpy as np
+    import scipy.sparse as sp
+
+    import spbfs
+    from spbfs import Config, Graph
+    from spbfs.generators import erdos_renyi, grid2d, kronecker
+
+    cases = 0
+    for name, el, directed in (("kron7", kronecker(7, 4, seed=3), False),
+                               ("grid9x7", grid2d(9, 7), False),
+                               ("er120d", erdos_renyi(120, m=300, seed=4, directed=True), True)):
+        for fmt in ("csr", "dcsc"):
+            dev = Graph.from_edgelist(el, directed=directed,
+                                      config=Config(backend="cupy", format=fmt))
+            ref = Graph.from_edgelist(el, directed=directed, config=Config(backend="numba"))
+            tag = f"{name} {fmt}"
+            assert isinstance(dev.out_block.ind, standin.ndarray), f"{tag}: not on the device"
+            a, b = spbfs.pagerank(dev, tol=1e-10), spbfs.pagerank(ref, tol=1e-10)
+            assert np.allclose(a.scores, b.scores, rtol=1e-9, atol=1e-15), f"{tag}: pagerank"
+            assert a.iterations == b.iterations, f"{tag}: pagerank iterations"
+            a, b = spbfs.connected_components(dev), spbfs.connected_components(ref)
+            assert np.array_equal(a.labels, b.labels), f"{tag}: components"
+            assert a.rounds >= 1, f"{tag}: FastSV ran no round"
+            n = el.n
+            key = np.unique(el.src.astype(np.int64) * n + el.dst)
+            w = np.random.default_rng(5).uniform(0.1, 4.0, key.shape[0])
+            W = sp.csr_matrix((w, (key // n, key % n)), shape=(n, n))
+            for s in (0, n - 1):
+                a, b = spbfs.sssp(dev, s, weights=W), spbfs.sssp(ref, s, weights=W)
+                assert np.array_equal(a.distances, b.distances), f"{tag}: sssp from {s}"
+            srcs = [0, n - 1, 3, 0]
+            a, b = spbfs.multi_source_bfs(dev, srcs), spbfs.multi_source_bfs(ref, srcs)
+            assert np.array_equal(a.levels, b.levels), f"{tag}: msbfs levels"
+            assert np.array_equal(a.parents, b.parents), f"{tag}: msbfs parents"
+            a = spbfs.betweenness_centrality(dev, batch_size=16)
+            b = spbfs.betweenness_centrality(ref)
+            assert np.allclose(a, b, rtol=1e-9, atol=1e-12), f"{tag}: betweenness"
+            cases += 6
+    # Every result above came back through explicit transfers only, and a host array
+    # handed to the device loops is refused (the stand-in is not lenient).
+    assert transfers.to_host > 0, transfers
+    from semirings.semiring import min_second
+    from spbfs.algorithms.operations import LocalOps
+
+    ops = LocalOps(dev)
+    try:
+        ops.mxsv(np.array([0]), np.array([0]), min_second, "min")
+    except standin.HostLeak:
+        pass
+    else:
+        raise AssertionError("a host frontier reached the device product")
+    print(f"STANDIN OK {cases}", flush=True)
+
+
+def test_cupy_backend_loops_on_the_standin() -> None:
+    """PageRank, FastSV, delta-stepping, msbfs, betweenness on cupy equal numba's."""
+    proc = subprocess.run([sys.executable, __file__], capture_output=True, text=True,
+                          timeout=600, cwd=HERE.parent)
+    assert proc.returncode == 0, f"stdout:\n{proc.stdout}\nstderr:\n{proc.stderr}"
+    assert "STANDIN OK" in proc.stdout, proc.stdout
+
+
+if __name__ == "__main__":
+    main()
