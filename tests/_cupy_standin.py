@@ -160,7 +160,8 @@ def _binary(name: str) -> Any:
     return method, rmethod, imethod
 
 
-for _name in ("add", "sub", "mul", "floordiv", "mod", "and_", "or_", "xor", "lshift", "rshift"):
+for _name in ("add", "sub", "mul", "truediv", "pow", "floordiv", "mod", "and_", "or_", "xor",
+              "lshift", "rshift"):
     _m, _r, _i = _binary(_name)
     base = _name.rstrip("_")
     setattr(ndarray, f"__{base}__", _m)
@@ -171,6 +172,9 @@ for _name in ("lt", "le", "gt", "ge", "eq", "ne"):
 ndarray.__hash__ = None  # type: ignore[assignment]
 ndarray.__invert__ = lambda self: _wrap(~self._a, self._t)  # type: ignore[attr-defined]
 ndarray.__neg__ = lambda self: _wrap(-self._a, self._t)  # type: ignore[attr-defined]
+ndarray.__abs__ = lambda self: _wrap(abs(self._a), self._t)  # type: ignore[attr-defined]
+ndarray.__pos__ = lambda self: self  # type: ignore[attr-defined]
+ndarray.nonzero = lambda self: _wrap(self._a.nonzero(), self._t)  # type: ignore[attr-defined]
 
 
 def _unwrap(x: Any) -> Any:
@@ -218,10 +222,12 @@ def _function(t: Transfers, fn: Any) -> Any:
 _FUNCTIONS = ("arange", "argsort", "bincount", "concatenate", "count_nonzero", "cumsum", "diff",
               "empty", "flatnonzero", "full", "lexsort", "nonzero", "ones",
               "packbits", "repeat", "searchsorted", "sort", "stack", "unique", "unpackbits",
-              "where", "zeros", "zeros_like", "empty_like", "full_like", "broadcast_to")
+              "where", "zeros", "zeros_like", "empty_like", "full_like", "broadcast_to",
+              "isinf", "argmin", "argmax", "clip", "take")
 #: The numpy ufuncs the stand-in exports as cupy ufuncs (called, or scattered with ``at``).
 _UFUNCS = ("add", "multiply", "subtract", "maximum", "minimum", "logical_or", "logical_and",
-           "bitwise_or", "bitwise_and")
+           "bitwise_or", "bitwise_and", "equal", "not_equal", "less", "greater", "abs",
+           "isfinite", "isnan", "floor", "true_divide", "divide", "logical_not")
 
 
 class _Ufunc:
@@ -235,10 +241,11 @@ class _Ufunc:
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         return _function(self._t, self._uf)(*args, **kwargs)
 
-    def at(self, a: Any, indices: Any, values: Any) -> None:
+    def at(self, a: Any, indices: Any, values: Any = None) -> None:
         if not isinstance(a, ndarray):
             raise HostLeak(f"cupy.{self.__name__}.at scatters into a device array only")
-        self._uf.at(a._a, _unwrap_key(indices), _unwrap(values))
+        extra = () if values is None else (_unwrap(values),)
+        self._uf.at(a._a, _unwrap_key(indices), *extra)
 
 
 def install(version: str = "14.1.0") -> Transfers:

@@ -6,11 +6,6 @@ under ``tests/_cupy_standin.py`` in a fresh interpreter (the stand-in must be
 installed before anything imports cupy, and must not leak into this test
 process), and must give the numba backend's results. The stand-in refuses
 any device array that meets host code without an explicit transfer.
-
-The semiring kernels use a few more names than the grid engine, all of them
-real cupy exports (ufuncs with ``.at``, ``broadcast_to``, true division):
-:func:`_extend` adds them, each doing what numpy does, with the stand-in's
-checks.
 """
 
 from __future__ import annotations
@@ -18,54 +13,14 @@ from __future__ import annotations
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
 
 HERE = Path(__file__).resolve().parent
-
-#: cupy ufuncs the vectorized kernels call (``cupy.add.at`` among them).
-_UFUNCS = ("add", "multiply", "subtract", "minimum", "maximum", "logical_or", "logical_and",
-           "bitwise_or", "bitwise_and", "equal", "not_equal", "less", "greater", "abs",
-           "isfinite", "isnan", "floor", "true_divide", "divide", "logical_not")
-_FUNCS = ("broadcast_to", "isinf", "argmin", "argmax", "clip", "take")
-
-
-def _extend(standin: Any, cp: Any, transfers: Any) -> None:
-    """Give the stand-in the cupy names the one-process kernels use."""
-    import numpy as np
-
-    class Ufunc:
-        def __init__(self, uf: Any) -> None:
-            self._uf = uf
-            self._call = standin._function(transfers, uf)
-
-        def __call__(self, *args: Any, **kwargs: Any) -> Any:
-            return self._call(*args, **kwargs)
-
-        def at(self, a: Any, idx: Any, vals: Any = None) -> None:
-            extra = () if vals is None else (standin._unwrap(vals),)
-            self._uf.at(standin._unwrap(a), standin._unwrap_key(idx), *extra)
-
-    for name in _UFUNCS:
-        setattr(cp, name, Ufunc(getattr(np, name)))
-    for name in _FUNCS:
-        setattr(cp, name, standin._function(transfers, getattr(np, name)))
-    nd = standin.ndarray
-    for name in ("truediv", "pow"):
-        m, r, i = standin._binary(name)
-        setattr(nd, f"__{name}__", m)
-        setattr(nd, f"__r{name}__", r)
-        setattr(nd, f"__i{name}__", i)
-    nd.__abs__ = lambda self: standin._wrap(abs(self._a), self._t)
-    nd.__pos__ = lambda self: self
-    nd.nonzero = lambda self: standin._wrap(self._a.nonzero(), self._t)
-
 
 def main() -> None:
     sys.path.insert(0, str(HERE))
     import _cupy_standin as standin
 
     transfers = standin.install()
-    _extend(standin, sys.modules["cupy"], transfers)
 
     import numpy as np
     import scipy.sparse as sp
