@@ -35,3 +35,14 @@ def test_distributed_algorithms_both_engines_on_six_ranks(nranks: int, grids: li
     rc, out, err, _ = launch(nranks, [str(SCRIPT), "--engines", *grids], timeout=600)
     assert rc == 0, f"stdout:\n{out}\nstderr:\n{err}"
     assert "ALL OK" in out, out
+
+
+@pytest.mark.mpi
+@needs_mpi
+@on_grids({2: ["2x1", "1x2"]})
+def test_distributed_algorithms_refuse_cupy(nranks: int, grids: list[str]) -> None:
+    """A grid graph for ``backend="cupy"`` (a GPU per rank, here the stand-in's) is refused."""
+    rc, out, err, _ = launch(nranks, [str(SCRIPT), "--standin", "--engines", *grids],
+                             timeout=600)
+    assert rc == 0, f"stdout:\n{out}\nstderr:\n{err}"
+    assert "ALL OK" in out, out

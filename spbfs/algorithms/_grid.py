@@ -111,10 +111,17 @@ def check_graph(g: Any) -> DistGraph:
     Raises
     ------
     CollectiveError
-        For anything else.
+        For anything else, and for a graph configured for ``backend="cupy"``: the
+        grid runs its BFS and semiring searches on the GPU, but these algorithms'
+        products on host pieces only, and a GPU run must not fall back to the CPU
+        unannounced.
     """
     if not isinstance(g, DistGraph):
         raise CollectiveError(f"g must be a spbfs.mpi.DistGraph, got {type(g).__name__}")
+    if g.config.backend == "cupy":  # the same config on every rank: no rank waits
+        raise CollectiveError("config 'backend' is 'cupy' but the grid's algorithms beyond BFS "
+                              "and semiring searches run on the CPU engines only: build the "
+                              "graph with backend 'numba' or 'numpy'")
     return g
 
 

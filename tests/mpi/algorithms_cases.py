@@ -11,12 +11,24 @@ installed excepthook aborts the job with a non-zero status. Prints
 ``ALL OK <cases>`` on rank 0 at the end. Every grid also runs every algorithm on
 both of its engines (``Config(backend="numba")`` and ``"numpy"``), both formats,
 against the one-process numba result (:func:`check_engines`); ``--engines``
-runs only that.
+runs only that; with ``--standin`` (the strict cupy stand-in of
+``tests/_cupy_standin.py``), it checks instead that a graph built for
+``backend="cupy"`` is refused by every algorithm on every rank.
 """
 
 from __future__ import annotations
 
 import sys
+from pathlib import Path
+
+# ruff: noqa: E402 -- the stand-in must be installed before the imports below load cupy
+STANDIN = "--standin" in sys.argv
+if STANDIN:  # the strict cupy stand-in, installed before anything imports cupy
+    sys.argv.remove("--standin")
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from _cupy_standin import install
+
+    install()
 
 import networkx as nx
 import numpy as np
@@ -286,6 +298,23 @@ def reference(el: EdgeList, directed: bool) -> dict[str, object]:
             "triangles": spbfs.triangle_count(g)}
 
 
+def check_cupy_refused(grid: ProcessGrid, el: EdgeList, directed: bool, fmt: str) -> None:
+    """On a graph built for ``backend="cupy"``, every algorithm refuses, on every rank."""
+    rank, size = grid.rank, grid.size
+    g = DistGraph.from_edges(share(el.src, rank, size), share(el.dst, rank, size), el.n,
+                             directed=directed, grid=grid,
+                             config=Config(format=fmt, backend="cupy"))
+    for fn in (dist_pagerank, dist_connected_components, dist_multi_source_bfs,
+               dist_betweenness_centrality, dist_triangle_count):
+        args = ([0],) if fn is dist_multi_source_bfs else ()
+        try:
+            fn(g, *args)
+        except CollectiveError as exc:
+            assert "'backend' is 'cupy'" in str(exc), (fn.__name__, exc)
+        else:
+            raise AssertionError(f"{fn.__name__} ran a cupy graph's algorithm on the CPU")
+
+
 def check_engines(grid: ProcessGrid, cases: list[int]) -> None:
     """Every algorithm on the grid's numba and numpy engines, both formats: numba's results.
 
@@ -298,6 +327,9 @@ def check_engines(grid: ProcessGrid, cases: list[int]) -> None:
         u, v, w = weighted(el)
         srcs = sources_for(el)
         for fmt in ("csr", "dcsc"):
+            if STANDIN:
+                check_cupy_refused(grid, el, directed, fmt)
+                continue
             for backend in ("numba", "numpy"):
                 tag = f"{grid.pr}x{grid.pc} {name} {fmt} {backend}"
                 g = DistGraph.from_edges(share(el.src, rank, size), share(el.dst, rank, size),
