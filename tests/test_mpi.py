@@ -21,6 +21,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from mpi_launch import SCRIPTS, launch, needs_mpi, on_grids
 
+from spbfs.kernels.bfs_steps import NO_INDEX
 from spbfs.mpi.grid import Distribution, auto_grid_shape
 
 # --------------------------------------------------------------------------- under mpiexec
@@ -307,8 +308,8 @@ def test_topdown_own_parallel_rows_match_serial(nparts: int) -> None:
         parents = np.full(n, -1, np.int64)
         levels = np.full(n, -1, np.int64)
         new = np.empty(n, np.int64)
-        k, scanned, degsum = K.topdown_own(ptr, ind, ind[:0], frontier, visited, parents,
-                                           levels, 2, deg, 0, n, n, new, parts)
+        k, scanned, degsum = K.topdown_own(ptr, ind, ind[:0], NO_INDEX, 0, frontier, visited,
+                                           parents, levels, 2, deg, 0, n, n, new, parts)
         out.append((k, scanned, degsum, np.sort(new[:k]), parents, levels, visited))
     (k1, s1, d1, new1, p1, l1, v1), (k2, s2, d2, new2, p2, l2, v2) = out
     assert k1 == k2 > 0 and s1 == s2 == deg[frontier].sum() and d1 == d2
@@ -499,8 +500,8 @@ def test_topdown_fold_pairs_against_numpy(nparts: int) -> None:
     K.set_bits(seen, visited, 0)
     counts = np.full(nparts, -5, np.int64)
     out = np.full(2 * nrow, -9, np.int64)
-    q, scanned, msgs = K.topdown_fold(ptr, ind, ind[:0], frontier, sent, visited, own, bw,
-                                      nparts, counts, out, 0, B, B)
+    q, scanned, msgs = K.topdown_fold(ptr, ind, ind[:0], NO_INDEX, 0, frontier, sent, visited,
+                                      own, bw, nparts, counts, out, 0, B, B)
     # Reference: smallest frontier column per row, minus rows already sent or seen.
     excluded = set(already.tolist()) | {own * B + int(v) for v in seen}
     best: dict[int, int] = {}

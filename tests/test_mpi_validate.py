@@ -20,6 +20,7 @@ import numpy as np
 import pytest
 from mpi_launch import SCRIPTS, launch, needs_mpi, on_grids
 
+from spbfs.kernels.bfs_steps import search_index
 from spbfs.mpi import _kernels as K
 from spbfs.mpi.grid import Distribution
 
@@ -173,8 +174,9 @@ def test_topdown_parents_past_int32(nparts: int) -> None:
     levels = np.full(64, -1, dtype=np.int64)
     new = np.empty(64, dtype=np.int64)
     deg = np.ones(64, dtype=np.int64)
-    k, scanned, _ = K.topdown_own(ptr, ind, jc, frontier, visited, parents, levels, 3, deg, 0,
-                                  d.b, d.B64, new, nparts, dcsc=True)
+    aux, shift = search_index(jc)
+    k, scanned, _ = K.topdown_own(ptr, ind, jc, aux, shift, frontier, visited, parents, levels,
+                                  3, deg, 0, d.b, d.B64, new, nparts, dcsc=True)
     g = d.global_cols(cols, 0)
     want = {3: g[1], 7: g[1], 63: g[1], 1: g[2], 2: g[3]}
     assert k == len(want) and scanned == 7

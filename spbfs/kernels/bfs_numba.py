@@ -55,7 +55,6 @@ import numpy as np
 from semirings._intrinsics import (
     atomic_add,
     atomic_cas,
-    column_share,
     cycle_ticks,
     dcsc_column_range,
     load_acquire,
@@ -67,16 +66,14 @@ from semirings._intrinsics import (
     yield_cpu,
 )
 from spbfs.direction import TOP_DOWN, next_direction
-from spbfs.kernels.bitmaps import first_member
+from spbfs.kernels.bfs_steps import AHEAD as _AHEAD
+from spbfs.kernels.bfs_steps import bottomup_scan, topdown_scan
 from spbfs.kernels.bitmaps import set_bits as _set_ids
 
 # The policy's own function, compiled for the search loop. numba's cache of the loop is
 # keyed by this file's time stamp, not direction.py's: an edit of the policy's test
 # reaches cached kernels only with an edit here.
 _next_direction = nb.njit(cache=True, nogil=True)(next_direction)
-
-# Iterations ahead at which the next adjacency list is requested (see prefetch).
-_AHEAD = 16
 
 # Zero as an int64 for kernel arguments: a literal ``0`` is typed ``Literal[int](0)``, so
 # a call passing it compiles the callee once more beside its int64 calls (so does a
@@ -330,17 +327,18 @@ def _claim_edge(state, v, uo, out, k):  # type: ignore[no-untyped-def]
 
 
 @nb.njit(cache=True, inline="always")
-def _claim(ind, lo, hi, u, state, base, out, k):  # type: ignore[no-untyped-def]
+def _claim(ind, lo, hi, u, at, out, k):  # type: ignore[no-untyped-def]
     """Frontier vertex ``u``'s column ``ind[lo:hi]``: claim the unvisited, keep the smallest
     parent of the ones claimed this level; returns (next ``k``, degree sum of new).
 
     A vertex claimed this level holds ``base + parent``, ``base`` being the
-    level's stamp above the id bits, so one compare tells it from one reached
-    before (a smaller stamp) and from a larger claimant. No bitmap is touched:
-    on a 1000 x 1000 grid a bitmap of the level's new vertices (set, tested,
-    cleared) made the level 2x slower.
+    level's stamp above the id bits (``at`` is ``(state, base)``), so one compare
+    tells it from one reached before (a smaller stamp) and from a larger claimant.
+    No bitmap is touched: on a 1000 x 1000 grid a bitmap of the level's new
+    vertices (set, tested, cleared) made the level 2x slower.
     """
     degsum = 0
+    state, base = at
     uo = u + base
     # Unsigned ids index without numba's negative-index fix-up: measured 1.7x on a
     # road network's top-down levels (no signed id meets an unsigned one here).
@@ -351,7 +349,7 @@ def _claim(ind, lo, hi, u, state, base, out, k):  # type: ignore[no-untyped-def]
 
 
 @nb.njit(cache=True, inline="always")
-def _claim_unbranched(ind, lo, hi, u, state, base, out, k):  # type: ignore[no-untyped-def]
+def _claim_unbranched(ind, lo, hi, u, at, out, k):  # type: ignore[no-untyped-def]
     """:func:`_claim` without a branch on what the scan finds (one thread only).
 
     Every neighbour's word is written back (``uo`` where it is claimed, its own
@@ -362,6 +360,7 @@ def _claim_unbranched(ind, lo, hi, u, state, base, out, k):  # type: ignore[no-u
     they were not and this runs slower (docs/benchmarks.md).
     """
     degsum = 0
+    state, base = at
     uo = u + base
     for e in range(np.uint64(lo), np.uint64(hi)):
         v = np.uint64(ind[e])
@@ -375,12 +374,13 @@ def _claim_unbranched(ind, lo, hi, u, state, base, out, k):  # type: ignore[no-u
 
 
 @nb.njit(cache=True, inline="always")
-def _claim_shared(ind, lo, hi, u, state, base, out, k):  # type: ignore[no-untyped-def]
+def _claim_shared(ind, lo, hi, u, at, out, k):  # type: ignore[no-untyped-def]
     """:func:`_claim` when another thread claims in the same level: each write is a
     compare-and-swap that retries while the word holds an unvisited vertex or a larger
     claim of this level, so the smallest claimant stays and exactly one thread lists
     each new vertex."""
     degsum = 0
+    state, base = at
     uo = u + base
     for e in range(np.uint64(lo), np.uint64(hi)):
         v = np.uint64(ind[e])
@@ -435,8 +435,8 @@ def _topdown_all(ptr, ind, jc, aux, shift, dcsc, queue, head, tail, state, base,
     """:func:`_topdown_range` over every destination (a serial level)."""
     # The constant ``whole`` folds away the share test once inlined; passed as an
     # argument (even a literal one) it stayed a runtime test per frontier vertex.
-    return _topdown_core(ptr, ind, jc, aux, shift, dcsc, queue, head, tail, state, base, out,
-                         opos, 0, state.shape[0], True, _claim, True, True)
+    return topdown_scan(ptr, ind, jc, aux, shift, dcsc, queue, head, tail, (state, base), out,
+                        opos, 0, state.shape[0], True, _claim, True, True)
 
 
 @nb.njit(cache=True, nogil=True, _nrt=False)
@@ -449,8 +449,8 @@ def _topdown_free(ptr, ind, jc, aux, shift, dcsc, queue, head, tail, state, base
     the stack, reloaded per new vertex: a 1000 x 1000 grid's serial levels
     ran 7-18% slower with it (docs/benchmarks.md).
     """
-    return _topdown_core(ptr, ind, jc, aux, shift, dcsc, queue, head, tail, state, base, out,
-                         opos, 0, state.shape[0], True, _claim, True, False)
+    return topdown_scan(ptr, ind, jc, aux, shift, dcsc, queue, head, tail, (state, base), out,
+                        opos, 0, state.shape[0], True, _claim, True, False)
 
 
 @nb.njit(cache=True, inline="always")
@@ -488,8 +488,8 @@ def _topdown_strided(ptr, ind, jc, aux, shift, dcsc, queue, head, tail, state, b
     tested per vertex, or two loops) LLVM compiled the loop without the
     prefetch 1.2x slower on a 1000 x 1000 grid from a corner.
     """
-    return _topdown_core(ptr, ind, jc, aux, shift, dcsc, queue, head, tail, state, base, out,
-                         opos, 0, state.shape[0], True, _claim, False, False)
+    return topdown_scan(ptr, ind, jc, aux, shift, dcsc, queue, head, tail, (state, base), out,
+                        opos, 0, state.shape[0], True, _claim, False, False)
 
 
 @nb.njit(cache=True, nogil=True, _nrt=False)
@@ -497,95 +497,25 @@ def _topdown_unbranched(ptr, ind, jc, aux, shift, dcsc, queue, head, tail, state
                         opos):
     """:func:`_topdown_free` with :func:`_claim_unbranched` (``out`` is the queue, which
     has the spare slot)."""
-    return _topdown_core(ptr, ind, jc, aux, shift, dcsc, queue, head, tail, state, base, out,
-                         opos, 0, state.shape[0], True, _claim_unbranched, True, False)
+    return topdown_scan(ptr, ind, jc, aux, shift, dcsc, queue, head, tail, (state, base), out,
+                        opos, 0, state.shape[0], True, _claim_unbranched, True, False)
 
 
 @nb.njit(cache=True, nogil=True, _nrt=False)
 def _topdown_shared(ptr, ind, jc, aux, shift, dcsc, queue, head, tail, state, base, out, opos):
     """:func:`_topdown_all` with claims by compare-and-swap: another thread may claim the
     same destinations at the same time (a level of :func:`_team_levels`)."""
-    return _topdown_core(ptr, ind, jc, aux, shift, dcsc, queue, head, tail, state, base, out,
-                         opos, 0, state.shape[0], True, _claim_shared, True, True)
+    return topdown_scan(ptr, ind, jc, aux, shift, dcsc, queue, head, tail, (state, base), out,
+                        opos, 0, state.shape[0], True, _claim_shared, True, True)
 
 
 @nb.njit(cache=True, nogil=True, _nrt=False)
 def _topdown_range(ptr, ind, jc, aux, shift, dcsc, queue, head, tail, state, base, out, opos,
                    vlo, vhi):
     """Top-down from ``queue[head:tail]`` into the destinations ``vlo <= v < vhi`` only
-    (see :func:`_topdown_core`)."""
-    return _topdown_core(ptr, ind, jc, aux, shift, dcsc, queue, head, tail, state, base, out,
-                         opos, vlo, vhi, False, _claim, True, True)
-
-
-@nb.njit(cache=True, inline="always")
-def _topdown_core(ptr, ind, jc, aux, shift, dcsc, queue, head, tail, state, base, out, opos,
-                  vlo, vhi, whole, claim, ahead, sums):
-    """Top-down from ``queue[head:tail]`` into the destinations ``vlo <= v < vhi`` only.
-
-    New vertices are listed in ``out`` from ``opos`` on, their state still
-    ``base + parent`` (see :func:`_claim`); returns (new count, edges scanned,
-    degree sum of new). Columns
-    are sorted, so a long column's share is found by binary search and the
-    parts of a parallel level together read each edge once.
-
-    One loop per way of finding a column (csr, dcsc with one column per index
-    chunk, dcsc with a scan): with the format tested inside one loop, LLVM
-    compiled the csr case 1.6x slower on a 1000 x 1000 grid. ``claim`` is
-    :func:`_claim`, :func:`_claim_unbranched` (one thread, irregular graphs) or, where
-    two threads share the destinations, :func:`_claim_shared`. The adjacency
-    lists are prefetched when ``ahead``, a constant in each caller (see
-    :func:`_topdown_strided`). Without ``sums`` (a constant too) the degree sum
-    returned is 0 and its additions are compiled out (see :func:`_topdown_free`).
-    """
-    k = opos
-    scanned = 0
-    degsum = 0
-    if not dcsc:
-        for i in range(head, tail):
-            # Unsigned indices here too (no negative-index fix-up): 10% of a road
-            # network's search, whose levels hold about a hundred vertices.
-            if ahead and i + _AHEAD < tail:
-                prefetch(ind, ptr[np.uint64(queue[np.uint64(i + _AHEAD)])])
-            u = queue[np.uint64(i)]
-            lo, hi = np.int64(ptr[np.uint64(u)]), np.int64(ptr[np.uint64(u + 1)])
-            if not whole:
-                lo, hi = column_share(ind, lo, hi, vlo, vhi)
-            scanned += hi - lo
-            k, ds = claim(ind, lo, hi, u, state, base, out, k)
-            if sums:
-                degsum += ds
-    elif shift == 0:
-        for i in range(head, tail):
-            # The index, the column's slot, then its list: three hops, asked for in turn.
-            if ahead and i + 2 * _AHEAD < tail:
-                prefetch(aux, queue[np.uint64(i + 2 * _AHEAD)])
-            if ahead and i + _AHEAD < tail:
-                prefetch(ptr, aux[np.uint64(queue[np.uint64(i + _AHEAD)])])
-            if ahead and i + _AHEAD // 2 < tail:
-                prefetch(ind, ptr[np.uint64(aux[np.uint64(queue[np.uint64(i + _AHEAD // 2)])])])
-            u = queue[np.uint64(i)]
-            # Written out, not through dcsc_column_range: the inlined general lookup
-            # (a loop with early returns) measured 2x slower on a road network.
-            lo = np.int64(ptr[np.uint64(aux[np.uint64(u)])])
-            hi = np.int64(ptr[np.uint64(aux[np.uint64(u + 1)])])
-            if not whole:
-                lo, hi = column_share(ind, lo, hi, vlo, vhi)
-            scanned += hi - lo
-            k, ds = claim(ind, lo, hi, u, state, base, out, k)
-            if sums:
-                degsum += ds
-    else:
-        for i in range(head, tail):
-            u = queue[np.uint64(i)]
-            lo, hi = dcsc_column_range(ptr, jc, aux, shift, u)
-            if not whole:
-                lo, hi = column_share(ind, lo, hi, vlo, vhi)
-            scanned += hi - lo
-            k, ds = claim(ind, lo, hi, u, state, base, out, k)
-            if sums:
-                degsum += ds
-    return k - opos, scanned, degsum
+    (see :func:`spbfs.kernels.bfs_steps.topdown_scan`)."""
+    return topdown_scan(ptr, ind, jc, aux, shift, dcsc, queue, head, tail, (state, base), out,
+                        opos, vlo, vhi, False, _claim, True, True)
 
 
 @nb.njit(cache=True, inline="always")
@@ -1079,58 +1009,39 @@ def _team_levels(ptr, ind, jc, aux, shift, dcsc, queue, buf, state, bits, stamps
 # -- bottom-up ---------------------------------------------------------------
 
 
-@nb.njit(cache=True, nogil=True)
+@nb.njit(cache=True, inline="always")
+def _unvisited(state, v):  # type: ignore[no-untyped-def]
+    """A vertex is open while its state is negative (``-1 - degree``, see :func:`init_state`)."""
+    s = state[v]
+    return s < 0, s
+
+
+@nb.njit(cache=True, inline="always")
+def _stamp_find(at, v, u, f, s):  # type: ignore[no-untyped-def]
+    """A bottom-up find: ``state[v] = base + u`` (the level's stamp, see :func:`_claim`),
+    listed in ``found[f]``; returns its degree, folded in its old state."""
+    state, base, found = at
+    state[v] = base + u
+    found[np.uint64(f)] = v
+    return -1 - s
+
+
+# Without reference counting: the tuple handed to the shared step is unpacked at each
+# find, an incref and a decref per array (see _topdown_all).
+@nb.njit(cache=True, nogil=True, _nrt=False)
 def _bottomup_range(ptr, ind, jc, dcsc, front, state, base, src, cand, first, lo_c, hi_c, found,
                     out):
     """Bottom-up over ``src[lo_c:hi_c]``; survivors (in ``cand``) and finds go from ``lo_c`` on.
 
-    A find's state is ``base + parent`` (the level's stamp, see :func:`_claim`).
-    With ``first`` the candidates are all major slots ``lo_c .. hi_c - 1`` and
-    ``src`` is not read. ``src`` may be ``cand`` itself: survivors never
-    overtake the read position. ``out`` gets (found, survivors, edges scanned,
+    :func:`spbfs.kernels.bfs_steps.bottomup_scan` over the state: a find's
+    state is ``base + parent`` (the level's stamp, see :func:`_claim`). With
+    ``first`` the candidates are all major slots ``lo_c .. hi_c - 1`` and
+    ``src`` is not read. ``out`` gets (found, survivors, edges scanned,
     degree sum of found).
     """
-    f = lo_c
-    r = lo_c
-    scanned = 0
-    degsum = 0
-    # Unsigned indices: a signed one costs a negative-index fix-up at every load.
-    for i in range(lo_c, hi_c):
-        ui = np.uint64(i)
-        if first:
-            if i + _AHEAD < hi_c:
-                prefetch(ind, ptr[ui + np.uint64(_AHEAD)])
-        else:
-            # Scattered candidates miss on state and ptr too: ask for those
-            # twice as early, so the adjacency prefetch finds its pointer cached.
-            if i + 2 * _AHEAD < hi_c:
-                k2 = np.uint64(src[ui + np.uint64(2 * _AHEAD)])
-                prefetch(ptr, k2)
-                prefetch(state, np.uint64(jc[k2]) if dcsc else k2)
-            if i + _AHEAD < hi_c:
-                prefetch(ind, ptr[np.uint64(src[ui + np.uint64(_AHEAD)])])
-        k = ui if first else np.uint64(src[ui])
-        v = np.uint64(jc[k]) if dcsc else k
-        s = state[v]
-        if s >= 0:
-            continue
-        lo = np.int64(ptr[k])
-        hi = np.int64(ptr[k + np.uint64(1)])
-        e = first_member(front, ind, lo, hi)
-        if e < hi:
-            state[v] = base + ind[np.uint64(e)]
-            found[np.uint64(f)] = v
-            f += 1
-            degsum += -1 - s
-            scanned += e - lo + 1
-        elif hi > lo:  # a vertex without in-edges can never find a parent: drop it
-            cand[np.uint64(r)] = k
-            r += 1
-            scanned += hi - lo
-    out[0] = f - lo_c
-    out[1] = r - lo_c
-    out[2] = scanned
-    out[3] = degsum
+    # Literal zeros for the slot and row offsets: folded away once inlined.
+    bottomup_scan(ptr, ind, jc, dcsc, front, src, cand, first, 0, 0, lo_c, hi_c, lo_c, state,
+                  _unvisited, _stamp_find, (state, base, found), True, out)
 
 
 @nb.njit(cache=True, nogil=True, parallel=True)

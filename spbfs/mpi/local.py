@@ -31,6 +31,7 @@ from typing import Any, Protocol
 import numba
 import numpy as np
 
+from spbfs.kernels.bfs_steps import NO_INDEX, search_index
 from spbfs.mpi import _kernels as K
 
 __all__ = ["BFS_BACKENDS", "ROUTES", "LocalEngine", "NumbaLocal", "bfs_backend", "local_engine",
@@ -201,10 +202,21 @@ class NumbaLocal:
         self.ncand = [-1] * grid.pc
         self.front = sent[:0]
         self.parents = self.levels = np.empty(0, np.int64)
+        self._indexes: dict[int, tuple[np.ndarray, int]] = {}
 
     def _td(self) -> tuple[Any, Any, Any, bool]:
         # Column access of the product the top-down runs (built on first use).
         return self.g._traw if self.transposed else self.g._raw
+
+    def _index(self, jc: np.ndarray, dcsc: bool) -> tuple[np.ndarray, int]:
+        # The column index the top-down kernels take: a dcsc block's columns are
+        # found by bisection over jc (kept per block size: one array, not one a level).
+        if not dcsc:
+            return NO_INDEX, 0
+        got = self._indexes.get(jc.shape[0])
+        if got is None:
+            got = self._indexes[jc.shape[0]] = search_index(jc)
+        return got
 
     def begin(self, parents: np.ndarray, levels: np.ndarray) -> None:
         self.parents, self.levels = parents, levels
@@ -226,16 +238,18 @@ class NumbaLocal:
     def topdown_own(self, cols: np.ndarray, depth: int, new: np.ndarray,
                     nparts: int) -> tuple[int, int, int]:
         ptr, ind, jc, dcsc = self._td()
-        return K.topdown_own(ptr, ind, jc, cols, self.visited, self.parents, self.levels,
-                             depth, self.deg, self.td_piece0, self.b, self.B, new, nparts,
-                             **K.formats(dcsc))
+        aux, shift = self._index(jc, dcsc)
+        return K.topdown_own(ptr, ind, jc, aux, shift, cols, self.visited, self.parents,
+                             self.levels, depth, self.deg, self.td_piece0, self.b, self.B, new,
+                             nparts, **K.formats(dcsc))
 
     def topdown_fold(self, cols: np.ndarray, own: int, counts: np.ndarray,
                      out: np.ndarray) -> tuple[int, int, int]:
         ptr, ind, jc, dcsc = self.g._raw
-        return K.topdown_fold(ptr, ind, jc, cols, self.sent, self.visited, own, self.bw,
-                              counts.shape[0], counts, out, self.td_piece0, self.b, self.B,
-                              **K.formats(dcsc))
+        aux, shift = self._index(jc, dcsc)
+        return K.topdown_fold(ptr, ind, jc, aux, shift, cols, self.sent, self.visited, own,
+                              self.bw, counts.shape[0], counts, out, self.td_piece0, self.b,
+                              self.B, **K.formats(dcsc))
 
     def topdown_pairs(self, cols: np.ndarray, own: int, counts: np.ndarray, depth: int,
                       new: np.ndarray, packed: bool,
