@@ -359,13 +359,17 @@ def _union_block(a: Any, *, values: bool, cfg: Config) -> Block:
     return block_from_scipy("csr", m, pattern=not values, backend=cfg.backend)
 
 
-def _scipy_needed(a: Any) -> bool:
-    """Weights that delta-stepping cannot take as scipy does: negative, NaN, complex."""
+def _weight_bounds(a: Any) -> tuple[float, float, float] | None:
+    """:func:`~spbfs.kernels.sssp_numba.weight_range` of ``a``'s weights, in one pass.
+
+    None for weights that delta-stepping cannot take as scipy does:
+    negative, NaN, complex.
+    """
     if np.iscomplexobj(a.data) or not (np.issubdtype(a.data.dtype, np.number)
                                        or a.data.dtype == np.bool_):
-        return True
-    least = sssp_numba.weight_range(np.asarray(a.data, dtype=np.float64))[0]
-    return not least >= 0  # one compiled pass: a negative weight, or NaN
+        return None
+    bounds = sssp_numba.weight_range(np.asarray(a.data, dtype=np.float64))
+    return bounds if bounds[0] >= 0 else None  # a negative weight, or NaN
 
 
 # --------------------------------------------------------------------------- argument checks
@@ -750,14 +754,15 @@ def dijkstra(csgraph: Any, directed: bool = True, indices: Any = None,
     lim = _check_limit(limit)
     sources, shape = _check_indices(indices, n)
     work = a.nnz * (1 if min_only else max(sources.shape[0], 1))
-    if n == 0 or work <= (_SMALL_UNWEIGHTED if unweighted else _SMALL_WEIGHTED) \
-            or _scipy_needed(a):
+    small = n == 0 or work <= (_SMALL_UNWEIGHTED if unweighted else _SMALL_WEIGHTED)
+    bounds = None if small else _weight_bounds(a)
+    if bounds is None:
         return _scipy.dijkstra(csgraph, directed, indices, return_predecessors, unweighted,
                                limit, min_only)
     if unweighted and not min_only:
         dist, pred = _unweighted_rows(a, directed, sources, lim, return_predecessors)
     else:
-        adj = _Adjacency(a, directed, unweighted)
+        adj = _Adjacency(a, directed, unweighted, None if unweighted else bounds)
         if min_only:
             dist = adj.distances(np.array([0, sources.shape[0]]), sources, lim)[0]
             if not return_predecessors:
@@ -777,10 +782,12 @@ class _Adjacency:
     Directed: ``G``'s own rows (repeated entries and self-loops are harmless
     to a shortest-path search). Undirected: the rows of ``G`` and of ``G.T``,
     both scanned, as scipy does, so the smaller weight of a pair counts
-    without building the union.
+    without building the union. ``bounds``: the weights'
+    :func:`~spbfs.kernels.sssp_numba.weight_range`, where known.
     """
 
-    def __init__(self, a: Any, directed: bool, unit: bool) -> None:
+    def __init__(self, a: Any, directed: bool, unit: bool,
+                 bounds: tuple[float, float, float] | None = None) -> None:
         def triple(m: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
             ind = sssp_numba.kernel_ids(m.indices)  # scipy's int32 as it is
             w = np.ones(ind.shape[0]) if unit else np.asarray(m.data, dtype=np.float64)
@@ -789,6 +796,7 @@ class _Adjacency:
         self.n = a.shape[0]
         self.first = triple(a)
         self.second = None if directed else triple(a.T.tocsr())
+        self.bounds = bounds  # the weights' range where the caller has it
 
     def kernel_args(self) -> tuple[np.ndarray, ...]:
         """Both triples for the kernels (an empty second one for a directed graph)."""
@@ -805,7 +813,7 @@ class _Adjacency:
         reached vertices; the seeds' entries are left as they are.
         """
         return sssp_numba.run(*self.first, seeds_ptr, seeds, limit=limit, also=self.second,
-                              pred=pred)[0]
+                              pred=pred, bounds=self.bounds)[0]
 
     def tree(self, dist: np.ndarray, seeds: np.ndarray, pred: np.ndarray,
              src: np.ndarray) -> None:
