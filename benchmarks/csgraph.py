@@ -25,7 +25,8 @@ dijkstra weighted, preds   ``indices=0, return_predecessors=True``
 
 Every call includes its input conversion (neither side caches one). Both
 sides are warmed up once (numba compiles), then ``--rounds`` interleaved
-rounds, alternating which side runs first; the table shows medians, the
+rounds, alternating which side runs first, each sample a call repeated for
+at least 5 ms (the small graphs' calls take microseconds); the table shows medians, the
 scipy/spbfs ratio (> 1: spbfs faster) and whether the outputs are identical
 (orders, predecessors of the traversal, labels, trees, distances; shortest-path
 predecessors may legitimately differ and are not compared).
@@ -104,17 +105,31 @@ def distances(r: Any) -> Any:
     return r[0] if isinstance(r, tuple) else r
 
 
+# Seconds a timed sample lasts at least: a call of tens of microseconds is repeated
+# that long, so a sample is not one timer tick or one preemption of the process.
+SAMPLE_SECONDS = 0.005
+
+
 def interleaved(calls: list[Callable[[], Any]], rounds: int) -> list[float]:
-    """Median seconds of each call over ``rounds`` rounds, rotating who goes first."""
+    """Median seconds per call over ``rounds`` rounds, rotating who goes first.
+
+    Each sample repeats a call as often as its warm-up says fills
+    :data:`SAMPLE_SECONDS` (once for a call that takes longer).
+    """
     times: list[list[float]] = [[] for _ in calls]
+    reps = []
     for f in calls:
         f()  # warm-up: numba compilation, page faults
+        t = time.perf_counter()
+        f()
+        reps.append(max(1, int(SAMPLE_SECONDS / max(time.perf_counter() - t, 1e-7))))
     for r in range(rounds):
         k = r % len(calls)
         for i in list(range(k, len(calls))) + list(range(k)):
             t = time.perf_counter()
-            calls[i]()
-            times[i].append(time.perf_counter() - t)
+            for _ in range(reps[i]):
+                calls[i]()
+            times[i].append((time.perf_counter() - t) / reps[i])
     return [median(t) for t in times]
 
 
