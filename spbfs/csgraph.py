@@ -790,7 +790,8 @@ def dijkstra(csgraph: Any, directed: bool = True, indices: Any = None,
     work = a.nnz * (1 if min_only else max(sources.shape[0], 1))
     small = work <= _SMALL_UNWEIGHTED
     bounds = None if n == 0 else _weight_bounds(a)
-    if bounds is None or (small and n <= SMALL_VERTICES and not ready(sssp_numba.delta_stepping)):
+    compiled = ready(sssp_numba.delta_stepping) and (directed or ready(_transpose))
+    if bounds is None or (small and n <= SMALL_VERTICES and not compiled):
         return _scipy.dijkstra(csgraph, directed, indices, return_predecessors, unweighted,
                                limit, min_only)
     if unweighted and not min_only and not small:
