@@ -25,7 +25,8 @@ dijkstra weighted, preds   ``indices=0, return_predecessors=True``
 
 Every call includes its input conversion (neither side caches one). Both
 sides are warmed up once (numba compiles), then ``--rounds`` interleaved
-rounds, alternating which side runs first; the table shows medians, the
+rounds, alternating which side runs first, each sample a call repeated for
+at least 5 ms (the small graphs' calls take microseconds); the table shows medians, the
 scipy/spbfs ratio (> 1: spbfs faster) and whether the outputs are identical
 (orders, predecessors of the traversal, labels, trees, distances; shortest-path
 predecessors may legitimately differ and are not compared).
@@ -36,7 +37,8 @@ against :func:`spbfs.bfs` (direction-optimizing, parents by smallest id) on
 the same input, conversion included, ordered by level.
 
 Run ``python benchmarks/csgraph.py`` (``--markdown`` for the docs' tables,
-``--threads 1`` to keep spbfs's parallel kernels on one thread).
+``--threads 1`` to keep spbfs's parallel kernels on one thread, ``--cpu-time``
+on a loaded machine).
 """
 
 from __future__ import annotations
@@ -104,17 +106,35 @@ def distances(r: Any) -> Any:
     return r[0] if isinstance(r, tuple) else r
 
 
-def interleaved(calls: list[Callable[[], Any]], rounds: int) -> list[float]:
-    """Median seconds of each call over ``rounds`` rounds, rotating who goes first."""
+# Seconds a timed sample lasts at least: a call of tens of microseconds is repeated
+# that long, so a sample is not one timer tick or one preemption of the process.
+SAMPLE_SECONDS = 0.005
+
+
+def interleaved(calls: list[Callable[[], Any]], rounds: int,
+                clock: Callable[[], float] = time.perf_counter) -> list[float]:
+    """Median seconds per call over ``rounds`` rounds, rotating who goes first.
+
+    Each sample repeats a call as often as its warm-up says fills
+    :data:`SAMPLE_SECONDS` (once for a call that takes longer). ``clock``:
+    wall time, or ``time.process_time`` (the CPU time of every thread of the
+    process: a machine's other load does not enter it, and a parallel kernel
+    is charged for all its threads).
+    """
     times: list[list[float]] = [[] for _ in calls]
+    reps = []
     for f in calls:
         f()  # warm-up: numba compilation, page faults
+        t = time.perf_counter()
+        f()
+        reps.append(max(1, int(SAMPLE_SECONDS / max(time.perf_counter() - t, 1e-7))))
     for r in range(rounds):
         k = r % len(calls)
         for i in list(range(k, len(calls))) + list(range(k)):
-            t = time.perf_counter()
-            calls[i]()
-            times[i].append(time.perf_counter() - t)
+            t = clock()
+            for _ in range(reps[i]):
+                calls[i]()
+            times[i].append((clock() - t) / reps[i])
     return [median(t) for t in times]
 
 
@@ -160,7 +180,10 @@ def main() -> None:
     ap.add_argument("--threads", type=int, default=None,
                     help="numba threads of the spbfs kernels (default: numba's)")
     ap.add_argument("--markdown", action="store_true")
+    ap.add_argument("--cpu-time", action="store_true",
+                    help="time by the process's CPU time, not wall time (a loaded machine)")
     args = ap.parse_args()
+    clock = time.process_time if args.cpu_time else time.perf_counter
     if args.threads is not None:
         import numba
 
@@ -178,14 +201,14 @@ def main() -> None:
             ours, theirs = call(csgraph), call(scipy_csgraph)
             ok = same(ours, theirs) if full else same(distances(ours), distances(theirs))
             t_ours, t_scipy = interleaved([lambda c=call: c(csgraph),
-                                           lambda c=call: c(scipy_csgraph)], args.rounds)
+                                           lambda c=call: c(scipy_csgraph)], args.rounds, clock)
             rows.append([label, what, f"{t_scipy * 1e3:.2f}", f"{t_ours * 1e3:.2f}",
                          f"{t_scipy / t_ours:.2f}",
                          ("yes" if ok else "NO") + ("" if full else " (distances)")])
             label = ""
         t_exact, t_dobfs = interleaved(
             [lambda a=a, d=directed: csgraph.breadth_first_order(a, 0, d, False),
-             lambda a=a, d=directed: bfs_order_via_spbfs(a, d)], args.rounds)
+             lambda a=a, d=directed: bfs_order_via_spbfs(a, d)], args.rounds, clock)
         order_rows.append([name, f"{t_exact * 1e3:.2f}", f"{t_dobfs * 1e3:.2f}",
                            f"{t_dobfs / t_exact:.2f}"])
     print(format_table(["graph", "function", "scipy ms", "spbfs ms", "scipy/spbfs",

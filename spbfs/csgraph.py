@@ -30,22 +30,25 @@ function                  engine
 picks ``'D'``)            (:func:`~spbfs.algorithms.multi_source_bfs`, a
                           compiled queue per source on a deep graph), except
                           with predecessors on a graph whose first search has
-                          more than ``_DEEP_LEVELS`` (200) levels, where
-                          delta-stepping with unit weights runs them all
+                          more than ``_DEEP_LEVELS`` (200) levels, and on a
+                          small graph (stored entries times sources at most
+                          ``_SMALL_UNWEIGHTED``), where delta-stepping with
+                          unit weights runs them all
 ``connected_components``  compiled kernels on the input's csr arrays: a
                           union-find (weak), Pearce's search in scipy's
                           visiting order (strong; labels equal scipy's)
 ========================  ===================================================
 
-Small calls go to scipy: ``dijkstra``/``shortest_path`` whose stored
-entries times sources are at most ``_SMALL_WEIGHTED`` (4,096) weighted or
-``_SMALL_UNWEIGHTED`` (40,000) unweighted, where scipy answers in tens of
-microseconds and spbfs's conversion and kernel calls cost more (measured
-crossing points in the constants' comments; ``benchmarks/csgraph.py``).
+Small calls cost what scipy's own checks cost or less: on a csr input the
+checks are O(1) but for one compiled pass over the weights, an undirected
+graph's transpose is one compiled pass (scipy's ``G.T.tocsr()`` takes 36 us
+on a 156-entry graph, more than the search), and delta-stepping answers in
+microseconds (``benchmarks/csgraph.py``).
 
 Delegated to scipy, unchanged (same result, warnings and errors):
 ``connected_components`` on a graph of at most ``SMALL_VERTICES`` vertices
-while its kernel is not compiled; ``method='FW'``, ``'BF'`` and
+while its kernel is not compiled, and ``dijkstra``/``shortest_path`` on one
+whose delta-stepping kernel is not compiled; ``method='FW'``, ``'BF'`` and
 ``'J'``, and ``'auto'`` wherever scipy's rule picks one of them (a graph with a
 negative weight, or more than ``N**2 / 4`` edges without ``indices``); a graph
 with a negative or NaN weight, or complex values, in :func:`dijkstra` (scipy
@@ -122,13 +125,11 @@ NULL_IDX = -9999
 # Sources per multi-source BFS call: bounds the (k, n) int64 work arrays.
 _MSBFS_CHUNK = 256
 
-# Stored entries times sources up to which dijkstra / shortest_path hand the call to
-# scipy: its answer then takes tens of microseconds, where spbfs's conversions and
-# kernel calls cost more. Measured on random graphs of 4n entries (benchmarks/csgraph.py
-# has the bundled graphs): weighted, one source, scipy is faster up to n = 1,000 (4,000
-# entries), with four sources up to n = 100; unweighted (spbfs.bfs or a multi-source
-# BFS) up to about 40,000 entries for one source.
-_SMALL_WEIGHTED = 4_096
+# Stored entries times sources up to which unweighted dijkstra / shortest_path run
+# delta-stepping with unit weights (a compiled queue search, no graph object built)
+# instead of spbfs.bfs or the multi-source BFS, whose graph construction costs more
+# than the search there: scipy answers such calls in tens of microseconds, and
+# spbfs.bfs was slower than scipy up to about this size (one source).
 _SMALL_UNWEIGHTED = 40_000
 
 # Levels of the first search above which the other unweighted searches that want
@@ -142,6 +143,35 @@ _DEEP_LEVELS = 200
 
 
 # --------------------------------------------------------------------------- kernels
+
+
+@nb.njit(cache=True, nogil=True)
+def _transpose(ptr, ind, data):  # type: ignore[no-untyped-def]
+    """csr arrays of ``A.T`` from those of ``A``: ``(ptr, ind, data)``, ``data`` empty for none.
+
+    Each row of the transpose lists its entries by increasing row of ``A``
+    (repeats in stored order), as scipy's ``A.T.tocsr()``: a traversal sees
+    the neighbours in scipy's order.
+    """
+    n = ptr.shape[0] - 1
+    tptr = np.zeros(n + 1, dtype=ptr.dtype)
+    for e in range(ptr[n]):
+        tptr[ind[e] + 1] += 1
+    for v in range(n):
+        tptr[v + 1] += tptr[v]
+    tind = np.empty(ptr[n], dtype=ind.dtype)
+    tdata = np.empty(ptr[n] if data.shape[0] else 0, dtype=data.dtype)
+    pos = tptr[:n].copy()
+    for u in range(n):
+        for e in range(ptr[u], ptr[u + 1]):
+            v = ind[e]
+            k = pos[v]
+            tind[k] = u
+            if data.shape[0]:
+                tdata[k] = data[e]
+            pos[v] = k + 1
+    return tptr, tind, tdata
+
 
 
 @nb.njit(cache=True, nogil=True, inline="always")
@@ -158,12 +188,18 @@ def _enqueue_row(u, ptr, ind, s, order, pred, tail):  # type: ignore[no-untyped-
 
 
 @nb.njit(cache=True, nogil=True)
-def _queue_bfs(start, p1, i1, p2, i2, both, order, pred):  # type: ignore[no-untyped-def]
+def _queue_bfs(start, p1, i1, p2, i2, both):  # type: ignore[no-untyped-def]
     """scipy's breadth-first order: dequeue, scan row of G (then of G.T), first finder wins.
 
-    Ids are read as unsigned so that numba drops its negative-index checks
-    (they cost a third of the time; scipy's loop is unsigned too).
+    Returns the int32 order (a view of the vertices reached) and the int32
+    predecessors (``NULL_IDX`` for none), allocated here: on a 67-vertex
+    graph two numpy allocations cost a third of the call. Ids are read as
+    unsigned so that numba drops its negative-index checks (they cost a
+    third of the time; scipy's loop is unsigned too).
     """
+    n = p1.shape[0] - 1
+    order = np.empty(n, dtype=np.int32)
+    pred = np.full(n, NULL_IDX, dtype=np.int32)
     s = np.uint64(start)
     order[0] = start
     head = 0
@@ -174,7 +210,7 @@ def _queue_bfs(start, p1, i1, p2, i2, both, order, pred):  # type: ignore[no-unt
         if both:  # the row of G.T too (an undirected view of a directed matrix)
             tail = _enqueue_row(u, p2, i2, s, order, pred, tail)
         head += 1
-    return tail
+    return order[:tail], pred
 
 
 @nb.njit(cache=True, nogil=True)
@@ -359,13 +395,17 @@ def _union_block(a: Any, *, values: bool, cfg: Config) -> Block:
     return block_from_scipy("csr", m, pattern=not values, backend=cfg.backend)
 
 
-def _scipy_needed(a: Any) -> bool:
-    """Weights that delta-stepping cannot take as scipy does: negative, NaN, complex."""
+def _weight_bounds(a: Any) -> tuple[float, float, float] | None:
+    """:func:`~spbfs.kernels.sssp_numba.weight_range` of ``a``'s weights, in one pass.
+
+    None for weights that delta-stepping cannot take as scipy does:
+    negative, NaN, complex.
+    """
     if np.iscomplexobj(a.data) or not (np.issubdtype(a.data.dtype, np.number)
                                        or a.data.dtype == np.bool_):
-        return True
-    least = sssp_numba.weight_range(np.asarray(a.data, dtype=np.float64))[0]
-    return not least >= 0  # one compiled pass: a negative weight, or NaN
+        return None
+    bounds = sssp_numba.weight_range(np.asarray(a.data, dtype=np.float64))
+    return bounds if bounds[0] >= 0 else None  # a negative weight, or NaN
 
 
 # --------------------------------------------------------------------------- argument checks
@@ -404,6 +444,10 @@ def _check_indices(indices: Any, n: int) -> tuple[np.ndarray, tuple[int, ...]]:
         v = int(indices)  # one source, the common call: no array round trip
         if -n <= v < n:
             return np.array([v % n if v < 0 else v], dtype=np.int64), ()
+    if isinstance(indices, np.ndarray) and indices.dtype.kind in "iu" and indices.size:
+        flat = indices.reshape(-1).astype(np.int64)  # an integer array: two reductions
+        if flat.min() >= 0 and flat.max() < n:
+            return flat, indices.shape
     arr = np.asarray(indices)
     if arr.dtype == np.bool_:
         raise TypeError("indices must hold integer vertex ids, got dtype bool")
@@ -489,16 +533,12 @@ def breadth_first_order(csgraph: Any, i_start: Any, directed: bool = True,
     a = _as_csr(csgraph, directed)
     n = a.shape[0]
     start = _check_start(i_start, n)
-    order = np.empty(n, dtype=np.int32)
-    pred = np.full(n, NULL_IDX, dtype=np.int32)
     if directed:
-        length = _queue_bfs(start, a.indptr, a.indices, a.indptr, a.indices, False, order, pred)
+        order, pred = _queue_bfs(start, a.indptr, a.indices, a.indptr, a.indices, False)
     else:
-        at = a.T.tocsr()
-        length = _queue_bfs(start, a.indptr, a.indices, at.indptr, at.indices, True, order,
-                            pred)
-    order = order[:length]  # a view, as scipy returns
-    return (order, pred) if return_predecessors else order
+        tptr, tind, _ = _transpose(a.indptr, a.indices, np.empty(0))
+        order, pred = _queue_bfs(start, a.indptr, a.indices, tptr, tind, True)
+    return (order, pred) if return_predecessors else order  # order: a view, as scipy's
 
 
 def breadth_first_tree(csgraph: Any, i_start: Any, directed: bool = True) -> Any:
@@ -691,11 +731,9 @@ def dijkstra(csgraph: Any, directed: bool = True, indices: Any = None,
     delta-stepping (:mod:`spbfs.kernels.sssp_numba`), every source in one
     compiled call (all sources as one group for ``min_only``); the distances
     are scipy's exactly. Predecessors form a valid shortest-path tree, not
-    always scipy's (module docstring). scipy's own function runs where it is
-    faster, a small graph (entries times sources at most 4,096 weighted,
-    40,000 unweighted: measured crossing points, see the module docstring),
-    and where spbfs has no method: negative, NaN or complex weights (scipy
-    warns and runs).
+    always scipy's (module docstring). scipy's own function runs where spbfs
+    has no method: negative, NaN or complex weights (scipy warns and runs),
+    and on a small graph while the delta-stepping kernel is not compiled.
 
     Parameters
     ----------
@@ -750,14 +788,16 @@ def dijkstra(csgraph: Any, directed: bool = True, indices: Any = None,
     lim = _check_limit(limit)
     sources, shape = _check_indices(indices, n)
     work = a.nnz * (1 if min_only else max(sources.shape[0], 1))
-    if n == 0 or work <= (_SMALL_UNWEIGHTED if unweighted else _SMALL_WEIGHTED) \
-            or _scipy_needed(a):
+    small = work <= _SMALL_UNWEIGHTED
+    bounds = None if n == 0 else _weight_bounds(a)
+    compiled = ready(sssp_numba.delta_stepping) and (directed or ready(_transpose))
+    if bounds is None or (small and n <= SMALL_VERTICES and not compiled):
         return _scipy.dijkstra(csgraph, directed, indices, return_predecessors, unweighted,
                                limit, min_only)
-    if unweighted and not min_only:
+    if unweighted and not min_only and not small:
         dist, pred = _unweighted_rows(a, directed, sources, lim, return_predecessors)
     else:
-        adj = _Adjacency(a, directed, unweighted)
+        adj = _Adjacency(a, directed, unweighted, None if unweighted else bounds)
         if min_only:
             dist = adj.distances(np.array([0, sources.shape[0]]), sources, lim)[0]
             if not return_predecessors:
@@ -777,18 +817,18 @@ class _Adjacency:
     Directed: ``G``'s own rows (repeated entries and self-loops are harmless
     to a shortest-path search). Undirected: the rows of ``G`` and of ``G.T``,
     both scanned, as scipy does, so the smaller weight of a pair counts
-    without building the union.
+    without building the union. ``bounds``: the weights'
+    :func:`~spbfs.kernels.sssp_numba.weight_range`, where known.
     """
 
-    def __init__(self, a: Any, directed: bool, unit: bool) -> None:
-        def triple(m: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-            ind = sssp_numba.kernel_ids(m.indices)  # scipy's int32 as it is
-            w = np.ones(ind.shape[0]) if unit else np.asarray(m.data, dtype=np.float64)
-            return m.indptr.astype(np.int64), ind, w
-
+    def __init__(self, a: Any, directed: bool, unit: bool,
+                 bounds: tuple[float, float, float] | None = None) -> None:
+        ind = sssp_numba.kernel_ids(a.indices)  # scipy's int32 as it is
+        w = np.ones(ind.shape[0]) if unit else np.asarray(a.data, dtype=np.float64)
         self.n = a.shape[0]
-        self.first = triple(a)
-        self.second = None if directed else triple(a.T.tocsr())
+        self.first = (a.indptr.astype(np.int64), ind, w)
+        self.second = None if directed else _transpose(*self.first)
+        self.bounds = bounds  # the weights' range where the caller has it
 
     def kernel_args(self) -> tuple[np.ndarray, ...]:
         """Both triples for the kernels (an empty second one for a directed graph)."""
@@ -805,7 +845,7 @@ class _Adjacency:
         reached vertices; the seeds' entries are left as they are.
         """
         return sssp_numba.run(*self.first, seeds_ptr, seeds, limit=limit, also=self.second,
-                              pred=pred)[0]
+                              pred=pred, bounds=self.bounds)[0]
 
     def tree(self, dist: np.ndarray, seeds: np.ndarray, pred: np.ndarray,
              src: np.ndarray) -> None:
@@ -822,8 +862,11 @@ def _weighted_rows(adj: _Adjacency, sources: np.ndarray, limit: float,
     source listed more than once is searched once.
     """
     n = adj.n
-    uniq, inverse = np.unique(sources, return_inverse=True)
-    seeds = sources if uniq.shape[0] == sources.shape[0] else uniq
+    seeds, inverse = sources, None
+    # Increasing sources (one, or a range: the common calls) are distinct: no sort.
+    if sources.shape[0] > 1 and not bool((sources[1:] > sources[:-1]).all()):
+        uniq, inverse = np.unique(sources, return_inverse=True)
+        seeds = sources if uniq.shape[0] == sources.shape[0] else uniq
     pred = np.full((seeds.shape[0], n) if want_pred else (0, n), NULL_IDX, dtype=np.int32)
     dist = adj.distances(np.arange(seeds.shape[0] + 1), seeds, limit,
                          pred if want_pred else None)

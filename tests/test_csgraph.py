@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import inspect
 import warnings
+from typing import Any
 
 import numpy as np
 import pytest
@@ -588,25 +589,19 @@ def test_components_of_small_graphs_go_to_scipy_until_compiled(monkeypatch) -> N
 
 # --------------------------------------------------------------------------- engines per call
 
-_SMALL = (csgraph._SMALL_WEIGHTED, csgraph._SMALL_UNWEIGHTED)
+_SMALL_UNWEIGHTED = csgraph._SMALL_UNWEIGHTED
 
 
 @pytest.fixture(autouse=True)
-def _spbfs_engines_on_small_graphs(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The graphs of this file are small enough for the handover to scipy: run spbfs's
-    engines on them instead, so that the tests compare spbfs with scipy."""
-    monkeypatch.setattr(csgraph, "_SMALL_WEIGHTED", 0)
+def _bfs_engines_on_small_graphs(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The graphs of this file are small enough for the unit-weight queue search: run the
+    breadth-first engines on them instead, so that the tests cover those engines."""
     monkeypatch.setattr(csgraph, "_SMALL_UNWEIGHTED", 0)
 
 
-@pytest.mark.parametrize("seed", range(4))
-@pytest.mark.parametrize("directed", [True, False])
-@pytest.mark.parametrize("unweighted", [False, True])
-def test_small_graphs_go_to_scipy(monkeypatch: pytest.MonkeyPatch, seed, directed,
-                                  unweighted) -> None:
-    monkeypatch.setattr(csgraph, "_SMALL_WEIGHTED", _SMALL[0])
-    monkeypatch.setattr(csgraph, "_SMALL_UNWEIGHTED", _SMALL[1])
-    calls = []
+def _scipy_dijkstra_calls(monkeypatch: pytest.MonkeyPatch) -> tuple[list, Any]:
+    """A list that records every call to scipy's dijkstra, and the function unrecorded."""
+    calls: list = []
     real = ref.dijkstra
 
     def spy(*args, **kwargs):  # type: ignore[no-untyped-def]
@@ -614,10 +609,63 @@ def test_small_graphs_go_to_scipy(monkeypatch: pytest.MonkeyPatch, seed, directe
         return real(*args, **kwargs)
 
     monkeypatch.setattr(csgraph._scipy, "dijkstra", spy)
+    return calls, real
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("directed", [True, False])
+@pytest.mark.parametrize("unweighted", [False, True])
+def test_small_graphs_run_delta_stepping(monkeypatch: pytest.MonkeyPatch, seed, directed,
+                                         unweighted) -> None:
+    """Below _SMALL_UNWEIGHTED every call is delta-stepping's (unit weights if unweighted)."""
+    monkeypatch.setattr(csgraph, "_SMALL_UNWEIGHTED", _SMALL_UNWEIGHTED)
+    calls, real = _scipy_dijkstra_calls(monkeypatch)
     g = random_graph(seed)
-    d = csgraph.dijkstra(g, directed, indices=[0, 3], unweighted=unweighted)
-    assert len(calls) == 1
-    np.testing.assert_array_equal(d, real(g, directed, indices=[0, 3], unweighted=unweighted))
+    w = weight_matrix(g, directed, unweighted)
+    for idx in (0, [0, 3, 3], None):
+        d, p = csgraph.dijkstra(g, directed, indices=idx, unweighted=unweighted,
+                                return_predecessors=True)
+        np.testing.assert_array_equal(
+            d, real(g, directed, indices=idx, unweighted=unweighted))
+        rows = range(g.shape[0]) if idx is None else np.atleast_1d(idx)
+        for dist, pred, s in zip(np.atleast_2d(d), np.atleast_2d(p), rows, strict=True):
+            check_tree(w, dist, pred, [s])
+    d = csgraph.dijkstra(g, directed, indices=[0, 3], unweighted=unweighted, min_only=True)
+    np.testing.assert_array_equal(
+        d, real(g, directed, indices=[0, 3], unweighted=unweighted, min_only=True))
+    assert calls == []
+
+
+def test_small_graphs_go_to_scipy_while_not_compiled(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A small call does not wait for a compilation: scipy answers it."""
+    monkeypatch.setattr(csgraph, "_SMALL_UNWEIGHTED", _SMALL_UNWEIGHTED)
+    monkeypatch.setattr(csgraph, "ready", lambda kernel: False)
+    calls, real = _scipy_dijkstra_calls(monkeypatch)
+    g = random_graph(2)
+    for unweighted in (False, True):
+        d = csgraph.dijkstra(g, False, indices=[0, 3], unweighted=unweighted)
+        np.testing.assert_array_equal(d, real(g, False, indices=[0, 3],
+                                              unweighted=unweighted))
+    assert len(calls) == 2
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_transpose_as_scipy(seed) -> None:
+    """The compiled transpose lists each row as scipy's ``A.T.tocsr()``: unsorted rows of
+    the input and repeated entries included."""
+    rng = np.random.default_rng(seed)
+    n = 30
+    indptr = np.concatenate([[0], np.cumsum(rng.integers(0, 8, n))]).astype(np.int32)
+    indices = rng.integers(0, n, indptr[-1]).astype(np.int32)  # unsorted, repeats
+    g = sp.csr_matrix((rng.random(indptr[-1]), indices, indptr), shape=(n, n))
+    want = g.T.tocsr()
+    ptr, ind, data = csgraph._transpose(g.indptr, g.indices, g.data)
+    np.testing.assert_array_equal(ptr, want.indptr)
+    np.testing.assert_array_equal(ind, want.indices)
+    np.testing.assert_array_equal(data, want.data)
+    ptr, ind, data = csgraph._transpose(g.indptr, g.indices, np.empty(0))
+    np.testing.assert_array_equal(ind, want.indices)
+    assert data.shape == (0,)
 
 
 @pytest.mark.parametrize("seed", range(4))

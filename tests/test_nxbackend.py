@@ -528,3 +528,22 @@ def test_should_run_answer_is_kept_per_graph_and_follows_min_edges() -> None:
     assert be.can_run("bfs_edges", (g, 0), {}) is True
     be.min_edges = 79
     assert "fewer than 79" in be.should_run("bfs_edges", (be.convert_from_nx(g), 0), {})
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_unweighted_lengths_in_networkx_order(seed) -> None:
+    """The compiled queue search gives networkx's keys in networkx's order: from a source,
+    towards a target (the predecessor rows), with a cutoff, and from a vertex that
+    reaches few others."""
+    g = nx.DiGraph(nx.scale_free_graph(300, seed=seed))
+    be = BackendInterface()
+    sg = be.convert_from_nx(g)
+    for s in [*_sources(g), 0]:
+        for cutoff in (None, 0, 1, 2.5):
+            got = be.single_source_shortest_path_length(sg, s, cutoff)
+            want = nx.single_source_shortest_path_length(g, s, cutoff)
+            assert list(got.items()) == list(want.items())
+        got = be.shortest_path_length(sg, source=s)
+        assert list(got.items()) == list(nx.shortest_path_length(g, source=s).items())
+        got = be.shortest_path_length(sg, target=s)
+        assert list(got.items()) == list(nx.shortest_path_length(g, target=s).items())
