@@ -104,6 +104,7 @@ def _steps(aside: subprocess.Popen[bytes] | None = None) -> list[tuple[str, Call
         cs.dijkstra(m, indices=0)
         cs.dijkstra(m, indices=0, return_predecessors=True)
         cs.breadth_first_order(m, 0)
+        cs.breadth_first_order(m, 0, directed=False)  # the compiled transpose as well
         cs.connected_components(m)
         # Directly: the csgraph call hands a graph this small to scipy until it is compiled.
         cc.strong_labels(cc.unsigned(m.indptr), cc.unsigned(m.indices))
