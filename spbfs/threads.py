@@ -219,12 +219,6 @@ class ThreadProbe:
     #: search 10x at Kronecker scale 16, and tries every few searches would double
     #: the mean.
     overhead = 0.05
-    #: Searches' worth of seconds the graph's searches spend on the leading count before
-    #: fewer threads are first tried. Such a try loses 2x at most (no thread waits a
-    #: slice), so it comes early: tried only after twenty searches, as more threads are
-    #: (their try may cost a search 20x), a spare thread that waits slices beside a
-    #: busy process ran a benchmark's few searches per graph uncorrected.
-    first_try = 2.0
 
     def __init__(self) -> None:
         self._workers: tuple[str, ...] | None = None
@@ -265,12 +259,6 @@ class ThreadProbe:
         fewer hangs on it: a stale answer delays that by :attr:`hold` at most.
         """
         self._quiet_at = time.monotonic()
-
-    def _first_wait(self, behind: int, lead: int) -> float:
-        """Searches of ``lead`` before ``behind`` is first tried: :attr:`first_try` for
-        fewer threads; for more, as if the try costs one search more (at most 20x,
-        docs/benchmarks.md), that search over :attr:`overhead`."""
-        return self.first_try if behind < lead else 1.0 / self.overhead
 
     def _leader(self, first: int, other: int) -> int:
         # The count of the lower measured cost; the reading's until both are measured.
@@ -320,8 +308,10 @@ class ThreadProbe:
             return lead
         due = self._due.get(behind)
         if due is None:
+            # Its first try waits as if it will cost one search more (at most 20x,
+            # docs/benchmarks.md): the graph's searches spend that over overhead first.
             self._due[behind] = (now + self.retry, self.retry,
-                                 self._spent + self._seconds * self._first_wait(behind, lead))
+                                 self._spent + self._seconds / self.overhead)
             return lead
         if now < due[0] or self._spent < due[2]:
             return lead
@@ -356,7 +346,7 @@ class ThreadProbe:
         if now_lead == count:
             if lead != count:  # a try won: the count it beat is tried as a first time
                 self._due[lead] = (now + self.retry, self.retry,
-                                   self._spent + seconds * self._first_wait(lead, count))
+                                   self._spent + seconds / self.overhead)
             return
         due, wait, _ = self._due.get(count, (now, self.retry / 2, 0.0))
         if count == lead:  # lost the lead
@@ -634,12 +624,11 @@ class SearchThreads:
         self._trial: tuple[ThreadProbe, int, int, float] | None = None
         #: Whether the count is given, or was read off a machine with a core idle for
         #: each thread (no trial between two counts) that was not busy over the last
-        #: minute either (:func:`_busy_lately`), or is a trial's count of two or more,
-        #: whose cost the trial measures: only then do runs of small levels go to a
-        #: team of threads (:class:`spbfs.search.numba_engine.NumbaEngine`). A team
-        #: level costs tens of microseconds; one whose helper is descheduled waits a
-        #: scheduler slice, milliseconds (p2p-Gnutella31 under load: 38 ms against
-        #: 0.9 ms on one thread, benchmarks/defaults.py), which a trial's costs see.
+        #: minute either (:func:`_busy_lately`): only then do runs of small levels
+        #: go to a team of threads (:class:`spbfs.search.numba_engine.NumbaEngine`).
+        #: A team level costs tens of microseconds; one whose helper is descheduled
+        #: waits a scheduler slice, milliseconds (p2p-Gnutella31 under load: 38 ms
+        #: against 0.9 ms on one thread, benchmarks/defaults.py).
         self.quiet = True
         if threads is not None:
             nb.set_num_threads(min(threads, nb.config.NUMBA_NUM_THREADS))
@@ -667,11 +656,7 @@ class SearchThreads:
                 nb.set_num_threads(chosen)
                 self._before = before
             self._count = chosen
-            # A count from a trial runs its team levels too: the trial then measures
-            # what two threads gain where they pay (a grid's wavefront beside one busy
-            # process: two threads 1.55x faster than a trial's two without a team), and
-            # where a helper waits slices the costs lead back to one thread.
-            self.quiet = chosen > 1 if trial is not None else not _busy_lately()
+            self.quiet = trial is None and not _busy_lately()
             if trial is not None and pol.probe is not None:
                 self._trial = (pol.probe, *trial, time.perf_counter())
         return self._count
