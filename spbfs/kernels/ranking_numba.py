@@ -38,8 +38,8 @@ from typing import Any
 import numba as nb
 import numpy as np
 
-__all__ = ["brandes", "full_ptr", "pagerank_pull", "pull_chunks", "queue_levels", "start_shares",
-           "unsigned", "warm_parallel", "work_chunks"]
+__all__ = ["brandes", "full_ptr", "level_queue", "pagerank_pull", "pull_chunks", "queue_levels",
+           "start_shares", "unsigned", "warm_parallel", "work_chunks"]
 
 
 def full_ptr(ptr: Any, jc: Any, is_dcsc: bool, n: int) -> np.ndarray:
@@ -238,6 +238,34 @@ def warm_parallel() -> None:
                 np.zeros(2))
 
 
+@nb.njit(cache=True, inline="always")
+def level_queue(ptr, ind, lev, order, source, depth):  # type: ignore[no-untyped-def]
+    """One queue-driven search from ``source``: hop levels into ``lev`` (-1 on entry).
+
+    The queue ``order`` takes each row in stored order and a vertex at its
+    first discovery (networkx's order); vertices at level ``depth`` are
+    reached but not expanded (the queue is in level order, so the search
+    stops at the first). Returns the vertices reached, ``order[:tail]``'s
+    ``tail``. Inlined into its callers, which own the arrays.
+    """
+    lev[source] = 0
+    order[0] = source
+    head, tail = 0, 1
+    while head < tail:
+        u = order[head]
+        head += 1
+        d = lev[u]
+        if d >= depth:
+            break
+        for e in range(ptr[u], ptr[u + 1]):
+            v = ind[e]
+            if lev[v] < 0:
+                lev[v] = d + 1
+                order[tail] = v
+                tail += 1
+    return tail
+
+
 @nb.njit(cache=True, parallel=True)
 def queue_levels(ptr, ind, n, sources, chunks, levels, max_depth):
     """Hop distances, one queue-driven search per source: ``levels[i]`` from ``sources[i]``.
@@ -248,25 +276,11 @@ def queue_levels(ptr, ind, n, sources, chunks, levels, max_depth):
     means none. Returns the deepest level reached over all sources.
     """
     deepest = np.zeros(chunks.shape[0] - 1, np.int64)
+    depth = n if max_depth < 0 else max_depth
     for c in nb.prange(chunks.shape[0] - 1):
         queue = np.empty(n, np.int64)
         for i in range(chunks[c], chunks[c + 1]):
             lev = levels[i]
-            s = sources[i]
-            lev[s] = 0
-            queue[0] = s
-            head, tail = 0, 1
-            while head < tail:
-                u = queue[head]
-                head += 1
-                du = lev[u] + 1
-                if max_depth >= 0 and du > max_depth:
-                    break  # the queue is in level order: nothing later is shallower
-                for p in range(ptr[u], ptr[u + 1]):
-                    v = ind[p]
-                    if lev[v] < 0:
-                        lev[v] = du
-                        queue[tail] = v
-                        tail += 1
+            tail = level_queue(ptr, ind, lev, queue, sources[i], depth)
             deepest[c] = max(deepest[c], lev[queue[tail - 1]])
     return deepest.max()

@@ -44,6 +44,7 @@ from spbfs.bfs import bfs
 from spbfs.edges import EdgeList
 from spbfs.graph import Graph
 from spbfs.kernels.components_numba import dfs_strong_labels, unsigned
+from spbfs.kernels.ranking_numba import level_queue
 from spbfs.nxbackend._convert import Adjacency, SpbfsGraph, UnsupportedWeights
 
 __all__ = ["IMPLEMENTED", "Fallback", "can_run"]
@@ -181,27 +182,14 @@ def _queue_levels(indptr, nbr, source, depth):  # type: ignore[no-untyped-def]
     """networkx's breadth-first search: the vertices reached, in its order, and their levels.
 
     The queue takes each row in stored order and a vertex at its first
-    discovery, as networkx's ``_single_shortest_path_length`` does; vertices
-    at level ``depth`` are reached but not expanded. Work: the rows of the
-    vertices reached, and one O(n) fill.
+    discovery, as networkx's ``_single_shortest_path_length`` does
+    (:func:`~spbfs.kernels.ranking_numba.level_queue`); vertices at level
+    ``depth`` are reached but not expanded. Work: the rows of the vertices
+    reached, and one O(n) fill.
     """
     level = np.full(indptr.shape[0] - 1, -1, dtype=np.int64)
     order = np.empty(indptr.shape[0] - 1, dtype=np.int64)
-    level[source] = 0
-    order[0] = source
-    head, tail = 0, 1
-    while head < tail:
-        u = order[head]
-        head += 1
-        d = level[u]
-        if d >= depth:
-            continue
-        for e in range(indptr[u], indptr[u + 1]):
-            v = nbr[e]
-            if level[v] < 0:
-                level[v] = d + 1
-                order[tail] = v
-                tail += 1
+    tail = level_queue(indptr, nbr, level, order, source, depth)
     reached = order[:tail]
     return reached, level[reached]
 
