@@ -110,6 +110,15 @@ def _steps(aside: subprocess.Popen[bytes] | None = None) -> list[tuple[str, Call
         cc.strong_labels(cc.unsigned(m.indptr), cc.unsigned(m.indices))
 
     steps.append(("csgraph", csgraph))
+
+    def networkx_backend() -> None:
+        from spbfs.nxbackend._algorithms import _queue_levels
+
+        # Its one-source searches in networkx's order (int64 rows, as converted).
+        ptr, nbr = np.array([0, 1, 2], np.int64), np.array([1, 0], np.int64)
+        _queue_levels(ptr, nbr, 0, 2, True)
+
+    steps.append(("networkx backend", networkx_backend))
     return steps
 
 

@@ -239,15 +239,18 @@ def warm_parallel() -> None:
 
 
 @nb.njit(cache=True, inline="always")
-def level_queue(ptr, ind, lev, order, source, depth):  # type: ignore[no-untyped-def]
+def level_queue(ptr, ind, lev, order, source, depth, parents):  # type: ignore[no-untyped-def]
     """One queue-driven search from ``source``: hop levels into ``lev`` (-1 on entry).
 
     The queue ``order`` takes each row in stored order and a vertex at its
     first discovery (networkx's order); vertices at level ``depth`` are
     reached but not expanded (the queue is in level order, so the search
-    stops at the first). Returns the vertices reached, ``order[:tail]``'s
-    ``tail``. Inlined into its callers, which own the arrays.
+    stops at the first). ``parents`` (unless empty) gets, at each queue
+    position, the vertex whose row discovered it: ``order[i]``'s parent is
+    ``parents[i]``. Returns the vertices reached, ``order[:tail]``'s ``tail``.
+    Inlined into its callers, which own the arrays.
     """
+    tree = parents.shape[0] > 0
     lev[source] = 0
     order[0] = source
     head, tail = 0, 1
@@ -262,6 +265,8 @@ def level_queue(ptr, ind, lev, order, source, depth):  # type: ignore[no-untyped
             if lev[v] < 0:
                 lev[v] = d + 1
                 order[tail] = v
+                if tree:
+                    parents[tail] = u
                 tail += 1
     return tail
 
@@ -277,10 +282,11 @@ def queue_levels(ptr, ind, n, sources, chunks, levels, max_depth):
     """
     deepest = np.zeros(chunks.shape[0] - 1, np.int64)
     depth = n if max_depth < 0 else max_depth
+    no_tree = np.empty(0, np.int64)
     for c in nb.prange(chunks.shape[0] - 1):
         queue = np.empty(n, np.int64)
         for i in range(chunks[c], chunks[c + 1]):
             lev = levels[i]
-            tail = level_queue(ptr, ind, lev, queue, sources[i], depth)
+            tail = level_queue(ptr, ind, lev, queue, sources[i], depth, no_tree)
             deepest[c] = max(deepest[c], lev[queue[tail - 1]])
     return deepest.max()

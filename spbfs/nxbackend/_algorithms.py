@@ -10,18 +10,18 @@ networkx's order.
 **Order.** The searches of :mod:`spbfs` pick a vertex's parent as the
 smallest frontier vertex reaching it; networkx's pick the first in its
 queue, which depends on the adjacency dicts' insertion order. Where the
-output order is part of the result (``bfs_edges``, ``bfs_layers``), the
-levels come from spbfs and one vectorized pass over the reached vertices'
-out-edges (:func:`_ordered_levels`) puts each level in networkx's discovery
-order: a vertex at level ``d + 1`` is discovered by the first level-``d``
-vertex, in that level's order, whose adjacency row (in networkx's order)
-holds it. The unweighted distances of one source
-(``single_source_shortest_path_length``, ``shortest_path_length``) come
-from a compiled queue search over the rows in networkx's order
-(:func:`_queue_levels`), which yields networkx's order itself at a cost
-proportional to the part of the graph reached: a source that reaches a
-few dozen vertices of a scale-free graph costs microseconds, where the
-direction-optimizing search and the ordering pass cost O(n) per level.
+output order is part of the result, one source's searches
+(``bfs_edges``, ``bfs_tree``, ``single_source_shortest_path_length``,
+``shortest_path_length``) run a compiled queue search over the rows in
+networkx's order (:func:`_queue_levels`), which yields networkx's order
+itself at a cost proportional to the part of the graph reached: a source
+that reaches a few dozen vertices of a scale-free graph costs
+microseconds, where the direction-optimizing search and an ordering pass
+cost O(n) per level. ``bfs_layers`` from many sources takes the levels from
+spbfs and one vectorized pass over the reached vertices' out-edges
+(:func:`_ordered_levels`) puts each level in networkx's discovery order: a
+vertex at level ``d + 1`` is discovered by the first level-``d`` vertex, in
+that level's order, whose adjacency row (in networkx's order) holds it.
 
 **Fallback.** Arguments the backend does not cover are refused up front
 by :func:`can_run` (networkx then runs); data it cannot take as it is
@@ -178,20 +178,24 @@ def _dijkstra_dict(G: SpbfsGraph, source: int, weight: Any, cutoff: Any = None,
 
 
 @nb.njit(cache=True, nogil=True)
-def _queue_levels(indptr, nbr, source, depth):  # type: ignore[no-untyped-def]
-    """networkx's breadth-first search: the vertices reached, in its order, and their levels.
+def _queue_levels(indptr, nbr, source, depth, tree):  # type: ignore[no-untyped-def]
+    """networkx's breadth-first search: the vertices reached, in its order, their levels
+    and (``tree``) their parents.
 
     The queue takes each row in stored order and a vertex at its first
-    discovery, as networkx's ``_single_shortest_path_length`` does
-    (:func:`~spbfs.kernels.ranking_numba.level_queue`); vertices at level
-    ``depth`` are reached but not expanded. Work: the rows of the vertices
-    reached, and one O(n) fill.
+    discovery, as networkx's ``_single_shortest_path_length`` and
+    ``generic_bfs_edges`` do (:func:`~spbfs.kernels.ranking_numba.level_queue`);
+    vertices at level ``depth`` are reached but not expanded. Work: the rows
+    of the vertices reached, and one O(n) fill. Without ``tree`` the parents
+    are an empty array.
     """
-    level = np.full(indptr.shape[0] - 1, -1, dtype=np.int64)
-    order = np.empty(indptr.shape[0] - 1, dtype=np.int64)
-    tail = level_queue(indptr, nbr, level, order, source, depth)
+    n = indptr.shape[0] - 1
+    level = np.full(n, -1, dtype=np.int64)
+    order = np.empty(n, dtype=np.int64)
+    parents = np.empty(n if tree else 0, dtype=np.int64)
+    tail = level_queue(indptr, nbr, level, order, source, depth, parents)
     reached = order[:tail]
-    return reached, level[reached]
+    return reached, level[reached], parents[:tail]
 
 
 def _bfs_dict(G: SpbfsGraph, source: int, cutoff: Any = None,
@@ -199,7 +203,8 @@ def _bfs_dict(G: SpbfsGraph, source: int, cutoff: Any = None,
     """networkx's ``{node: hops}`` from ``source`` in its order (:func:`_queue_levels`)."""
     adj = G.adjacency(reverse)
     depth = _depth(cutoff)
-    ids, levels = _queue_levels(adj.indptr, adj.nbr, source, G.n if depth is None else depth)
+    ids, levels, _ = _queue_levels(adj.indptr, adj.nbr, source,
+                                   G.n if depth is None else depth, False)
     return dict(zip(_labels(G, ids), levels.tolist(), strict=True))
 
 
@@ -214,12 +219,13 @@ def bfs_edges(G: SpbfsGraph, source: Any, reverse: bool = False, depth_limit: An
               sort_neighbors: Any = None) -> Iterator[tuple[Any, Any]]:
     """``networkx.bfs_edges``: tree edges in networkx's order (a generator)."""
     s = _vertex(G, source)
-    levels = _levels(G, s, reverse, _depth(depth_limit))
-    ordered = _ordered_levels(G.adjacency(reverse), np.array([s], np.int64), levels)
-    nodes = G.nodes
-    edges = [(nodes[p], nodes[v]) for ids, par in ordered[1:]
-             for p, v in zip(par.tolist(), ids.tolist(), strict=True)]
-    return _generator(edges)
+    adj = G.adjacency(reverse)
+    depth = _depth(depth_limit)
+    # One compiled queue in networkx's order: its tree edges come out as networkx
+    # yields them, where levels from spbfs's search needed a reordering pass per level
+    # (0.8x networkx on a 141 x 141 grid).
+    ids, _, par = _queue_levels(adj.indptr, adj.nbr, s, G.n if depth is None else depth, True)
+    return _generator(list(zip(_labels(G, par[1:]), _labels(G, ids[1:]), strict=True)))
 
 
 def bfs_tree(G: SpbfsGraph, source: Any, reverse: bool = False, depth_limit: Any = None,
