@@ -44,7 +44,8 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
-from spbfs.patterns import ENCODINGS, PATTERNS
+from spbfs import patterns
+from spbfs.patterns import PATTERNS
 
 __all__ = ["Config", "as_config", "default_config", "load_config", "wait_seconds"]
 
@@ -53,7 +54,6 @@ _CHOICES: dict[str, tuple[str, ...]] = {
     "backend": ("auto", "numpy", "numba", "cupy"),
     "index_dtype": ("auto", "int32", "int64"),
     "direction": ("auto", "top-down", "bottom-up"),
-    "frontier_encoding": ("auto", *ENCODINGS),
     "exchange": ("auto", *PATTERNS),
     "output": ("both", "parents", "levels"),
     "bind": ("auto", "none", "core"),
@@ -117,8 +117,9 @@ class Config:
         id), a bitmap (1 bit per vertex of the range; Bisson, Bernaschi and
         Mastrostefano, Kepler 2D BFS, Section 5), or ``compressed``: ids
         delta and Frame-of-Reference bit-packed in blocks (Young et al.;
-        :mod:`spbfs.mpi.codec`), ``(child, parent)`` pairs packed too.
-        ``auto`` picks per message the cheapest by the cost model
+        :mod:`spbfs.mpi.codec`), ``(child, parent)`` pairs packed too; or
+        one added by :func:`spbfs.patterns.register_encoding`. ``auto``
+        picks per message the cheapest built-in one by the cost model
         (:mod:`spbfs.mpi.costmodel`): the bytes over the link model plus the
         codec's time.
     exchange : {"auto", "p2p", "collective", "butterfly"}
@@ -271,8 +272,9 @@ _DEFAULTS = tuple((f.name, f.default) for f in fields(Config))
 
 def _check(name: str, value: Any) -> Any:
     """``value`` of field ``name``, normalized; a ValueError listing the valid ones if bad."""
-    if name in _CHOICES:
-        choices = _CHOICES[name]
+    if name in _CHOICES or name == "frontier_encoding":
+        # The encodings are the registry's as of now (one registered later is valid).
+        choices = _CHOICES.get(name) or ("auto", *patterns.ENCODINGS)
         if value not in choices:
             valid = ", ".join(repr(c) for c in choices)
             raise ValueError(f"config {name!r} must be one of {valid}; got {value!r}")

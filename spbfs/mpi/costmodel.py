@@ -75,6 +75,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from spbfs import patterns as registry
 from spbfs.mpi.network import LinkModel
 from spbfs.mpi.pricing import (
     CodecSpeed,
@@ -84,11 +85,19 @@ from spbfs.mpi.pricing import (
     encoded_bytes,
     priced,
 )
-from spbfs.patterns import ENCODINGS, PATTERNS, implementation
+from spbfs.patterns import PATTERNS, implementation
 
-__all__ = ["ENCODINGS", "PATTERNS", "PHASES", "Choice", "CodecSpeed", "Estimate",
+__all__ = ["PATTERNS", "PHASES", "Choice", "CodecSpeed", "Estimate",
            "LevelProfile", "ModelRow", "Summary", "choose", "encoded_bytes", "estimate",
            "format_table", "level_loads", "measure_profile", "model_search"]
+
+
+def __getattr__(name: str) -> Any:
+    # ENCODINGS is the registry's, read when asked: an encoding registered after
+    # this module was imported is priced too.
+    if name == "ENCODINGS":
+        return registry.ENCODINGS
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 #: Phases the model prices.
 PHASES = ("expand", "gather", "fold", "rotate", "updates")
@@ -155,8 +164,8 @@ def _check(phase: str, pattern: str, encoding: str, q: int, span: int, fanout: i
         raise ValueError(f"phase must be one of {PHASES}, got {phase!r}")
     if pattern not in PATTERNS:
         raise ValueError(f"pattern must be one of {PATTERNS}, got {pattern!r}")
-    if encoding not in ENCODINGS:
-        raise ValueError(f"encoding must be one of {ENCODINGS}, got {encoding!r}")
+    if encoding not in registry.ENCODING_CODE:
+        raise ValueError(f"encoding must be one of {registry.ENCODINGS}, got {encoding!r}")
     if not isinstance(q, int | np.integer) or q < 1:
         raise ValueError(f"q (ranks in the group) must be an integer >= 1, got {q!r}")
     if not isinstance(span, int | np.integer) or span < 1:
@@ -218,7 +227,8 @@ def estimate(phase: str, pattern: str, encoding: str, *, q: int, counts: Any, sp
     ----------
     phase : {"expand", "gather", "fold", "rotate", "updates"}
     pattern : {"p2p", "collective", "butterfly"}
-    encoding : {"list", "bitmap", "compressed"}
+    encoding : str
+        A registered encoding (:data:`spbfs.patterns.ENCODINGS`).
     q : int
         Ranks in the group (``pr`` for expand and gather, ``pc`` otherwise).
     counts : sequence of numbers, or (total, max)
@@ -261,7 +271,7 @@ def estimate(phase: str, pattern: str, encoding: str, *, q: int, counts: Any, sp
 
 
 def choose(phase: str, *, patterns: Iterable[str] = PATTERNS,
-           encodings: Iterable[str] = ENCODINGS, q: int, counts: Any, span: int,
+           encodings: Iterable[str] | None = None, q: int, counts: Any, span: int,
            link: LinkModel, codec: CodecSpeed | dict[str, float] | None = None,
            fanout: int = 2, parent_span: int | None = None) -> Choice:
     """The cheapest pattern and encoding for one phase, by :func:`estimate`.
@@ -284,7 +294,7 @@ def choose(phase: str, *, patterns: Iterable[str] = PATTERNS,
         As :func:`estimate`, and for empty candidate lists.
     """
     pats = tuple(patterns)
-    encs = tuple(encodings)
+    encs = registry.ENCODINGS if encodings is None else tuple(encodings)
     if not pats or not encs:
         raise ValueError("choose needs at least one pattern and one encoding")
     _check(phase, pats[0], encs[0], q, span, fanout)
@@ -292,8 +302,8 @@ def choose(phase: str, *, patterns: Iterable[str] = PATTERNS,
         if p not in PATTERNS:
             raise ValueError(f"pattern must be one of {PATTERNS}, got {p!r}")
     for e in encs[1:]:
-        if e not in ENCODINGS:
-            raise ValueError(f"encoding must be one of {ENCODINGS}, got {e!r}")
+        if e not in registry.ENCODING_CODE:
+            raise ValueError(f"encoding must be one of {registry.ENCODINGS}, got {e!r}")
     total, mx, mn = _load(counts, q)
     _check_span(phase, q, mx, span)
     cod = CodecSpeed.coerce(codec)
@@ -537,7 +547,7 @@ def model_search(scale: int, grid: tuple[int, int], level_profile: LevelProfile,
                  link: LinkModel | str = "10gbe",
                  codec: CodecSpeed | dict[str, float] | None = None, fanout: int = 2,
                  patterns: Sequence[str] = PATTERNS,
-                 encodings: Sequence[str] = ENCODINGS) -> list[ModelRow]:
+                 encodings: Sequence[str] | None = None) -> list[ModelRow]:
     """Predicted bytes, messages and seconds per phase of one Graph500 search.
 
     The profile's fractions are taken as they are at ``scale`` (the
@@ -574,6 +584,7 @@ def model_search(scale: int, grid: tuple[int, int], level_profile: LevelProfile,
     list of ModelRow
         Per phase: one row per pattern and encoding, then ``auto``.
     """
+    encodings = registry.ENCODINGS if encodings is None else tuple(encodings)
     pr, pc = (int(x) for x in grid)
     if pr < 1 or pc < 1:
         raise ValueError(f"grid must be two positive integers, got {grid!r}")

@@ -31,7 +31,7 @@ from typing import Any
 from spbfs.mpi import costmodel
 from spbfs.mpi.exchange import Exchange
 from spbfs.mpi.network import Emulator, LinkModel, cached_link
-from spbfs.patterns import ENCODINGS, PATTERNS
+from spbfs.patterns import AUTO_ENCODINGS, PATTERNS, encoding
 
 __all__ = ["Planner", "link_model", "planner"]
 
@@ -214,8 +214,8 @@ class Planner:
         # The choices depend on these only: later searches on the grid reuse them (a
         # model evaluation costs tens of microseconds, a search of a small graph less).
         #: Whether a pair message may arrive compressed (else receivers skip the check).
-        self.pairs_compressible = self.encoding == "compressed" or (
-            self.encoding == "auto" and self.link is not None)
+        self.pairs_compressible = (self.link is not None if self.encoding == "auto"
+                                   else encoding(self.encoding).pairs)
         #: The column's and the row's exchanges (with the butterfly's schedule), built
         #: once with the plan instead of per search.
         self.col_ex = Exchange(grid.col_comm, self.fanout)
@@ -265,7 +265,7 @@ class Planner:
             self.last_estimate = math.nan
             return "bitmap" if n >= self.bw else "list"
         key = ("expand", receivers, _size_class(n))
-        return self._choose(key, "expand", ("p2p",), ENCODINGS, receivers + 1, n)[0]
+        return self._choose(key, "expand", ("p2p",), AUTO_ENCODINGS, receivers + 1, n)[0]
 
     def pair_encoding(self, npairs: int, receivers: int) -> str:
         """The encoding of a fold's ``npairs`` pairs sent to ``receivers`` ranks."""
