@@ -183,6 +183,15 @@ class Config:
     cuda_fused : bool
         The CUDA kernels run a run of top-down levels in one launch; False
         launches one level at a time.
+    cuda_aware : {"auto", True, False}
+        Whether the MPI library takes device buffers, for a grid whose local
+        engine runs on the GPU (``backend="cupy"``; see
+        :mod:`spbfs.mpi.staging`). False: messages cross between device and
+        host through pinned host buffers kept per graph; True: device arrays
+        go to MPI as they are; ``auto`` asks the library
+        (``MPIX_Query_cuda_support``, which MPICH and Open MPI export; the
+        ``mpich`` wheel says no). Environment: ``SPBFS_CUDA_AWARE`` (``auto``
+        or a boolean word).
     """
 
     format: str = "csr"
@@ -206,6 +215,7 @@ class Config:
     link_latency_us: float | None = None
     link_gbps: float | None = None
     grid_blocks: str = "one"
+    cuda_aware: bool | str = "auto"
 
     def __post_init__(self) -> None:
         # A field still holding its default object was checked when the class was made:
@@ -309,6 +319,10 @@ def _check(name: str, value: Any) -> Any:
             what = "a number >= 0" if low_ok else "a positive number"
             raise ValueError(f"config {name!r} must be {what}; got {value!r}")
         return float(value)
+    if name == "cuda_aware":
+        if value != "auto" and not isinstance(value, bool):
+            raise ValueError(f"config 'cuda_aware' must be 'auto', true or false; got {value!r}")
+        return value
     if name in _BOOLS:
         if not isinstance(value, bool):
             raise ValueError(f"config {name!r} must be true or false; got {value!r}")
@@ -428,9 +442,11 @@ def _env_value(key: str, name: str, raw: str) -> Any:
         except ValueError:
             what = "an integer or 'auto'" if name == "threads" else "an integer"
             raise ValueError(f"environment {key} must be {what}; got {raw!r}") from None
-    elif name in _BOOLS:
+    elif name == "cuda_aware" and raw.strip().lower() == "auto":
+        value = "auto"
+    elif name in (*_BOOLS, "cuda_aware"):
         if raw.lower() not in _BOOL_WORDS:
-            valid = ", ".join(repr(w) for w in _BOOL_WORDS)
+            valid = ", ".join(repr(w) for w in ("auto", *_BOOL_WORDS)[name in _BOOLS:])
             raise ValueError(f"environment {key} must be one of {valid}; got {raw!r}")
         value = _BOOL_WORDS[raw.lower()]
     else:

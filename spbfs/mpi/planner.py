@@ -31,6 +31,7 @@ from typing import Any
 from spbfs.mpi import costmodel
 from spbfs.mpi.exchange import Exchange
 from spbfs.mpi.network import Emulator, LinkModel, cached_link
+from spbfs.mpi.staging import cuda_aware
 from spbfs.patterns import AUTO_ENCODINGS, PATTERNS, encoding
 
 __all__ = ["Planner", "link_model", "planner"]
@@ -38,7 +39,7 @@ __all__ = ["Planner", "link_model", "planner"]
 def planner(cfg: Any, grid: Any, B: int) -> Planner:
     """The grid's :class:`Planner` for these settings (built once, kept on the grid)."""
     key = (cfg.exchange, cfg.frontier_encoding, cfg.butterfly_fanout, cfg.network,
-           cfg.link_latency_us, cfg.link_gbps, B)
+           cfg.link_latency_us, cfg.link_gbps, B, cfg.backend, cfg.cuda_aware)
     plans = grid.__dict__.setdefault("_planners", {})
     plan = plans.get(key)
     if plan is None:
@@ -213,6 +214,10 @@ class Planner:
                                            _slower(self.pair_codec, over))
         # The choices depend on these only: later searches on the grid reuse them (a
         # model evaluation costs tens of microseconds, a search of a small graph less).
+        # A local engine on the GPU stages its messages through host memory unless the
+        # MPI library takes device buffers: the model charges those crossings.
+        self.device = (costmodel.PCIE if cfg.backend == "cupy" and self.link is not None
+                       and not cuda_aware(cfg.cuda_aware) else None)
         #: Whether a pair message may arrive compressed (else receivers skip the check).
         self.pairs_compressible = (self.link is not None if self.encoding == "auto"
                                    else encoding(self.encoding).pairs)
@@ -222,7 +227,7 @@ class Planner:
         self.row_ex = Exchange(grid.row_comm, self.fanout, tag=17)
         memos = grid.__dict__.setdefault("_plan_memos", {})
         self._memo: dict[tuple, tuple[str, float]] = memos.setdefault(
-            (self.link, self.codec, self.pair_codec, self.fanout, B, self.pc), {})
+            (self.link, self.codec, self.pair_codec, self.fanout, B, self.pc, self.device), {})
 
     def _choose(self, key: tuple, phase: str, patterns: tuple[str, ...],
                 encodings: tuple[str, ...], q: int, items: float,
@@ -236,7 +241,7 @@ class Planner:
             ch = costmodel.choose(phase, patterns=patterns, encodings=encodings, q=q,
                                   counts=costmodel.Summary(mx * q, mx), span=self.B,
                                   link=self.link, codec=codec or self.codec,
-                                  fanout=self.fanout)
+                                  fanout=self.fanout, device=self.device)
             got = (ch.pattern if len(patterns) > 1 else ch.encoding, ch.estimate.seconds)
             self._memo[key] = got
         self.last_estimate = got[1]

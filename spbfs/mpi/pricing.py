@@ -93,6 +93,9 @@ class Estimate(NamedTuple):
         Steps one after another (latency paid in each).
     wire_s, codec_s : float
         The link's and the codec's parts of ``seconds``.
+    staging_s : float
+        The host-device crossings' part (a local engine on a device whose
+        messages go through host memory; 0 otherwise).
     """
 
     seconds: float
@@ -101,6 +104,7 @@ class Estimate(NamedTuple):
     rounds: int
     wire_s: float
     codec_s: float
+    staging_s: float = 0.0
 
 
 class MessageSizes(NamedTuple):
