@@ -108,24 +108,20 @@ def implementation(pattern: str) -> ExchangePattern:
     ValueError
         For a name that is not registered.
     """
-    code = PATTERN_CODE.get(pattern)
-    if code is None:
-        raise ValueError(f"exchange pattern must be one of {PATTERNS}; got {pattern!r}")
-    module, _, attr = code.partition(":")
-    return getattr(importlib.import_module(module), attr)  # type: ignore[no-any-return]
+    return _load(PATTERN_CODE, pattern, "exchange pattern must be one of {}; got {!r}",
+                 PATTERNS)  # type: ignore[no-any-return]
 
 
 def encoding(name: str) -> Any:
-    """The ``MessageEncoding`` object of encoding ``name`` (its module imported on first use).
+    """The ``MessageEncoding`` object of encoding ``name``; as :func:`implementation` otherwise."""
+    return _load(ENCODING_CODE, name, "encoding must be one of {}, got {!r}", ENCODINGS)
 
-    Raises
-    ------
-    ValueError
-        For a name that is not registered.
-    """
-    code = ENCODING_CODE.get(name)
+
+def _load(codes: Any, name: str, bad: str, names: tuple[str, ...]) -> Any:
+    """The object ``codes[name]`` names as ``module:attribute``; ``bad`` for a stranger."""
+    code = codes.get(name)
     if code is None:
-        raise ValueError(f"encoding must be one of {ENCODINGS}, got {name!r}")
+        raise ValueError(bad.format(names, name))
     module, _, attr = code.partition(":")
     return getattr(importlib.import_module(module), attr)
 

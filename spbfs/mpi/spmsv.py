@@ -837,14 +837,10 @@ class FrontierPhases(GridPhases):
         for x in msgs:
             if x.shape[0]:
                 messages += 1
-        enc = "list"
         coder = self.pair_coder
+        enc = "list"
         if coder is not None:
-            pe = self._pair_encoding(words // 2, messages)
-            enc = pe.name
-            if pe.pairs:
-                msgs = [pe.encode_pairs(self, x) if x.shape[0] else x for x in msgs]
-                words = sum(x.shape[0] for x in msgs)
+            msgs, words, enc = self._encoded_pairs(msgs, words, messages, -1)
         recv = self.fold_channel.exchange(self.fold_dests, msgs, self.fold_srcs)
         if coder is not None:
             recv = [coder.decode_pairs(self, r) for r in recv]
@@ -917,16 +913,10 @@ class FrontierPhases(GridPhases):
         q, own = (grid.pr, grid.i) if column else (grid.pc, grid.j)
         pattern = plan.fixed_pattern or plan.pattern(
             "fold" if phase == FOLD else "updates", q, self.last[1] / self.p)
-        enc = "list"
         coder = self.pair_coder
+        enc = "list"
         if coder is not None:
-            pe = self._pair_encoding(words // 2, messages)
-            enc = pe.name
-            if pe.pairs:
-                sends = [s if t == own or s is None or not s.shape[0]
-                         else pe.encode_pairs(self, s) for t, s in enumerate(sends)]
-                words = sum(s.shape[0] for t, s in enumerate(sends)
-                            if t != own and s is not None)
+            sends, words, enc = self._encoded_pairs(sends, words, messages, own)
         if pattern == "p2p":
             comm = grid.col_comm if column else grid.row_comm
             others = [t for t in range(q) if t != own]
@@ -959,10 +949,22 @@ class FrontierPhases(GridPhases):
             ch = self.channels[name, tag] = GrownReceives(comm, tag)
         return ch
 
-    def _pair_encoding(self, npairs: int, receivers: int) -> Any:
-        """The encoding of this rank's pair messages (the fixed one, or auto's choice)."""
-        enc = self.fixed
-        return AUTO.pick_pairs(self, npairs, receivers) if enc is None else enc
+    def _encoded_pairs(self, sends: list[Any], words: int, messages: int,
+                       skip: int) -> tuple[list[Any], int, str]:
+        """Pair messages as their encoding sends them: (messages, words to others, its name).
+
+        The fixed encoding, or auto's choice for ``words // 2`` pairs to
+        ``messages`` ranks; ``sends[skip]`` (the own part) stays as it is.
+        """
+        pe = self.fixed
+        if pe is None:
+            pe = AUTO.pick_pairs(self, words // 2, messages)
+        if not pe.pairs:
+            return sends, words, pe.name
+        sends = [s if t == skip or s is None or not s.shape[0] else pe.encode_pairs(self, s)
+                 for t, s in enumerate(sends)]
+        words = sum(s.shape[0] for t, s in enumerate(sends) if t != skip and s is not None)
+        return sends, words, pe.name
 
     # -- over the grid -------------------------------------------------------------------
     def allreduce4(self, a: int, b: int, c: int, d: int) -> list[int]:
