@@ -50,10 +50,11 @@ from typing import Any, NoReturn
 
 import numpy as np
 
+from spbfs import patterns
 from spbfs._progress import Progress
 from spbfs.config import Config, load_config
 from spbfs.edges import EdgeList
-from spbfs.patterns import ENCODING_HELP, ENCODINGS, PATTERN_HELP, PATTERNS
+from spbfs.patterns import PATTERN_HELP, PATTERNS
 
 __all__ = ["grid_main", "main", "run_grid_main"]
 
@@ -181,9 +182,9 @@ def _add_bfs_arguments(p: argparse.ArgumentParser) -> None:
 def _add_grid_arguments(p: argparse.ArgumentParser) -> None:
     """Options of both grid commands beyond those of one process."""
     _add_config_arguments(p)
-    p.add_argument("--frontier-encoding", choices=("auto", *ENCODINGS),
+    p.add_argument("--frontier-encoding", choices=("auto", *patterns.ENCODINGS),
                    help="how frontier messages travel: "
-                        + "; ".join(f"{k}: {v}" for k, v in ENCODING_HELP.items())
+                        + "; ".join(f"{k}: {v}" for k, v in patterns.ENCODING_HELP.items())
                         + "; auto: per message the cheapest by the cost model")
     p.add_argument("--exchange", choices=("auto", *PATTERNS),
                    help="how messages move in a processor row or column: "

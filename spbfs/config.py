@@ -44,7 +44,8 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
-from spbfs.patterns import ENCODINGS, PATTERNS
+from spbfs import patterns
+from spbfs.patterns import PATTERNS
 
 __all__ = ["Config", "as_config", "default_config", "load_config", "wait_seconds"]
 
@@ -53,7 +54,6 @@ _CHOICES: dict[str, tuple[str, ...]] = {
     "backend": ("auto", "numpy", "numba", "cupy"),
     "index_dtype": ("auto", "int32", "int64"),
     "direction": ("auto", "top-down", "bottom-up"),
-    "frontier_encoding": ("auto", *ENCODINGS),
     "exchange": ("auto", *PATTERNS),
     "output": ("both", "parents", "levels"),
     "bind": ("auto", "none", "core"),
@@ -117,8 +117,9 @@ class Config:
         id), a bitmap (1 bit per vertex of the range; Bisson, Bernaschi and
         Mastrostefano, Kepler 2D BFS, Section 5), or ``compressed``: ids
         delta and Frame-of-Reference bit-packed in blocks (Young et al.;
-        :mod:`spbfs.mpi.codec`), ``(child, parent)`` pairs packed too.
-        ``auto`` picks per message the cheapest by the cost model
+        :mod:`spbfs.mpi.codec`), ``(child, parent)`` pairs packed too; or
+        one added by :func:`spbfs.patterns.register_encoding`. ``auto``
+        picks per message the cheapest built-in one by the cost model
         (:mod:`spbfs.mpi.costmodel`): the bytes over the link model plus the
         codec's time.
     exchange : {"auto", "p2p", "collective", "butterfly"}
@@ -182,6 +183,15 @@ class Config:
     cuda_fused : bool
         The CUDA kernels run a run of top-down levels in one launch; False
         launches one level at a time.
+    cuda_aware : {"auto", True, False}
+        Whether the MPI library takes device buffers, for a grid whose local
+        engine runs on the GPU (``backend="cupy"``; see
+        :mod:`spbfs.mpi.staging`). False: messages cross between device and
+        host through pinned host buffers kept per graph; True: device arrays
+        go to MPI as they are; ``auto`` asks the library
+        (``MPIX_Query_cuda_support``, which MPICH and Open MPI export; the
+        ``mpich`` wheel says no). Environment: ``SPBFS_CUDA_AWARE`` (``auto``
+        or a boolean word).
     """
 
     format: str = "csr"
@@ -205,6 +215,7 @@ class Config:
     link_latency_us: float | None = None
     link_gbps: float | None = None
     grid_blocks: str = "one"
+    cuda_aware: bool | str = "auto"
 
     def __post_init__(self) -> None:
         # A field still holding its default object was checked when the class was made:
@@ -271,8 +282,9 @@ _DEFAULTS = tuple((f.name, f.default) for f in fields(Config))
 
 def _check(name: str, value: Any) -> Any:
     """``value`` of field ``name``, normalized; a ValueError listing the valid ones if bad."""
-    if name in _CHOICES:
-        choices = _CHOICES[name]
+    if name in _CHOICES or name == "frontier_encoding":
+        # The encodings are the registry's as of now (one registered later is valid).
+        choices = _CHOICES.get(name) or ("auto", *patterns.ENCODINGS)
         if value not in choices:
             valid = ", ".join(repr(c) for c in choices)
             raise ValueError(f"config {name!r} must be one of {valid}; got {value!r}")
@@ -307,6 +319,10 @@ def _check(name: str, value: Any) -> Any:
             what = "a number >= 0" if low_ok else "a positive number"
             raise ValueError(f"config {name!r} must be {what}; got {value!r}")
         return float(value)
+    if name == "cuda_aware":
+        if value != "auto" and not isinstance(value, bool):
+            raise ValueError(f"config 'cuda_aware' must be 'auto', true or false; got {value!r}")
+        return value
     if name in _BOOLS:
         if not isinstance(value, bool):
             raise ValueError(f"config {name!r} must be true or false; got {value!r}")
@@ -426,9 +442,11 @@ def _env_value(key: str, name: str, raw: str) -> Any:
         except ValueError:
             what = "an integer or 'auto'" if name == "threads" else "an integer"
             raise ValueError(f"environment {key} must be {what}; got {raw!r}") from None
-    elif name in _BOOLS:
+    elif name == "cuda_aware" and raw.strip().lower() == "auto":
+        value = "auto"
+    elif name in (*_BOOLS, "cuda_aware"):
         if raw.lower() not in _BOOL_WORDS:
-            valid = ", ".join(repr(w) for w in _BOOL_WORDS)
+            valid = ", ".join(repr(w) for w in ("auto", *_BOOL_WORDS)[name in _BOOLS:])
             raise ValueError(f"environment {key} must be one of {valid}; got {raw!r}")
         value = _BOOL_WORDS[raw.lower()]
     else:

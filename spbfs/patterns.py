@@ -1,7 +1,7 @@
 """The grid's exchange patterns and message encodings: the one registry of their names.
 
 :class:`~spbfs.Config` validates ``exchange`` and ``frontier_encoding`` against
-it, the command line offers its names as choices, the cost model
+it (reading it when it checks), the command line offers its names as choices, the cost model
 (:mod:`spbfs.mpi.costmodel`) prices every pattern and encoding listed here,
 the planner picks among them and :class:`spbfs.mpi.exchange.Exchange` runs
 each pattern. The module holds names and one-line descriptions only (no MPI,
@@ -14,6 +14,14 @@ personalized all-to-all, and what each costs), named by ``module:attribute``
 in :data:`PATTERN_CODE`. :class:`~spbfs.mpi.exchange.Exchange` and the cost
 model find it through :func:`implementation`; ``tests/test_patterns.py``
 fails while a registered name lacks its object or one of its methods.
+
+A new message encoding is the same: one object with the attributes and
+methods of :class:`spbfs.mpi.encodings.MessageEncoding` (how it encodes and
+decodes a frontier, pairs and a bitmap, its size and CPU time), named here in
+:data:`ENCODING_HELP` and :data:`ENCODING_CODE`; or, from outside the package,
+:func:`register_encoding` on every rank before its first search. The readers
+(``Config``, the command line, the cost model, the BFS's phases) look the
+registry up when they check or price a name, never from a copy made at import.
 """
 
 from __future__ import annotations
@@ -22,8 +30,9 @@ import importlib
 from types import MappingProxyType
 from typing import Any, Protocol
 
-__all__ = ["ENCODINGS", "ENCODING_HELP", "PATTERNS", "PATTERN_CODE", "PATTERN_HELP",
-           "ExchangePattern", "implementation"]
+__all__ = ["AUTO_ENCODINGS", "ENCODINGS", "ENCODING_CODE", "ENCODING_HELP", "PATTERNS",
+           "PATTERN_CODE", "PATTERN_HELP", "ExchangePattern", "encoding", "implementation",
+           "register_encoding"]
 
 #: Exchange pattern -> what it does (the ``exchange`` setting, ``auto`` besides).
 PATTERN_HELP = MappingProxyType({
@@ -43,6 +52,16 @@ ENCODING_HELP = MappingProxyType({
     "bitmap": "one bit per vertex of the range",
     "compressed": "ids delta and frame-of-reference bit-packed in blocks",
 })
+#: Message encoding -> ``module:attribute`` of its ``MessageEncoding`` object.
+ENCODING_CODE = MappingProxyType({
+    "list": "spbfs.mpi.encodings:LIST",
+    "bitmap": "spbfs.mpi.encodings:BITMAP",
+    "compressed": "spbfs.mpi.encodings:COMPRESSED",
+})
+#: The encodings ``frontier_encoding="auto"`` picks among, message by message:
+#: their messages tell themselves apart (a bitmap's length, a compressed
+#: message's negative first word), which a registered one's need not.
+AUTO_ENCODINGS: tuple[str, ...] = ("list", "bitmap", "compressed")
 #: The exchange patterns, in the order the docs list them.
 PATTERNS: tuple[str, ...] = tuple(PATTERN_HELP)
 #: The message encodings, in the order the docs list them.
@@ -89,8 +108,47 @@ def implementation(pattern: str) -> ExchangePattern:
     ValueError
         For a name that is not registered.
     """
-    code = PATTERN_CODE.get(pattern)
+    return _load(PATTERN_CODE, pattern, "exchange pattern must be one of {}; got {!r}",
+                 PATTERNS)  # type: ignore[no-any-return]
+
+
+def encoding(name: str) -> Any:
+    """The ``MessageEncoding`` object of encoding ``name``; as :func:`implementation` otherwise."""
+    return _load(ENCODING_CODE, name, "encoding must be one of {}, got {!r}", ENCODINGS)
+
+
+def _load(codes: Any, name: str, bad: str, names: tuple[str, ...]) -> Any:
+    """The object ``codes[name]`` names as ``module:attribute``; ``bad`` for a stranger."""
+    code = codes.get(name)
     if code is None:
-        raise ValueError(f"exchange pattern must be one of {PATTERNS}; got {pattern!r}")
+        raise ValueError(bad.format(names, name))
     module, _, attr = code.partition(":")
-    return getattr(importlib.import_module(module), attr)  # type: ignore[no-any-return]
+    return getattr(importlib.import_module(module), attr)
+
+
+def register_encoding(name: str, help: str, code: str) -> None:
+    """Add message encoding ``name`` to the registry (a plug-in's one entry).
+
+    ``code`` is ``module:attribute`` of its ``MessageEncoding`` object (see
+    :mod:`spbfs.mpi.encodings`). Every rank of a grid must register it, before
+    the first search that names it; ``Config``, the command line, the cost
+    model and the BFS's phases then take it. The registry's mappings are
+    replaced, not changed in place, so a mapping read earlier stays as it was.
+
+    Raises
+    ------
+    ValueError
+        For a name already registered or ``auto``, or a ``code`` that is not
+        ``module:attribute``.
+    """
+    global ENCODING_HELP, ENCODING_CODE, ENCODINGS
+    if not isinstance(name, str) or not name.isidentifier() or name == "auto":
+        raise ValueError(f"encoding name must be an identifier other than 'auto', got {name!r}")
+    if name in ENCODING_CODE:
+        raise ValueError(f"encoding {name!r} is already registered")
+    module, colon, attr = code.partition(":") if isinstance(code, str) else ("", "", "")
+    if not (colon and module and attr):
+        raise ValueError(f"encoding code must be 'module:attribute', got {code!r}")
+    ENCODING_HELP = MappingProxyType({**ENCODING_HELP, name: help})
+    ENCODING_CODE = MappingProxyType({**ENCODING_CODE, name: code})
+    ENCODINGS = tuple(ENCODING_HELP)

@@ -18,7 +18,7 @@ from __future__ import annotations
 import operator
 import sys
 import types
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -34,6 +34,19 @@ class Transfers:
     to_device: int = 0
     to_host: int = 0
     scalars: int = 0
+    #: Pinned host memory (``cupyx.empty_pinned``): the buffers handed out, and the
+    #: transfers whose host side lay in one of them (counted in the two above too).
+    pinned: list[np.ndarray] = field(default_factory=list)
+    pinned_to_device: int = 0
+    pinned_to_host: int = 0
+
+    def is_pinned(self, a: np.ndarray) -> bool:
+        """Whether ``a`` is (a view of) a pinned buffer of the stand-in."""
+        while isinstance(a, np.ndarray):
+            if any(a is p for p in self.pinned):
+                return True
+            a = a.base
+        return False
 
     def total(self) -> int:
         return self.to_device + self.to_host
@@ -89,9 +102,19 @@ class ndarray:  # cupy's name
         return f"standin.ndarray(shape={self._a.shape}, dtype={self._a.dtype})"
 
     # -- the explicit way out ---------------------------------------------------------
-    def get(self) -> np.ndarray:
+    def get(self, stream: Any = None, order: str = "C", out: np.ndarray | None = None,
+            blocking: bool = True) -> np.ndarray:
         self._t.to_host += 1
-        return self._a.copy()
+        if out is None:
+            return self._a.copy()
+        # cupy copies into ``out`` only where shape and dtype match (pinned: asynchronously).
+        if not isinstance(out, np.ndarray) or out.shape != self._a.shape \
+                or out.dtype != self._a.dtype:
+            raise ValueError(f"out must be a numpy array of shape {self._a.shape} and dtype "
+                             f"{self._a.dtype}")
+        out[...] = self._a
+        self._t.pinned_to_host += self._t.is_pinned(out)
+        return out
 
     # -- metadata (host information in cupy too) ----------------------------------------
     shape = property(lambda self: self._a.shape)
@@ -248,6 +271,17 @@ class _Ufunc:
         self._uf.at(a._a, _unwrap_key(indices), *extra)
 
 
+def _empty_pinned(t: Transfers) -> Any:
+    """``cupyx.empty_pinned``: a host numpy array in (stand-in) page-locked memory."""
+
+    def empty_pinned(shape: Any, dtype: Any = float, order: str = "C") -> np.ndarray:
+        a = np.empty(shape, dtype=dtype, order=order)  # type: ignore[call-overload]
+        t.pinned.append(a)
+        return a
+
+    return empty_pinned
+
+
 def install(version: str = "14.1.0") -> Transfers:
     """Install the stand-in as ``cupy`` and ``cupyx.scipy.sparse``; returns its counters.
 
@@ -280,6 +314,7 @@ def make(version: str = "14.1.0") -> tuple[dict[str, types.ModuleType], Transfer
             return a if dtype is None else a.astype(dtype, copy=False)
         if isinstance(a, np.ndarray):
             t.to_device += 1
+            t.pinned_to_device += t.is_pinned(a)
         return ndarray(np.array(a, dtype=dtype), t)
 
     def asnumpy(a: Any) -> np.ndarray:
@@ -324,5 +359,6 @@ def make(version: str = "14.1.0") -> tuple[dict[str, types.ModuleType], Transfer
     cscipy = types.ModuleType("cupyx.scipy")
     cscipy.sparse = sparse  # type: ignore[attr-defined]
     cupyx.scipy = cscipy  # type: ignore[attr-defined]
+    cupyx.empty_pinned = _empty_pinned(t)  # type: ignore[attr-defined]
     return ({"cupy": cp, "cupy.cuda": cuda, "cupy.cuda.runtime": runtime, "cupyx": cupyx,
              "cupyx.scipy": cscipy, "cupyx.scipy.sparse": sparse}, t)

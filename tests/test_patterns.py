@@ -4,13 +4,23 @@ from __future__ import annotations
 
 import argparse
 
+import numpy as np
 import pytest
+from mpi_launch import SCRIPTS
 
 from spbfs import Config
 from spbfs.cli import _grid_parser
 from spbfs.mpi import costmodel, exchange
 from spbfs.mpi.network import LinkModel
-from spbfs.patterns import ENCODINGS, PATTERN_CODE, PATTERNS, implementation
+from spbfs.patterns import (
+    AUTO_ENCODINGS,
+    ENCODING_CODE,
+    ENCODINGS,
+    PATTERN_CODE,
+    PATTERNS,
+    encoding,
+    implementation,
+)
 
 
 def test_every_registered_pattern_runs_and_is_priced() -> None:
@@ -21,6 +31,68 @@ def test_every_registered_pattern_runs_and_is_priced() -> None:
         for method in ("allgather", "alltoall", "gather_cost", "alltoall_cost"):
             assert callable(getattr(obj, method, None)), f"{name} lacks {method}"
     assert costmodel.PATTERNS is PATTERNS and costmodel.ENCODINGS is ENCODINGS
+
+
+def test_every_registered_encoding_has_its_object() -> None:
+    assert set(ENCODING_CODE) == set(ENCODINGS) and set(AUTO_ENCODINGS) <= set(ENCODINGS)
+    for name in ENCODINGS:
+        obj = encoding(name)
+        assert obj.name == name
+        for attr in ("bitmap_sized", "pairs", "encode", "decode", "encode_pairs",
+                     "decode_pairs", "nbytes", "seconds"):
+            assert hasattr(obj, attr), f"{name} lacks {attr}"
+    with pytest.raises(ValueError, match=r"encoding must be one of .*got 'rle'"):
+        encoding("rle")
+
+
+@pytest.fixture
+def toy(monkeypatch: pytest.MonkeyPatch) -> object:
+    """The checksum encoding of ``tests/mpi/toy_encoding.py``, registered for one test."""
+    import spbfs.patterns as reg
+
+    monkeypatch.syspath_prepend(str(SCRIPTS))
+    for attr in ("ENCODING_HELP", "ENCODING_CODE", "ENCODINGS"):  # restored afterwards
+        monkeypatch.setattr(reg, attr, getattr(reg, attr))
+    import toy_encoding
+
+    with pytest.raises(ValueError, match="config 'frontier_encoding' must be one of"):
+        Config(frontier_encoding=toy_encoding.NAME)
+    reg.register_encoding(toy_encoding.NAME, toy_encoding.HELP, toy_encoding.CODE)
+    return toy_encoding
+
+
+def test_a_registered_encoding_is_taken_everywhere(toy: object) -> None:
+    """One entry: Config, the command line and the cost model take it; auto does not pick it."""
+    import spbfs.patterns as reg
+
+    name = toy.NAME  # type: ignore[attr-defined]
+    assert Config(frontier_encoding=name).frontier_encoding == name
+    parser = _grid_parser(rank=0)
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    opt = next(a for a in sub.choices["bfs"]._actions if a.dest == "frontier_encoding")
+    assert name in opt.choices and f"{name}: " in opt.help
+    link = LinkModel(latency_s=2e-6, bandwidth_Bps=1e9)
+    c = costmodel.choose("expand", q=4, counts=(400, 100), span=1024, link=link)
+    price = {e: est for p, e, est in c.candidates if p == "p2p"}
+    # One word more per message than a list, and a pass to sum it.
+    assert price[name].bytes == pytest.approx(price["list"].bytes + 8 * 3)
+    assert price[name].codec_s > price["list"].codec_s == 0
+    kd = np.zeros((3, costmodel.K_MID.shape[0]))
+    kd[:, 0] = 1.0
+    prof = costmodel.LevelProfile(frontier=np.array([1e-6, 0.01, 0.5]),
+                                  degsum=np.array([1e-6, 0.05, 0.6]),
+                                  discovered=np.array([0.01, 0.5, 0.1]),
+                                  bottomup=np.array([False, False, True]),
+                                  share=np.ones(3), kdist=kd, degree=30.0)
+    rows = costmodel.model_search(12, (2, 2), prof, link="10gbe")
+    assert {r.encoding for r in rows} >= {name, *AUTO_ENCODINGS}
+    assert name not in reg.AUTO_ENCODINGS
+    with pytest.raises(ValueError, match="already registered"):
+        reg.register_encoding(name, "again", toy.CODE)  # type: ignore[attr-defined]
+    with pytest.raises(ValueError, match="other than 'auto'"):
+        reg.register_encoding("auto", "x", toy.CODE)  # type: ignore[attr-defined]
+    with pytest.raises(ValueError, match="'module:attribute'"):
+        reg.register_encoding("other", "x", "toy_encoding")
 
 
 def test_a_pattern_is_one_module_and_one_entry(monkeypatch: pytest.MonkeyPatch) -> None:

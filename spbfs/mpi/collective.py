@@ -15,6 +15,7 @@ import numpy as np
 
 from spbfs.mpi import comm as C
 from spbfs.mpi.pricing import RING_BYTES, CodecSpeed, Estimate, MessageSizes, log_rounds, priced
+from spbfs.patterns import encoding
 
 __all__ = ["COLLECTIVE", "Collective"]
 
@@ -52,7 +53,8 @@ class Collective:
                     f: int, psp: int, codec: CodecSpeed, z: MessageSizes) -> Estimate:
         """The price of an allgather (:class:`spbfs.patterns.ExchangePattern`)."""
         lg = log_rounds(q, 2)
-        counts_rounds = 0 if enc == "bitmap" else lg  # fixed-size bitmaps need no counts
+        # Messages of a fixed length (a bitmap's) need no counts.
+        counts_rounds = 0 if encoding(enc).bitmap_sized else lg
         if q * z.s_avg < RING_BYTES:  # recursive doubling / Bruck
             msgs = lg
             sent = max((q - 1) * z.s_avg, z.s_max)

@@ -30,6 +30,7 @@ from semirings.kernels import spmsv, spmv
 from semirings.vector import SparseVector
 from spbfs.kernels import bfs_vectorized as vk
 from spbfs.kernels.bitmaps import set_bits
+from spbfs.mpi.staging import Staging, cuda_aware
 
 __all__ = ["ArrayLocal"]
 
@@ -49,6 +50,9 @@ class ArrayLocal:
         backend = self.backend = get_backend(name)
         self.xp = xp = backend.xp
         self.to_host = backend.to_host
+        # Every message crosses through it: pinned host buffers kept with the graph, or
+        # device buffers where the MPI library takes them (spbfs.mpi.staging).
+        self.staging = Staging(xp, name == "cupy" and cuda_aware(g.config.cuda_aware))
         grid, d = g.grid, g.dist
         if name == "cupy":
             # Ranks sharing a node take its devices in turn, by node-local rank.
@@ -118,8 +122,8 @@ class ArrayLocal:
 
     # -- moving data ------------------------------------------------------------------
     def _up(self, a: np.ndarray) -> Any:
-        """A received host buffer on the device, as int64."""
-        return self.xp.asarray(a).astype(np.int64, copy=False)
+        """A received buffer on the device, as int64 (through the staging)."""
+        return self.staging.up(a)
 
     def _bits(self, words: np.ndarray) -> Any:
         """A host bitmap (uint64 words) as a bool map on the device."""
@@ -128,10 +132,13 @@ class ArrayLocal:
         return xp.unpackbits(raw, bitorder="little").view(bool)
 
     def _down(self, *parts: Any) -> list[np.ndarray]:
-        """Device int64 arrays to the host in one transfer, split again."""
+        """Device int64 arrays to the host in one transfer, split again.
+
+        Views of the staging's buffer, valid until the next call: callers copy them.
+        """
         xp = self.xp
         sizes = [int(p.size) for p in parts]
-        flat = self.to_host(xp.concatenate([p.reshape(-1).astype(np.int64) for p in parts]))
+        flat = self.staging.down(xp.concatenate([p.reshape(-1).astype(np.int64) for p in parts]))
         out = []
         at = 0
         for s in sizes:

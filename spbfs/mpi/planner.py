@@ -31,14 +31,15 @@ from typing import Any
 from spbfs.mpi import costmodel
 from spbfs.mpi.exchange import Exchange
 from spbfs.mpi.network import Emulator, LinkModel, cached_link
-from spbfs.patterns import ENCODINGS, PATTERNS
+from spbfs.mpi.staging import cuda_aware
+from spbfs.patterns import AUTO_ENCODINGS, PATTERNS, encoding
 
 __all__ = ["Planner", "link_model", "planner"]
 
 def planner(cfg: Any, grid: Any, B: int) -> Planner:
     """The grid's :class:`Planner` for these settings (built once, kept on the grid)."""
     key = (cfg.exchange, cfg.frontier_encoding, cfg.butterfly_fanout, cfg.network,
-           cfg.link_latency_us, cfg.link_gbps, B)
+           cfg.link_latency_us, cfg.link_gbps, B, cfg.backend, cfg.cuda_aware)
     plans = grid.__dict__.setdefault("_planners", {})
     plan = plans.get(key)
     if plan is None:
@@ -213,16 +214,20 @@ class Planner:
                                            _slower(self.pair_codec, over))
         # The choices depend on these only: later searches on the grid reuse them (a
         # model evaluation costs tens of microseconds, a search of a small graph less).
+        # A local engine on the GPU stages its messages through host memory unless the
+        # MPI library takes device buffers: the model charges those crossings.
+        self.device = (costmodel.PCIE if cfg.backend == "cupy" and self.link is not None
+                       and not cuda_aware(cfg.cuda_aware) else None)
         #: Whether a pair message may arrive compressed (else receivers skip the check).
-        self.pairs_compressible = self.encoding == "compressed" or (
-            self.encoding == "auto" and self.link is not None)
+        self.pairs_compressible = (self.link is not None if self.encoding == "auto"
+                                   else encoding(self.encoding).pairs)
         #: The column's and the row's exchanges (with the butterfly's schedule), built
         #: once with the plan instead of per search.
         self.col_ex = Exchange(grid.col_comm, self.fanout)
         self.row_ex = Exchange(grid.row_comm, self.fanout, tag=17)
         memos = grid.__dict__.setdefault("_plan_memos", {})
         self._memo: dict[tuple, tuple[str, float]] = memos.setdefault(
-            (self.link, self.codec, self.pair_codec, self.fanout, B, self.pc), {})
+            (self.link, self.codec, self.pair_codec, self.fanout, B, self.pc, self.device), {})
 
     def _choose(self, key: tuple, phase: str, patterns: tuple[str, ...],
                 encodings: tuple[str, ...], q: int, items: float,
@@ -236,7 +241,7 @@ class Planner:
             ch = costmodel.choose(phase, patterns=patterns, encodings=encodings, q=q,
                                   counts=costmodel.Summary(mx * q, mx), span=self.B,
                                   link=self.link, codec=codec or self.codec,
-                                  fanout=self.fanout)
+                                  fanout=self.fanout, device=self.device)
             got = (ch.pattern if len(patterns) > 1 else ch.encoding, ch.estimate.seconds)
             self._memo[key] = got
         self.last_estimate = got[1]
@@ -265,7 +270,7 @@ class Planner:
             self.last_estimate = math.nan
             return "bitmap" if n >= self.bw else "list"
         key = ("expand", receivers, _size_class(n))
-        return self._choose(key, "expand", ("p2p",), ENCODINGS, receivers + 1, n)[0]
+        return self._choose(key, "expand", ("p2p",), AUTO_ENCODINGS, receivers + 1, n)[0]
 
     def pair_encoding(self, npairs: int, receivers: int) -> str:
         """The encoding of a fold's ``npairs`` pairs sent to ``receivers`` ranks."""

@@ -12,17 +12,13 @@ import math
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from spbfs.patterns import ENCODINGS
+from spbfs import patterns
 
 __all__ = ["RING_BYTES", "CodecSpeed", "Estimate", "MessageSizes", "codec_seconds",
            "encoded_bytes", "log_rounds", "priced"]
 
 # MPICH's ALLGATHER_LONG_MSG_SIZE: recursive doubling / Bruck below, ring from here on.
 RING_BYTES = 512 * 1024
-_BLOCK = 128  # ids per bit-packed block
-_BLOCK_HEADER = 16  # bytes per block: first value, width, count
-_MSG_HEADER = 8  # bytes per compressed message: kind and length
-_LN_BLOCK = math.log(_BLOCK)
 
 
 @dataclass(frozen=True)
@@ -97,6 +93,9 @@ class Estimate(NamedTuple):
         Steps one after another (latency paid in each).
     wire_s, codec_s : float
         The link's and the codec's parts of ``seconds``.
+    staging_s : float
+        The host-device crossings' part (a local engine on a device whose
+        messages go through host memory; 0 otherwise).
     """
 
     seconds: float
@@ -105,6 +104,7 @@ class Estimate(NamedTuple):
     rounds: int
     wire_s: float
     codec_s: float
+    staging_s: float = 0.0
 
 
 class MessageSizes(NamedTuple):
@@ -116,21 +116,18 @@ class MessageSizes(NamedTuple):
     codec_s: float  # encode what it sends once, decode what it receives
 
 
-def _packed(k: float, span: float) -> float:
-    """Bytes of ``k`` sorted ids over ``span``, delta + FOR in blocks (headers included)."""
-    if k <= 0:
-        return 0.0
-    w = min(64, max(1, math.ceil(math.log2(max(span / k, 1.0) * _LN_BLOCK))))
-    return math.ceil(k / _BLOCK) * _BLOCK_HEADER + math.ceil(k * w / 8)
-
-
 def encoded_bytes(encoding: str, n: float, span: int, *, pairs: bool = False,
                   parent_span: int | None = None) -> float:
     """Bytes of one message of ``n`` ids (or pairs) over ``span`` local ids.
 
+    The registered encoding's own size (``nbytes`` of its object, see
+    :mod:`spbfs.mpi.encodings`); no message is sent for nothing, except by an
+    encoding of a fixed length (a bitmap).
+
     Parameters
     ----------
-    encoding : {"list", "bitmap", "compressed"}
+    encoding : str
+        A name of :data:`spbfs.patterns.ENCODINGS`.
     n : float
         Ids, set bits or pairs in the message (an average may be fractional).
     span : int
@@ -143,33 +140,22 @@ def encoded_bytes(encoding: str, n: float, span: int, *, pairs: bool = False,
     Returns
     -------
     float
+
+    Raises
+    ------
+    ValueError
+        For an encoding that is not registered.
     """
-    if n <= 0 and encoding != "bitmap":
+    enc = patterns.encoding(encoding)
+    if n <= 0 and not enc.bitmap_sized:
         return 0.0
-    bitmap = 8 * math.ceil(span / 64)
-    if encoding == "list":
-        return 16.0 * n if pairs else 8.0 * n
-    if encoding == "bitmap":
-        return bitmap + 8.0 * n if pairs else float(bitmap)
-    if encoding == "compressed":
-        if pairs:
-            pb = max(1, math.ceil(math.log2(max(parent_span or span, 2))))
-            parents = math.ceil(n / _BLOCK) * _BLOCK_HEADER + math.ceil(n * pb / 8)
-            return _MSG_HEADER + min(_packed(n, span), bitmap) + parents
-        k = min(n, span - n)  # a dense bitmap sends its clear bits
-        return _MSG_HEADER + min(_packed(k, span), bitmap)
-    raise ValueError(f"encoding must be one of {ENCODINGS}, got {encoding!r}")
+    return float(enc.nbytes(n, span, pairs, parent_span or span))
 
 
 def codec_seconds(encoding: str, n: float, span: int, pairs: bool, codec: CodecSpeed,
-                   encode: bool) -> float:
-    """CPU seconds to encode (or decode) one message of ``n`` ids."""
-    if encoding == "list":
-        return 0.0
-    raw = (16.0 if pairs else 8.0) * n
-    if encoding == "bitmap":
-        return (span / 8 + raw) / codec.scan_Bps
-    return raw / (codec.encode_Bps if encode else codec.decode_Bps)
+                  encode: bool) -> float:
+    """CPU seconds to encode (or decode) one message of ``n`` ids (the encoding's own)."""
+    return float(patterns.encoding(encoding).seconds(n, span, pairs, codec, encode))
 
 
 # --------------------------------------------------------------------------- one phase

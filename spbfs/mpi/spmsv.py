@@ -49,9 +49,10 @@ from semirings.blocks import Block
 from semirings.kernels import spmsv
 from semirings.vector import SparseVector
 from spbfs.mpi import _kernels as K
-from spbfs.mpi import codec
 from spbfs.mpi import comm as C
+from spbfs.mpi.encodings import AUTO
 from spbfs.mpi.exchange import Exchange
+from spbfs.patterns import encoding
 
 __all__ = ["COMM_PHASES", "LOCAL_PHASES", "FrontierPhases", "GridOps", "GridPhases",
            "GrownReceives", "PhaseCounters", "PostedSends", "merge_pairs", "product_sparse",
@@ -485,9 +486,6 @@ def product_sparse(ops: GridOps, block: Block, ids: np.ndarray, vals: np.ndarray
 
 # --------------------------------------------------------------------------- the BFS's phases
 
-#: Framing of compressed messages: a first word ``-(2 L + kind) - 1`` (negative, so
-#: never a list's first id) before the codec's ``L`` words.
-_COMPRESSED_IDS, _COMPRESSED_BITMAP = 0, 1
 _PAD = 8  # receive-buffer slack for a compressed message's header words
 
 
@@ -510,7 +508,10 @@ class FrontierPhases(GridPhases):
     (:mod:`spbfs.mpi.exchange`; all ranks of a row or column choose alike,
     from counts the level-end Allreduce gave every rank), and each message's
     *encoding*: a sorted id list, a bitmap (Bisson, Bernaschi and
-    Mastrostefano, Section 5), or compressed (:mod:`spbfs.mpi.codec`).
+    Mastrostefano, Section 5), compressed (:mod:`spbfs.mpi.codec`) or one
+    registered later: the object of :mod:`spbfs.mpi.encodings` named by the
+    registry (:func:`spbfs.patterns.encoding`), or :data:`~spbfs.mpi.encodings.AUTO`
+    choosing per message. The phases call it; they hold no branch per encoding.
     With the ``p2p`` pattern the transpose and the column exchange run as one
     step: the owner sends its piece straight to the ranks of its column chunk
     (the same words, never more messages), posted with the level-end
@@ -551,7 +552,14 @@ class FrontierPhases(GridPhases):
         self.fold_channel = self._channel("grid", grid.comm, 19)
         self.bw = bw
         self.plan = plan
-        self.enc = plan.encoding
+        # The search's encoding object (None for auto, which picks one per message),
+        # and what decodes frontier and pair messages: resolved here once per graph.
+        auto = plan.encoding == "auto"
+        self.fixed = None if auto else encoding(plan.encoding)
+        coder = AUTO if auto else self.fixed
+        self.decoder = coder.decode
+        self.pair_coder = (None if not plan.pairs_compressible
+                           else AUTO if auto else self.fixed)
         self.visited = visited
         self.prev = prev
         self.msgbufs = msgbufs
@@ -581,7 +589,7 @@ class FrontierPhases(GridPhases):
         # piece); otherwise each message is received at its own length (a probe).
         # One per source and direction: a wrong guess's exchange may still be in flight.
         self.small_bufs: dict[tuple[int, bool], np.ndarray] | None = None
-        if self.enc == "bitmap" or (self.enc == "auto" and plan.link is None):
+        if self.fixed.bitmap_sized if self.fixed is not None else plan.link is None:
             self.small_bufs = {(src, row): np.empty(bw + _PAD, np.int64)
                                for row, srcs in ((False, self.col_recvs), (True, self.row_dests))
                                for src in srcs}
@@ -618,63 +626,19 @@ class FrontierPhases(GridPhases):
 
     # -- frontier encoding ---------------------------------------------------------------
     def encode(self, ids: np.ndarray, receivers: int) -> tuple[np.ndarray, str]:
-        """The frontier piece as a message, and its encoding.
+        """The frontier piece as a message, and its encoding's name.
 
         ``ids`` is always the piece the latest level (or the source) marked in
         ``visited``, so its bitmap is ``visited ^ prev`` (one pass, no scatter).
         """
-        enc = self.enc
-        n = ids.shape[0]
-        if enc == "auto":
-            enc = self.plan.frontier_encoding(n, receivers)
-            if n == self.bw and enc == "list":  # that length reads as a bitmap: send one
-                enc = "bitmap"
-        if enc == "list":
-            return ids.astype(np.int64, copy=False), "list"
-        self.msgflip ^= 1
-        bits = self.msgbufs[self.msgflip]
-        if enc == "bitmap" or n >= self.bw:
-            np.bitwise_xor(self.visited, self.prev, out=bits)
-            if enc == "bitmap":
-                return bits.view(np.int64), "bitmap"
-            return self._framed(_COMPRESSED_BITMAP, codec.max_encoded_words(self.bw, "bitmap"),
-                                lambda out: codec.encode_bitmap(bits, out)), "compressed"
-        return self._framed(_COMPRESSED_IDS, codec.max_encoded_words(n),
-                            lambda out: codec.encode_ids(ids, out)), "compressed"
-
-    def _framed(self, kind: int, most: int, encode: Any) -> np.ndarray:
-        """A compressed message: the framing word, then ``encode(out)``'s words in place."""
-        msg = np.empty(most + 2, np.int64)
-        L = encode(msg[1:]).shape[0]
-        msg[0] = -(2 * L + kind) - 1
-        end = L + 1
-        if end == self.bw:  # never exactly bw words long: that length means a plain bitmap
-            msg[end] = 0
-            end += 1
-        return msg[:end]
+        enc = self.fixed
+        if enc is None:
+            enc = AUTO.pick(self, ids.shape[0], receivers)
+        return enc.encode(self, ids), enc.name
 
     def decode(self, msg: np.ndarray, slot: int) -> tuple[np.ndarray, bool]:
         """A received frontier message as (ids or bitmap words, is_bitmap)."""
-        enc = self.enc
-        if enc == "list":
-            return msg, False
-        if enc == "bitmap":
-            return msg, True
-        if enc == "auto" and msg.shape[0] == self.bw:
-            return msg, True
-        if msg.shape[0] == 0 or msg[0] >= 0:
-            return msg, False
-        code = -int(msg[0]) - 1
-        payload = msg[1:1 + code // 2]
-        if not self.dec_ids:
-            q = max(self.grid.pr, self.grid.pc)
-            self.dec_ids = [np.empty(self.B, np.int64) for _ in range(q)]
-            self.dec_bits = [np.empty(self.bw, np.uint64) for _ in range(q)]
-        if code % 2 == _COMPRESSED_BITMAP:
-            bits = self.dec_bits[slot]
-            codec.decode_bitmap(payload, bits)
-            return bits.view(np.int64), True
-        return codec.decode_ids(payload, out=self.dec_ids[slot]), False
+        return self.decoder(self, msg, slot)
 
     # -- transpose and expand ------------------------------------------------------------
     def post_expand(self, frontier: np.ndarray, row: bool = False) -> None:
@@ -873,19 +837,13 @@ class FrontierPhases(GridPhases):
         for x in msgs:
             if x.shape[0]:
                 messages += 1
+        coder = self.pair_coder
         enc = "list"
-        if plan.pairs_compressible:
-            enc = self.enc
-            if enc == "auto":
-                enc = plan.pair_encoding(words // 2, messages)
-            if enc == "compressed":
-                msgs = [self._pairs_message(x) if x.shape[0] else x for x in msgs]
-                words = sum(x.shape[0] for x in msgs)
-            else:
-                enc = "list"
+        if coder is not None:
+            msgs, words, enc = self._encoded_pairs(msgs, words, messages, -1)
         recv = self.fold_channel.exchange(self.fold_dests, msgs, self.fold_srcs)
-        if plan.pairs_compressible:
-            recv = [self._decode_pairs(r) for r in recv]
+        if coder is not None:
+            recv = [coder.decode_pairs(self, r) for r in recv]
         if own >= 0 and sends[own].shape[0]:
             recv.append(sends[own])
         cnt.add(FOLD, messages, words)
@@ -955,18 +913,10 @@ class FrontierPhases(GridPhases):
         q, own = (grid.pr, grid.i) if column else (grid.pc, grid.j)
         pattern = plan.fixed_pattern or plan.pattern(
             "fold" if phase == FOLD else "updates", q, self.last[1] / self.p)
-        enc = self.enc
-        if enc != "list":  # pairs have no bitmap form
-            npairs = words // 2
-            if enc == "auto":
-                enc = plan.pair_encoding(npairs, messages)
-            if enc == "compressed":
-                sends = [s if t == own or s is None or not s.shape[0] else self._pairs_message(s)
-                         for t, s in enumerate(sends)]
-                words = sum(s.shape[0] for t, s in enumerate(sends)
-                            if t != own and s is not None)
-            else:
-                enc = "list"
+        coder = self.pair_coder
+        enc = "list"
+        if coder is not None:
+            sends, words, enc = self._encoded_pairs(sends, words, messages, own)
         if pattern == "p2p":
             comm = grid.col_comm if column else grid.row_comm
             others = [t for t in range(q) if t != own]
@@ -982,8 +932,8 @@ class FrontierPhases(GridPhases):
             cnt.add(phase, messages, words)
         else:
             recv, messages, words = self.alltoall(sends, pattern, phase, column=column)
-        if self.plan.pairs_compressible:  # each sender chose its own encoding (auto)
-            recv = [self._decode_pairs(r) for r in recv]
+        if coder is not None:  # under auto each sender chose its own encoding
+            recv = [coder.decode_pairs(self, r) for r in recv]
         if self.emu is not None:
             self.emu.hold(t0, messages, 8 * words)
         t1 = cnt.tick(phase, t0)
@@ -999,30 +949,22 @@ class FrontierPhases(GridPhases):
             ch = self.channels[name, tag] = GrownReceives(comm, tag)
         return ch
 
-    def _pairs_message(self, pairs: np.ndarray) -> np.ndarray:
-        """Interleaved ``(child, parent)`` pairs compressed (sorted by child first)."""
-        if not self.sort_bits.shape[0]:
-            self.sort_bits = np.zeros(self.bw, np.uint64)
-            self.sort_par = np.empty(self.B, np.int64)
-        n = pairs.shape[0] // 2
-        children = np.empty(n, np.int64)
-        parents = np.empty(n, np.int64)
-        n = K.sort_pairs(pairs, self.sort_bits, self.sort_par, children, parents)
-        children, parents = children[:n], parents[:n]
-        return self._framed(_COMPRESSED_IDS, codec.max_encoded_words(children.shape[0], "pairs"),
-                            lambda out: codec.encode_pairs(children, parents, out))
+    def _encoded_pairs(self, sends: list[Any], words: int, messages: int,
+                       skip: int) -> tuple[list[Any], int, str]:
+        """Pair messages as their encoding sends them: (messages, words to others, its name).
 
-    @staticmethod
-    def _decode_pairs(msg: np.ndarray | None) -> np.ndarray | None:
-        """Interleaved ``(child, parent)`` pairs of a message (plain or compressed)."""
-        if msg is None or msg.shape[0] == 0 or msg[0] >= 0:
-            return msg
-        code = -int(msg[0]) - 1
-        children, parents = codec.decode_pairs(msg[1:1 + code // 2])
-        out = np.empty(2 * children.shape[0], np.int64)
-        out[0::2] = children
-        out[1::2] = parents
-        return out
+        The fixed encoding, or auto's choice for ``words // 2`` pairs to
+        ``messages`` ranks; ``sends[skip]`` (the own part) stays as it is.
+        """
+        pe = self.fixed
+        if pe is None:
+            pe = AUTO.pick_pairs(self, words // 2, messages)
+        if not pe.pairs:
+            return sends, words, pe.name
+        sends = [s if t == skip or s is None or not s.shape[0] else pe.encode_pairs(self, s)
+                 for t, s in enumerate(sends)]
+        words = sum(s.shape[0] for t, s in enumerate(sends) if t != skip and s is not None)
+        return sends, words, pe.name
 
     # -- over the grid -------------------------------------------------------------------
     def allreduce4(self, a: int, b: int, c: int, d: int) -> list[int]:

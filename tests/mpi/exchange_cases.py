@@ -133,6 +133,34 @@ def check_grid(shape: str, cases: list[int]) -> None:
     grid.free()
 
 
+def check_registered_encoding(shape: str, cases: list[int]) -> None:
+    """An encoding registered from outside (``toy_encoding``) runs a search like the default."""
+    import toy_encoding
+
+    from spbfs import patterns
+
+    if toy_encoding.NAME not in patterns.ENCODINGS:
+        patterns.register_encoding(toy_encoding.NAME, toy_encoding.HELP, toy_encoding.CODE)
+    grid = ProcessGrid(shape)
+    el = kronecker(9, 8, seed=5)
+    src = int(np.argmax(np.bincount(el.src, minlength=el.n)))
+    s, d = share(el, grid.rank, grid.size)
+    for fmt in ("csr", "dcsc"):
+        g = DistGraph.from_edges(s, d, el.n, grid=grid, config=Config(format=fmt))
+        want = bfs(g, src).gather()
+        before = toy_encoding.CHECKED.decoded
+        for direction in DIRECTIONS:
+            r = bfs(g, src, direction=direction, frontier_encoding=toy_encoding.NAME)
+            r.validate(g)
+            full = r.gather()
+            if grid.rank == 0:
+                assert np.array_equal(full.levels, want.levels), f"{shape} {fmt} {direction}"
+            cases[0] += 1
+        # Every level's frontier from the other rank of a chunk came through its decode.
+        assert toy_encoding.CHECKED.decoded > before or grid.pr == grid.pc == 1, shape
+    grid.free()
+
+
 def check_algorithms(shape: str, cases: list[int]) -> None:
     """The distributed algorithms move their vectors by the same patterns (GridOps)."""
     grid = ProcessGrid(shape)
@@ -163,6 +191,8 @@ def main(shapes: list[str]) -> None:
     for shape in shapes:
         check_grid(shape, cases)
         check_algorithms(shape, cases)
+        if shape in ("1x2", "2x1"):
+            check_registered_encoding(shape, cases)
     from mpi4py import MPI
 
     if MPI.COMM_WORLD.Get_rank() == 0:

@@ -1,0 +1,97 @@
+"""Host staging of a device engine's messages (spbfs.mpi.staging), its setting and its price.
+
+The grid's runs under the strict cupy stand-in are in ``tests/mpi/engine_cases.py``
+(``check_staging``: every level's crossing through the pinned buffers, reused).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from _cupy_standin import make
+
+from spbfs import Config, load_config
+from spbfs.mpi import costmodel
+from spbfs.mpi.network import LinkModel
+from spbfs.mpi.staging import Staging, cuda_aware, library_cuda_aware
+
+
+@pytest.fixture
+def standin(monkeypatch: pytest.MonkeyPatch) -> tuple[object, object]:
+    modules, t = make()
+    for name, mod in modules.items():
+        monkeypatch.setitem(__import__("sys").modules, name, mod)
+    return modules["cupy"], t
+
+
+def test_pinned_buffers_grow_geometrically_and_are_reused(standin: tuple) -> None:
+    cp, t = standin
+    st = Staging(cp, direct=False)
+    assert st.mode == "pinned" and st.grown == 0
+    for n in (10, 900, 3000, 2500, 40, 3000):
+        host = np.arange(n, dtype=np.int64) * 3
+        dev = st.up(host)
+        assert isinstance(dev, cp.ndarray) and np.array_equal(cp.asnumpy(dev), host)
+        back = st.down(dev * 2)
+        assert np.array_equal(back, host * 2)
+        assert t.is_pinned(back)  # a view of the pinned buffer, not a fresh array
+    # Per direction: 1024 words first, then once to 3000 (the need, over twice 1024).
+    assert st.grown == 4 and len(t.pinned) == 4
+    assert t.pinned_to_device == t.to_device == 6 and t.pinned_to_host == 6
+    assert st.rbuf.shape[0] >= 3000 and st.sbuf.shape[0] >= 3000
+
+
+def test_direct_staging_takes_device_messages_as_they_are(standin: tuple) -> None:
+    cp, t = standin
+    st = Staging(cp, direct=True)
+    dev = cp.asarray(np.arange(5, dtype=np.int64))
+    before = (t.to_device, t.to_host)
+    assert st.up(dev) is dev and (t.to_device, t.to_host) == before
+    assert np.array_equal(st.down(dev), np.arange(5)) and t.to_host == before[1] + 1
+    assert not t.pinned and st.grown == 0
+
+
+def test_host_engine_stages_nothing() -> None:
+    st = Staging(np, direct=True)
+    a = np.arange(4, dtype=np.int32)
+    assert st.mode == "host" and st.up(a).dtype == np.int64 and st.down(a) is a
+
+
+def test_cuda_aware_setting() -> None:
+    assert Config().cuda_aware == "auto"
+    assert Config(cuda_aware=True).cuda_aware is True
+    assert load_config(environ={"SPBFS_CUDA_AWARE": "off"}).cuda_aware is False
+    assert load_config(environ={"SPBFS_CUDA_AWARE": "Auto"}).cuda_aware == "auto"
+    with pytest.raises(ValueError, match="config 'cuda_aware' must be 'auto', true or false"):
+        Config(cuda_aware="yes")
+    with pytest.raises(ValueError, match="SPBFS_CUDA_AWARE must be one of 'auto', '1'"):
+        load_config(environ={"SPBFS_CUDA_AWARE": "maybe"})
+    asked = library_cuda_aware()
+    assert cuda_aware("auto") is asked and cuda_aware(True) is True and cuda_aware(False) is False
+    from mpi4py import MPI
+
+    if MPI.Get_library_version().startswith("MPICH") and "cuda" not in \
+            MPI.Get_library_version().lower():
+        assert asked is False  # the mpich wheel: built without CUDA
+
+
+def test_the_model_charges_staging_only_for_a_device() -> None:
+    link = LinkModel(latency_s=2e-6, bandwidth_Bps=1e9)
+    q, counts, span = 4, (400, 100), 1024
+    for phase in costmodel.PHASES:
+        host = costmodel.estimate(phase, "p2p", "list", q=q, counts=counts, span=span,
+                                  link=link)
+        dev = costmodel.estimate(phase, "p2p", "list", q=q, counts=counts, span=span,
+                                 link=link, device=costmodel.PCIE)
+        assert host.staging_s == 0 and dev.staging_s > 0, phase
+        assert dev.seconds == pytest.approx(host.seconds + dev.staging_s), phase
+        assert dev.bytes == host.bytes and dev.messages == host.messages, phase
+    # An expand of 64-bit ids: what this rank sends (3 x 100 ids) comes down, and the
+    # busiest receiver's three pieces of (400 - 100) / 3 ids go up, one copy each.
+    dev = costmodel.estimate("expand", "p2p", "list", q=q, counts=counts, span=span, link=link,
+                             device=costmodel.PCIE)
+    staged_bytes = 8 * 3 * 100 + 3 * 8 * (400 - 100) / 3
+    assert dev.staging_s == pytest.approx(costmodel.PCIE.seconds(q, staged_bytes))
+    ch = costmodel.choose("fold", q=q, counts=counts, span=span, link=link,
+                          device=costmodel.PCIE)
+    assert all(est.staging_s > 0 for _, _, est in ch.candidates)
