@@ -118,7 +118,7 @@ class Config:
         Mastrostefano, Kepler 2D BFS, Section 5), or ``compressed``: ids
         delta and Frame-of-Reference bit-packed in blocks (Young et al.;
         :mod:`spbfs.mpi.codec`), ``(child, parent)`` pairs packed too; or
-        one added by :func:`spbfs.patterns.register_encoding`. ``auto``
+        another named in :mod:`spbfs.patterns`. ``auto``
         picks per message the cheapest built-in one by the cost model
         (:mod:`spbfs.mpi.costmodel`): the bytes over the link model plus the
         codec's time.

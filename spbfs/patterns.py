@@ -18,10 +18,12 @@ fails while a registered name lacks its object or one of its methods.
 A new message encoding is the same: one object with the attributes and
 methods of :class:`spbfs.mpi.encodings.MessageEncoding` (how it encodes and
 decodes a frontier, pairs and a bitmap, its size and CPU time), named here in
-:data:`ENCODING_HELP` and :data:`ENCODING_CODE`; or, from outside the package,
-:func:`register_encoding` on every rank before its first search. The readers
-(``Config``, the command line, the cost model, the BFS's phases) look the
-registry up when they check or price a name, never from a copy made at import.
+:data:`ENCODING_HELP` and :data:`ENCODING_CODE`. The registry is read-only: an
+encoding is added by its line here, not at run time (no process-wide state that
+ranks could disagree on). The readers (``Config``, the command line, the cost
+model, the BFS's phases) look the registry up when they check or price a name,
+never from a copy made at import, so a test can put an encoding of its own in
+for its duration.
 """
 
 from __future__ import annotations
@@ -31,8 +33,7 @@ from types import MappingProxyType
 from typing import Any, Protocol
 
 __all__ = ["AUTO_ENCODINGS", "ENCODINGS", "ENCODING_CODE", "ENCODING_HELP", "PATTERNS",
-           "PATTERN_CODE", "PATTERN_HELP", "ExchangePattern", "encoding", "implementation",
-           "register_encoding"]
+           "PATTERN_CODE", "PATTERN_HELP", "ExchangePattern", "encoding", "implementation"]
 
 #: Exchange pattern -> what it does (the ``exchange`` setting, ``auto`` besides).
 PATTERN_HELP = MappingProxyType({
@@ -124,31 +125,3 @@ def _load(codes: Any, name: str, bad: str, names: tuple[str, ...]) -> Any:
         raise ValueError(bad.format(names, name))
     module, _, attr = code.partition(":")
     return getattr(importlib.import_module(module), attr)
-
-
-def register_encoding(name: str, help: str, code: str) -> None:
-    """Add message encoding ``name`` to the registry (a plug-in's one entry).
-
-    ``code`` is ``module:attribute`` of its ``MessageEncoding`` object (see
-    :mod:`spbfs.mpi.encodings`). Every rank of a grid must register it, before
-    the first search that names it; ``Config``, the command line, the cost
-    model and the BFS's phases then take it. The registry's mappings are
-    replaced, not changed in place, so a mapping read earlier stays as it was.
-
-    Raises
-    ------
-    ValueError
-        For a name already registered or ``auto``, or a ``code`` that is not
-        ``module:attribute``.
-    """
-    global ENCODING_HELP, ENCODING_CODE, ENCODINGS
-    if not isinstance(name, str) or not name.isidentifier() or name == "auto":
-        raise ValueError(f"encoding name must be an identifier other than 'auto', got {name!r}")
-    if name in ENCODING_CODE:
-        raise ValueError(f"encoding {name!r} is already registered")
-    module, colon, attr = code.partition(":") if isinstance(code, str) else ("", "", "")
-    if not (colon and module and attr):
-        raise ValueError(f"encoding code must be 'module:attribute', got {code!r}")
-    ENCODING_HELP = MappingProxyType({**ENCODING_HELP, name: help})
-    ENCODING_CODE = MappingProxyType({**ENCODING_CODE, name: code})
-    ENCODINGS = tuple(ENCODING_HELP)

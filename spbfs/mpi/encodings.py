@@ -9,9 +9,8 @@ search's ``frontier_encoding`` (or :data:`AUTO`, which picks one of the
 built-in three per message) and calls it; it has no branch per encoding.
 
 A new encoding is one object with the attributes and methods of
-:class:`MessageEncoding` and one entry in :mod:`spbfs.patterns`
-(:func:`spbfs.patterns.register_encoding`, or a line of
-``ENCODING_HELP``/``ENCODING_CODE`` for one of the package's own).
+:class:`MessageEncoding` and one entry in :mod:`spbfs.patterns` (a line of
+``ENCODING_HELP`` and of ``ENCODING_CODE``).
 
 The encoders take the phase object ``ph`` (the rank's
 :class:`~spbfs.mpi.spmsv.FrontierPhases`) as their context: its piece length

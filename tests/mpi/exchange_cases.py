@@ -137,10 +137,7 @@ def check_registered_encoding(shape: str, cases: list[int]) -> None:
     """An encoding registered from outside (``toy_encoding``) runs a search like the default."""
     import toy_encoding
 
-    from spbfs import patterns
-
-    if toy_encoding.NAME not in patterns.ENCODINGS:
-        patterns.register_encoding(toy_encoding.NAME, toy_encoding.HELP, toy_encoding.CODE)
+    toy_encoding.install()
     grid = ProcessGrid(shape)
     el = kronecker(9, 8, seed=5)
     src = int(np.argmax(np.bincount(el.src, minlength=el.n)))

@@ -1,8 +1,9 @@
 """A message encoding from outside the package: a list of ids and a checksum word.
 
 The proof that a new encoding is one object and one registry entry
-(:func:`spbfs.patterns.register_encoding`): the BFS's phases, ``Config``, the
-command line and the cost model take it with no other change. Its frontier
+(:func:`install` adds the entry to :mod:`spbfs.patterns` for the process, as a
+line there would): the BFS's phases, ``Config``, the command line and the cost
+model take it with no other change. Its frontier
 message is the sorted ids followed by their sum; the receiver checks the sum
 (a message cut short or mixed up fails loudly). It has no pair form (pairs
 travel as a list) and no bitmap form. ``decoded`` counts the messages it
@@ -56,3 +57,20 @@ class ChecksumList:
 
 
 CHECKED = ChecksumList()
+
+
+def install() -> None:
+    """Put this encoding into the registry of :mod:`spbfs.patterns` for this process.
+
+    The registry's mappings are replaced, not changed in place (they are
+    read-only); a test that must restore them saves the three names first.
+    """
+    from types import MappingProxyType
+
+    from spbfs import patterns
+
+    if NAME in patterns.ENCODING_CODE:
+        return
+    patterns.ENCODING_HELP = MappingProxyType({**patterns.ENCODING_HELP, NAME: HELP})
+    patterns.ENCODING_CODE = MappingProxyType({**patterns.ENCODING_CODE, NAME: CODE})
+    patterns.ENCODINGS = tuple(patterns.ENCODING_HELP)
