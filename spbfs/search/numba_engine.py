@@ -338,6 +338,8 @@ class NumbaEngine(LocalEngine):
         oaux, oshift = self.out[3], self.out[4]
         self._arrays = (optr, oind, ojc, oaux, oshift, iptr, iind, ijc)
         self._no_offsets = np.zeros(2, np.int64)
+        self._policy_key: tuple[Any, int, int] = (None, 0, 0)
+        self._policy_args: tuple[Any, ...] = ()
         self.par_topdown = nbk.PAR_TOPDOWN
         self.renew(threads, quiet)
         self.regular = regular_degrees(deg) if regular is None else regular
@@ -447,11 +449,17 @@ class NumbaEngine(LocalEngine):
         """
         sv = self.sv
         sv[nbk.SV_DEPTH], sv[nbk.SV_CUR], sv[nbk.SV_MU], sv[nbk.SV_MF] = depth, current, m_u, m_f
+        # The policy's numbers for the loop, kept for the next call with the same policy
+        # object and team threshold (the driver's policy is kept with the graph).
+        key = self._policy_key
+        if key[0] is not policy or key[1] != self.team_topdown or key[2] != self.par_topdown:
+            key = self._policy_key = (policy, self.team_topdown, self.par_topdown)
+            self._policy_args = (policy.fused, self.team(policy), self.free_new(policy))
+        fused, team, kfree = self._policy_args
         nlev, reason = nbk.search_levels(
             *self._arrays, self.slots, self.has_slots,
             self.state, self.bits, self.stamps, self.queue, self.buf, self.front, self.cands, sv,
-            *policy.fused, self.nparts, self.nchunks, self.par_topdown, self.team(policy),
-            self.unbranched, self.free_new(policy),
+            *fused, self.nparts, self.nchunks, self.par_topdown, team, self.unbranched, kfree,
             -1 if max_depth is None else max_depth, -1 if target is None else target,
             self.st, self.st_t, self.in_deg, **self.formats,
         )
