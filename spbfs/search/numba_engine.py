@@ -81,8 +81,11 @@ class ScratchPool:
     graph, and none above ``max_bytes``: next to such searches the faults are cheap.
     The pool also keeps the compiled loop's per-level record (:meth:`records`),
     the result blocks of the last searches, handed out again only once
-    their results are gone (:meth:`results`), and the thread policy of searches
-    without a thread count (its probe names numba's workers once per graph).
+    their results are gone (:meth:`results`), the thread policy of searches
+    without a thread count (its probe names numba's workers once per graph), and
+    the last search's engine whole, for the next search the same way
+    (:meth:`keep_engine`: what an engine computes from the graph is a third of the
+    fixed cost of a search of a few thousand vertices).
     """
 
     max_bytes = 1 << 28
