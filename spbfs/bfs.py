@@ -166,10 +166,17 @@ def bfs(
         # follows (no thread choice, no config to resolve; a few µs of a karate search).
         cfg = graph.config
         n = graph.n
-        if n and cfg.direction != "bottom-up" and graph.backend.name == "numba":
+        if n:
             s = check_vertex(graph.resolve_vertex(source), n, "source")
-            if takes_small(graph, s, cfg.direction, False, DirectionPolicy.gamma):
+            if (cfg.direction != "bottom-up" and graph.backend.name == "numba"
+                    and takes_small(graph, s, cfg.direction, False, DirectionPolicy.gamma)):
                 return small_search(graph, s, cfg, False, None, None, _scratch_pool(graph))
+            # Nothing to resolve either: straight to the search (the small case is out).
+            choice = SearchThreads(cfg.threads)
+            try:
+                return _search(graph, s, cfg, None, None, False, choice, small=False)
+            finally:
+                choice.restore()
     if config is not None and not isinstance(config, Config):
         config = as_config(config)  # a mapping of settings, or a TypeError naming config
     if not is_graph and is_dist_graph(graph):
@@ -294,6 +301,17 @@ def _scratch_pool(g: Graph) -> ScratchPool:
     return pool
 
 
+def _policy(g: Graph, cfg: Config, gamma: float) -> DirectionPolicy:
+    """The direction policy of ``cfg``'s settings, kept with the graph for its next
+    searches under the same config object."""
+    kept = g._search_cache.get("policy")
+    if kept is not None and kept[0] is cfg and kept[1] == gamma:
+        return kept[2]
+    policy = DirectionPolicy(cfg.direction, cfg.alpha, cfg.beta, gamma)
+    g._search_cache["policy"] = (cfg, gamma, policy)
+    return policy
+
+
 def _one_thread(g: Graph) -> bool:
     """Whether ``g``'s searches run on one thread unless told otherwise (fewer arcs and
     vertices than :data:`spbfs.threads.ONE_THREAD_ARCS`), decided at its first search."""
@@ -321,6 +339,21 @@ def _engine(g: Graph, backend: Any, reverse: bool, cfg: Config,
     if backend.name == "numba" and not numpy_first(nbk.search_levels, g.n, cfg.backend,
                                                    g._search_cache.get("numpy_first_s", 0.0)):
         pool = _scratch_pool(g)
+        one = not threads.chosen and _one_thread(g)
+        if not one and not threads.chosen and pool.asked_threads and deg[source]:
+            # Searches of one graph look alike: this one will likely ask too.
+            threads.count(pool.thread_policy)
+        # A count not chosen yet is asked for when the first parallel region is due.
+        count = (1 if one else threads.count() if threads.chosen
+                 else partial(threads.count, pool.thread_policy))
+        quiet = lambda: threads.quiet  # noqa: E731
+        # The last search's engine, where it searched the same way: what it computed from
+        # the graph (the kernels' views, the degree facts, its scratch arrays) is this
+        # search's too (a third of the fixed cost of a search of a few thousand vertices).
+        engine = pool.kept_engine(out_block, in_block)
+        if engine is not None:
+            engine.renew(count, quiet)
+            return engine
         slots = None
         if in_block.format == "csr":
             # Keyed by block: an undirected graph's two blocks are one object.
@@ -328,22 +361,14 @@ def _engine(g: Graph, backend: Any, reverse: bool, cfg: Config,
             slots = g._search_cache.get(key)
             if slots is None:
                 slots = g._search_cache[key] = nonempty_columns(in_block)
-        one = not threads.chosen and _one_thread(g)
-        if not one and not threads.chosen and pool.asked_threads and deg[source]:
-            # Searches of one graph look alike: this one will likely ask too.
-            threads.count(pool.thread_policy)
         # The max degree and whether the degrees are regular, a pass over n each, are kept
         # for the graph's next searches.
         key = "max_in_degree" if reverse else "max_out_degree"
         rkey = "regular_in" if reverse else "regular_out"
-        # A count not chosen yet is asked for when the first parallel region is due.
-        engine = NumbaEngine(out_block, in_block, deg, pool, slots,
-                             threads=(1 if one else threads.count() if threads.chosen
-                                      else partial(threads.count, pool.thread_policy)),
+        engine = NumbaEngine(out_block, in_block, deg, pool, slots, threads=count,
                              max_degree=g._search_cache.get(key),
                              regular=g._search_cache.get(rkey),
-                             in_deg=g.out_degree if reverse else g.in_degree,
-                             quiet=lambda: threads.quiet)
+                             in_deg=g.out_degree if reverse else g.in_degree, quiet=quiet)
         g._search_cache[key] = engine.max_degree
         g._search_cache[rkey] = engine.regular
         return engine
@@ -362,19 +387,20 @@ def _engine(g: Graph, backend: Any, reverse: bool, cfg: Config,
 
 def _search(
     g: Graph, source: int, cfg: Config, max_depth: int | None, target: int | None, reverse: bool,
-    threads: SearchThreads,
+    threads: SearchThreads, small: bool = True,
 ) -> BFSResult:
+    """The search of checked arguments; ``small=False``: :func:`takes_small` said no."""
     # The graph's blocks hold the backend its config names (resolved once).
     backend = g.backend if cfg.backend == g.config.backend else get_backend(cfg.backend)
-    if backend.name == "numba" and takes_small(g, source, cfg.direction, reverse,
-                                               DirectionPolicy.gamma):
+    if small and backend.name == "numba" and takes_small(g, source, cfg.direction, reverse,
+                                                         DirectionPolicy.gamma):
         # Top-down throughout, or one level: no engine, no thread count.
         return small_search(g, source, cfg, reverse, max_depth, target, _scratch_pool(g))
     engine = _engine(g, backend, reverse, cfg, threads, source)
     # A GPU's first bottom-up sweep costs microseconds: no guard against it
     # there (its fused top-down loop applies Beamer's test alone).
     gamma = float("inf") if backend.is_gpu else DirectionPolicy.gamma
-    policy = DirectionPolicy(cfg.direction, cfg.alpha, cfg.beta, gamma)
+    policy = _policy(g, cfg, gamma)
     want_levels = cfg.output in ("both", "levels")
     n = g.n
 

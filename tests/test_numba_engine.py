@@ -812,6 +812,49 @@ def test_scratch_reuse_leaves_no_state_behind() -> None:
         np.testing.assert_array_equal(r.levels, _ref_levels(a, int(source), False))
 
 
+def test_a_kept_engine_serves_the_next_search_of_its_direction() -> None:
+    """The engine of a finished search is kept with the graph and serves its next search
+    the same way (reverse or not); one the other way hands its arrays on. Every search
+    stays exact, stops and earlier results included, and so do concurrent ones."""
+    import threading
+
+    src, dst, n = _edges(gen.kronecker(10, 8, seed=2))
+    a = _matrix(src, dst, n, True)
+    g = _graph(a, True, "csr")
+    deg = np.diff(a.indptr)
+    sources = [int(v) for v in np.flatnonzero(deg)[:5]]
+    first = spbfs.bfs(g, sources[0])
+    pool = g._search_cache["numba_scratch"]
+    kept = pool._engine
+    assert kept is not None
+    for s in sources[1:]:
+        spbfs.bfs(g, s, target=int(np.argmin(deg)))
+        r = spbfs.bfs(g, s)
+        assert pool._engine is kept  # the same engine, searching forward again
+        _check(a, g, s, True, r)
+    back = spbfs.bfs(g, sources[1], reverse=True)
+    assert pool._engine is not kept  # another direction: another engine
+    _check(a, g, sources[1], True, back, reverse=True)
+    again = spbfs.bfs(g, sources[2], max_depth=2)
+    np.testing.assert_array_equal(again.levels, np.where(
+        _ref_levels(a, sources[2], True) <= 2, _ref_levels(a, sources[2], True), -1))
+    _check(a, g, sources[0], True, first)  # never written over by the searches after it
+    _check(a, g, sources[1], True, back, reverse=True)
+    results: dict[int, spbfs.BFSResult] = {}
+
+    def search(s: int) -> None:
+        for _ in range(20):
+            results[s] = spbfs.bfs(g, s)
+
+    workers = [threading.Thread(target=search, args=(s,)) for s in sources[:3]]
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join()
+    for s in sources[:3]:
+        _check(a, g, s, True, results[s])
+
+
 # -- the dcsc column index -----------------------------------------------------
 
 

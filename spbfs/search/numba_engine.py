@@ -18,6 +18,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
+import numba
 import numpy as np
 
 from spbfs.direction import BOTTOM_UP, TOP_DOWN, DirectionPolicy, leave_top_down
@@ -80,8 +81,11 @@ class ScratchPool:
     graph, and none above ``max_bytes``: next to such searches the faults are cheap.
     The pool also keeps the compiled loop's per-level record (:meth:`records`),
     the result blocks of the last searches, handed out again only once
-    their results are gone (:meth:`results`), and the thread policy of searches
-    without a thread count (its probe names numba's workers once per graph).
+    their results are gone (:meth:`results`), the thread policy of searches
+    without a thread count (its probe names numba's workers once per graph), and
+    the last search's engine whole, for the next search the same way
+    (:meth:`keep_engine`: what an engine computes from the graph is a third of the
+    fixed cost of a search of a few thousand vertices).
     """
 
     max_bytes = 1 << 28
@@ -92,6 +96,12 @@ class ScratchPool:
         self._clean_for: np.ndarray | None = None
         self._results: list[np.ndarray] = []
         self._records: tuple[np.ndarray, np.ndarray] | None = None
+        self._engine: NumbaEngine | None = None
+        # The count of a block only a list refers to, read the same way as the kept
+        # ones' in results() (not a constant: how an interpreter counts the call's own
+        # temporary references may change between versions), once per pool.
+        probe = [np.empty((2, 0), np.int64)]
+        self._unshared = sys.getrefcount(probe[0])
         #: The thread policy of the graph's searches that leave the count to the machine.
         self.thread_policy = ThreadPolicy(probe=ThreadProbe())
         #: Whether the graph's last search (from a vertex with edges) asked for its
@@ -142,11 +152,7 @@ class ScratchPool:
         """
         if n < self.min_rows or not getattr(sys, "_is_gil_enabled", _gil_enabled)():
             return _fresh_rows(n)
-        # The count of a block only a list refers to, read the same way as the kept
-        # ones' (not a constant: how an interpreter counts the call's own
-        # temporary references may change between versions).
-        probe = [np.empty((2, 0), np.int64)]
-        unshared = sys.getrefcount(probe[0])
+        unshared = self._unshared
         with self._lock:
             kept = self._results
             for i in range(len(kept)):
@@ -181,6 +187,31 @@ class ScratchPool:
         if sum(a.nbytes for a in item) <= self.max_bytes:
             with self._lock:
                 self._item, self._clean_for = item, clean_for
+
+    def keep_engine(self, engine: NumbaEngine) -> None:
+        """Keep the finished ``engine`` whole (its scratch arrays and record with it) for
+        the graph's next search, where its arrays fit ``max_bytes``; else hand its
+        arrays back as :meth:`give` and :meth:`give_records` do."""
+        if engine.scratch_bytes <= self.max_bytes:
+            with self._lock:
+                self._engine = engine
+            return
+        self.give(engine.scratch, engine.deg if engine.clean else None)
+        self.give_records(engine._rec)
+
+    def kept_engine(self, out_block: Any, in_block: Any) -> NumbaEngine | None:
+        """The engine the graph's last search kept (:meth:`keep_engine`), if built on these
+        blocks (the same direction), for one search at a time: a concurrent search
+        finds none. One of the other direction gives its arrays to :meth:`take`."""
+        with self._lock:
+            engine, self._engine = self._engine, None
+        if engine is None:
+            return None
+        if engine.blocks[0] is out_block and engine.blocks[1] is in_block:
+            return engine
+        self.give(engine.scratch, engine.deg if engine.clean else None)
+        self.give_records(engine._rec)
+        return None
 
 
 #: ``team_topdown`` of a search whose small levels run on one thread (no team).
@@ -251,9 +282,8 @@ class NumbaEngine(LocalEngine):
                  max_degree: int | None = None, regular: bool | None = None,
                  in_deg: np.ndarray | None = None,
                  quiet: Callable[[], bool] | None = None) -> None:
-        import numba
-
         n = self.n = out_block.shape[0]
+        self.blocks = (out_block, in_block)
         optr, oind, ojc, odcsc = out_block.kernel_view
         # A dcsc block with every column present is a csr block (jc is 0 .. n - 1): its
         # kernels then skip the column index, one dependent load per frontier vertex
@@ -295,15 +325,26 @@ class NumbaEngine(LocalEngine):
             slots = (self.queue[:0] if slots is None else slots.astype(self.dtype))
         self.slots, self.has_slots = slots, has_slots
         self.sv = np.zeros(nbk.SV_SIZE, np.int64)
+        # What start() writes into sv, in one copy (a numpy item write costs about
+        # 0.1 µs from Python, and a search of a small graph is tens of µs in all).
+        self._sv0 = np.zeros(nbk.SV_SIZE, np.int64)
+        self._sv0[[nbk.SV_TAIL, nbk.SV_UNSTAMPED, nbk.SV_IN_POS]] = 1  # the source, unstamped
+        self._sv0[nbk.SV_NCAND] = -1  # the first bottom-up level lists its candidates
+        # Every arc is some vertex's in-edge: their total is the out-edges'.
+        self._sv0[nbk.SV_IN_LEFT] = self.total_degree
         self._has_edges = False
         self._rec = pool.records(self.record)
         self.st, self.st_t = self._rec
-        self._ask = threads if callable(threads) else None
-        self._quiet = quiet
+        self.scratch_bytes = sum(a.nbytes for a in self.scratch)
+        # The loop's arrays, which stay the engine's for its life (a kept engine serves
+        # the graph's next searches); its scalars are read from the attributes per call.
+        oaux, oshift = self.out[3], self.out[4]
+        self._arrays = (optr, oind, ojc, oaux, oshift, iptr, iind, ijc)
+        self._no_offsets = np.zeros(2, np.int64)
+        self._policy_key: tuple[Any, int, int] = (None, 0, 0)
+        self._policy_args: tuple[Any, ...] = ()
         self.par_topdown = nbk.PAR_TOPDOWN
-        self.team_topdown = nbk.TEAM_TOPDOWN
-        # 0: not chosen yet (the compiled loop returns before a parallel level).
-        self._set_threads(0 if callable(threads) else threads or numba.get_num_threads())
+        self.renew(threads, quiet)
         self.regular = regular_degrees(deg) if regular is None else regular
         # Serial top-down levels claim without branches where vertices have few
         # neighbours (road networks) or degrees that vary (meshes, power-law graphs): there
@@ -337,6 +378,17 @@ class NumbaEngine(LocalEngine):
             return _NO_TEAM
         return self.team_topdown
 
+    def renew(self, threads: int | Callable[[], int] | None = None,
+              quiet: Callable[[], bool] | None = None) -> None:
+        """Set the thread count (or how to ask for it) and ``quiet`` of the next search,
+        as the constructor's arguments of those names do: a kept engine
+        (:meth:`ScratchPool.kept_engine`) serves a new search after this call."""
+        self._ask = threads if callable(threads) else None
+        self._quiet = quiet
+        self.team_topdown = nbk.TEAM_TOPDOWN
+        # 0: not chosen yet (the compiled loop returns before a parallel level).
+        self._set_threads(0 if callable(threads) else threads or numba.get_num_threads())
+
     def _set_threads(self, count: int) -> None:
         self.nparts = count
         if count and self._quiet is not None and not self._quiet():
@@ -363,19 +415,15 @@ class NumbaEngine(LocalEngine):
             self._parallel_pass()  # its count set before the pass runs
             nbk.init_state(self.deg, self.state)
         self.clean = False
-        self._has_edges = bool(self.deg[source])
+        d = int(self.deg[source])
+        self._has_edges = d != 0
         self.state[source] = source
         self.queue[0] = source
         sv = self.sv
-        sv[:] = 0
-        sv[nbk.SV_TAIL] = 1
-        sv[nbk.SV_UNSTAMPED] = 1  # the source has no stamp
-        sv[nbk.SV_NCAND] = -1  # the first bottom-up level lists the candidates as it goes
+        sv[:] = self._sv0
         if self.in_deg.shape[0]:
-            # Every arc is some vertex's in-edge: their total is the out-edges'.
-            sv[nbk.SV_IN_LEFT] = self.total_degree - int(self.in_deg[source])
-            sv[nbk.SV_IN_POS] = 1
-        return self.queue[:1], int(self.deg[source])
+            sv[nbk.SV_IN_LEFT] -= self.in_deg[source]
+        return self.queue[:1], d
 
     def unvisited_in_edges(self) -> int | None:
         """In-edges of the unvisited vertices on a directed graph (None: every edge goes
@@ -404,13 +452,17 @@ class NumbaEngine(LocalEngine):
         """
         sv = self.sv
         sv[nbk.SV_DEPTH], sv[nbk.SV_CUR], sv[nbk.SV_MU], sv[nbk.SV_MF] = depth, current, m_u, m_f
-        optr, oind, ojc, aux, shift, _ = self.out
-        iptr, iind, ijc, _ = self.inn
+        # The policy's numbers for the loop, kept for the next call with the same policy
+        # object and team threshold (the driver's policy is kept with the graph).
+        key = self._policy_key
+        if key[0] is not policy or key[1] != self.team_topdown or key[2] != self.par_topdown:
+            key = self._policy_key = (policy, self.team_topdown, self.par_topdown)
+            self._policy_args = (policy.fused, self.team(policy), self.free_new(policy))
+        fused, team, kfree = self._policy_args
         nlev, reason = nbk.search_levels(
-            optr, oind, ojc, aux, shift, iptr, iind, ijc, self.slots, self.has_slots,
+            *self._arrays, self.slots, self.has_slots,
             self.state, self.bits, self.stamps, self.queue, self.buf, self.front, self.cands, sv,
-            *policy.fused, self.nparts, self.nchunks, self.par_topdown, self.team(policy),
-            self.unbranched, self.free_new(policy),
+            *fused, self.nparts, self.nchunks, self.par_topdown, team, self.unbranched, kfree,
             -1 if max_depth is None else max_depth, -1 if target is None else target,
             self.st, self.st_t, self.in_deg, **self.formats,
         )
@@ -447,26 +499,31 @@ class NumbaEngine(LocalEngine):
                want_levels: bool) -> tuple[np.ndarray | None, np.ndarray | None]:
         """int64 parents and levels from the state; ``discovered`` is the per-level count."""
         n = self.n
-        offsets = np.empty(discovered.shape[0] + 2, np.int64)
-        offsets[0], offsets[1] = 0, 1
-        np.cumsum(discovered, out=offsets[2:])
-        offsets[2:] += 1
+        sv = self.sv
+        unstamped = int(sv[nbk.SV_UNSTAMPED])
+        offsets = self._no_offsets
+        if want_levels and unstamped > 1:
+            # Levels whose stamps were stripped are scattered from the queue by level.
+            offsets = np.empty(discovered.shape[0] + 2, np.int64)
+            offsets[0], offsets[1] = 0, 1
+            np.cumsum(discovered, out=offsets[2:])
+            offsets[2:] += 1
         parents, levels = self.pool.results(n)
         if not want_parents:
             parents = parents[:0]
         if not want_levels:
             levels = levels[:0]
         # One thread (a busy machine, or threads=1): no parallel region at all.
-        sv = self.sv
         nbk.finish(self.state, self.queue, offsets, parents, levels, want_parents, want_levels,
-                   self.deg, True, self.bits, int(sv[nbk.SV_REBASE]),
-                   int(sv[nbk.SV_UNSTAMPED]), self.nchunks if self._parallel_pass() else 1)
+                   self.deg, True, self.bits, int(sv[nbk.SV_REBASE]), unstamped,
+                   self.nchunks if self._parallel_pass() else 1)
         self.clean = True
         return (parents if want_parents else None), (levels if want_levels else None)
 
     def release(self) -> bool:
-        """Hand the scratch arrays back for the graph's next search, and whether it asked
-        for its thread count (a search from a vertex without edges tells nothing).
+        """Hand the engine back for the graph's next search (:meth:`ScratchPool.keep_engine`),
+        and whether it asked for its thread count (a search from a vertex without edges
+        tells nothing).
 
         Returns whether the search ran a level that runs in parallel where
         threads are given: only such a search's cost tells one thread count
@@ -475,6 +532,5 @@ class NumbaEngine(LocalEngine):
         wanted = bool(self.sv[nbk.SV_WANTED])
         if self._has_edges:
             self.pool.asked_threads = wanted or self.n >= nbk._PAR_N
-        self.pool.give(self.scratch, self.deg if self.clean else None)
-        self.pool.give_records(self._rec)
+        self.pool.keep_engine(self)
         return wanted
