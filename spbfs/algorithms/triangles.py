@@ -160,7 +160,8 @@ def dist_triangle_count(g: DistGraph) -> DistTriangleCount:
         The total (the same on every rank) and this rank's per-vertex counts;
         ``gather()`` gives the :class:`~spbfs.algorithms.TriangleCount`.
     """
-    g = check_graph(g)
+    # Sorting and matching wedge lists between exchanges, no product: host arrays only.
+    g = check_graph(g, host_only="dist_triangle_count")
     grid, d = g.grid, g.dist
     comm = grid.comm
     ops = GridOps(g)
