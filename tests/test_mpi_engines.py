@@ -66,7 +66,8 @@ def test_standin_refuses_implicit_transfers() -> None:
 
 
 def test_bfs_backend_choice() -> None:
-    assert bfs_backend(Config()) == "numba"
+    # auto: the GPU where one is usable (every rank's, on a grid), else numba, silently.
+    assert bfs_backend(Config()) == ("cupy" if gpu_available() else "numba")
     assert bfs_backend(Config(backend="numba")) == "numba"
     assert bfs_backend(Config(backend="numpy")) == "numpy"
     if gpu_available():
