@@ -463,11 +463,17 @@ def main() -> None:
                 if bfs_too and grid.size == MPI.COMM_WORLD.Get_size():
                     from engine_cases import check_grid as check_bfs
 
-                    check_bfs(shape, cases)  # the BFS on every engine, in the same launch
+                    t0 = time.perf_counter()
+                    check_bfs(shape, cases, brief=True)  # the BFS on every engine, same launch
+                    if grid.rank == 0:
+                        print(f"{shape} BFS engine cases: {time.perf_counter() - t0:.1f} s")
+                t0 = time.perf_counter()
                 check_engines(grid, cases, tuple(only.split(",")) if only else BACKENDS)
                 if STANDIN:
                     check_cupy_grid(grid)
                     check_auto_backend(grid)
+                if grid.rank == 0:
+                    print(f"{shape} algorithm cases: {time.perf_counter() - t0:.1f} s")
         if MPI.COMM_WORLD.Get_rank() == 0:
             bfs_note = " (the BFS engine cases too)" if bfs_too else ""
             print(f"ALL OK {cases[0]} cases on grids {' '.join(sys.argv[1:])}{bfs_note}",
