@@ -48,8 +48,7 @@ def test_grid_engines_on_six_ranks(nranks: int, grids: list[str]) -> None:
 def test_distributed_algorithms_on_cupy(nranks: int, grids: list[str]) -> None:
     """Every algorithm on a grid graph for ``backend="cupy"`` (a GPU per rank, here the
     stand-in's) gives numba's one-process results; a received piece left on the host raises
-    the stand-in's HostLeak; the host-only triangle count refuses; ``auto`` takes the GPUs
-    only where every rank has one."""
+    the stand-in's HostLeak; ``auto`` takes the GPUs only where every rank has one."""
     rc, out, err, _ = launch(nranks, [str(SCRIPT), "--standin", "--engines", *grids],
                              timeout=600)
     assert rc == 0, f"stdout:\n{out}\nstderr:\n{err}"

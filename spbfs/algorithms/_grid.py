@@ -98,23 +98,16 @@ def collective(g: DistGraph, fn: Callable[..., _T], *args: Any) -> _T:
     return out  # type: ignore[return-value]
 
 
-def check_graph(g: Any, *, host_only: str | None = None) -> DistGraph:
+def check_graph(g: Any) -> DistGraph:
     """``g`` itself, after checking (on every rank) that it is a :class:`~spbfs.mpi.DistGraph`.
-
-    ``host_only``: the name of an algorithm that runs on the host only, which
-    refuses a graph configured for ``backend="cupy"`` (a GPU run must not fall
-    back to the CPU unannounced).
 
     Raises
     ------
     CollectiveError
-        For anything else, and for a cupy graph given to a host-only algorithm.
+        For anything else.
     """
     if not isinstance(g, DistGraph):
         raise CollectiveError(f"g must be a spbfs.mpi.DistGraph, got {type(g).__name__}")
-    if host_only and g.config.backend == "cupy":  # the same config on every rank
-        raise CollectiveError(f"config 'backend' is 'cupy' but {host_only} runs on the CPU "
-                              f"engines only: build the graph with backend 'numba' or 'numpy'")
     return g
 
 

@@ -37,6 +37,7 @@ from semirings.blocks import Block
 from semirings.kernels import spmsv, spmv
 from semirings.semiring import Semiring, plus_times
 from semirings.vector import SparseVector
+from spbfs.algorithms._grid import route_rows
 from spbfs.algorithms._ops import SparseColumns, spgemm
 from spbfs.mpi import comm as C
 from spbfs.mpi.local import bfs_backend
@@ -424,6 +425,15 @@ class GridVectorOps:
             return
         g, v = _merge(xp, gids - self.lo, vals, "min")  # each id once: a plain assignment
         piece[g] = xp.minimum(piece[g], v)
+
+    def route_rows(self, cols: list[Any]) -> list[Any]:
+        """Send row ``x`` of the int64 arrays ``cols`` to the owner of vertex ``cols[0][x]``.
+
+        Returns what arrived, where the pieces live (one Alltoallv; host
+        arrays are taken as they are, device ones come down in one transfer).
+        """
+        host = cols if isinstance(cols[0], np.ndarray) else self._host(*cols)
+        return self._dev(*route_rows(self.comm, self.g.dist.piece_of(host[0]), host))
 
     def offset(self, count: Any) -> tuple[int, int]:
         """This rank's exclusive prefix of ``count`` over the ranks, and the total."""

@@ -16,9 +16,8 @@ the engines ``a`` and ``b`` only; ``--backends=a,b`` for every grid; ``--bfs``
 adds the BFS engine cases of ``engine_cases.py`` on the grids of all ranks).
 With ``--standin`` (the strict cupy stand-in of ``tests/_cupy_standin.py``)
 the engine is ``backend="cupy"`` (by default), and each grid also checks that
-a received piece left on the host raises, that the host-only triangle count
-refuses a cupy graph, and that ``auto`` takes the GPUs only where every rank
-has one.
+a received piece left on the host raises and that ``auto`` takes the GPUs
+only where every rank has one.
 """
 
 from __future__ import annotations
@@ -317,7 +316,7 @@ def reference(el: EdgeList, directed: bool) -> dict[str, object]:
 
 
 def check_cupy_grid(grid: ProcessGrid) -> None:
-    """On the stand-in: a missing upload is caught; the host-only triangle count refuses cupy."""
+    """On the stand-in: a received piece left on the host (a missing upload) is caught."""
     rank, size = grid.rank, grid.size
     el = graphs()[0][1]
     g = DistGraph.from_edges(share(el.src, rank, size), share(el.dst, rank, size), el.n,
@@ -336,12 +335,6 @@ def check_cupy_grid(grid: ProcessGrid) -> None:
         raise AssertionError("the stand-in missed a received piece left on the host")
     finally:
         ArrayLocal.up = good
-    try:
-        dist_triangle_count(g)
-    except CollectiveError as exc:
-        assert "dist_triangle_count runs on the CPU engines only" in str(exc), str(exc)
-    else:
-        raise AssertionError("dist_triangle_count ran a cupy graph on the CPU")
 
 
 def check_auto_backend(grid: ProcessGrid) -> None:
@@ -401,8 +394,7 @@ def check_engines(grid: ProcessGrid, cases: list[int],
                 dist = [dist_sssp(g, s, weights=wb).gather() for s in srcs]
                 ms = dist_multi_source_bfs(g, [*srcs, 0]).gather()
                 bc = dist_betweenness_centrality(g, k=6, seed=3, batch_size=4).gather()
-                # Host-only: refused on a cupy graph (check_cupy_grid).
-                tri = dist_triangle_count(g).gather() if backend != "cupy" else None
+                tri = dist_triangle_count(g).gather()
                 cases[0] += 6
                 if rank != 0:
                     continue
@@ -417,8 +409,7 @@ def check_engines(grid: ProcessGrid, cases: list[int],
                 assert np.array_equal(ms.parents, ref["msbfs"].parents), f"{tag}: msbfs parents"
                 assert np.allclose(bc, ref["betweenness"], rtol=1e-9, atol=1e-12,
                                    equal_nan=True), f"{tag}: betweenness"
-                assert tri is None or np.array_equal(tri.per_vertex,
-                                                     ref["triangles"].per_vertex), \
+                assert np.array_equal(tri.per_vertex, ref["triangles"].per_vertex), \
                     f"{tag}: triangles"
 
 
