@@ -286,10 +286,12 @@ def install(version: str = "14.1.0") -> Transfers:
     """Install the stand-in as ``cupy`` and ``cupyx.scipy.sparse``; returns its counters.
 
     Must run before anything imports cupy (a real cupy already imported is
-    refused).
+    refused); where the stand-in is installed already, returns its counters.
     """
-    if "cupy" in sys.modules and not getattr(sys.modules["cupy"], "_standin", False):
-        raise RuntimeError("a real cupy is imported already; install the stand-in first")
+    if "cupy" in sys.modules:
+        if not getattr(sys.modules["cupy"], "_standin", False):
+            raise RuntimeError("a real cupy is imported already; install the stand-in first")
+        return sys.modules["cupy"]._transfers  # installed already: its counters
     modules, t = make(version)
     sys.modules.update(modules)
     return t
@@ -300,6 +302,7 @@ def make(version: str = "14.1.0") -> tuple[dict[str, types.ModuleType], Transfer
     t = Transfers()
     cp = types.ModuleType("cupy")
     cp._standin = True  # type: ignore[attr-defined]
+    cp._transfers = t  # type: ignore[attr-defined]
     cp.__version__ = version  # type: ignore[attr-defined]
     cp.ndarray = ndarray  # type: ignore[attr-defined]
     for name in _FUNCTIONS:
@@ -341,20 +344,8 @@ def make(version: str = "14.1.0") -> tuple[dict[str, types.ModuleType], Transfer
     cp.cuda = cuda  # type: ignore[attr-defined]
 
     sparse = types.ModuleType("cupyx.scipy.sparse")
-
-    def _matrix(cls: Any) -> Any:
-        def make(arg: Any, shape: Any = None) -> Any:
-            data, ind, ptr = arg
-            if not all(isinstance(a, ndarray) for a in arg):
-                raise HostLeak(f"cupyx.scipy.sparse.{cls.__name__} takes device arrays")
-            m = cls((data._a, ind._a, ptr._a), shape=shape)
-            m.data, m.indices, m.indptr = data, ind, ptr  # the device arrays themselves
-            return m
-
-        return make
-
-    sparse.csr_matrix = _matrix(scipy.sparse.csr_matrix)  # type: ignore[attr-defined]
-    sparse.csc_matrix = _matrix(scipy.sparse.csc_matrix)  # type: ignore[attr-defined]
+    sparse.csr_matrix = _compressed("csr", t)  # type: ignore[attr-defined]
+    sparse.csc_matrix = _compressed("csc", t)  # type: ignore[attr-defined]
     cupyx = types.ModuleType("cupyx")
     cscipy = types.ModuleType("cupyx.scipy")
     cscipy.sparse = sparse  # type: ignore[attr-defined]
@@ -362,3 +353,62 @@ def make(version: str = "14.1.0") -> tuple[dict[str, types.ModuleType], Transfer
     cupyx.empty_pinned = _empty_pinned(t)  # type: ignore[attr-defined]
     return ({"cupy": cp, "cupy.cuda": cuda, "cupy.cuda.runtime": runtime, "cupyx": cupyx,
              "cupyx.scipy": cscipy, "cupyx.scipy.sparse": sparse}, t)
+
+
+def _compressed(fmt: str, t: Transfers) -> type:
+    """cupyx's ``csr_matrix`` / ``csc_matrix`` from ``(data, indices, indptr)`` device arrays.
+
+    As strict as cupyx: device arrays only, 1-D, data and indices of one
+    length, ``indptr`` one longer than the major dimension, data of a dtype
+    cupyx supports (bool, float32/64, complex64/128); indices and indptr take
+    one index dtype, int32 where the shape and the contents fit (as cupyx
+    and scipy choose), so a caller must not rely on keeping int64. Only the
+    attributes cupyx has: ``data``, ``indices``, ``indptr``, ``shape``,
+    ``nnz``, ``dtype``, ``ndim``, ``format``, ``get()``.
+    """
+
+    class matrix:  # cupyx's names: csr_matrix, csc_matrix
+        format = fmt
+
+        def __init__(self, arg1: Any, shape: Any = None, dtype: Any = None,
+                     copy: bool = False) -> None:
+            if not (isinstance(arg1, tuple) and len(arg1) == 3):
+                raise ValueError("the stand-in builds from (data, indices, indptr) only")
+            data, indices, indptr = arg1
+            if not all(isinstance(a, ndarray) for a in arg1):
+                raise HostLeak(f"cupyx.scipy.sparse.{fmt}_matrix takes device arrays")
+            if not (data.ndim == indices.ndim == indptr.ndim == 1):
+                raise ValueError("data, indices, and indptr should be 1-D")
+            if len(data) != len(indices):
+                raise ValueError("indices and data should have the same size")
+            dt = np.dtype(data.dtype if dtype is None else dtype)
+            if dt.char not in "?fdFD":
+                raise ValueError("Only bool, float32, float64, complex64 and complex128 "
+                                 "are supported")
+            if shape is None:
+                raise ValueError("the stand-in needs the shape")
+            major = shape[0] if fmt == "csr" else shape[1]
+            if len(indptr) != major + 1:
+                raise ValueError(f"index pointer size ({len(indptr)}) should be ({major + 1})")
+            top = max([*shape, 0])
+            if indptr._a.size:
+                top = max(top, int(indptr._a.max()))
+            idx = np.int32 if top <= np.iinfo(np.int32).max else np.int64
+            self.data = data.astype(dt, copy=copy)
+            self.indices = indices.astype(idx, copy=copy)
+            self.indptr = indptr.astype(idx, copy=copy)
+            self.shape = (int(shape[0]), int(shape[1]))
+
+        nnz = property(lambda self: int(self.indptr._a[-1]))
+        dtype = property(lambda self: self.data.dtype)
+        ndim = 2
+
+        def get(self) -> Any:
+            """The scipy matrix on the host (a counted transfer)."""
+            t.to_host += 1
+            cls = scipy.sparse.csr_matrix if fmt == "csr" else scipy.sparse.csc_matrix
+            return cls((self.data._a.copy(), self.indices._a.copy(), self.indptr._a.copy()),
+                       shape=self.shape)
+
+    matrix.__name__ = matrix.__qualname__ = f"{fmt}_matrix"
+    return matrix

@@ -12,9 +12,6 @@ in common:
     Argument checks that raise :class:`~spbfs.mpi.CollectiveError` on every
     rank, with the one-process function's message, also when only one rank's
     argument is bad or the ranks' arguments differ (one small Allreduce).
-:func:`spgemm_step`
-    One distributed SpGEMM (:meth:`~spbfs.algorithms.operations.GridVectorOps.mxsm`):
-    expand the sparse columns, local :func:`~spbfs.algorithms._ops.spgemm`, fold.
 :func:`first_by_key`, :func:`route_rows`
     Keep one entry per key; send rows of int64 arrays to their owners.
 
@@ -32,12 +29,9 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from semirings.blocks import Block
-from spbfs.algorithms._ops import SparseColumns, spgemm
 from spbfs.mpi import comm as C
 from spbfs.mpi.comm import CollectiveError
 from spbfs.mpi.graph import DistGraph
-from spbfs.mpi.spmsv import GridOps
 
 __all__ = [
     "Pieces",
@@ -45,7 +39,6 @@ __all__ = [
     "collective",
     "first_by_key",
     "route_rows",
-    "spgemm_step",
 ]
 
 _T = TypeVar("_T")
@@ -111,17 +104,10 @@ def check_graph(g: Any) -> DistGraph:
     Raises
     ------
     CollectiveError
-        For anything else, and for a graph configured for ``backend="cupy"``: the
-        grid runs its BFS and semiring searches on the GPU, but these algorithms'
-        products on host pieces only, and a GPU run must not fall back to the CPU
-        unannounced.
+        For anything else.
     """
     if not isinstance(g, DistGraph):
         raise CollectiveError(f"g must be a spbfs.mpi.DistGraph, got {type(g).__name__}")
-    if g.config.backend == "cupy":  # the same config on every rank: no rank waits
-        raise CollectiveError("config 'backend' is 'cupy' but the grid's algorithms beyond BFS "
-                              "and semiring searches run on the CPU engines only: build the "
-                              "graph with backend 'numba' or 'numpy'")
     return g
 
 
@@ -145,30 +131,3 @@ def route_rows(comm: Any, owner: np.ndarray, cols: list[np.ndarray]) -> list[np.
     recv, _ = C.alltoallv(comm, buf.reshape(-1), counts * len(cols))
     recv = recv.reshape(-1, len(cols))
     return [np.ascontiguousarray(recv[:, c]) for c in range(len(cols))]
-
-
-def _sparse_columns(rows: np.ndarray, cols: np.ndarray, vals: np.ndarray | None, k: int,
-                    nrows: int) -> SparseColumns:
-    """``(rows, cols, vals)`` triples (distinct) as a CSC matrix with ``k`` columns."""
-    order = np.lexsort((rows, cols))
-    ptr = np.zeros(k + 1, dtype=np.int64)
-    np.cumsum(np.bincount(cols, minlength=k), out=ptr[1:])
-    return SparseColumns(ptr, rows[order], None if vals is None else vals[order], nrows)
-
-
-def spgemm_step(ops: GridOps, block: Block, ids: np.ndarray, sidx: np.ndarray,
-                vals: np.ndarray | None, k: int, semiring: Any, *,
-                transpose: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
-    """One distributed SpGEMM ``B ⊕.⊗ X`` (``X``: entries ``(ids, sidx, vals)``, k columns).
-
-    Returns the unreduced ``(piece ids, columns, values)`` sent to this rank.
-    """
-    extra = [sidx] if vals is None else [sidx, vals]
-    cols, got = ops.expand_sparse(ids, extra, transpose=transpose)
-    x = _sparse_columns(cols, got[0], None if vals is None else got[1], k, block.shape[1])
-    c = spgemm(block, x, semiring)
-    out = [np.asarray(c.column_ids(np), dtype=np.int64)]
-    if vals is not None:  # the same dtype on every rank, even for an empty local result
-        out.append(np.asarray(c.val).astype(vals.dtype, copy=False))
-    r, back = ops.fold_sparse(np.asarray(c.ind), out, transpose=transpose)
-    return r, back[0], (None if vals is None else back[1])

@@ -282,6 +282,8 @@ def dist_connected_components(g: DistGraph) -> DistComponentsResult:
         ``rounds`` counts the FastSV rounds, the last one included.
     """
     g = check_graph(g)
-    roots, labels, k, rounds, lo = fastsv(GridVectorOps(g))
+    ops = GridVectorOps(g)
+    roots, labels, k, rounds, lo = fastsv(ops)
     return DistComponentsResult(lo=lo, hi=g.hi, n=g.n, _comm=g.grid.comm, n_components=k,
-                                labels=labels, roots=roots, rounds=rounds)
+                                labels=ops.to_host(labels), roots=ops.to_host(roots),
+                                rounds=rounds)

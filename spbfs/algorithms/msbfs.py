@@ -355,8 +355,10 @@ def dist_multi_source_bfs(
     limit = collective(g, check_msbfs_args, output, max_depth)
     src = collective(g, check_sources, g.n, sources)
     uniq, back = np.unique(src, return_inverse=True)
-    levels, parents, depth = search_levels(GridVectorOps(g), uniq, output != "levels", limit,
+    ops = GridVectorOps(g)
+    levels, parents, depth = search_levels(ops, uniq, output != "levels", limit,
                                            transpose=reverse)
+    levels, parents = ops.to_host(levels), ops.to_host(parents)
     return DistMultiSourceBFSResult(
         lo=g.lo, hi=g.hi, n=g.n, _comm=g.grid.comm, sources=src,
         parents=parents[back] if output != "levels" else None,

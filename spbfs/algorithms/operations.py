@@ -37,9 +37,11 @@ from semirings.blocks import Block
 from semirings.kernels import spmsv, spmv
 from semirings.semiring import Semiring, plus_times
 from semirings.vector import SparseVector
-from spbfs.algorithms._grid import spgemm_step
+from spbfs.algorithms._grid import route_rows
 from spbfs.algorithms._ops import SparseColumns, spgemm
 from spbfs.mpi import comm as C
+from spbfs.mpi.local import bfs_backend
+from spbfs.mpi.local_array import array_local
 from spbfs.mpi.spmsv import GridOps, product_sparse
 
 __all__ = ["GridVectorOps", "LocalOps", "split_by_weight"]
@@ -217,7 +219,16 @@ class LocalOps:
 
 
 class GridVectorOps:
-    """The operations on a rank of the process grid (collective), over numpy pieces.
+    """The operations on a rank of the process grid (collective), over this rank's pieces.
+
+    The pieces live where the graph's backend computes: numpy arrays on the
+    CPU engines, device arrays on each rank's GPU for ``backend="cupy"``
+    (:func:`~spbfs.mpi.local.bfs_backend`: also ``auto`` where every rank has
+    one). There the local products run on the device copies of the blocks
+    the graph's array engine keeps
+    (:meth:`~spbfs.mpi.local_array.ArrayLocal.semiring_product`, ``spgemm``),
+    and data crosses to the host only at the exchanges: what a rank sends
+    comes down in one transfer, what it received goes up in one.
 
     Parameters
     ----------
@@ -228,7 +239,10 @@ class GridVectorOps:
     def __init__(self, g: Any) -> None:
         self.g = g
         self.ops = GridOps(g)
-        self.xp = np
+        #: The array engine whose device holds the pieces; None: host pieces.
+        self.local = array_local(g, "cupy") if bfs_backend(g.config, g.grid.comm,
+                                                             graph=g) == "cupy" else None
+        self.xp = np if self.local is None else self.local.xp
         self.n = g.n
         self.lo, self.hi = g.lo, g.hi
         self.size = self.ops.size
@@ -236,46 +250,84 @@ class GridVectorOps:
         #: The products run before the fold: no mask to build (the caller filters).
         self.masks = False
         self.comm = g.grid.comm
+        self._resident: dict[int, tuple[Block, Block]] = {}
 
+    # -- where the pieces live ------------------------------------------------------------
     def to_host(self, a: Any) -> np.ndarray:
-        """The piece itself (host arrays)."""
-        return a
+        """A piece as a numpy array."""
+        return a if self.local is None else self.local.backend.to_host(a)
 
-    def ids(self) -> np.ndarray:
+    def _host(self, *arrays: Any) -> list[np.ndarray]:
+        """Pieces on the host for an exchange (one transfer from the device)."""
+        return list(arrays) if self.local is None else self.local.down(*arrays)
+
+    def _dev(self, *arrays: np.ndarray) -> list[Any]:
+        """What an exchange brought, where the pieces live (one transfer to the device)."""
+        return list(arrays) if self.local is None else self.local.up(*arrays)
+
+    def _local(self, block: Block) -> Block:
+        """``block`` where the local products run: the engine's copy of a graph block, or
+        one made for this object's life (a weighted block's parts)."""
+        if self.local is None or block.backend.xp is self.xp:
+            return block
+        if block is self.g.block or block is self.g.tblock:
+            return self.local.block(block is self.g.tblock)
+        kept = self._resident.get(id(block))
+        if kept is None:  # the host block is kept with it, so its id stays its own
+            kept = self._resident[id(block)] = (block, self.local.resident(block))
+        return kept[1]
+
+    def ids(self) -> Any:
         """Global ids of this piece (int64)."""
-        return np.arange(self.lo, self.hi, dtype=np.int64)
+        return self.xp.arange(self.lo, self.hi, dtype=np.int64)
 
-    def out_degree(self) -> np.ndarray:
+    def out_degree(self) -> Any:
         """float64 out-degree of this piece's vertices."""
-        return self.g.piece_degrees().astype(np.float64)
+        return self._dev(self.g.piece_degrees().astype(np.float64))[0]
 
     def block(self, transpose: bool = False) -> Block:
-        """``B_ij`` (``transpose``: the block of ``Bᵀ``)."""
+        """``B_ij`` (``transpose``: the block of ``Bᵀ``), as the graph holds it."""
         return self.g.tblock if transpose else self.g.block
 
     def _route(self, transpose: bool) -> bool:
         # Bᵀ = B on an undirected graph: the plain product, without the transposes.
         return bool(transpose and self.directed)
 
-    def mxv(self, x: np.ndarray, *, block: Block | None = None) -> np.ndarray:
+    # -- products ---------------------------------------------------------------------
+    def mxv(self, x: Any, *, block: Block | None = None) -> Any:
         """Dense ``y = B +.× x``: expand, local SpMV, fold with sums."""
-        b = self.g.block if block is None else block
-        share = spmv(b, self.ops.expand_dense(x, 0.0), plus_times, check=False)
-        part = np.zeros(b.shape[0])
+        xp = self.xp
+        b = self._local(self.g.block if block is None else block)
+        (xh,) = self._host(x)
+        (xc,) = self._dev(self.ops.expand_dense(xh, 0.0))
+        share = spmv(b, xc, plus_times, check=False)
+        part = xp.zeros(b.shape[0])
         part[share.indices] = share.values
-        return self.ops.fold_dense(part, "sum")
+        (part,) = self._host(part)
+        return self._dev(self.ops.fold_dense(part, "sum"))[0]
 
-    def mxsv(self, ids: np.ndarray, vals: np.ndarray, semiring: Semiring, reduce: str, *,
-             transpose: bool = False, block: Block | None = None) -> tuple[np.ndarray, np.ndarray]:
+    def _product(self, block: Block, ids: Any, vals: Any, semiring: Semiring,
+                 t: bool) -> tuple[Any, Any]:
+        """The unreduced ``(piece ids, values)`` of one distributed SpMSV."""
+        if self.local is None:
+            return product_sparse(self.ops, block, ids, vals, semiring, transpose=t)
+        hi, hv = self._host(ids, vals)
+        r, v = self.ops.product(self._local(block), hi, hv, semiring, transpose=t,
+                                local=self.local)
+        r, v = self._dev(r, v)
+        return r, v
+
+    def mxsv(self, ids: Any, vals: Any, semiring: Semiring, reduce: str, *,
+             transpose: bool = False, block: Block | None = None) -> tuple[Any, Any]:
         """Sparse ``y = B ⊕.⊗ x``: expand, local SpMSV, fold, merge with ``reduce``."""
         _check_reduce(reduce)
         t = self._route(transpose)
         b = self.block(t) if block is None else block
-        r, v = product_sparse(self.ops, b, ids, vals, semiring, transpose=t)
+        r, v = self._product(b, ids, vals, semiring, t)
         v = v.astype(vals.dtype, copy=False)
-        if r.shape[0] * 8 < self.size:  # few: sort them
-            return _merge(np, r, v, reduce)
-        # Many (a whole vector's products): scatter into the piece, no sort.
+        if self.local is not None or r.shape[0] * 8 < self.size:  # few: sort them
+            return _merge(self.xp, r, v, reduce)
+        # Many (a whole vector's products) on the host: scatter into the piece, no sort.
         touched = np.zeros(self.size, dtype=bool)
         touched[r] = True
         out = np.zeros(self.size, dtype=v.dtype)
@@ -287,65 +339,114 @@ class GridVectorOps:
         got = np.flatnonzero(touched)
         return got, out[got]
 
-    def mxsv_min_into(self, into: np.ndarray, ids: np.ndarray, vals: np.ndarray,
-                      semiring: Semiring, *, transpose: bool = False) -> None:
+    def mxsv_min_into(self, into: Any, ids: Any, vals: Any, semiring: Semiring, *,
+                      transpose: bool = False) -> None:
         """``into = min(into, B ⊕.⊗ x)`` for a dense piece: the fold's pieces go straight in."""
         t = self._route(transpose)
-        r, v = product_sparse(self.ops, self.block(t), ids, vals, semiring, transpose=t)
-        np.minimum.at(into, r, v.astype(into.dtype, copy=False))
+        r, v = self._product(self.block(t), ids, vals, semiring, t)
+        v = v.astype(into.dtype, copy=False)
+        if self.local is None:
+            np.minimum.at(into, r, v)
+            return
+        r, v = _merge(self.xp, r, v, "min")
+        into[r] = self.xp.minimum(into[r], v)
 
-    def mxsm(self, ids: np.ndarray, sidx: np.ndarray, vals: np.ndarray | None, k: int,
-             semiring: Semiring, reduce: str, *, transpose: bool = False,
-             mask: Any = None) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    def mxsm(self, ids: Any, sidx: Any, vals: Any, k: int, semiring: Semiring, reduce: str, *,
+             transpose: bool = False, mask: Any = None) -> tuple[Any, Any, Any]:
         """``C = B ⊕.⊗ X`` for ``k`` sparse columns (see :meth:`LocalOps.mxsm`).
 
-        The result is sorted by column, then vertex. The mask is left to the
-        caller: the local products run before the fold.
+        One distributed SpGEMM: expand the sparse columns, local ``spgemm``,
+        fold. The result is sorted by column, then vertex. The mask is left
+        to the caller: the local products run before the fold.
         """
         _check_reduce(reduce)
+        xp = self.xp
         t = self._route(transpose)
-        r, s, v = spgemm_step(self.ops, self.block(t), ids, sidx, vals, k, semiring,
-                              transpose=t)
-        key, v = _merge(np, s * max(self.size, 1) + r, v, reduce)
-        s, r = np.divmod(key, max(self.size, 1))
-        return r, s, v
+        extra = [sidx] if vals is None else [sidx, vals]
+        sent = self._host(ids, *extra)
+        cols, got = self.ops.expand_sparse(sent[0], sent[1:], transpose=t)
+        cols, *got = self._dev(cols, *got)
+        b = self._local(self.block(t))
+        x = _sparse_columns(xp, cols, got[0], None if vals is None else got[1], k, b.shape[1])
+        c = spgemm(b, x, semiring)
+        out = [c.ind.astype(np.int64, copy=False), c.column_ids(xp).astype(np.int64)]
+        if vals is not None:  # the same dtype on every rank, even for an empty local result
+            out.append(c.val.astype(vals.dtype, copy=False))
+        out = self._host(*out)
+        r, back = self.ops.fold_sparse(out[0], out[1:], transpose=t)
+        r, *back = self._dev(r, *back)
+        m = max(self.size, 1)
+        key, v = _merge(xp, back[0] * m + r, None if vals is None else back[1], reduce)
+        return key % m, key // m, v
 
+    # -- reductions and random access -------------------------------------------------
     def allsum(self, *vals: Any) -> np.ndarray:
         """Sum of a few numbers over all ranks (one Allreduce; float64)."""
-        return self.ops.allsum(*vals)
+        return self.ops.allsum(*(float(v) for v in vals))
 
     def allsum_int(self, *vals: Any) -> np.ndarray:
         """Sum of a few integers over all ranks (one Allreduce; int64)."""
-        return self.ops.allsum_int(*vals)
+        return self.ops.allsum_int(*(int(v) for v in vals))
 
     def allmin(self, *vals: Any) -> np.ndarray:
         """The least of each of a few numbers over all ranks (one Allreduce; float64)."""
         return C.allreduce(self.comm, np.array([float(v) for v in vals], dtype=np.float64),
                            "min")
 
-    def allmax(self, a: np.ndarray) -> np.ndarray:
-        """Elementwise maximum of a float64 array over all ranks (one Allreduce)."""
-        return C.allreduce(self.comm, np.ascontiguousarray(a, dtype=np.float64), "max")
+    def allmax(self, a: Any) -> Any:
+        """Elementwise maximum of a float64 array (host or piece) over all ranks (one Allreduce).
 
-    def lookup(self, piece: np.ndarray, gids: np.ndarray) -> np.ndarray:
+        The result lives where the pieces do.
+        """
+        h = a if isinstance(a, np.ndarray) else self._host(a)[0]
+        return self._dev(C.allreduce(self.comm, np.ascontiguousarray(h, dtype=np.float64),
+                                     "max"))[0]
+
+    def lookup(self, piece: Any, gids: Any) -> Any:
         """``x[gids]`` by global id (request/reply Alltoallv)."""
-        return self.ops.lookup(piece, gids)
+        if self.g.grid.size == 1:
+            return piece[gids - self.lo]
+        return self._dev(self.ops.lookup(*self._host(piece, gids)))[0]
 
-    def scatter_min(self, piece: np.ndarray, gids: np.ndarray, vals: np.ndarray) -> None:
+    def scatter_min(self, piece: Any, gids: Any, vals: Any) -> None:
         """``x[gids] = min(x[gids], vals)`` at the owners (one Alltoallv of merged pairs)."""
-        gids, vals = _merge(np, gids, vals, "min")  # sorted ids: grouped by owner
+        xp = self.xp
+        gids, vals = _merge(xp, gids, vals, "min")  # sorted ids: grouped by owner
         size = self.g.grid.size
         if size > 1:
+            gids, vals = self._host(gids, vals.astype(np.int64))
             counts = np.bincount(self.g.dist.piece_of(gids), minlength=size).astype(np.int64)
-            pairs = np.stack([gids, vals.astype(np.int64)], axis=1).reshape(-1)
+            pairs = np.stack([gids, vals], axis=1).reshape(-1)
             got, _ = C.alltoallv(self.comm, pairs, 2 * counts)
             got = got.reshape(-1, 2)
-            gids, vals = got[:, 0], got[:, 1]
-        np.minimum.at(piece, gids - self.lo, vals)
+            gids, vals = self._dev(got[:, 0].copy(), got[:, 1].copy())
+        if self.local is None:
+            np.minimum.at(piece, gids - self.lo, vals)
+            return
+        g, v = _merge(xp, gids - self.lo, vals, "min")  # each id once: a plain assignment
+        piece[g] = xp.minimum(piece[g], v)
 
-    def offset(self, count: int) -> tuple[int, int]:
+    def route_rows(self, cols: list[Any]) -> list[Any]:
+        """Send row ``x`` of the int64 arrays ``cols`` to the owner of vertex ``cols[0][x]``.
+
+        Returns what arrived, where the pieces live (one Alltoallv; host
+        arrays are taken as they are, device ones come down in one transfer).
+        """
+        host = cols if isinstance(cols[0], np.ndarray) else self._host(*cols)
+        return self._dev(*route_rows(self.comm, self.g.dist.piece_of(host[0]), host))
+
+    def offset(self, count: Any) -> tuple[int, int]:
         """This rank's exclusive prefix of ``count`` over the ranks, and the total."""
         grid = self.g.grid
         counts = C.allgatherv(self.comm, np.array([int(count)], dtype=np.int64),
                               np.ones(grid.size, dtype=np.int64))
         return int(counts[:grid.rank].sum()), int(counts.sum())
+
+
+def _sparse_columns(xp: Any, rows: Any, cols: Any, vals: Any, k: int,
+                    nrows: int) -> SparseColumns:
+    """``(rows, cols, vals)`` triples (distinct) as a CSC matrix with ``k`` columns."""
+    order = xp.lexsort(xp.stack([rows, cols]))
+    ptr = xp.zeros(k + 1, dtype=np.int64)
+    ptr[1:] = xp.cumsum(xp.bincount(cols, minlength=k))
+    return SparseColumns(ptr, rows[order], None if vals is None else vals[order], nrows)

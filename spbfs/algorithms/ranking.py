@@ -404,7 +404,7 @@ def dist_pagerank(
     g = check_graph(g)
     iters = collective(g, check_pagerank_args, alpha, tol, max_iter, stop)
     limit = float(tol) * (g.n if stop == "networkx" else 1)
-    x, it, converged = power_iteration(GridVectorOps(g), float(alpha), limit, stop == "l1",
-                                       iters)
-    return DistPageRankResult(lo=g.lo, hi=g.hi, n=g.n, _comm=g.grid.comm, scores=x,
+    ops = GridVectorOps(g)
+    x, it, converged = power_iteration(ops, float(alpha), limit, stop == "l1", iters)
+    return DistPageRankResult(lo=g.lo, hi=g.hi, n=g.n, _comm=g.grid.comm, scores=ops.to_host(x),
                               iterations=it, converged=converged)

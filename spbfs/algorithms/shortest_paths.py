@@ -780,4 +780,4 @@ def dist_sssp(
     else:
         dist, rounds = delta_stepping(ops, source, block, bucket_width(ops, block, delta))
     return DistShortestPathsResult(lo=g.lo, hi=g.hi, n=g.n, _comm=g.grid.comm, source=source,
-                                   distances=dist, rounds=rounds)
+                                   distances=ops.to_host(dist), rounds=rounds)

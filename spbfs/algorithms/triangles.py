@@ -24,11 +24,11 @@ from typing import Any
 import numpy as np
 
 from spbfs.algorithms._common import check_grid_call, prepare, symmetric_block
-from spbfs.algorithms._grid import Pieces, check_graph, route_rows
+from spbfs.algorithms._grid import Pieces, check_graph
 from spbfs.algorithms._ops import dag_triangles
+from spbfs.algorithms.operations import GridVectorOps
 from spbfs.config import Config
 from spbfs.mpi.graph import DistGraph
-from spbfs.mpi.spmsv import GridOps
 
 __all__ = ["DistTriangleCount", "TriangleCount", "dist_triangle_count", "triangle_count"]
 
@@ -163,41 +163,40 @@ def dist_triangle_count(g: DistGraph) -> DistTriangleCount:
     g = check_graph(g)
     grid, d = g.grid, g.dist
     comm = grid.comm
-    ops = GridOps(g)
+    ops = GridVectorOps(g)
+    xp = ops.xp
     n, lo, size = g.n, g.lo, ops.size
     # Adjacency lists of this rank's vertices, both directions, without duplicates.
     rows = d.global_rows(np.asarray(g.block.ind, dtype=np.int64), grid.i)
     cols = d.global_cols(np.asarray(g.block.column_ids(), dtype=np.int64), grid.j)
     a = np.concatenate([rows, cols])
     b = np.concatenate([cols, rows])
-    a, b = route_rows(comm, d.piece_of(a), [a, b])
-    key = np.unique(a * n + b)  # sorted: by vertex, then neighbour
+    a, b = ops.route_rows([a, b])
+    key = xp.unique(a * n + b)  # sorted: by vertex, then neighbour
     a, b = key // n, key % n
-    deg = np.bincount(a - lo, minlength=size).astype(np.int64)
+    deg = xp.bincount(a - lo, minlength=size).astype(np.int64)
     # Rank of every neighbour: (degree, id), as one int64 key.
     rk_b = ops.lookup(deg, b) * n + b
     rk_a = deg[a - lo] * n + a
     out = rk_a < rk_b
     v, u, rk_u = a[out], b[out], rk_b[out]
     # Out-lists of the DAG sorted by rank: pairs (u, w) of one list with rank u < rank w.
-    order = np.lexsort((rk_u, v))
+    order = xp.lexsort(xp.stack([rk_u, v]))
     v, u = v[order], u[order]
     m = v.shape[0]
-    ends = np.searchsorted(v, v, side="right") if m else np.zeros(0, np.int64)
-    after = (ends - np.arange(m) - 1).astype(np.int64)  # later entries of the same list
+    ends = xp.searchsorted(v, v, side="right") if m else xp.zeros(0, np.int64)
+    after = (ends - xp.arange(m) - 1).astype(np.int64)  # later entries of the same list
     total = int(after.sum())
-    first = np.repeat(np.arange(m, dtype=np.int64), after)
-    starts = np.cumsum(after) - after
-    second = np.arange(total, dtype=np.int64) - starts[first] + first + 1
-    qu, qw, qv = u[first], u[second], v[first]
+    first = xp.repeat(xp.arange(m, dtype=np.int64), after)
+    starts = xp.cumsum(after) - after
+    second = xp.arange(total, dtype=np.int64) - starts[first] + first + 1
     # The owner of u checks the closing edge u - w in its adjacency lists.
-    qu, qw, qv = route_rows(comm, d.piece_of(qu), [qu, qw, qv])
+    qu, qw, qv = ops.route_rows([u[first], u[second], v[first]])
     probe = qu * n + qw
-    at = np.minimum(np.searchsorted(key, probe), max(key.shape[0] - 1, 0))
-    hit = key[at] == probe if key.shape[0] else np.zeros(probe.shape[0], dtype=bool)
-    ends3 = np.concatenate([qv[hit], qu[hit], qw[hit]])
-    (got,) = route_rows(comm, d.piece_of(ends3), [ends3])
-    per_vertex = np.bincount(got - lo, minlength=size).astype(np.int64)
-    found = int(ops.allsum_int(int(hit.sum()))[0])
+    at = xp.minimum(xp.searchsorted(key, probe), max(key.shape[0] - 1, 0))
+    hit = key[at] == probe if key.shape[0] else xp.zeros(probe.shape[0], dtype=bool)
+    (got,) = ops.route_rows([xp.concatenate([qv[hit], qu[hit], qw[hit]])])
+    per_vertex = ops.to_host(xp.bincount(got - lo, minlength=size).astype(np.int64))
+    found = int(ops.allsum_int(hit.sum())[0])
     return DistTriangleCount(lo=lo, hi=g.hi, n=n, _comm=comm, total=found,
                              per_vertex=per_vertex)

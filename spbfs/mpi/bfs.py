@@ -201,7 +201,7 @@ class GridEngine:
                  out: tuple[np.ndarray, np.ndarray] | None = None,
                  max_depth: int | None = None, policy: DirectionPolicy | None = None,
                  target: int | None = None) -> None:
-        backend = bfs_backend(cfg, g.grid.comm)  # never the CPU in place of a missing GPU
+        backend = bfs_backend(cfg, g.grid.comm, graph=g)  # never the CPU in place of a missing GPU
         self.g = g
         self.policy = policy or DirectionPolicy(cfg.direction, cfg.alpha, cfg.beta)
         self.n = g.n

@@ -44,13 +44,15 @@ BFS_BACKENDS = ("numba", "numpy", "cupy")
 ROUTES = ("own", "fold", "pairs", "duo")
 
 
-def bfs_backend(config: Any, comm: Any = None) -> str:
-    """The grid search's local engine for ``config.backend`` (the same on every rank).
+def bfs_backend(config: Any, comm: Any = None, *, graph: Any = None) -> str:
+    """The grid's local engine for ``config.backend`` (the same on every rank).
 
-    ``auto`` is numba: a grid's blocks live in host memory unless the device is
-    asked for. ``cupy`` runs the array engine on each rank's GPU; where a rank
-    has no usable GPU (no cupy, no device, a cupy older than the package
-    needs), every rank raises (``comm``'s ranks agree first).
+    ``cupy`` runs the array engine on each rank's GPU; where a rank has no
+    usable GPU (no cupy, no device, a cupy older than the package needs),
+    every rank raises. ``auto`` is cupy where every rank has a usable GPU,
+    else numba, silently: the user did not ask for a GPU. Whether every rank
+    has one is agreed on ``comm`` (one small Allreduce, collective) and kept
+    with ``graph`` when given, so a graph's searches agree once.
 
     Raises
     ------
@@ -58,10 +60,25 @@ def bfs_backend(config: Any, comm: Any = None) -> str:
         For ``cupy`` without a usable GPU on some rank, naming ``backend``.
     """
     backend = config.backend
+    if backend not in ("auto", "cupy"):
+        return backend
+    why = getattr(graph, "_gpu_missing", None)
+    if why is None:
+        why = _gpu_missing(comm)
+        if graph is not None:
+            graph._gpu_missing = why
+    if not why:
+        return "cupy"
     if backend == "auto":
         return "numba"
-    if backend != "cupy":
-        return backend
+    from spbfs.mpi.comm import CollectiveError
+
+    raise CollectiveError(f"config 'backend' is 'cupy' but the grid cannot run it: {why}; "
+                          f"the grid's CPU engines are numba or numpy")
+
+
+def _gpu_missing(comm: Any) -> str:
+    """Why some rank of ``comm`` has no usable GPU; empty when every rank has one."""
     from semirings.backend import get_backend
     from spbfs.mpi import comm as C
 
@@ -74,10 +91,7 @@ def bfs_backend(config: Any, comm: Any = None) -> str:
         ok = C.allreduce(comm, np.array([0 if why else 1]), "min")[0]
         if ok == 0 and not why:
             why = "another rank of the grid has no usable GPU"
-    if why:
-        raise C.CollectiveError(f"config 'backend' is 'cupy' but the grid cannot run it: {why}; "
-                                f"the grid's CPU engines are numba or numpy")
-    return backend
+    return why
 
 
 def topdown_route(transposed: bool, pr: int, pc: int, duo: bool) -> str:

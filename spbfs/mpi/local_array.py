@@ -32,7 +32,7 @@ from spbfs.kernels import bfs_vectorized as vk
 from spbfs.kernels.bitmaps import set_bits
 from spbfs.mpi.staging import Staging, cuda_aware
 
-__all__ = ["ArrayLocal"]
+__all__ = ["ArrayLocal", "array_local", "device_block"]
 
 
 class ArrayLocal:
@@ -65,7 +65,7 @@ class ArrayLocal:
         self.td_piece0 = grid.i * grid.pc if self.transposed else grid.j * grid.pr
         self.bu_piece0 = grid.j * grid.pr
         B = self.B
-        self.tblock = self._on_device(g.tblock)
+        self.tblock = self.resident(g.tblock)
         self._td_block: Any = self.tblock if self.transposed else None
         # The segments' rows with entries (tblock's non-empty columns): the only rows
         # a bottom-up level can find a parent for.
@@ -88,15 +88,25 @@ class ArrayLocal:
         self.out: tuple[np.ndarray, np.ndarray] | None = None
         self._block: Any = None  # B_ij on the device, for semiring products (first use)
 
-    def _on_device(self, block: Any) -> Any:
-        return block if self.xp is np else block.to_backend(self.backend)
+    def resident(self, block: Any) -> Any:
+        """``block`` on this engine's device: itself when there already, else a copy
+        held as a ``cupyx.scipy.sparse`` matrix (:func:`device_block`)."""
+        return block if block.backend.xp is self.xp else device_block(self.backend, block)
 
     @property
     def td_block(self) -> Any:
         """Column access of the top-down product (a directed graph's ``B_ij``, on first use)."""
         if self._td_block is None:
-            self._td_block = self._on_device(self.g.block)
+            self._td_block = self.resident(self.g.block)
         return self._td_block
+
+    def block(self, transpose: bool = False) -> Any:
+        """``B_ij`` (``transpose``: the stored ``Bᵀ`` block) on the device (first use)."""
+        if transpose:
+            return self.tblock
+        if self._block is None:
+            self._block = self.td_block if not self.transposed else self.resident(self.g.block)
+        return self._block
 
     # -- the search's state ------------------------------------------------------------
     def begin(self, parents: np.ndarray, levels: np.ndarray) -> None:
@@ -145,6 +155,24 @@ class ArrayLocal:
             out.append(flat[at:at + s])
             at += s
         return out
+
+    def up(self, *parts: np.ndarray) -> list[Any]:
+        """Host arrays on the device in one transfer, each in its own dtype.
+
+        8-byte dtypes travel bit for bit (as int64 words), others as int64 and
+        are cast back (bool, int32).
+        """
+        if not parts:
+            return []
+        flat = self._up(np.concatenate([_words(p.reshape(-1)) for p in parts]))
+        ends = np.cumsum([p.size for p in parts]).tolist()
+        return _typed([flat[e - p.size:e] for e, p in zip(ends, parts, strict=True)], parts)
+
+    def down(self, *parts: Any) -> list[np.ndarray]:
+        """Device arrays on the host in one transfer, each in its own dtype (see :meth:`up`)."""
+        if not parts:
+            return []
+        return _typed(self._down(*[_words(p) for p in parts]), parts)
 
     def _global(self, u: Any, piece0: int) -> Any:
         """Global ids of chunk-local ids ``u`` (pieces of ``B64`` padded slots, ``b`` ids)."""
@@ -300,7 +328,8 @@ class ArrayLocal:
     # -- other semirings -----------------------------------------------------------------
     def semiring_product(self, cols: np.ndarray, vals: np.ndarray, semiring: Any,
                          dtype: np.dtype, *, transpose: bool = False,
-                         done: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+                         done: np.ndarray | None = None,
+                         block: Any = None) -> tuple[np.ndarray, np.ndarray]:
         """The local multiply of a product over any semiring, host in and host out.
 
         ``x`` is sparse: chunk-local ids ``cols`` and their 8-byte ``vals``, as
@@ -313,15 +342,13 @@ class ArrayLocal:
         engine's backend (the numba ones on host arrays when ``name`` is
         ``"numba"``). One transfer up per message (``x``, ``done``), one down:
         the result's ``(rows, values)``, values in ``dtype`` (8 bytes).
+        ``block``: a block already on this engine's device (a weighted one, see
+        :meth:`resident`) is multiplied instead; a host one is the graph's own,
+        whose device copy is used.
         """
         xp = self.xp
-        if transpose:
-            block = self.tblock
-        else:
-            if self._block is None:
-                self._block = self.td_block if not self.transposed else \
-                    self._on_device(self.g.block)
-            block = self._block
+        if block is None or block.backend.xp is not xp:
+            block = self.block(transpose)
         n = cols.shape[0]
         both = self._up(np.concatenate([cols.astype(np.int64, copy=False),
                                         vals.view(np.int64)]))
@@ -338,3 +365,55 @@ class ArrayLocal:
                      present=present, backend=self.backend, method="pull", check=False)
         rows, got = self._down(y.indices, y.values.astype(dtype).view(np.int64))
         return rows, got.view(dtype)
+
+
+def device_block(backend: Any, block: Any) -> Any:
+    """A host block on the GPU, held as a ``cupyx.scipy.sparse.csr_matrix``.
+
+    The matrix is ``Bᵀ`` by rows (row ``u`` lists the entries of column ``u``
+    of ``B``): over every column for csr, over the ``nzc`` non-empty columns
+    only for dcsc, whose column ids ``jc`` stay a device array beside it, so
+    no pointer array of the block's width is made and a hypersparse block
+    keeps its ``O(nnz + nzc)`` memory. The returned block's ``ptr``/``ind``
+    (and values) *are* the matrix's ``indptr``/``indices`` (``data``): the
+    kernels read the matrix, in the index dtype cupyx chose. A pattern's
+    matrix holds bool ones (cupyx stores bool, float and complex values
+    only), as does a block whose values are of another dtype, which then
+    keep their own device array. Each host array goes up once.
+    """
+    xp = backend.xp
+    values = None if block.data is None else xp.asarray(block.data)
+    stored = values is not None and values.dtype.char in "?fdFD"
+    rows = block.nzc if block.jc is not None else block.shape[1]
+    m = backend.sparse.csr_matrix(
+        (values if stored else xp.ones(block.nnz, dtype=bool), xp.asarray(block.ind),
+         xp.asarray(block.ptr)), shape=(rows, block.shape[0]))
+    jc = None if block.jc is None else xp.asarray(block.jc)
+    out = type(block)(block.shape, m.indptr, m.indices, m.data if stored else values, jc,
+                      backend=backend)
+    out.matrix_on_device = m  # the storage itself, kept with its view
+    return out
+
+
+def array_local(g: Any, name: str) -> ArrayLocal:
+    """The array engine of ``g`` on ``name`` for products over any semiring (made once).
+
+    Kept with the graph (its device copies of the blocks serve the graph's
+    next semiring searches and algorithms); not the BFS's engine, whose
+    ``visited`` bitmap is the search's own.
+    """
+    local = g._semiring_locals.get(name)
+    if local is None:
+        local = g._semiring_locals[name] = ArrayLocal(name, g, np.zeros(g.dist.bw, np.uint64))
+    return local
+
+
+def _words(a: Any) -> Any:
+    """``a`` as int64 words: 8-byte values bit for bit, others converted."""
+    return a.view(np.int64) if a.dtype.itemsize == 8 else a.astype(np.int64)
+
+
+def _typed(words: list[Any], like: tuple[Any, ...]) -> list[Any]:
+    """Flat int64 ``words`` back in the dtypes and shapes of ``like``."""
+    return [(w.view(p.dtype) if p.dtype.itemsize == 8 else w.astype(p.dtype)).reshape(p.shape)
+            for w, p in zip(words, like, strict=True)]

@@ -50,7 +50,7 @@ from spbfs.config import Config
 from spbfs.mpi import comm as C
 from spbfs.mpi.graph import DistGraph
 from spbfs.mpi.local import bfs_backend
-from spbfs.mpi.local_array import ArrayLocal
+from spbfs.mpi.local_array import array_local
 from spbfs.mpi.result import DistBFSResult
 from spbfs.mpi.spmsv import GridOps
 from spbfs.search.driver import run_levels
@@ -106,11 +106,7 @@ class GridSemiringEngine:
         self.vdt = vdt
         self.source_value = source_value
         self.backend = backend
-        local = g._semiring_locals.get(backend)
-        if local is None:
-            local = g._semiring_locals[backend] = ArrayLocal(backend, g,
-                                                             np.zeros(g.dist.bw, np.uint64))
-        self.local = local
+        self.local = array_local(g, backend)
         size = self.ops.size
         self.deg = g._deg
         self.visited = np.zeros(size, dtype=bool)
@@ -187,7 +183,7 @@ def _prepare(g: DistGraph, cfg: Config, semiring: Semiring, source_value: Any,
         # Kernel offsets give global ids on one block of a row, not on padded grid blocks.
         raise ValueError(f"semiring {semiring.name!r}: positional operators "
                          f"({semiring.mul.name}) are not supported on the grid")
-    backend = bfs_backend(cfg, g.grid.comm)
+    backend = bfs_backend(cfg, g.grid.comm, graph=g)
     if backend != "numba":
         semiring.check_vectorizable()
     return value_dtype(semiring, block_dtype(g.block), source_value), backend

@@ -435,7 +435,8 @@ class GridOps(GridPhases):
         (piece-local ids); ``transpose`` multiplies by ``Bᵀ`` (``block`` is
         then ``tblock``). The local multiply is ``local``'s
         :meth:`~spbfs.mpi.local_array.ArrayLocal.semiring_product` where a
-        local engine is given (its own device copy of the block), else
+        local engine is given (on ``block`` where that is on the engine's
+        device, else on its own device copy of the graph's block), else
         :func:`semirings.kernels.spmsv` on ``block`` by ``backend`` (default
         the block's). Returns the unreduced ``(piece ids, values)`` sent to
         this rank: an id may repeat, the caller merges with the semiring's
@@ -445,7 +446,8 @@ class GridOps(GridPhases):
         dt = vals.dtype
         cols, (xv,) = self.expand_sparse(ids, [vals], transpose=transpose)
         if local is not None:
-            rows, yv = local.semiring_product(cols, xv, semiring, dt, transpose=transpose)
+            rows, yv = local.semiring_product(cols, xv, semiring, dt, transpose=transpose,
+                                              block=block)
         else:
             y = spmsv(block, SparseVector(cols, xv, block.shape[1], check=False), semiring,
                       backend=backend, check=False)

@@ -9,16 +9,23 @@ and with scipy / networkx. Bad input must raise the same
 :class:`~spbfs.mpi.CollectiveError` on every rank. Any failure raises, and the
 installed excepthook aborts the job with a non-zero status. Prints
 ``ALL OK <cases>`` on rank 0 at the end. Every grid also runs every algorithm on
-both of its engines (``Config(backend="numba")`` and ``"numpy"``), both formats,
+the grid's engines (``Config(backend="numba")`` and ``"numpy"``), both formats,
 against the one-process numba result (:func:`check_engines`); ``--engines``
-runs only that; with ``--standin`` (the strict cupy stand-in of
-``tests/_cupy_standin.py``), it checks instead that a graph built for
-``backend="cupy"`` is refused by every algorithm on every rank.
+runs only that, on grids ``RxC`` of the first ``R·C`` ranks (``RxC:a,b``: on
+the engines ``a`` and ``b`` only; ``--backends=a,b`` for every grid; ``--bfs``
+adds the BFS engine cases of ``engine_cases.py`` on the grids of all ranks).
+With ``--standin`` (the strict cupy stand-in of ``tests/_cupy_standin.py``)
+the engine is ``backend="cupy"`` (by default), and each grid also checks that
+a received piece left on the host raises and that ``auto`` takes the GPUs
+only where every rank has one.
 """
 
 from __future__ import annotations
 
 import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 # ruff: noqa: E402 -- the stand-in must be installed before the imports below load cupy
@@ -26,9 +33,15 @@ STANDIN = "--standin" in sys.argv
 if STANDIN:  # the strict cupy stand-in, installed before anything imports cupy
     sys.argv.remove("--standin")
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-    from _cupy_standin import install
+    from _cupy_standin import HostLeak, install
 
     install()
+#: The grid engines check_engines runs: ``--backends=a,b``; default numba and numpy, or
+#: cupy alone on the stand-in.
+BACKENDS = ("cupy",) if STANDIN else ("numba", "numpy")
+for _arg in [a for a in sys.argv if a.startswith("--backends=")]:
+    sys.argv.remove(_arg)
+    BACKENDS = tuple(_arg.split("=", 1)[1].split(","))
 
 import networkx as nx
 import numpy as np
@@ -38,6 +51,7 @@ from mpi4py import MPI
 from scipy.sparse import csgraph
 
 import spbfs
+from semirings.backend import gpu_available
 from spbfs import Config, datasets
 from spbfs.algorithms.distributed import (
     dist_betweenness_centrality,
@@ -48,9 +62,12 @@ from spbfs.algorithms.distributed import (
     dist_triangle_count,
     dist_weighted_block,
 )
+from spbfs.algorithms.operations import GridVectorOps
 from spbfs.edges import EdgeList
 from spbfs.generators import erdos_renyi, grid2d, kronecker, path
-from spbfs.mpi import CollectiveError, DistGraph, ProcessGrid, install_excepthook
+from spbfs.mpi import CollectiveError, DistGraph, ProcessGrid, bfs, install_excepthook
+from spbfs.mpi.local import bfs_backend
+from spbfs.mpi.local_array import ArrayLocal
 
 
 def graphs() -> list[tuple[str, EdgeList, bool]]:
@@ -298,27 +315,65 @@ def reference(el: EdgeList, directed: bool) -> dict[str, object]:
             "triangles": spbfs.triangle_count(g)}
 
 
-def check_cupy_refused(grid: ProcessGrid, el: EdgeList, directed: bool, fmt: str) -> None:
-    """On a graph built for ``backend="cupy"``, every algorithm refuses, on every rank."""
+def check_cupy_grid(grid: ProcessGrid) -> None:
+    """On the stand-in: a received piece left on the host (a missing upload) is caught."""
     rank, size = grid.rank, grid.size
+    el = graphs()[0][1]
     g = DistGraph.from_edges(share(el.src, rank, size), share(el.dst, rank, size), el.n,
-                             directed=directed, grid=grid,
-                             config=Config(format=fmt, backend="cupy"))
-    for fn in (dist_pagerank, dist_connected_components, dist_multi_source_bfs,
-               dist_betweenness_centrality, dist_triangle_count):
-        args = ([0],) if fn is dist_multi_source_bfs else ()
+                             grid=grid, config=Config(backend="cupy"))
+    good = ArrayLocal.up
+
+    def up_forgotten(self: ArrayLocal, *parts: np.ndarray) -> list[np.ndarray]:
+        return list(parts)  # what an exchange brought, left on the host
+
+    ArrayLocal.up = up_forgotten
+    try:
+        dist_pagerank(g)
+    except HostLeak:
+        pass
+    else:
+        raise AssertionError("the stand-in missed a received piece left on the host")
+    finally:
+        ArrayLocal.up = good
+
+
+def check_auto_backend(grid: ProcessGrid) -> None:
+    """``auto`` on the grid: cupy where every rank has a GPU; numba on all where one lacks it."""
+    el = graphs()[0][1]
+    rank, size = grid.rank, grid.size
+
+    def built() -> DistGraph:
+        return DistGraph.from_edges(share(el.src, rank, size), share(el.dst, rank, size), el.n,
+                                    grid=grid, config=Config())
+
+    assert bfs_backend(Config(), grid.comm) == "cupy"
+    assert GridVectorOps(built()).local is not None, "auto left the GPUs idle"
+    runtime = sys.modules["cupy"].cuda.runtime
+    count = runtime.getDeviceCount
+    if rank == size - 1:
+        runtime.getDeviceCount = lambda: 0  # this rank's GPU is gone
+        gpu_available.cache_clear()
+    try:
+        assert bfs_backend(Config(), grid.comm) == "numba"
+        g = built()
+        assert GridVectorOps(g).local is None, "auto chose the GPU where a rank lacks one"
+        assert bfs(g, 0, direction="top-down").levels.shape[0] == g.hi - g.lo
         try:
-            fn(g, *args)
+            bfs_backend(Config(backend="cupy"), grid.comm)
         except CollectiveError as exc:
-            assert "'backend' is 'cupy'" in str(exc), (fn.__name__, exc)
+            assert "no usable GPU" in str(exc), str(exc)
         else:
-            raise AssertionError(f"{fn.__name__} ran a cupy graph's algorithm on the CPU")
+            raise AssertionError("backend 'cupy' accepted a grid with a rank without a GPU")
+    finally:
+        runtime.getDeviceCount = count
+        gpu_available.cache_clear()
 
 
-def check_engines(grid: ProcessGrid, cases: list[int]) -> None:
-    """Every algorithm on the grid's numba and numpy engines, both formats: numba's results.
+def check_engines(grid: ProcessGrid, cases: list[int],
+                  backends: tuple[str, ...] = BACKENDS) -> None:
+    """Every algorithm on the grid's engines ``backends``, both formats: numba's results.
 
-    One loop per algorithm serves both engines (and one process): ranks to
+    One loop per algorithm serves every engine (and one process): ranks to
     1e-9, labels, distances, levels, parents and triangles exactly.
     """
     rank, size = grid.rank, grid.size
@@ -327,10 +382,7 @@ def check_engines(grid: ProcessGrid, cases: list[int]) -> None:
         u, v, w = weighted(el)
         srcs = sources_for(el)
         for fmt in ("csr", "dcsc"):
-            if STANDIN:
-                check_cupy_refused(grid, el, directed, fmt)
-                continue
-            for backend in ("numba", "numpy"):
+            for backend in backends:
                 tag = f"{grid.pr}x{grid.pc} {name} {fmt} {backend}"
                 g = DistGraph.from_edges(share(el.src, rank, size), share(el.dst, rank, size),
                                          el.n, directed=directed, grid=grid,
@@ -361,18 +413,62 @@ def check_engines(grid: ProcessGrid, cases: list[int]) -> None:
                     f"{tag}: triangles"
 
 
+@contextmanager
+def sub_grid(shape: str) -> Iterator[ProcessGrid | None]:
+    """The grid ``RxC`` on the first ``R·C`` ranks (None on the others, which wait idle).
+
+    One launch covers smaller grids too (a 1x1 in a two-rank job, a 2x2 in a
+    six-rank one). The idle ranks poll the closing barrier with sleeps, so
+    they leave the shared cores to the working ones.
+    """
+    world = MPI.COMM_WORLD
+    r, c = (int(x) for x in shape.split("x"))
+    inside = world.Get_rank() < r * c
+    sub = world.Split(0 if inside else 1, world.Get_rank())
+    grid = ProcessGrid(shape, comm=sub) if inside else None
+    try:
+        yield grid
+    finally:
+        if grid is not None:
+            grid.free()
+        sub.Free()
+        done = world.Ibarrier()
+        while not done.Test():
+            time.sleep(0.005)
+
+
 def main() -> None:
     """All cases on the grids of the command line; ``--engines``: the engine comparison only."""
     if "--engines" in sys.argv:
         sys.argv.remove("--engines")
+        bfs_too = "--bfs" in sys.argv
+        if bfs_too:
+            sys.argv.remove("--bfs")
         install_excepthook()
         cases = [0]
         for shape in sys.argv[1:]:
-            grid = ProcessGrid(shape)
-            check_engines(grid, cases)
-            grid.free()
+            shape, _, only = shape.partition(":")
+            with sub_grid(shape) as grid:
+                if grid is None:
+                    continue
+                if bfs_too and grid.size == MPI.COMM_WORLD.Get_size():
+                    from engine_cases import check_grid as check_bfs
+
+                    t0 = time.perf_counter()
+                    check_bfs(shape, cases, brief=True)  # the BFS on every engine, same launch
+                    if grid.rank == 0:
+                        print(f"{shape} BFS engine cases: {time.perf_counter() - t0:.1f} s")
+                t0 = time.perf_counter()
+                check_engines(grid, cases, tuple(only.split(",")) if only else BACKENDS)
+                if STANDIN:
+                    check_cupy_grid(grid)
+                    check_auto_backend(grid)
+                if grid.rank == 0:
+                    print(f"{shape} algorithm cases: {time.perf_counter() - t0:.1f} s")
         if MPI.COMM_WORLD.Get_rank() == 0:
-            print(f"ALL OK {cases[0]} cases on grids {' '.join(sys.argv[1:])}", flush=True)
+            bfs_note = " (the BFS engine cases too)" if bfs_too else ""
+            print(f"ALL OK {cases[0]} cases on grids {' '.join(sys.argv[1:])}{bfs_note}",
+                  flush=True)
         return
 
     def per_grid(grid: ProcessGrid) -> None:
