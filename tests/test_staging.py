@@ -95,3 +95,17 @@ def test_the_model_charges_staging_only_for_a_device() -> None:
     ch = costmodel.choose("fold", q=q, counts=counts, span=span, link=link,
                           device=costmodel.PCIE)
     assert all(est.staging_s > 0 for _, _, est in ch.candidates)
+
+
+def test_what_comes_down_outlives_the_next_transfer(standin: tuple) -> None:
+    # The pinned buffer is reused: ArrayLocal.down's arrays (kept by the algorithms
+    # across several transfers) must not be views of it.
+    cp, _ = standin
+    from spbfs.mpi.local_array import ArrayLocal
+
+    eng = ArrayLocal.__new__(ArrayLocal)  # only its transfers: no graph needed
+    eng.xp, eng.staging = cp, Staging(cp, direct=False)
+    first, flags = eng.down(cp.asarray(np.arange(6, dtype=np.int64)),
+                            cp.asarray(np.array([True, False])))
+    eng.down(cp.asarray(np.full(8, -1, dtype=np.int64)))
+    assert first.tolist() == list(range(6)) and flags.tolist() == [True, False]

@@ -172,7 +172,12 @@ class ArrayLocal:
         """Device arrays on the host in one transfer, each in its own dtype (see :meth:`up`)."""
         if not parts:
             return []
-        return _typed(self._down(*[_words(p) for p in parts]), parts)
+        words = self._down(*[_words(p) for p in parts])
+        if self.staging.mode == "pinned":
+            # Views of the staging buffer, overwritten by the next transfer: the
+            # algorithms keep what comes down across several of them.
+            words = [w.copy() for w in words]
+        return _typed(words, parts)
 
     def _global(self, u: Any, piece0: int) -> Any:
         """Global ids of chunk-local ids ``u`` (pieces of ``B64`` padded slots, ``b`` ids)."""
