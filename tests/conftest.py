@@ -35,13 +35,40 @@ FORMATS = ["csr", "dcsc"]
 DIRECTIONS = ["auto", "top-down", "bottom-up"]
 
 
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    # The suite runs on two pytest-xdist workers (``--dist loadgroup``, pyproject.toml):
+    # the jobs under mpiexec take one worker, one after another, as they use the cores
+    # themselves and each file's jobs start on one rank, which compiles the kernels into
+    # numba's cache for the larger jobs after it; every other file runs whole on one
+    # worker, so its module fixtures are made once.
+    for item in items:
+        group = "mpiexec" if item.get_closest_marker("mpi") else item.nodeid.split("::", 1)[0]
+        item.add_marker(pytest.mark.xdist_group(group))
     if gpu_available():
         return
     skip = pytest.mark.skip(reason="no usable GPU (cupy backend)")
     for item in items:
         if "gpu" in item.keywords:
             item.add_marker(skip)
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """Seconds per test file, summed over its tests (setup and teardown included).
+
+    The workers interleave the files, so the progress lines cannot carry each
+    file's time; this table does, for a file that got slow.
+    """
+    seconds: dict[str, float] = {}
+    for reports in terminalreporter.stats.values():
+        for rep in reports:
+            if isinstance(rep, pytest.TestReport):
+                name = rep.nodeid.split("::", 1)[0]
+                seconds[name] = seconds.get(name, 0.0) + rep.duration
+    if seconds:
+        terminalreporter.section("seconds per test file")
+        for name, secs in sorted(seconds.items(), key=lambda kv: -kv[1]):
+            terminalreporter.write_line(f"{secs:8.1f}  {name}")
 
 
 @pytest.fixture(autouse=True)
