@@ -35,22 +35,46 @@ FORMATS = ["csr", "dcsc"]
 DIRECTIONS = ["auto", "top-down", "bottom-up"]
 
 
-@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    # The suite runs on two pytest-xdist workers (``--dist loadgroup``, pyproject.toml):
-    # the jobs under mpiexec take one worker, one after another, as they use the cores
-    # themselves and each file's jobs start on one rank, which compiles the kernels into
-    # numba's cache for the larger jobs after it; every other file runs whole on one
-    # worker, so its module fixtures are made once.
-    for item in items:
-        group = "mpiexec" if item.get_closest_marker("mpi") else item.nodeid.split("::", 1)[0]
-        item.add_marker(pytest.mark.xdist_group(group))
     if gpu_available():
         return
     skip = pytest.mark.skip(reason="no usable GPU (cupy backend)")
     for item in items:
         if "gpu" in item.keywords:
             item.add_marker(skip)
+
+
+def mpiexec_file(nodeid: str) -> bool:
+    """Whether a test belongs to a file of jobs under mpiexec (by the file's name)."""
+    name = nodeid.split("::", 1)[0].rsplit("/", 1)[-1]
+    return "mpi" in name or "butterfly" in name
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if config.pluginmanager.hasplugin("xdist"):
+        config.pluginmanager.register(_Schedule(), "spbfs-schedule")
+
+
+class _Schedule:
+    """The two pytest-xdist workers (``-n 2``, pyproject.toml) take whole files.
+
+    The files of jobs under mpiexec (:func:`mpiexec_file`) are one unit, run one
+    after another on one worker: their jobs use the cores themselves, and each
+    file's first job (on one rank) compiles the kernels into numba's cache for the
+    larger jobs after it. Every other file runs whole on either worker, so its
+    module fixtures are made once. (``--dist loadgroup`` would do this by markers,
+    but pytest-xdist 3.8 cannot rename the tests of pytest 9, which it needs for that.)
+    """
+
+    @staticmethod
+    def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
+        from xdist.scheduler import LoadScopeScheduling
+
+        class FilesAndMpiexec(LoadScopeScheduling):
+            def _split_scope(self, nodeid: str) -> str:
+                return "mpiexec" if mpiexec_file(nodeid) else nodeid.split("::", 1)[0]
+
+        return FilesAndMpiexec(config, log)
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
