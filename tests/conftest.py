@@ -44,6 +44,57 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(skip)
 
 
+def mpiexec_file(nodeid: str) -> bool:
+    """Whether a test belongs to a file of jobs under mpiexec (by the file's name)."""
+    name = nodeid.split("::", 1)[0].rsplit("/", 1)[-1]
+    return "mpi" in name or "butterfly" in name
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if config.pluginmanager.hasplugin("xdist"):
+        config.pluginmanager.register(_Schedule(), "spbfs-schedule")
+
+
+class _Schedule:
+    """The two pytest-xdist workers (``-n 2``, pyproject.toml) take whole files.
+
+    The files of jobs under mpiexec (:func:`mpiexec_file`) are one unit, run one
+    after another on one worker: their jobs use the cores themselves, and each
+    file's first job (on one rank) compiles the kernels into numba's cache for the
+    larger jobs after it. Every other file runs whole on either worker, so its
+    module fixtures are made once. (``--dist loadgroup`` would do this by markers,
+    but pytest-xdist 3.8 cannot rename the tests of pytest 9, which it needs for that.)
+    """
+
+    @staticmethod
+    def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
+        from xdist.scheduler import LoadScopeScheduling
+
+        class FilesAndMpiexec(LoadScopeScheduling):
+            def _split_scope(self, nodeid: str) -> str:
+                return "mpiexec" if mpiexec_file(nodeid) else nodeid.split("::", 1)[0]
+
+        return FilesAndMpiexec(config, log)
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """Seconds per test file, summed over its tests (setup and teardown included).
+
+    The workers interleave the files, so the progress lines cannot carry each
+    file's time; this table does, for a file that got slow.
+    """
+    seconds: dict[str, float] = {}
+    for reports in terminalreporter.stats.values():
+        for rep in reports:
+            if isinstance(rep, pytest.TestReport):
+                name = rep.nodeid.split("::", 1)[0]
+                seconds[name] = seconds.get(name, 0.0) + rep.duration
+    if seconds:
+        terminalreporter.section("seconds per test file")
+        for name, secs in sorted(seconds.items(), key=lambda kv: -kv[1]):
+            terminalreporter.write_line(f"{secs:8.1f}  {name}")
+
+
 @pytest.fixture(autouse=True)
 def _auto_is_the_cpu_unless_marked_gpu(request: pytest.FixtureRequest,
                                        monkeypatch: pytest.MonkeyPatch) -> None:

@@ -29,7 +29,9 @@ from spbfs.mpi.grid import Distribution, auto_grid_shape
 
 @pytest.mark.mpi
 @needs_mpi
-@on_grids({1: ["1x1"], 2: ["1x2", "2x1"], 3: ["1x3", "3x1"], 4: ["2x2"], 6: ["2x3", "3x2"]})
+# One row or column (1x2, 2x1), square (2x2), and three ranks along a row or a column
+# of a grid that has both (2x3, 3x2): 1x3 and 3x1 ran no path these do not.
+@on_grids({1: ["1x1"], 2: ["1x2", "2x1"], 4: ["2x2"], 6: ["2x3", "3x2"]})
 def test_cases_match_serial_and_scipy(nranks: int, grids: list[str]) -> None:
     """Levels equal one-process spbfs.bfs and scipy; trees valid; same graph on every grid."""
     rc, out, err, _ = launch(nranks, [str(SCRIPTS / "dist_cases.py"), *grids], timeout=170)
@@ -138,7 +140,8 @@ def test_bfs_file_writes_npz(tmp_path: Path) -> None:
 
 @pytest.mark.mpi
 @needs_mpi
-@pytest.mark.parametrize("nranks", [2, 3, 6])
+# Two ranks (one boundary) and six (ranges of a few lines, uneven over every file).
+@pytest.mark.parametrize("nranks", [2, 6])
 def test_parallel_read_matches_serial_reader(nranks: int, data_dir: Path) -> None:
     """Every rank parses its byte range (of the decompressed stream for gzip files, which
     rank 0 hands out; or its slice of an .npz); together they are the serial reader's

@@ -425,8 +425,11 @@ def _run_networkx_tests(tmp_path: Path, targets: list[str], pyargs: bool) -> dic
     env.update(NETWORKX_TEST_BACKEND="spbfs", NETWORKX_FALLBACK_TO_NX="True",
                NX_SPBFS_STATS=str(stats), NX_SPBFS_MIN_EDGES="0")
     args = ["--pyargs", *targets] if pyargs else [str(site / t) for t in targets]
+    # Without our addopts: a .venv inside the checkout makes pyproject.toml networkx's
+    # pytest config too, and its workers (-n 2) would each count, the last one writing.
     proc = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-x", *args],
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-o", "addopts=",
+         "-x", *args],
         cwd=tmp_path, env=env, capture_output=True, text=True, timeout=900,
     )
     assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-4000:]
