@@ -23,10 +23,9 @@ ROOT = Path(__file__).resolve().parent
 VENV = ROOT / ".venv"
 BIN = VENV / ("Scripts" if os.name == "nt" else "bin")
 EXTRAS = {"bench": "plot", "test": "test,plot", "docs": "docs"}
-# Measured on 2 idle cores: with numba's cache warm, and on a fresh clone, where the suite
-# compiles the kernels as it goes. A loaded machine takes several times that.
-TEST_MINUTES = 10
-FRESH_TEST_MINUTES = 13
+# Measured on a fresh clone on 2 idle cores (two pytest workers, which compile the kernels
+# as they go; a warm numba cache takes less). A loaded machine takes several times that.
+FRESH_TEST_MINUTES = 15
 
 
 def _run(*cmd: str | os.PathLike[str], **kw: object) -> None:
@@ -62,9 +61,9 @@ def main(argv: list[str]) -> int:
         elif task == "test":
             _run(BIN / "python", "-m", "ruff", "check", ".", env=env)
             if not rest:
-                print(f"the whole suite takes about {TEST_MINUTES} minutes on 2 idle cores, "
-                      f"{FRESH_TEST_MINUTES} on its first run (which compiles the kernels), "
-                      "longer under load: one line per test file, its seconds at the right",
+                print(f"the whole suite takes about {FRESH_TEST_MINUTES} minutes on its first run "
+                      "on 2 idle cores (it compiles the kernels; less afterwards, longer under "
+                      "load), on two workers: the seconds of each test file at the end",
                       flush=True)
             # One line per file with its time ("times"), also into a log file.
             _run(BIN / "python", "-m", "pytest", "-o", "console_output_style=times", *rest,
