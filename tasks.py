@@ -65,9 +65,8 @@ def main(argv: list[str]) -> int:
                       "on 2 idle cores (it compiles the kernels; less afterwards, longer under "
                       "load), on two workers: the seconds of each test file at the end",
                       flush=True)
-            # One line per file with its time ("times"), also into a log file.
-            _run(BIN / "python", "-m", "pytest", "-o", "console_output_style=times", *rest,
-                 env=env)
+            # Two workers (pyproject.toml); the seconds of each file come at the end.
+            _run(BIN / "python", "-m", "pytest", *rest, env=env)
         elif task == "docs":
             _run(BIN / "python", ROOT / "docs" / "figures.py", "--out", ROOT / "docs" / "figures",
                  env=env)
