@@ -3,8 +3,10 @@
 A refactor keeps behaviour, speed included. This script runs each named case
 on checkout A and checkout B in turn (the order rotates every round, so a
 drifting machine favours neither), takes every figure from the benchmark's own
-output, and prints per case the median of each side and the ratio B / A of the
-medians, with the load average before and after the run.
+output, and prints per case the median of each side, the ratio B / A of the
+medians, and the median of the rounds' own ratios (each round's A and B ran
+back to back, so that one follows a machine whose speed drifts during the run),
+with the load average before and after the run.
 
 Cases (``--cases``, comma separated):
 
@@ -198,15 +200,17 @@ def main(argv: list[str] | None = None) -> int:
     print(f"load after: {_load()}\n")
     for other in names[1:]:
         print(f"| case | figure | A median | {other} median | {other} / A | "
-              f"{other} / A by round |")
-        print("|---|---|---|---|---|---|")
+              f"median of rounds | {other} / A by round |")
+        print("|---|---|---|---|---|---|---|")
         for case in cases:
             for fig in results[(case, "A")][0]:
                 a = [r[fig] for r in results[(case, "A")]]
                 b = [r[fig] for r in results[(case, other)]]
                 ma, mb = statistics.median(a), statistics.median(b)
-                paired = ", ".join(f"{y / x:.3f}" for x, y in zip(a, b, strict=True))
-                print(f"| {case} | {fig} | {ma:.4g} | {mb:.4g} | {mb / ma:.3f} | {paired} |")
+                ratios = [y / x for x, y in zip(a, b, strict=True)]
+                paired = ", ".join(f"{r:.3f}" for r in ratios)
+                print(f"| {case} | {fig} | {ma:.4g} | {mb:.4g} | {mb / ma:.3f} | "
+                      f"{statistics.median(ratios):.3f} | {paired} |")
         print()
     return 0
 
