@@ -12,11 +12,11 @@ State on the device: the rank's block (a cupy block is the
 matrix: csr, or dcsc's non-empty columns only), the piece's parents, levels
 and degrees, the "already sent" map and the column chunk's frontier map (bool
 arrays). The grid's messages are host buffers (the MPI library takes host
-memory), so data crosses only at the exchange, explicitly, once per message:
-a received frontier, bitmap or set of pairs goes up with ``xp.asarray``; what a
-step sends (its pairs with their counts, its new frontier piece with its
-degree sum) comes down in one ``to_host``. The host ``visited`` bitmap the
-exchange reads is kept from those ids.
+memory), so data crosses only at the exchange, explicitly, once per message,
+through the engine's :class:`~spbfs.mpi.staging.Staging`: a received frontier,
+bitmap or set of pairs goes up; what a step sends (its pairs with their
+counts, its new frontier piece with its degree sum) comes down in one
+transfer. The host ``visited`` bitmap the exchange reads is kept from those ids.
 """
 
 from __future__ import annotations
@@ -136,10 +136,13 @@ class ArrayLocal:
         return self.staging.up(a)
 
     def _bits(self, words: np.ndarray) -> Any:
-        """A host bitmap (uint64 words) as a bool map on the device."""
-        xp = self.xp
-        raw = xp.asarray(words).view(np.uint8)
-        return xp.unpackbits(raw, bitorder="little").view(bool)
+        """A host bitmap (uint64 words) as a bool map on the device.
+
+        Through the staging as every received message (the words bit for bit
+        as int64): pinned by default, as it came where the library is CUDA-aware.
+        """
+        raw = self.staging.up(words.view(np.int64)).view(np.uint8)
+        return self.xp.unpackbits(raw, bitorder="little").view(bool)
 
     def _down(self, *parts: Any) -> list[np.ndarray]:
         """Device int64 arrays to the host in one transfer, split again.

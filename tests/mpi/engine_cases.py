@@ -112,8 +112,6 @@ def check_staging(grid: ProcessGrid, cases: list[int]) -> None:
     """Each level's messages cross through pinned buffers kept with the graph (reused from
     level to level and search to search); with ``cuda_aware=True`` no pinned buffer exists
     and a message received into device memory reaches the engine without a copy."""
-    import cupy
-
     el = kronecker(9, 8, seed=5)
     m, rank, size = el.num_edges, grid.rank, grid.size
     src, dst = el.src[rank * m // size:(rank + 1) * m // size], \
@@ -123,30 +121,43 @@ def check_staging(grid: ProcessGrid, cases: list[int]) -> None:
     for aware in ("auto", True):  # auto asks the mpich wheel's library: not CUDA-aware
         g = DistGraph.from_edges(src, dst, el.n, grid=grid, config=Config(cuda_aware=aware))
         cfg = g.config.replace(backend="cupy")
-        bfs(g, s0, config=cfg)  # makes the engine and moves the blocks
+        # Makes the engine and moves the blocks; both directions' messages (frontiers,
+        # pairs, bitmaps) grow the buffers the next searches reuse.
+        for direction in ("top-down", "bottom-up"):
+            bfs(g, s0, config=cfg, direction=direction)
         st = g._search_buffers.locals["cupy"].staging
         assert st.mode == ("pinned" if aware == "auto" else "direct"), (aware, st.mode)
         grown, buffers = st.grown, len(t.pinned)
-        before = (t.to_device, t.to_host, t.pinned_to_device, t.pinned_to_host)
-        r = bfs(g, s0, config=cfg, direction="top-down")
-        up, down, pin_up, pin_down = (a - b for a, b in zip(
-            (t.to_device, t.to_host, t.pinned_to_device, t.pinned_to_host), before,
-            strict=True))
-        tag = f"{grid.pr}x{grid.pc} cuda_aware={aware} levels {len(r.stats)}"
-        if aware == "auto":
-            # Every crossing of the levels is staged; only the result's two (parents,
-            # levels, written once at the end) are not.
-            assert pin_up == up and pin_down == down - 2, (tag, up, pin_up, down, pin_down)
-            assert pin_up >= len(r.stats) - 1 and pin_down >= len(r.stats) - 1, tag
-            # No buffer made in the second search: the first's serve every level.
-            assert st.grown == grown and len(t.pinned) == buffers, (tag, st.grown, grown)
-            assert 0 < grown <= 2 * 10, (tag, grown)  # geometric growth: a few at most
-        else:
-            assert pin_up == pin_down == 0 and st.grown == 0, tag
-            dev = cupy.asarray(np.arange(6, dtype=np.int64))
-            n0 = (t.to_device, t.to_host)
-            assert st.up(dev) is dev and (t.to_device, t.to_host) == n0, tag
+        for direction in ("top-down", "bottom-up"):
+            check_staged(g, cfg, s0, direction, aware, grown, buffers)
         cases[0] += 1
+
+
+def check_staged(g: DistGraph, cfg: Config, s0: int, direction: str, aware: object,
+                 grown: int, buffers: int) -> None:
+    """One search's crossings: all through the kept pinned buffers, or none pinned."""
+    import cupy
+
+    t, grid = TRANSFERS, g.grid
+    st = g._search_buffers.locals["cupy"].staging
+    before = (t.to_device, t.to_host, t.pinned_to_device, t.pinned_to_host)
+    r = bfs(g, s0, config=cfg, direction=direction)
+    up, down, pin_up, pin_down = (a - b for a, b in zip(
+        (t.to_device, t.to_host, t.pinned_to_device, t.pinned_to_host), before, strict=True))
+    tag = f"{grid.pr}x{grid.pc} cuda_aware={aware} {direction} levels {len(r.stats)}"
+    if aware == "auto":
+        # Every crossing of the levels is staged; only the result's two (parents,
+        # levels, written once at the end) are not.
+        assert pin_up == up and pin_down == down - 2, (tag, up, pin_up, down, pin_down)
+        assert pin_up >= len(r.stats) - 1 and pin_down >= len(r.stats) - 1, tag
+        # No buffer made in the second search: the first's serve every level.
+        assert st.grown == grown and len(t.pinned) == buffers, (tag, st.grown, grown)
+        assert 0 < grown <= 2 * 10, (tag, grown)  # geometric growth: a few at most
+    else:
+        assert pin_up == pin_down == 0 and st.grown == 0, tag
+        dev = cupy.asarray(np.arange(6, dtype=np.int64))
+        n0 = (t.to_device, t.to_host)
+        assert st.up(dev) is dev and (t.to_device, t.to_host) == n0, tag
 
 
 def check_planted_bugs(grid: ProcessGrid) -> None:
