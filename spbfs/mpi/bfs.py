@@ -6,7 +6,10 @@ owns a piece of the parents, levels and frontier (vertices ``lo .. hi-1``)
 and one block ``B_ij``. The level loop is the one every engine runs under
 (:func:`spbfs.search.driver.run_levels`): a level runs in one direction on
 every rank, chosen from counts summed by the level's one Allreduce
-(:meth:`GridEngine.reduce`). The communication of a level goes through the
+(:meth:`GridEngine.reduce`); on a directed graph the same Allreduce carries
+the in-degree sum of the new frontier, so the direction test weighs the
+in-edges of the unvisited set as the one-process engines do
+(:mod:`spbfs.direction`). The communication of a level goes through the
 named phases of :mod:`spbfs.mpi.spmsv` (transpose, expand or gather, fold,
 rotate, parent updates, merge); the local work between them goes to the rank's
 local engine (:mod:`spbfs.mpi.local`: the numba kernels, or the array engine on
@@ -120,8 +123,8 @@ class _Kept:
     the engine only resets what a search reads before it writes.
     """
 
-    __slots__ = ("arrays", "deg_p", "duo", "locals", "packed", "phases", "prev", "sentprev",
-                 "visited", "visited0")
+    __slots__ = ("arrays", "deg_p", "duo", "in_deg", "locals", "packed", "phases", "prev",
+                 "sentprev", "visited", "visited0")
 
     def __init__(self, g: DistGraph) -> None:
         grid = g.grid
@@ -164,6 +167,9 @@ class _Kept:
         # Whether a transposed top-down pair fits one word (the plan may still
         # ask for two: compressed pair messages).
         self.packed = K.pack_fits(g.n, B)
+        # A directed graph's in-degrees of the piece: what a bottom-up sweep reads of
+        # a vertex, summed over each level's new frontier (GridEngine.reduce).
+        self.in_deg = g.piece_in_degrees() if g.directed else None
         # The frontier phases by plan, as (plan, phases) (see GridEngine.__init__).
         self.phases: list[tuple[Any, FrontierPhases]] = []
         # The local engines by backend name (spbfs.mpi.local), made by the first search
@@ -287,6 +293,10 @@ class GridEngine:
         self.n_f = 0
         self.grew = True
         self.m_u = -1
+        # A directed graph's m_u is the in-edges of the unvisited set (a bottom-up
+        # sweep reads those): the new frontier's in-degrees, summed by the Allreduce.
+        self.in_deg = kept.in_deg
+        self.in_new = 0  # this rank's part of the latest frontier's in-degree sum
         self.m_f_before = 0  # the frontier's edges one level earlier
         self.stepped = False  # a level ran since the last reduce
 
@@ -322,6 +332,8 @@ class GridEngine:
             self.local.claim(ls, source)
             frontier = np.array([ls], dtype=self.newbufs[0].dtype)
             deg_source = int(self.deg[ls])
+            if self.in_deg is not None:
+                self.in_new = int(self.in_deg[ls])
         elif self.duo:
             # The partner's source is reached: "sent" must know it from the start.
             plo = self.d.piece_range(self.partner)[0]
@@ -347,6 +359,8 @@ class GridEngine:
         """One top-down level; posts the next frontier's exchange."""
         new, scanned, degsum = self._topdown(frontier, depth)
         self.stepped = True
+        if self.in_deg is not None:
+            self.in_new = int(self.in_deg[new].sum())
         # A duo level posts nothing: each rank knows the other's new frontier.
         if not self.duo and (self.max_depth is None or depth < self.max_depth):
             self._post(new, True)
@@ -356,6 +370,8 @@ class GridEngine:
         """One bottom-up level; posts the next frontier's exchange."""
         new, scanned, degsum = self._bottomup(frontier, depth)
         self.stepped = True
+        if self.in_deg is not None:
+            self.in_new = int(self.in_deg[new].sum())
         if self.max_depth is None or depth < self.max_depth:
             self._post(new, False)
         return new, new.shape[0], scanned, degsum
@@ -396,8 +412,14 @@ class GridEngine:
     def reduce(self, count: int, degsum: int, scanned: int, hit: int) -> list[int]:
         """The level-end Allreduce; also completes a posted frontier exchange."""
         red = self.duo_red
+        in_new = -1  # the frontier's in-degrees (directed graphs; never a duo level)
         if red is None:
-            red = self.phases.allreduce4(count, degsum, scanned, hit)
+            if self.in_deg is None:
+                red = self.phases.allreduce4(count, degsum, scanned, hit)
+            else:
+                red = self.phases.allreduce4(count, degsum, scanned, hit, self.in_new)
+                in_new = red[4]
+                red = red[:4]
         else:
             self.duo_red = None
             tp = self.target_p
@@ -408,10 +430,19 @@ class GridEngine:
             self.stepped = False
         self.m_f_before = self.m_f
         self.m_f = red[1]  # the next frontier's edges: a large top-down level runs in parallel
-        self.m_u = (self.total_degree if self.m_u < 0 else self.m_u) - red[1]
+        # The edges a bottom-up sweep would read: out-edges of the unvisited set where
+        # every edge goes both ways, their in-edges on a directed graph (the two sums
+        # start equal: every arc is one vertex's out-edge and another's in-edge).
+        self.m_u = (self.total_degree if self.m_u < 0 else self.m_u) - \
+            (red[1] if in_new < 0 else in_new)
         self.grew = red[0] > self.n_f
         self.n_f = red[0]
         return red
+
+    def unvisited_in_edges(self) -> int | None:
+        """The in-edges of the unvisited set on a directed graph (None where edges go
+        both ways): the ``m_u`` of :func:`spbfs.direction.next_direction`."""
+        return None if self.in_deg is None else self.m_u
 
     # -- merge and order ----------------------------------------------------------------
     def sort_new(self, k: int) -> np.ndarray:

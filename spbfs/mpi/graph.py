@@ -607,6 +607,29 @@ class DistGraph:
         """Out-degree (duplicates and self-loops removed) of this rank's vertices ``lo .. hi-1``."""
         return self._deg
 
+    def piece_in_degrees(self) -> np.ndarray:
+        """In-degree of this rank's vertices ``lo .. hi-1``, counted as :meth:`piece_degrees`.
+
+        Collective (one reduce-scatter along the processor row): ``tblock``'s
+        column lengths are the in-arcs of the row chunk's vertices within the
+        block, and the row chunk's part ``j`` is this rank's own piece. What a
+        bottom-up sweep of a directed graph reads (:mod:`spbfs.direction`).
+        """
+        tb, B = self.tblock, self.dist.B64
+        g = self.grid
+        rowcount = np.zeros(g.pc * B, dtype=np.int64)
+        if tb.jc is None:
+            rowcount[:] = np.diff(tb.ptr)
+        else:
+            rowcount[tb.jc] = np.diff(tb.ptr)
+        if g.pc == 1:
+            mine = rowcount
+        else:
+            mine = np.empty(B, dtype=np.int64)
+            req = g.row_comm.Ireduce_scatter_block(rowcount, mine, op=C.mpi().SUM)
+            C.policy().wait(req, rowcount.nbytes >= C.BULK_BYTES)
+        return mine[:self.hi - self.lo].copy()
+
     def global_entries(self) -> tuple[np.ndarray, np.ndarray] | None:
         """All entries of ``B`` as global ``(rows, cols)`` on rank 0, sorted by (col, row).
 

@@ -29,9 +29,11 @@ if STANDIN:
 
 import numpy as np  # noqa: E402
 
+import spbfs  # noqa: E402
 from spbfs import Config  # noqa: E402
 from spbfs.edges import EdgeList  # noqa: E402
 from spbfs.generators import erdos_renyi, grid2d, kronecker, path  # noqa: E402
+from spbfs.graph import Graph  # noqa: E402
 from spbfs.mpi import DistGraph, ProcessGrid, _kernels, bfs, install_excepthook  # noqa: E402
 from spbfs.mpi.local_array import ArrayLocal  # noqa: E402
 from spbfs.validate import reference_levels, validate_bfs_tree  # noqa: E402
@@ -101,11 +103,52 @@ def check_grid(shape: str, cases: list[int], *, brief: bool = False) -> None:
                                               directed=directed)
                         cases[0] += 1
         _kernels.pack_fits = fits
+    check_directed_policy(grid, cases, engines)
     if STANDIN:
         check_staging(grid, cases)
     if STANDIN and size == 1:
         check_planted_bugs(grid)
     grid.free()
+
+
+def unreached_sources() -> EdgeList:
+    """A directed graph whose unvisited vertices have many out-edges and few in-edges.
+
+    Source 0 reaches 200 vertices, each with 20 arcs into 1,000 more; 1,000
+    vertices nothing reaches send 100 arcs each into the first 201. After the
+    first level the unvisited set's out-edges (about 104,000) exceed alpha
+    times the frontier's 4,000 edges, its in-edges (4,000) do not: a bottom-up
+    sweep reads the in-edges, so the search goes bottom-up, as one process does.
+    """
+    rng = np.random.default_rng(7)
+    l1, l2, z = np.arange(1, 201), np.arange(201, 1201), np.arange(1201, 2201)
+    src = np.concatenate([np.zeros(200, np.int64), np.repeat(l1, 20), np.repeat(z, 100)])
+    dst = np.concatenate([l1, rng.choice(l2, 4000), rng.integers(0, 201, 100_000)])
+    return EdgeList(src, dst, 2201, directed=True)
+
+
+def check_directed_policy(grid: ProcessGrid, cases: list[int], engines: list[str]) -> None:
+    """On a directed graph the grid's direction test weighs the in-edges of the unvisited
+    set, as the one-process engines do: the same schedule, on every local engine."""
+    el = unreached_sources()
+    m, rank, size = el.num_edges, grid.rank, grid.size
+    src, dst = el.src[rank * m // size:(rank + 1) * m // size], \
+        el.dst[rank * m // size:(rank + 1) * m // size]
+    # The one-process numba engine (a cupy one would run the stand-in's steps).
+    one = Graph.from_edgelist(el, directed=True, config=Config(backend="numba"))
+    want = spbfs.bfs(one, 0).stats.direction
+    lv = reference_levels(el.src, el.dst, el.n, 0, directed=True)
+    for fmt in ("csr", "dcsc"):
+        g = DistGraph.from_edges(src, dst, el.n, directed=True, grid=grid,
+                                 config=Config(format=fmt))
+        for engine in ["numba", *engines]:
+            r = bfs(g, 0, config=g.config.replace(backend=engine))
+            full = r.gather()
+            tag = f"{grid.pr}x{grid.pc} in-edges {fmt} {engine}"
+            assert np.array_equal(r.stats.direction, want), (tag, r.stats.direction, want)
+            if rank == 0:
+                assert np.array_equal(full.levels, lv), f"{tag}: levels differ from scipy"
+            cases[0] += 1
 
 
 def check_staging(grid: ProcessGrid, cases: list[int]) -> None:
