@@ -90,8 +90,18 @@ class ArrayLocal:
 
     def resident(self, block: Any) -> Any:
         """``block`` on this engine's device: itself when there already, else a copy
-        held as a ``cupyx.scipy.sparse`` matrix (:func:`device_block`)."""
-        return block if block.backend.xp is self.xp else device_block(self.backend, block)
+        held as a ``cupyx.scipy.sparse`` matrix (:func:`device_block`); on the host,
+        a device-built graph's host copy of its block (made once, kept with the graph)."""
+        if block.backend.xp is self.xp:
+            return block
+        if self.xp is np:
+            g = self.g
+            if block is g.tblock:
+                return g._host_tblock
+            if block is g.block:
+                return g._host_tblock.transpose()
+            return block.to_backend(self.backend)
+        return device_block(self.backend, block)
 
     @property
     def td_block(self) -> Any:

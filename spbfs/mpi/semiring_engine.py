@@ -67,11 +67,12 @@ __all__ = ["GridSemiringEngine", "semiring_bfs"]
 def _row_counts(tblock: Any) -> np.ndarray:
     """Entries per row of ``B_ij`` (the columns of its transpose), int64."""
     counts = np.zeros(tblock.shape[1], dtype=np.int64)
-    ptr = np.asarray(tblock.ptr, dtype=np.int64)
+    to_host = tblock.backend.to_host  # a block built on the device: its lengths come over
+    lens = to_host(tblock.backend.xp.diff(tblock.ptr)).astype(np.int64)
     if tblock.format == "dcsc":
-        counts[np.asarray(tblock.jc, dtype=np.int64)] = np.diff(ptr)
+        counts[to_host(tblock.jc).astype(np.int64)] = lens
     else:
-        counts[:] = np.diff(ptr)
+        counts[:] = lens
     return counts
 
 

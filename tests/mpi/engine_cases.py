@@ -68,7 +68,8 @@ def check_grid(shape: str, cases: list[int], *, brief: bool = False) -> None:
             g = DistGraph.from_edges(src, dst, el.n, directed=directed, grid=grid,
                                      config=Config(format=fmt))
             if DEVICE:
-                # The graph's first search on the device moves its blocks there (once).
+                # The graph's first search on the device makes the engine's state there
+                # (the blocks are built there when the config's backend is the device's).
                 bfs(g, 0, config=g.config.replace(backend="cupy"))
             for direction in ("auto", "top-down", "bottom-up"):
                 for s in sources(el)[:1 if brief and direction != "auto" else None]:
@@ -104,6 +105,7 @@ def check_grid(shape: str, cases: list[int], *, brief: bool = False) -> None:
                         cases[0] += 1
         _kernels.pack_fits = fits
     check_directed_policy(grid, cases, engines)
+    check_device_build(grid, cases)
     if STANDIN:
         check_staging(grid, cases)
     if STANDIN and size == 1:
@@ -148,6 +150,56 @@ def check_directed_policy(grid: ProcessGrid, cases: list[int], engines: list[str
             assert np.array_equal(r.stats.direction, want), (tag, r.stats.direction, want)
             if rank == 0:
                 assert np.array_equal(full.levels, lv), f"{tag}: levels differ from scipy"
+            cases[0] += 1
+
+
+def _same(a: object, b: object, tag: str) -> None:
+    """Arrays equal byte for byte, dtypes included (device arrays brought over first)."""
+    if a is None or b is None:
+        assert a is None and b is None, tag
+        return
+    a, b = (x.get() if hasattr(x, "get") else x for x in (a, b))
+    assert a.dtype == b.dtype and a.shape == b.shape and a.tobytes() == b.tobytes(), \
+        (tag, a.dtype, b.dtype, a.shape, b.shape)
+
+
+def check_device_build(grid: ProcessGrid, cases: list[int]) -> None:
+    """Blocks built with array operations (``backend="numpy"``, and the stand-in's device
+    for ``"cupy"``) equal the host builder's byte for byte: both blocks, the tuple counts,
+    self-loops, degrees and bottom-up index; a device-built graph searched on its device
+    keeps no host copy of its blocks, and a numba search makes one (same results)."""
+    rank, size = grid.rank, grid.size
+    for name, el, directed in graphs()[:3]:  # duplicates and self-loops (kron9) included
+        m = el.num_edges
+        src, dst = el.src[rank * m // size:(rank + 1) * m // size], \
+            el.dst[rank * m // size:(rank + 1) * m // size]
+        for fmt in ("csr", "dcsc"):
+            built = {b: DistGraph.from_edges(src, dst, el.n, directed=directed, grid=grid,
+                                             config=Config(format=fmt, backend=b))
+                     for b in ["numba", "numpy", *(["cupy"] if DEVICE else [])]}
+            host = built["numba"]
+            for b, g in built.items():
+                tag = f"{grid.pr}x{grid.pc} {name} {fmt} built for {b}"
+                for which in ("tblock", "block") if directed else ("tblock",):
+                    for part in ("ptr", "ind", "jc"):
+                        _same(getattr(getattr(g, which), part),
+                              getattr(getattr(host, which), part), f"{tag} {which} {part}")
+                _same(g._counts, host._counts, f"{tag} tuple counts")
+                for x, y in zip(g._loops, host._loops, strict=True):
+                    _same(x, y, f"{tag} self-loops")
+                for part in ("_deg", "seg_slots", "nonempty"):
+                    _same(getattr(g, part), getattr(host, part), f"{tag} {part}")
+            if not DEVICE:
+                continue
+            g = built["cupy"]
+            import cupy
+
+            assert isinstance(g.tblock.ptr, cupy.ndarray), "the block was not built on the device"
+            r = bfs(g, 0)
+            assert g.__dict__.get("_host_tblock") is None, "a device search made a host block"
+            ref = bfs(g, 0, config=g.config.replace(backend="numba"))  # host views made here
+            assert g._host_tblock is not g.tblock
+            assert np.array_equal(r.levels, ref.levels) and np.array_equal(r.parents, ref.parents)
             cases[0] += 1
 
 
