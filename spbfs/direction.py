@@ -43,8 +43,8 @@ out-edges (and 5,941 against 7,425) left, and both tests switch at the same leve
 
 The same policy object serves one process and the 2D grid; on a grid the
 counts are global sums (one Allreduce per level), and on a directed graph
-that Allreduce carries the new frontier's in-degree sum too, so the grid's
-``m_u`` is the same in-edge count (``GridEngine.unvisited_in_edges``).
+its ``m_u`` is the same in-edge count, counted as the numba engine counts it
+(``GridEngine.unvisited_in_edges``).
 """
 
 from __future__ import annotations

@@ -565,9 +565,7 @@ class FrontierPhases(GridPhases):
         self.visited = visited
         self.prev = prev
         self.msgbufs = msgbufs
-        # The level-end Allreduce, in place: four counts, five on a directed graph.
-        self.red = np.zeros(5, np.int64)
-        self.red4 = self.red[:4]
+        self.red = np.zeros(4, np.int64)  # the level-end Allreduce, in place
         rank, pr, pc = grid.rank, grid.pr, grid.pc
         # The frontier exchange's partners never change (see post_expand).
         jt = rank // pr
@@ -971,28 +969,24 @@ class FrontierPhases(GridPhases):
         return sends, words, pe.name
 
     # -- over the grid -------------------------------------------------------------------
-    def allreduce4(self, a: int, b: int, c: int, d: int, e: int | None = None) -> list[int]:
-        """Sum four counts over the grid (five with ``e``); also completes a posted
-        frontier exchange."""
+    def allreduce4(self, a: int, b: int, c: int, d: int) -> list[int]:
+        """Sum four counts over the grid; also completes a posted frontier exchange."""
         t0 = self.cnt.clock()
-        red = self.red4 if e is None else self.red
+        red = self.red
         red[0] = a
         red[1] = b
         red[2] = c
         red[3] = d
-        if e is not None:
-            red[4] = e
         pending = self.pending
         C.allreduce(self.grid.comm, red, also=None if pending is None else pending[3],
                     inplace=True)
         p = self.p
         if p > 1:
-            words = red.shape[0]
-            self.cnt.add(ALLREDUCE, p - 1, words * (p - 1))
+            self.cnt.add(ALLREDUCE, p - 1, 4 * (p - 1))
             if self.emu is not None:
                 # Recursive doubling: log2 p rounds; a posted frontier exchange's
                 # messages travel in the same wait.
-                msgs, nbytes = (p - 1).bit_length(), 8 * words * (p - 1).bit_length()
+                msgs, nbytes = (p - 1).bit_length(), 32 * (p - 1).bit_length()
                 start = t0
                 if pending is not None:
                     dests = len(self.row_dests if pending[6] else self.col_dests)
