@@ -44,7 +44,7 @@ from spbfs.mpi.local import bfs_backend
 __all__ = ["DistGraph"]
 
 #: What a device-built graph makes on the host only when a host kernel reads it.
-_HOST_VIEWS = ("_host_tblock", "_traw", "_tuple_counts")
+_HOST_VIEWS = ("tblock", "_traw", "_tuple_counts")
 
 
 def _place(grid: ProcessGrid, config: Config) -> str:
@@ -252,7 +252,9 @@ class DistGraph:
         self.directed = bool(directed)
         self.config = config
         self.dist = Distribution(n, grid.pr, grid.pc)
-        self.tblock = tblock
+        #: ``tblock`` where it lives: on the device of the searches' array engine for a
+        #: graph built there (:attr:`tblock` is then its host copy, made on first use).
+        self.stored_tblock = tblock
         #: Whether the top-down runs the transposed product over ``tblock`` (an
         #: undirected graph: B is symmetric, so ``B x = Bᵀ x``), which lets the
         #: rank keep one block (``Config.grid_blocks``).
@@ -272,7 +274,7 @@ class DistGraph:
         self._counts = tuple_counts  # where the blocks live
         if backend.xp is np:
             self._tuple_counts = tuple_counts
-            self._host_tblock = tblock
+            self.tblock = tblock
         self._deg = deg
         self.lo, self.hi = self.dist.piece_range(grid.rank)
         self.input_edges = int(input_edges)
@@ -316,16 +318,21 @@ class DistGraph:
         builds the transpose and keeps it (with the memory that costs: the grid
         BFS never asks for it), where the blocks live.
         """
-        return _transposed(self.tblock)
+        return self.tblock.transpose()
+
+    @property
+    def stored_block(self) -> Block:
+        """:attr:`block` where the blocks live (see :attr:`stored_tblock`)."""
+        return _transposed(self.stored_tblock)
 
     @property
     def _raw(self) -> tuple[Any, Any, Any, bool]:
-        """``block.kernel_view`` on the host (see :attr:`block`)."""
-        return self._host_tblock.transpose().kernel_view
+        """``block.kernel_view`` (see :attr:`block`)."""
+        return self.block.kernel_view
 
     def __getattr__(self, name: str) -> Any:
         # Only attributes not set reach here: a device-built graph's host views,
-        # made by the first host kernel that reads them.
+        # made by the first host code that reads them.
         if name in _HOST_VIEWS and "_counts" in self.__dict__:
             self._host_views()
             return self.__dict__[name]
@@ -334,26 +341,29 @@ class DistGraph:
     def _host_views(self) -> None:
         """A device-built graph's blocks and tuple counts copied to the host, kept.
 
-        Only the host kernels need them: the numba engine (a search with
+        Only host code needs them: the numba engine (a search with
         ``backend="numba"`` on this graph), the distributed validation and the
         Graph500 edge counts (:meth:`reached_tuples`, :meth:`iter_tuples`), the
-        entry listing of :meth:`global_entries`. A graph searched on its
-        device alone never makes them.
+        entry listing of :meth:`global_entries`, and whoever reads
+        :attr:`tblock` or :attr:`block` (the triangle count's adjacency lists,
+        an algorithm given ``g.block``). A graph searched on its device alone
+        never makes them.
         """
-        tb = self.tblock
+        tb = self.stored_tblock
         host = tb.to_backend("numpy")
         if tb.has_transpose and tb._transpose is not tb:
             held = tb._transpose.to_backend("numpy")
             host._transpose, held._transpose = held, host
         elif tb._transpose is tb:
             host._transpose = host
-        self._host_tblock = host
+        self.tblock = host
         self._traw = host.kernel_view
         self._tuple_counts = tb.backend.to_host(self._counts)
 
     def block_held(self) -> bool:
         """Whether ``B_ij`` is held beside ``tblock`` (directed, or built on demand)."""
-        return self.tblock.has_transpose and self.tblock._transpose is not self.tblock
+        tb = self.stored_tblock
+        return tb.has_transpose and tb._transpose is not tb
 
     # -- construction ----------------------------------------------------------------
     @classmethod
@@ -704,7 +714,7 @@ class DistGraph:
         block, and the row chunk's part ``j`` is this rank's own piece. What a
         bottom-up sweep of a directed graph reads (:mod:`spbfs.direction`).
         """
-        tb, B = self.tblock, self.dist.B64
+        tb, B = self.stored_tblock, self.dist.B64
         g = self.grid
         lens = tb.backend.to_host(tb.backend.xp.diff(tb.ptr)).astype(np.int64)
         rowcount = np.zeros(g.pc * B, dtype=np.int64)
@@ -727,7 +737,7 @@ class DistGraph:
         :attr:`spbfs.Graph.out_block`. Collective; None on the other ranks.
         """
         d, g = self.dist, self.grid
-        tb = self._host_tblock
+        tb = self.tblock
         rows = d.global_rows(np.asarray(tb.column_ids(), dtype=np.int64), g.i)
         cols = d.global_cols(np.asarray(tb.ind, dtype=np.int64), g.j)
         all_rows = C.gatherv(g.comm, rows)
@@ -757,7 +767,7 @@ class DistGraph:
     @property
     def stored_entries(self) -> int:
         """Entries of ``B`` over all ranks (collective)."""
-        return int(C.allreduce(self.grid.comm, np.array([self.tblock.nnz]))[0])
+        return int(C.allreduce(self.grid.comm, np.array([self.stored_tblock.nnz]))[0])
 
     def index_bytes(self) -> int:
         """Bytes of this rank's bottom-up index (segment starts; csr: the rows with entries)."""
@@ -776,9 +786,10 @@ class DistGraph:
         :attr:`block`), ``index`` the bottom-up index (:meth:`index_bytes`),
         ``tuples`` the input tuples (:meth:`tuple_bytes`).
         """
-        held = self.tblock._transpose if self.block_held() else None
+        held = self.stored_tblock._transpose if self.block_held() else None
         bb = 0 if held is None else held.nbytes
-        local = np.array([bb, self.tblock.nbytes, self.index_bytes(), self.tuple_bytes()])
+        local = np.array([bb, self.stored_tblock.nbytes, self.index_bytes(),
+                          self.tuple_bytes()])
         tot = C.allreduce(self.grid.comm, local)
         return {"block": int(tot[0]), "tblock": int(tot[1]), "index": int(tot[2]),
                 "tuples": int(tot[3])}
@@ -786,7 +797,8 @@ class DistGraph:
     def __repr__(self) -> str:
         kind = "directed" if self.directed else "undirected"
         return (f"DistGraph(n={self.n}, {kind}, grid {self.grid.pr}x{self.grid.pc}, "
-                f"format={self.config.format}, rank {self.grid.rank}: {self.tblock.nnz} entries)")
+                f"format={self.config.format}, rank {self.grid.rank}: "
+                f"{self.stored_tblock.nnz} entries)")
 
 
 def _reduce_scatter_columns(g: ProcessGrid, d: Distribution, colcount: np.ndarray) -> np.ndarray:

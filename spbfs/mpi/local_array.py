@@ -65,11 +65,11 @@ class ArrayLocal:
         self.td_piece0 = grid.i * grid.pc if self.transposed else grid.j * grid.pr
         self.bu_piece0 = grid.j * grid.pr
         B = self.B
-        self.tblock = self.resident(g.tblock)
+        self.tblock = self.resident(g.stored_tblock)
         self._td_block: Any = self.tblock if self.transposed else None
         # The segments' rows with entries (tblock's non-empty columns): the only rows
         # a bottom-up level can find a parent for.
-        ncols = g.tblock.shape[1]
+        ncols = self.tblock.shape[1]
         self.open = xp.zeros(ncols, dtype=bool)
         if self.tblock.jc is None:
             ptr = self.tblock.ptr
@@ -96,10 +96,10 @@ class ArrayLocal:
             return block
         if self.xp is np:
             g = self.g
-            if block is g.tblock:
-                return g._host_tblock
-            if block is g.block:
-                return g._host_tblock.transpose()
+            if block is g.stored_tblock:
+                return g.tblock
+            if block is g.stored_block:
+                return g.block
             return block.to_backend(self.backend)
         return device_block(self.backend, block)
 
@@ -107,7 +107,7 @@ class ArrayLocal:
     def td_block(self) -> Any:
         """Column access of the top-down product (a directed graph's ``B_ij``, on first use)."""
         if self._td_block is None:
-            self._td_block = self.resident(self.g.block)
+            self._td_block = self.resident(self.g.stored_block)
         return self._td_block
 
     def block(self, transpose: bool = False) -> Any:
@@ -115,7 +115,8 @@ class ArrayLocal:
         if transpose:
             return self.tblock
         if self._block is None:
-            self._block = self.td_block if not self.transposed else self.resident(self.g.block)
+            self._block = self.td_block if not self.transposed else \
+                self.resident(self.g.stored_block)
         return self._block
 
     # -- the search's state ------------------------------------------------------------
