@@ -42,7 +42,9 @@ out-edges (and 5,941 against 7,425) left, and both tests switch at the same leve
 (benchmarks/defaults.py).
 
 The same policy object serves one process and the 2D grid; on a grid the
-counts are global sums (one Allreduce per level), of out-edges.
+counts are global sums (one Allreduce per level), and on a directed graph
+its ``m_u`` is the same in-edge count, counted as the numba engine counts it
+(``GridEngine.unvisited_in_edges``).
 """
 
 from __future__ import annotations

@@ -233,7 +233,8 @@ class GridVectorOps:
     Parameters
     ----------
     g : DistGraph
-        The distributed graph: ``B_ij`` is ``g.block``, ``(Bᵀ)`` is ``g.tblock``.
+        The distributed graph: ``B_ij`` is ``g.block``, ``(Bᵀ)`` is ``g.tblock``
+        (``stored_block``, ``stored_tblock`` where they live).
     """
 
     def __init__(self, g: Any) -> None:
@@ -270,8 +271,14 @@ class GridVectorOps:
         one made for this object's life (a weighted block's parts)."""
         if self.local is None or block.backend.xp is self.xp:
             return block
-        if block is self.g.block or block is self.g.tblock:
-            return self.local.block(block is self.g.tblock)
+        g = self.g
+        # The graph's blocks, as stored or as host views (made only where asked for:
+        # never looked up here), are the engine's own.
+        host = g.__dict__.get("tblock")
+        if block is g.stored_tblock or block is host:
+            return self.local.block(True)
+        if block is g.stored_tblock._transpose or (host is not None and block is host._transpose):
+            return self.local.block(False)
         kept = self._resident.get(id(block))
         if kept is None:  # the host block is kept with it, so its id stays its own
             kept = self._resident[id(block)] = (block, self.local.resident(block))
@@ -287,7 +294,7 @@ class GridVectorOps:
 
     def block(self, transpose: bool = False) -> Block:
         """``B_ij`` (``transpose``: the block of ``Bᵀ``), as the graph holds it."""
-        return self.g.tblock if transpose else self.g.block
+        return self.g.stored_tblock if transpose else self.g.stored_block
 
     def _route(self, transpose: bool) -> bool:
         # Bᵀ = B on an undirected graph: the plain product, without the transposes.

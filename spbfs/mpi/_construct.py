@@ -26,6 +26,7 @@ from __future__ import annotations
 import ctypes
 import functools
 from collections.abc import Callable
+from typing import Any
 
 import numba as nb
 import numpy as np
@@ -37,6 +38,7 @@ __all__ = [
     "ColumnBuckets",
     "build_columns",
     "check_entries",
+    "compress_on",
     "count_buckets",
     "count_global",
     "count_mirrors",
@@ -386,14 +388,94 @@ class ColumnBuckets:
         counts.resize(o, refcheck=False)
         if wide:
             top = max(int(w.max(initial=0)) for _, w in wide)
-            dt = np.uint16 if top <= 0xFFFF else np.uint32 if top <= 0xFFFFFFFF else np.uint64
-            counts = counts.astype(dt)
+            counts = counts.astype(_count_dtype(top))
             for at, w in wide:
                 counts[at:at + w.shape[0]] = w
+        return ptr, out, counts, self._take_loops()
+
+    def _take_loops(self) -> tuple[np.ndarray, np.ndarray]:
+        """The self-loop tuples put aside (local rows, local columns), which it forgets."""
         pairs = np.concatenate([x for s in self.loops for x in s] or
                                [np.zeros(0, dtype=self.dtype)])
         self.loops = [[] for _ in self.loops]
-        return ptr, out, counts, (pairs[0::2].copy(), pairs[1::2].copy())
+        return pairs[0::2].copy(), pairs[1::2].copy()
+
+    def build_on(self, xp: Any, nrows: int, index_dtype: str | np.dtype | type = "auto",
+                 ) -> tuple[Any, Any, Any, tuple[np.ndarray, np.ndarray]]:
+        """:meth:`build` with array operations on ``xp``'s device (numpy: the same steps).
+
+        Each group's records go up once (its pieces as they arrived, each freed
+        on the host once up) and are sorted by (column, row) there; a row
+        repeated in a column is one entry, whose count is the tuple records
+        among its repeats (:func:`compress_on`). The same arrays as
+        :meth:`build`, byte for byte, with ``ptr``, ``ind`` and ``counts`` on
+        the device; the self-loops stay on the host. At most one group's
+        records and their sort live on the device beside the block.
+        """
+        dtype = choose_index_dtype(nrows, self.ncols, self.entries, index_dtype)
+        lens, inds, counts = [], [], []
+        top = 0
+        for k in range(self.nbuckets):
+            c0, c1 = k * self.width, min(self.ncols, (k + 1) * self.width)
+            rows, cols = [], []
+            ntup = 0
+            for kind in (0, 1):  # the tuples first: their positions are below ntup
+                ent, off = self.pieces[kind][k]
+                while ent:
+                    rows.append(xp.asarray(ent.pop(0)))
+                    cols.append(xp.asarray(off.pop(0)))
+                    ntup += rows[-1].shape[0] if kind == 0 else 0
+            if not rows:
+                lens.append(xp.zeros(c1 - c0, dtype=np.int64))
+                continue
+            r = xp.concatenate(rows)
+            c = xp.concatenate(cols)
+            del rows, cols
+            ln, ind, cnt = compress_on(xp, r, c, c1 - c0, ntup)
+            del r, c
+            release_freed()  # the group's host pieces and scratch (see build)
+            lens.append(ln)
+            inds.append(ind.astype(dtype))
+            # Kept in the group's own count dtype (one byte an entry but for a
+            # tuple repeated over 255 times), not in int64 until the end.
+            most = int(cnt.max()) if cnt.shape[0] else 0
+            top = max(top, most)
+            counts.append(cnt.astype(_count_dtype(most)))
+        ptr = xp.zeros(self.ncols + 1, dtype=np.int64)
+        ptr[1:] = xp.cumsum(xp.concatenate(lens))
+        del lens
+        dt = _count_dtype(top)
+        ind = xp.concatenate(inds) if inds else xp.zeros(0, dtype=dtype)
+        del inds
+        cnt = xp.concatenate([x.astype(dt, copy=False) for x in counts]) if counts \
+            else xp.zeros(0, dtype=dt)
+        return ptr, ind, cnt, self._take_loops()
+
+
+def _count_dtype(top: int) -> type:
+    """The tuple counts' dtype: uint8, or the smallest unsigned type that holds ``top``."""
+    return (np.uint8 if top <= 0xFF else np.uint16 if top <= 0xFFFF
+            else np.uint32 if top <= 0xFFFFFFFF else np.uint64)
+
+
+def compress_on(xp: Any, rows: Any, cols: Any, ncols: int, ntup: int) -> tuple[Any, Any, Any]:
+    """Entries ``(rows[k], cols[k])`` compressed by column on ``xp``'s device.
+
+    Returns each column's length (int64, ``ncols``), the rows of every column
+    in increasing order with repeats merged (int64), and per entry how many
+    of its records are among the first ``ntup`` (the tuple records; the rest
+    are mirrors, counted 0). Whole-array steps: one sort by (column, row).
+    """
+    order = xp.lexsort(xp.stack([rows.astype(np.int64), cols.astype(np.int64)]))
+    r = rows[order].astype(np.int64)
+    c = cols[order].astype(np.int64)
+    first = xp.ones(r.shape[0], dtype=bool)
+    first[1:] = (r[1:] != r[:-1]) | (c[1:] != c[:-1])
+    seg = xp.cumsum(first) - 1
+    ind = r[first]
+    lens = xp.bincount(c[first], minlength=ncols)
+    counts = xp.bincount(seg[order < ntup], minlength=ind.shape[0])
+    return lens.astype(np.int64), ind, counts.astype(np.int64)
 
 
 def build_columns(tup: list[np.ndarray], mir: list[np.ndarray], row0: int, col0: int, b: int,

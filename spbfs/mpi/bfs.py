@@ -6,7 +6,10 @@ owns a piece of the parents, levels and frontier (vertices ``lo .. hi-1``)
 and one block ``B_ij``. The level loop is the one every engine runs under
 (:func:`spbfs.search.driver.run_levels`): a level runs in one direction on
 every rank, chosen from counts summed by the level's one Allreduce
-(:meth:`GridEngine.reduce`). The communication of a level goes through the
+(:meth:`GridEngine.reduce`). On a directed graph the direction test weighs
+the in-edges of the unvisited set, as the one-process engines do
+(:mod:`spbfs.direction`), counted when a decision depends on them
+(:meth:`GridEngine.unvisited_in_edges`). The communication of a level goes through the
 named phases of :mod:`spbfs.mpi.spmsv` (transpose, expand or gather, fold,
 rotate, parent updates, merge); the local work between them goes to the rank's
 local engine (:mod:`spbfs.mpi.local`: the numba kernels, or the array engine on
@@ -74,7 +77,7 @@ import numpy as np
 
 from semirings.semiring import Semiring
 from spbfs.config import Config
-from spbfs.direction import BOTTOM_UP, TOP_DOWN, DirectionPolicy
+from spbfs.direction import BOTTOM_UP, TOP_DOWN, DirectionPolicy, leave_top_down
 from spbfs.mpi import _kernels as K
 from spbfs.mpi import comm as C
 from spbfs.mpi.graph import DistGraph
@@ -83,6 +86,7 @@ from spbfs.mpi.planner import planner
 from spbfs.mpi.result import DistBFSResult
 from spbfs.mpi.semiring_engine import semiring_bfs
 from spbfs.mpi.spmsv import (
+    ALLREDUCE,
     COMM_PHASES,
     EXPAND,
     FOLD,
@@ -120,8 +124,8 @@ class _Kept:
     the engine only resets what a search reads before it writes.
     """
 
-    __slots__ = ("arrays", "deg_p", "duo", "locals", "packed", "phases", "prev", "sentprev",
-                 "visited", "visited0")
+    __slots__ = ("arrays", "deg_p", "duo", "in_deg", "in_mark", "locals", "packed", "phases",
+                 "prev", "sentprev", "visited", "visited0")
 
     def __init__(self, g: DistGraph) -> None:
         grid = g.grid
@@ -164,6 +168,11 @@ class _Kept:
         # Whether a transposed top-down pair fits one word (the plan may still
         # ask for two: compressed pair messages).
         self.packed = K.pack_fits(g.n, B)
+        # A directed graph's in-degrees of the piece (what a bottom-up sweep reads of a
+        # vertex) and the visited bitmap as they were last summed
+        # (GridEngine.unvisited_in_edges).
+        self.in_deg = g.piece_in_degrees() if g.directed else None
+        self.in_mark = np.empty(bw, np.uint64) if g.directed else None
         # The frontier phases by plan, as (plan, phases) (see GridEngine.__init__).
         self.phases: list[tuple[Any, FrontierPhases]] = []
         # The local engines by backend name (spbfs.mpi.local), made by the first search
@@ -287,6 +296,14 @@ class GridEngine:
         self.n_f = 0
         self.grew = True
         self.m_u = -1
+        # A directed graph's m_u is the in-edges of the unvisited set (a bottom-up
+        # sweep reads those), as last counted (unvisited_in_edges); every arc is one
+        # vertex's in-edge, so before the search it is the total degree.
+        self.in_deg = kept.in_deg
+        if self.in_deg is not None:
+            np.copyto(kept.in_mark, kept.visited0)
+        self.in_left = self.total_degree
+        self.topdown_last = True  # the direction of the level just run (the source's: top-down)
         self.m_f_before = 0  # the frontier's edges one level earlier
         self.stepped = False  # a level ran since the last reduce
 
@@ -347,6 +364,7 @@ class GridEngine:
         """One top-down level; posts the next frontier's exchange."""
         new, scanned, degsum = self._topdown(frontier, depth)
         self.stepped = True
+        self.topdown_last = True
         # A duo level posts nothing: each rank knows the other's new frontier.
         if not self.duo and (self.max_depth is None or depth < self.max_depth):
             self._post(new, True)
@@ -356,6 +374,7 @@ class GridEngine:
         """One bottom-up level; posts the next frontier's exchange."""
         new, scanned, degsum = self._bottomup(frontier, depth)
         self.stepped = True
+        self.topdown_last = False
         if self.max_depth is None or depth < self.max_depth:
             self._post(new, False)
         return new, new.shape[0], scanned, degsum
@@ -412,6 +431,37 @@ class GridEngine:
         self.grew = red[0] > self.n_f
         self.n_f = red[0]
         return red
+
+    def unvisited_in_edges(self) -> int | None:
+        """The in-edges of the unvisited set on a directed graph (None where edges go
+        both ways): the ``m_u`` of :func:`spbfs.direction.next_direction`.
+
+        Counted as the one-process numba engine counts them: only after a
+        top-down level whose frontier passes the first-sweep guard (the test
+        at ``m_u = 0``), the only place the policy reads them; elsewhere the
+        last count stands. A count sums the in-degrees of the vertices visited
+        since the last one (off the visited bitmap) in one Allreduce of one
+        word; every rank decides alike, from the level's global sums. So a
+        search that never nears a switch (p2p-Gnutella31 from vertex 0, 26
+        levels) costs nothing per level, and a Kronecker search a count or two.
+        """
+        if self.in_deg is None:
+            return None
+        alpha, gamma, auto = self.policy.fused_switch
+        if auto and self.topdown_last and leave_top_down(self.m_f, 0, self.n, alpha, gamma):
+            mark = self.kept.in_mark
+            # The ids go to the frontier buffer the next level writes (the new frontier
+            # is in the other one).
+            spare = self.newbufs[self.flip ^ 1]
+            k = K.ids_and_not(self.visited, mark, 0, spare)
+            np.copyto(mark, self.visited)
+            t0 = self.clock()
+            got = C.allreduce(self.grid.comm, np.array([int(self.in_deg[spare[:k]].sum())]))
+            self.in_left -= int(got[0])
+            if self.p > 1:
+                self.cnt.add(ALLREDUCE, self.p - 1, self.p - 1)
+            self.tick(ALLREDUCE, t0)
+        return self.in_left
 
     # -- merge and order ----------------------------------------------------------------
     def sort_new(self, k: int) -> np.ndarray:

@@ -13,8 +13,12 @@ bottom-up step scans). An undirected graph needs nothing more: ``B`` is
 symmetric, so the top-down product ``B x`` runs as ``Bᵀ x`` over the same
 block (:mod:`spbfs.mpi.bfs`), and a rank holds one copy of its entries. A
 directed graph's ranks also hold ``B_ij`` itself (column access for the
-top-down). The routed tuples themselves (self-loops and duplicates included)
-stay on the block owner for the distributed Graph500 validation and edge
+top-down). A rank whose searches run on an array engine (``Config.backend``
+``numpy`` or ``cupy``, or ``auto`` where every rank has a GPU) builds its
+blocks with array operations on that engine's device from the routed records
+(:meth:`~spbfs.mpi._construct.ColumnBuckets.build_on`: one upload, no host
+block; numpy runs the same steps). The routed tuples themselves (self-loops
+and duplicates included) stay on the block owner for the distributed Graph500 validation and edge
 counts, kept as a count per stored entry plus the self-loops
 (:mod:`spbfs.mpi._construct`), and rebuilt on demand.
 """
@@ -28,10 +32,10 @@ from typing import Any
 
 import numpy as np
 
+from semirings.backend import get_backend
 from semirings.blocks import Block, CSRBlock, DCSCBlock
 from spbfs.config import Config, as_config
 from spbfs.edges import check_vertex_ids
-from spbfs.kernels.bitmaps import set_bits
 from spbfs.mpi import _construct as K
 from spbfs.mpi import comm as C
 from spbfs.mpi.grid import Distribution, ProcessGrid, as_grid
@@ -39,8 +43,11 @@ from spbfs.mpi.local import bfs_backend
 
 __all__ = ["DistGraph"]
 
+#: What a device-built graph makes on the host only when a host kernel reads it.
+_HOST_VIEWS = ("tblock", "_traw", "_tuple_counts")
 
-def _place(grid: ProcessGrid, config: Config) -> None:
+
+def _place(grid: ProcessGrid, config: Config) -> str:
     """Numba threads per rank (one when ranks share a machine, unless configured), then pinning.
 
     Idle OpenMP workers are made to sleep instead of spinning (unless the user
@@ -49,9 +56,10 @@ def _place(grid: ProcessGrid, config: Config) -> None:
     shared 2-core machine. This only works before numba starts its threads,
     as does the pinning (:meth:`ProcessGrid.bind_to_core`), which they inherit.
     A backend the grid cannot run (cupy without a usable GPU) is refused first,
-    before any block is built.
+    before any block is built. Returns the searches' local engine (where the
+    blocks are built).
     """
-    bfs_backend(config, grid.comm)
+    engine = bfs_backend(config, grid.comm)
     os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
     import numba
 
@@ -64,6 +72,7 @@ def _place(grid: ProcessGrid, config: Config) -> None:
     if grid.cpu is None:
         grid.bind_to_core(config.bind, threads)
     numba.set_num_threads(threads)
+    return engine
 
 
 #: Edges a rank routes per round (default): what the construction holds beside the records
@@ -150,16 +159,48 @@ def _starts(counts: np.ndarray) -> np.ndarray:
     return pos
 
 
-def _as_block(fmt: str, shape: tuple[int, int], ptr: np.ndarray, ind: np.ndarray) -> Block:
-    """A csr or dcsc block from full column pointers (int64) and rows."""
+def _as_block(fmt: str, shape: tuple[int, int], ptr: Any, ind: Any,
+              backend: Any = None) -> Block:
+    """A csr or dcsc block from full column pointers (int64) and rows, on ``backend``
+    (numpy by default; the arrays are already there)."""
+    backend = get_backend("numpy" if backend is None else backend)
+    xp = backend.xp
     dt = ind.dtype
     if fmt == "csr":
-        return CSRBlock(shape, ptr.astype(dt), ind)
-    lengths = np.diff(ptr)
-    jc = np.flatnonzero(lengths)
-    cp = np.zeros(jc.size + 1, dtype=dt)
-    np.cumsum(lengths[jc], out=cp[1:])
-    return DCSCBlock(shape, cp, ind, None, jc.astype(dt))
+        return CSRBlock(shape, ptr.astype(dt), ind, None, None, backend)
+    lengths = xp.diff(ptr)
+    jc = xp.flatnonzero(lengths)
+    cp = xp.zeros(jc.shape[0] + 1, dtype=dt)
+    cp[1:] = xp.cumsum(lengths[jc])
+    return DCSCBlock(shape, cp, ind, None, jc.astype(dt), backend)
+
+
+def _transposed(block: Block) -> Block:
+    """``Bᵀ`` of a block where it lives: the host's counting pass, or array steps on a
+    device (:func:`~spbfs.mpi._construct.compress_on`; the same arrays)."""
+    backend = block.backend
+    xp = backend.xp
+    if xp is np:
+        return block.transpose()
+    if block._transpose is None:
+        lens, ind, _ = K.compress_on(xp, block.column_ids(), block.ind, block.shape[0], 0)
+        ptr = xp.zeros(block.shape[0] + 1, dtype=np.int64)
+        ptr[1:] = xp.cumsum(lens)
+        t = _on_device(_as_block(block.format, (block.shape[1], block.shape[0]), ptr,
+                                 ind.astype(block.index_dtype), backend))
+        t._transpose = block
+        block._transpose = t
+    return block._transpose
+
+
+def _on_device(block: Block) -> Block:
+    """A block built on a GPU held as a ``cupyx.scipy.sparse`` matrix (as the array
+    engine keeps its blocks, :func:`~spbfs.mpi.local_array.device_block`)."""
+    if block.backend.xp is np:
+        return block
+    from spbfs.mpi.local_array import device_block
+
+    return device_block(block.backend, block)
 
 
 class DistGraph:
@@ -211,21 +252,29 @@ class DistGraph:
         self.directed = bool(directed)
         self.config = config
         self.dist = Distribution(n, grid.pr, grid.pc)
-        self.tblock = tblock
+        #: ``tblock`` where it lives: on the device of the searches' array engine for a
+        #: graph built there (:attr:`tblock` is then its host copy, made on first use).
+        self.stored_tblock = tblock
         #: Whether the top-down runs the transposed product over ``tblock`` (an
         #: undirected graph: B is symmetric, so ``B x = Bᵀ x``), which lets the
         #: rank keep one block (``Config.grid_blocks``).
         self.transposed_topdown = not self.directed and config.grid_blocks == "one"
         if block is None and not self.transposed_topdown:
-            block = tblock.transpose()  # "both": held from the start, like a directed graph's
+            block = _transposed(tblock)  # "both": held from the start, like a directed graph's
         if block is not None and block is not tblock:
             tblock._transpose = block
             block._transpose = tblock
         # The input tuples on this rank: how many fell on each entry of ``tblock``
         # (aligned with tblock.ind), and the self-loops as (local rows, local cols).
-        self._tuple_counts = tuple_counts
         self._loops = loops
         self.local_tuples = int(tuple_counts.sum(dtype=np.int64)) + int(loops[0].shape[0])
+        # Blocks built on a device keep no host copy until a host kernel asks for one
+        # (the numba engine, the validation, the Graph500 edge counts: _host_views).
+        backend = tblock.backend
+        self._counts = tuple_counts  # where the blocks live
+        if backend.xp is np:
+            self._tuple_counts = tuple_counts
+            self.tblock = tblock
         self._deg = deg
         self.lo, self.hi = self.dist.piece_range(grid.rank)
         self.input_edges = int(input_edges)
@@ -241,20 +290,25 @@ class DistGraph:
         # blocks are made by the graph's first such search, not by every search.
         self._semiring_locals: dict[str, Any] = {}
         d = self.dist
+        xp, to_host = backend.xp, backend.to_host
         # Where each segment (piece of the row chunk) starts among tblock's column slots.
         starts = np.arange(grid.pc + 1, dtype=np.int64) * d.B64
         # csr: a bitmap of the rows with entries (one bit per row of the row chunk;
         # dcsc stores no others). The first bottom-up level lists its candidates
-        # from it, without the rows already done (see bitmaps.ids_and_not).
+        # from it, without the rows already done (see bitmaps.ids_and_not). Both are
+        # read on the host: made where the block is, then brought over (small).
         self.nonempty: np.ndarray | None = None
         if tblock.format == "dcsc":
-            self.seg_slots = np.searchsorted(tblock.jc, starts).astype(np.int64)
+            self.seg_slots = to_host(xp.searchsorted(tblock.jc, xp.asarray(starts))
+                                     ).astype(np.int64)
         else:
             self.seg_slots = starts
             tptr = tblock.ptr
-            self.nonempty = np.zeros(grid.pc * d.bw, dtype=np.uint64)
-            set_bits(np.flatnonzero(tptr[1:] != tptr[:-1]), self.nonempty, 0)
-        self._traw = tblock.kernel_view
+            # Bit r of word r // 64 (as set_bits writes it): bytes of little-endian bits.
+            bits = xp.packbits(tptr[1:] != tptr[:-1], bitorder="little")
+            self.nonempty = np.ascontiguousarray(to_host(bits)).view(np.uint64)
+        if backend.xp is np:
+            self._traw = tblock.kernel_view
 
     @property
     def block(self) -> Block:
@@ -262,18 +316,54 @@ class DistGraph:
 
         An undirected graph's rank stores only :attr:`tblock`; the first access
         builds the transpose and keeps it (with the memory that costs: the grid
-        BFS never asks for it).
+        BFS never asks for it), where the blocks live.
         """
         return self.tblock.transpose()
+
+    @property
+    def stored_block(self) -> Block:
+        """:attr:`block` where the blocks live (see :attr:`stored_tblock`)."""
+        return _transposed(self.stored_tblock)
 
     @property
     def _raw(self) -> tuple[Any, Any, Any, bool]:
         """``block.kernel_view`` (see :attr:`block`)."""
         return self.block.kernel_view
 
+    def __getattr__(self, name: str) -> Any:
+        # Only attributes not set reach here: a device-built graph's host views,
+        # made by the first host code that reads them.
+        if name in _HOST_VIEWS and "_counts" in self.__dict__:
+            self._host_views()
+            return self.__dict__[name]
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+    def _host_views(self) -> None:
+        """A device-built graph's blocks and tuple counts copied to the host, kept.
+
+        Only host code needs them: the numba engine (a search with
+        ``backend="numba"`` on this graph), the distributed validation and the
+        Graph500 edge counts (:meth:`reached_tuples`, :meth:`iter_tuples`), the
+        entry listing of :meth:`global_entries`, and whoever reads
+        :attr:`tblock` or :attr:`block` (the triangle count's adjacency lists,
+        an algorithm given ``g.block``). A graph searched on its device alone
+        never makes them.
+        """
+        tb = self.stored_tblock
+        host = tb.to_backend("numpy")
+        if tb.has_transpose and tb._transpose is not tb:
+            held = tb._transpose.to_backend("numpy")
+            host._transpose, held._transpose = held, host
+        elif tb._transpose is tb:
+            host._transpose = host
+        self.tblock = host
+        self._traw = host.kernel_view
+        self._tuple_counts = tb.backend.to_host(self._counts)
+
     def block_held(self) -> bool:
         """Whether ``B_ij`` is held beside ``tblock`` (directed, or built on demand)."""
-        return self.tblock.has_transpose and self.tblock._transpose is not self.tblock
+        tb = self.stored_tblock
+        return tb.has_transpose and tb._transpose is not tb
 
     # -- construction ----------------------------------------------------------------
     @classmethod
@@ -326,7 +416,7 @@ class DistGraph:
         arrive (routed in rounds, it would stay beside them to the last one).
         """
         t0 = time.perf_counter()
-        _place(g, config)
+        engine = _place(g, config)
         msg = None
         try:
             n = int(n)
@@ -349,7 +439,7 @@ class DistGraph:
         box += [src, dst]
         del src, dst
         self = cls._build(g, _slices(box, chunk, rounds), n, bool(directed), config,
-                          input_edges)
+                          input_edges, engine)
         C.wait_barrier(g.comm)
         self.construction_time = float(
             C.allreduce(g.comm, np.array([time.perf_counter() - t0]), "max")[0])
@@ -357,7 +447,8 @@ class DistGraph:
 
     @classmethod
     def _build(cls, g: ProcessGrid, pieces: Iterator[tuple[np.ndarray, np.ndarray]], n: int,
-               directed: bool, config: Config, input_edges: int) -> DistGraph:
+               directed: bool, config: Config, input_edges: int,
+               engine: str = "numba") -> DistGraph:
         """The graph of the edge pieces (as many on every rank), routed one piece at a time.
 
         Every input tuple ``u -> v`` goes to the owner of ``B[v, u]`` as local ids
@@ -365,7 +456,8 @@ class DistGraph:
         soon as the piece has arrived. The records are kept by column group
         (:class:`~spbfs.mpi._construct.ColumnBuckets`), so a rank holds its
         records and one piece's scratch, never its whole share of int64 edges
-        beside them, and builds its block one column group at a time.
+        beside them, and builds its block one column group at a time: on the
+        host (numba), or on the device of the searches' array ``engine``.
         """
         d = Distribution(n, g.pr, g.pc)
         ldt = d.local_dtype()
@@ -400,13 +492,20 @@ class DistGraph:
             box.append(tup)
             del tup
             cols.add(box, sources)
-        ptr, ind, tcounts, loops = cols.build(tshape[0], config.index_dtype)
         # Out-degrees: column counts of B_ij (rows of the transpose) summed down the
         # processor column, each rank keeping the piece it holds in the column layout,
         # sent back to its owner.
-        colcount = np.zeros(tshape[0], dtype=np.int64)
-        K.count_rows(ind, colcount)
-        tblock = _as_block(config.format, tshape, ptr, ind)
+        if engine in ("numpy", "cupy"):
+            backend = get_backend(engine)
+            xp = backend.xp
+            ptr, ind, tcounts, loops = cols.build_on(xp, tshape[0], config.index_dtype)
+            colcount = backend.to_host(xp.bincount(ind, minlength=tshape[0])).astype(np.int64)
+            tblock = _on_device(_as_block(config.format, tshape, ptr, ind, backend))
+        else:
+            ptr, ind, tcounts, loops = cols.build(tshape[0], config.index_dtype)
+            colcount = np.zeros(tshape[0], dtype=np.int64)
+            K.count_rows(ind, colcount)
+            tblock = _as_block(config.format, tshape, ptr, ind)
         del ptr, ind
         K.release_freed()
         block: Block | None = None
@@ -416,7 +515,7 @@ class DistGraph:
             tblock._transpose = tblock
         elif directed:
             # Arcs go one way: the top-down needs the column access of B_ij itself.
-            block = tblock.transpose()
+            block = _transposed(tblock)
         deg = _reduce_scatter_columns(g, d, colcount)
         lo, hi = d.piece_range(g.rank)
         return cls(g, n, directed, config, block, tblock, tcounts, loops, deg[:hi - lo],
@@ -460,7 +559,7 @@ class DistGraph:
         config = as_config(config)
         g = as_grid(grid, config)
         t0 = time.perf_counter()
-        _place(g, config)
+        engine = _place(g, config)
         msg = None
         try:
             m = int(edgefactor) << int(scale)
@@ -472,7 +571,7 @@ class DistGraph:
             msg = str(exc)
         C.agree_call(g.comm, msg, scale=scale, edgefactor=edgefactor, seed=seed, config=config,
                      chunk=chunk)
-        self = cls._build(g, iter(pieces), 1 << int(scale), False, config, m)
+        self = cls._build(g, iter(pieces), 1 << int(scale), False, config, m, engine)
         C.wait_barrier(g.comm)
         took = time.perf_counter() - t0
         times = C.allreduce(g.comm, np.array([took - pieces.seconds, pieces.seconds]), "max")
@@ -607,6 +706,30 @@ class DistGraph:
         """Out-degree (duplicates and self-loops removed) of this rank's vertices ``lo .. hi-1``."""
         return self._deg
 
+    def piece_in_degrees(self) -> np.ndarray:
+        """In-degree of this rank's vertices ``lo .. hi-1``, counted as :meth:`piece_degrees`.
+
+        Collective (one reduce-scatter along the processor row): ``tblock``'s
+        column lengths are the in-arcs of the row chunk's vertices within the
+        block, and the row chunk's part ``j`` is this rank's own piece. What a
+        bottom-up sweep of a directed graph reads (:mod:`spbfs.direction`).
+        """
+        tb, B = self.stored_tblock, self.dist.B64
+        g = self.grid
+        lens = tb.backend.to_host(tb.backend.xp.diff(tb.ptr)).astype(np.int64)
+        rowcount = np.zeros(g.pc * B, dtype=np.int64)
+        if tb.jc is None:
+            rowcount[:] = lens
+        else:
+            rowcount[tb.backend.to_host(tb.jc)] = lens
+        if g.pc == 1:
+            mine = rowcount
+        else:
+            mine = np.empty(B, dtype=np.int64)
+            req = g.row_comm.Ireduce_scatter_block(rowcount, mine, op=C.mpi().SUM)
+            C.policy().wait(req, rowcount.nbytes >= C.BULK_BYTES)
+        return mine[:self.hi - self.lo].copy()
+
     def global_entries(self) -> tuple[np.ndarray, np.ndarray] | None:
         """All entries of ``B`` as global ``(rows, cols)`` on rank 0, sorted by (col, row).
 
@@ -614,8 +737,9 @@ class DistGraph:
         :attr:`spbfs.Graph.out_block`. Collective; None on the other ranks.
         """
         d, g = self.dist, self.grid
-        rows = d.global_rows(np.asarray(self.tblock.column_ids(), dtype=np.int64), g.i)
-        cols = d.global_cols(np.asarray(self.tblock.ind, dtype=np.int64), g.j)
+        tb = self.tblock
+        rows = d.global_rows(np.asarray(tb.column_ids(), dtype=np.int64), g.i)
+        cols = d.global_cols(np.asarray(tb.ind, dtype=np.int64), g.j)
         all_rows = C.gatherv(g.comm, rows)
         all_cols = C.gatherv(g.comm, cols)
         if g.rank != 0:
@@ -643,7 +767,7 @@ class DistGraph:
     @property
     def stored_entries(self) -> int:
         """Entries of ``B`` over all ranks (collective)."""
-        return int(C.allreduce(self.grid.comm, np.array([self.tblock.nnz]))[0])
+        return int(C.allreduce(self.grid.comm, np.array([self.stored_tblock.nnz]))[0])
 
     def index_bytes(self) -> int:
         """Bytes of this rank's bottom-up index (segment starts; csr: the rows with entries)."""
@@ -652,7 +776,7 @@ class DistGraph:
 
     def tuple_bytes(self) -> int:
         """Bytes of this rank's input tuples (entry counts and self-loops)."""
-        return int(self._tuple_counts.nbytes + self._loops[0].nbytes + self._loops[1].nbytes)
+        return int(self._counts.nbytes + self._loops[0].nbytes + self._loops[1].nbytes)
 
     def memory(self) -> dict[str, int]:
         """Bytes over all ranks (collective) by part: ``block``, ``tblock``, ``index``, ``tuples``.
@@ -662,9 +786,10 @@ class DistGraph:
         :attr:`block`), ``index`` the bottom-up index (:meth:`index_bytes`),
         ``tuples`` the input tuples (:meth:`tuple_bytes`).
         """
-        held = self.tblock._transpose if self.block_held() else None
+        held = self.stored_tblock._transpose if self.block_held() else None
         bb = 0 if held is None else held.nbytes
-        local = np.array([bb, self.tblock.nbytes, self.index_bytes(), self.tuple_bytes()])
+        local = np.array([bb, self.stored_tblock.nbytes, self.index_bytes(),
+                          self.tuple_bytes()])
         tot = C.allreduce(self.grid.comm, local)
         return {"block": int(tot[0]), "tblock": int(tot[1]), "index": int(tot[2]),
                 "tuples": int(tot[3])}
@@ -672,7 +797,8 @@ class DistGraph:
     def __repr__(self) -> str:
         kind = "directed" if self.directed else "undirected"
         return (f"DistGraph(n={self.n}, {kind}, grid {self.grid.pr}x{self.grid.pc}, "
-                f"format={self.config.format}, rank {self.grid.rank}: {self.tblock.nnz} entries)")
+                f"format={self.config.format}, rank {self.grid.rank}: "
+                f"{self.stored_tblock.nnz} entries)")
 
 
 def _reduce_scatter_columns(g: ProcessGrid, d: Distribution, colcount: np.ndarray) -> np.ndarray:

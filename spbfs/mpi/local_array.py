@@ -12,11 +12,11 @@ State on the device: the rank's block (a cupy block is the
 matrix: csr, or dcsc's non-empty columns only), the piece's parents, levels
 and degrees, the "already sent" map and the column chunk's frontier map (bool
 arrays). The grid's messages are host buffers (the MPI library takes host
-memory), so data crosses only at the exchange, explicitly, once per message:
-a received frontier, bitmap or set of pairs goes up with ``xp.asarray``; what a
-step sends (its pairs with their counts, its new frontier piece with its
-degree sum) comes down in one ``to_host``. The host ``visited`` bitmap the
-exchange reads is kept from those ids.
+memory), so data crosses only at the exchange, explicitly, once per message,
+through the engine's :class:`~spbfs.mpi.staging.Staging`: a received frontier,
+bitmap or set of pairs goes up; what a step sends (its pairs with their
+counts, its new frontier piece with its degree sum) comes down in one
+transfer. The host ``visited`` bitmap the exchange reads is kept from those ids.
 """
 
 from __future__ import annotations
@@ -65,11 +65,11 @@ class ArrayLocal:
         self.td_piece0 = grid.i * grid.pc if self.transposed else grid.j * grid.pr
         self.bu_piece0 = grid.j * grid.pr
         B = self.B
-        self.tblock = self.resident(g.tblock)
+        self.tblock = self.resident(g.stored_tblock)
         self._td_block: Any = self.tblock if self.transposed else None
         # The segments' rows with entries (tblock's non-empty columns): the only rows
         # a bottom-up level can find a parent for.
-        ncols = g.tblock.shape[1]
+        ncols = self.tblock.shape[1]
         self.open = xp.zeros(ncols, dtype=bool)
         if self.tblock.jc is None:
             ptr = self.tblock.ptr
@@ -90,14 +90,24 @@ class ArrayLocal:
 
     def resident(self, block: Any) -> Any:
         """``block`` on this engine's device: itself when there already, else a copy
-        held as a ``cupyx.scipy.sparse`` matrix (:func:`device_block`)."""
-        return block if block.backend.xp is self.xp else device_block(self.backend, block)
+        held as a ``cupyx.scipy.sparse`` matrix (:func:`device_block`); on the host,
+        a device-built graph's host copy of its block (made once, kept with the graph)."""
+        if block.backend.xp is self.xp:
+            return block
+        if self.xp is np:
+            g = self.g
+            if block is g.stored_tblock:
+                return g.tblock
+            if block is g.stored_block:
+                return g.block
+            return block.to_backend(self.backend)
+        return device_block(self.backend, block)
 
     @property
     def td_block(self) -> Any:
         """Column access of the top-down product (a directed graph's ``B_ij``, on first use)."""
         if self._td_block is None:
-            self._td_block = self.resident(self.g.block)
+            self._td_block = self.resident(self.g.stored_block)
         return self._td_block
 
     def block(self, transpose: bool = False) -> Any:
@@ -105,7 +115,8 @@ class ArrayLocal:
         if transpose:
             return self.tblock
         if self._block is None:
-            self._block = self.td_block if not self.transposed else self.resident(self.g.block)
+            self._block = self.td_block if not self.transposed else \
+                self.resident(self.g.stored_block)
         return self._block
 
     # -- the search's state ------------------------------------------------------------
@@ -136,10 +147,13 @@ class ArrayLocal:
         return self.staging.up(a)
 
     def _bits(self, words: np.ndarray) -> Any:
-        """A host bitmap (uint64 words) as a bool map on the device."""
-        xp = self.xp
-        raw = xp.asarray(words).view(np.uint8)
-        return xp.unpackbits(raw, bitorder="little").view(bool)
+        """A host bitmap (uint64 words) as a bool map on the device.
+
+        Through the staging as every received message (the words bit for bit
+        as int64): pinned by default, as it came where the library is CUDA-aware.
+        """
+        raw = self.staging.up(words.view(np.int64)).view(np.uint8)
+        return self.xp.unpackbits(raw, bitorder="little").view(bool)
 
     def _down(self, *parts: Any) -> list[np.ndarray]:
         """Device int64 arrays to the host in one transfer, split again.

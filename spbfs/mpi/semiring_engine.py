@@ -67,11 +67,12 @@ __all__ = ["GridSemiringEngine", "semiring_bfs"]
 def _row_counts(tblock: Any) -> np.ndarray:
     """Entries per row of ``B_ij`` (the columns of its transpose), int64."""
     counts = np.zeros(tblock.shape[1], dtype=np.int64)
-    ptr = np.asarray(tblock.ptr, dtype=np.int64)
+    to_host = tblock.backend.to_host  # a block built on the device: its lengths come over
+    lens = to_host(tblock.backend.xp.diff(tblock.ptr)).astype(np.int64)
     if tblock.format == "dcsc":
-        counts[np.asarray(tblock.jc, dtype=np.int64)] = np.diff(ptr)
+        counts[to_host(tblock.jc).astype(np.int64)] = lens
     else:
-        counts[:] = np.diff(ptr)
+        counts[:] = lens
     return counts
 
 
@@ -112,7 +113,7 @@ class GridSemiringEngine:
         self.visited = np.zeros(size, dtype=bool)
         self.levels = np.full(size, -1, dtype=np.int64)
         self.values = np.full(size, semiring.identity_for(vdt), dtype=vdt)
-        self.rows = _row_counts(g.tblock)
+        self.rows = _row_counts(g.stored_tblock)
         self.cnt = self.ops.cnt
         self.stepped = False  # a level ran since the last reduce
 
@@ -152,7 +153,7 @@ class GridSemiringEngine:
 
     def topdown(self, frontier: np.ndarray, depth: int) -> tuple[np.ndarray, int, int, int]:
         """Push: expand, local SpMSV, fold, merge."""
-        rows, vals = self.ops.product(self.g.block, frontier, self.values[frontier],
+        rows, vals = self.ops.product(self.g.stored_block, frontier, self.values[frontier],
                                       self.semiring, transpose=False, local=self.local)
         scanned = int(self.deg[frontier].sum())
         ids, count, degsum = self._update(rows, vals, depth)
@@ -186,7 +187,7 @@ def _prepare(g: DistGraph, cfg: Config, semiring: Semiring, source_value: Any,
     backend = bfs_backend(cfg, g.grid.comm, graph=g)
     if backend != "numba":
         semiring.check_vectorizable()
-    return value_dtype(semiring, block_dtype(g.block), source_value), backend
+    return value_dtype(semiring, block_dtype(g.stored_block), source_value), backend
 
 
 def semiring_bfs(g: DistGraph, source: int, cfg: Config, semiring: Semiring, source_value: Any,

@@ -29,9 +29,11 @@ if STANDIN:
 
 import numpy as np  # noqa: E402
 
+import spbfs  # noqa: E402
 from spbfs import Config  # noqa: E402
 from spbfs.edges import EdgeList  # noqa: E402
 from spbfs.generators import erdos_renyi, grid2d, kronecker, path  # noqa: E402
+from spbfs.graph import Graph  # noqa: E402
 from spbfs.mpi import DistGraph, ProcessGrid, _kernels, bfs, install_excepthook  # noqa: E402
 from spbfs.mpi.local_array import ArrayLocal  # noqa: E402
 from spbfs.validate import reference_levels, validate_bfs_tree  # noqa: E402
@@ -66,7 +68,8 @@ def check_grid(shape: str, cases: list[int], *, brief: bool = False) -> None:
             g = DistGraph.from_edges(src, dst, el.n, directed=directed, grid=grid,
                                      config=Config(format=fmt))
             if DEVICE:
-                # The graph's first search on the device moves its blocks there (once).
+                # The graph's first search on the device makes the engine's state there
+                # (the blocks are built there when the config's backend is the device's).
                 bfs(g, 0, config=g.config.replace(backend="cupy"))
             for direction in ("auto", "top-down", "bottom-up"):
                 for s in sources(el)[:1 if brief and direction != "auto" else None]:
@@ -101,6 +104,8 @@ def check_grid(shape: str, cases: list[int], *, brief: bool = False) -> None:
                                               directed=directed)
                         cases[0] += 1
         _kernels.pack_fits = fits
+    check_directed_policy(grid, cases, engines)
+    check_device_build(grid, cases)
     if STANDIN:
         check_staging(grid, cases)
     if STANDIN and size == 1:
@@ -108,12 +113,100 @@ def check_grid(shape: str, cases: list[int], *, brief: bool = False) -> None:
     grid.free()
 
 
+def unreached_sources() -> EdgeList:
+    """A directed graph whose unvisited vertices have many out-edges and few in-edges.
+
+    Source 0 reaches 200 vertices, each with 20 arcs into 1,000 more; 1,000
+    vertices nothing reaches send 100 arcs each into the first 201. After the
+    first level the unvisited set's out-edges (about 104,000) exceed alpha
+    times the frontier's 4,000 edges, its in-edges (4,000) do not: a bottom-up
+    sweep reads the in-edges, so the search goes bottom-up, as one process does.
+    """
+    rng = np.random.default_rng(7)
+    l1, l2, z = np.arange(1, 201), np.arange(201, 1201), np.arange(1201, 2201)
+    src = np.concatenate([np.zeros(200, np.int64), np.repeat(l1, 20), np.repeat(z, 100)])
+    dst = np.concatenate([l1, rng.choice(l2, 4000), rng.integers(0, 201, 100_000)])
+    return EdgeList(src, dst, 2201, directed=True)
+
+
+def check_directed_policy(grid: ProcessGrid, cases: list[int], engines: list[str]) -> None:
+    """On a directed graph the grid's direction test weighs the in-edges of the unvisited
+    set, as the one-process engines do: the same schedule, on every local engine."""
+    el = unreached_sources()
+    m, rank, size = el.num_edges, grid.rank, grid.size
+    src, dst = el.src[rank * m // size:(rank + 1) * m // size], \
+        el.dst[rank * m // size:(rank + 1) * m // size]
+    # The one-process numba engine (a cupy one would run the stand-in's steps).
+    one = Graph.from_edgelist(el, directed=True, config=Config(backend="numba"))
+    want = spbfs.bfs(one, 0).stats.direction
+    lv = reference_levels(el.src, el.dst, el.n, 0, directed=True)
+    for fmt in ("csr", "dcsc"):
+        g = DistGraph.from_edges(src, dst, el.n, directed=True, grid=grid,
+                                 config=Config(format=fmt))
+        for engine in ["numba", *engines]:
+            r = bfs(g, 0, config=g.config.replace(backend=engine))
+            full = r.gather()
+            tag = f"{grid.pr}x{grid.pc} in-edges {fmt} {engine}"
+            assert np.array_equal(r.stats.direction, want), (tag, r.stats.direction, want)
+            if rank == 0:
+                assert np.array_equal(full.levels, lv), f"{tag}: levels differ from scipy"
+            cases[0] += 1
+
+
+def _same(a: object, b: object, tag: str) -> None:
+    """Arrays equal byte for byte, dtypes included (device arrays brought over first)."""
+    if a is None or b is None:
+        assert a is None and b is None, tag
+        return
+    a, b = (x.get() if hasattr(x, "get") else x for x in (a, b))
+    assert a.dtype == b.dtype and a.shape == b.shape and a.tobytes() == b.tobytes(), \
+        (tag, a.dtype, b.dtype, a.shape, b.shape)
+
+
+def check_device_build(grid: ProcessGrid, cases: list[int]) -> None:
+    """Blocks built with array operations (``backend="numpy"``, and the stand-in's device
+    for ``"cupy"``) equal the host builder's byte for byte: both blocks, the tuple counts,
+    self-loops, degrees and bottom-up index; a device-built graph searched on its device
+    keeps no host copy of its blocks, and a numba search makes one (same results)."""
+    rank, size = grid.rank, grid.size
+    for name, el, directed in graphs()[:3]:  # duplicates and self-loops (kron9) included
+        m = el.num_edges
+        src, dst = el.src[rank * m // size:(rank + 1) * m // size], \
+            el.dst[rank * m // size:(rank + 1) * m // size]
+        for fmt in ("csr", "dcsc"):
+            built = {b: DistGraph.from_edges(src, dst, el.n, directed=directed, grid=grid,
+                                             config=Config(format=fmt, backend=b))
+                     for b in ["numba", "numpy", *(["cupy"] if DEVICE else [])]}
+            host = built["numba"]
+            for b, g in built.items():
+                tag = f"{grid.pr}x{grid.pc} {name} {fmt} built for {b}"
+                for which in ("stored_tblock", "stored_block") if directed else ("stored_tblock",):
+                    for part in ("ptr", "ind", "jc"):
+                        _same(getattr(getattr(g, which), part), getattr(getattr(host, which), part),
+                              f"{tag} {which} {part}")
+                _same(g._counts, host._counts, f"{tag} tuple counts")
+                for x, y in zip(g._loops, host._loops, strict=True):
+                    _same(x, y, f"{tag} self-loops")
+                for part in ("_deg", "seg_slots", "nonempty"):
+                    _same(getattr(g, part), getattr(host, part), f"{tag} {part}")
+            if not DEVICE:
+                continue
+            g = built["cupy"]
+            import cupy
+
+            assert isinstance(g.stored_tblock.ptr, cupy.ndarray), "not built on the device"
+            r = bfs(g, 0)
+            assert "tblock" not in g.__dict__, "a device search made a host copy of the block"
+            ref = bfs(g, 0, config=g.config.replace(backend="numba"))  # host views made here
+            assert g.tblock is not g.stored_tblock
+            assert np.array_equal(r.levels, ref.levels) and np.array_equal(r.parents, ref.parents)
+            cases[0] += 1
+
+
 def check_staging(grid: ProcessGrid, cases: list[int]) -> None:
     """Each level's messages cross through pinned buffers kept with the graph (reused from
     level to level and search to search); with ``cuda_aware=True`` no pinned buffer exists
     and a message received into device memory reaches the engine without a copy."""
-    import cupy
-
     el = kronecker(9, 8, seed=5)
     m, rank, size = el.num_edges, grid.rank, grid.size
     src, dst = el.src[rank * m // size:(rank + 1) * m // size], \
@@ -123,30 +216,43 @@ def check_staging(grid: ProcessGrid, cases: list[int]) -> None:
     for aware in ("auto", True):  # auto asks the mpich wheel's library: not CUDA-aware
         g = DistGraph.from_edges(src, dst, el.n, grid=grid, config=Config(cuda_aware=aware))
         cfg = g.config.replace(backend="cupy")
-        bfs(g, s0, config=cfg)  # makes the engine and moves the blocks
+        # Makes the engine and moves the blocks; both directions' messages (frontiers,
+        # pairs, bitmaps) grow the buffers the next searches reuse.
+        for direction in ("top-down", "bottom-up"):
+            bfs(g, s0, config=cfg, direction=direction)
         st = g._search_buffers.locals["cupy"].staging
         assert st.mode == ("pinned" if aware == "auto" else "direct"), (aware, st.mode)
         grown, buffers = st.grown, len(t.pinned)
-        before = (t.to_device, t.to_host, t.pinned_to_device, t.pinned_to_host)
-        r = bfs(g, s0, config=cfg, direction="top-down")
-        up, down, pin_up, pin_down = (a - b for a, b in zip(
-            (t.to_device, t.to_host, t.pinned_to_device, t.pinned_to_host), before,
-            strict=True))
-        tag = f"{grid.pr}x{grid.pc} cuda_aware={aware} levels {len(r.stats)}"
-        if aware == "auto":
-            # Every crossing of the levels is staged; only the result's two (parents,
-            # levels, written once at the end) are not.
-            assert pin_up == up and pin_down == down - 2, (tag, up, pin_up, down, pin_down)
-            assert pin_up >= len(r.stats) - 1 and pin_down >= len(r.stats) - 1, tag
-            # No buffer made in the second search: the first's serve every level.
-            assert st.grown == grown and len(t.pinned) == buffers, (tag, st.grown, grown)
-            assert 0 < grown <= 2 * 10, (tag, grown)  # geometric growth: a few at most
-        else:
-            assert pin_up == pin_down == 0 and st.grown == 0, tag
-            dev = cupy.asarray(np.arange(6, dtype=np.int64))
-            n0 = (t.to_device, t.to_host)
-            assert st.up(dev) is dev and (t.to_device, t.to_host) == n0, tag
+        for direction in ("top-down", "bottom-up"):
+            check_staged(g, cfg, s0, direction, aware, grown, buffers)
         cases[0] += 1
+
+
+def check_staged(g: DistGraph, cfg: Config, s0: int, direction: str, aware: object,
+                 grown: int, buffers: int) -> None:
+    """One search's crossings: all through the kept pinned buffers, or none pinned."""
+    import cupy
+
+    t, grid = TRANSFERS, g.grid
+    st = g._search_buffers.locals["cupy"].staging
+    before = (t.to_device, t.to_host, t.pinned_to_device, t.pinned_to_host)
+    r = bfs(g, s0, config=cfg, direction=direction)
+    up, down, pin_up, pin_down = (a - b for a, b in zip(
+        (t.to_device, t.to_host, t.pinned_to_device, t.pinned_to_host), before, strict=True))
+    tag = f"{grid.pr}x{grid.pc} cuda_aware={aware} {direction} levels {len(r.stats)}"
+    if aware == "auto":
+        # Every crossing of the levels is staged; only the result's two (parents,
+        # levels, written once at the end) are not.
+        assert pin_up == up and pin_down == down - 2, (tag, up, pin_up, down, pin_down)
+        assert pin_up >= len(r.stats) - 1 and pin_down >= len(r.stats) - 1, tag
+        # No buffer made in the second search: the first's serve every level.
+        assert st.grown == grown and len(t.pinned) == buffers, (tag, st.grown, grown)
+        assert 0 < grown <= 2 * 10, (tag, grown)  # geometric growth: a few at most
+    else:
+        assert pin_up == pin_down == 0 and st.grown == 0, tag
+        dev = cupy.asarray(np.arange(6, dtype=np.int64))
+        n0 = (t.to_device, t.to_host)
+        assert st.up(dev) is dev and (t.to_device, t.to_host) == n0, tag
 
 
 def check_planted_bugs(grid: ProcessGrid) -> None:
