@@ -906,8 +906,7 @@ def dijkstra(csgraph: Any, directed: bool = True, indices: Any = None,
     work = a.nnz * (1 if min_only else max(sources.shape[0], 1))
     small = work <= _SMALL_UNWEIGHTED
     bounds = None if n == 0 else _weight_bounds(a)
-    compiled = ready(sssp_numba.delta_stepping) and (directed or ready(_transpose))
-    if bounds is None or (small and n <= SMALL_VERTICES and not compiled):
+    if bounds is None or (small and n <= SMALL_VERTICES and not _search_ready(directed)):
         return _scipy.dijkstra(csgraph, directed, indices, return_predecessors, unweighted,
                                limit, min_only)
     if unweighted and not min_only and not small:
@@ -925,6 +924,12 @@ def dijkstra(csgraph: Any, directed: bool = True, indices: Any = None,
         dist, pred = _weighted_rows(adj, sources, lim, return_predecessors)
     out = dist.reshape((*shape, n))
     return (out, pred.reshape((*shape, n))) if return_predecessors else out
+
+
+def _search_ready(directed: bool) -> bool:
+    """Whether a delta-stepping search runs without compiling (what :class:`_Adjacency` calls)."""
+    return ready(sssp_numba.delta_stepping) and (
+        directed or (ready(_symmetric) and ready(_transpose)))
 
 
 class _Adjacency:
