@@ -195,8 +195,10 @@ def _search_groups(ptr, ind, w, mid, ptr2, ind2, w2, mid2, delta, nslots, seeds_
     mask = nslots - 1
     head = np.full(nslots, -1, dtype=ind.dtype)
     st = np.empty((n, 4), dtype=ind.dtype)  # slot, next, previous, (padding to 16 bytes)
-    settled = np.full(n, -1, dtype=np.int64)  # the phase that last settled a vertex
-    order = np.empty(n, dtype=np.int64)  # the vertices the current phase settled
+    # The phase that last settled a vertex, and the vertices the current phase settled:
+    # the heavy pass's state, not allocated (nor faulted in) without light edges.
+    settled = np.full(n if light else 0, -1, dtype=np.int64)
+    order = np.empty(n if light else 0, dtype=np.int64)
     buckets = 0
     phase = 0
     for g in range(first, last):
