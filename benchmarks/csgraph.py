@@ -38,7 +38,8 @@ the same input, conversion included, ordered by level.
 
 Run ``python benchmarks/csgraph.py`` (``--markdown`` for the docs' tables,
 ``--threads 1`` to keep spbfs's parallel kernels on one thread, ``--cpu-time``
-on a loaded machine).
+on a loaded machine, ``--busy 1`` to run beside one process that keeps a core
+busy, as ``benchmarks/busy.py`` does).
 """
 
 from __future__ import annotations
@@ -56,7 +57,7 @@ from scipy.sparse import csgraph as scipy_csgraph
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from _common import format_table, machine_line, median
+from _common import format_table, machine_line, median, start_busy, stop_busy, uptime
 
 import spbfs
 from spbfs import csgraph
@@ -182,7 +183,20 @@ def main() -> None:
     ap.add_argument("--markdown", action="store_true")
     ap.add_argument("--cpu-time", action="store_true",
                     help="time by the process's CPU time, not wall time (a loaded machine)")
+    ap.add_argument("--only", nargs="+", default=None,
+                    help="rows whose name contains one of these words (default: every row)")
+    ap.add_argument("--busy", type=int, default=0,
+                    help="processes keeping a core busy each during the run")
     args = ap.parse_args()
+    hogs = start_busy(args.busy)
+    try:
+        run(args)
+    finally:
+        stop_busy(hogs)
+
+
+def run(args: argparse.Namespace) -> None:
+    """Both tables for ``args`` (see :func:`main`)."""
     clock = time.process_time if args.cpu_time else time.perf_counter
     if args.threads is not None:
         import numba
@@ -191,6 +205,7 @@ def main() -> None:
         numba.set_num_threads(args.threads)
 
     print(machine_line())
+    print(f"{uptime()}, {args.busy} busy")
     rows = []
     order_rows = []
     for name in args.graphs:
@@ -198,6 +213,8 @@ def main() -> None:
         kind = "directed" if directed else "undirected"
         label = f"{name} (n={a.shape[0]:,}, nnz={a.nnz:,}, {kind})"
         for what, call, full in cases(a, directed, args.sources):
+            if args.only and not any(word in what for word in args.only):
+                continue
             ours, theirs = call(csgraph), call(scipy_csgraph)
             ok = same(ours, theirs) if full else same(distances(ours), distances(theirs))
             t_ours, t_scipy = interleaved([lambda c=call: c(csgraph),
@@ -217,6 +234,7 @@ def main() -> None:
     print(format_table(["graph", "exact order ms", "spbfs.bfs order ms", "spbfs.bfs/exact"],
                        order_rows, markdown=args.markdown))
     print(machine_line())
+    print(f"{uptime()}, {args.busy} busy")
 
 
 if __name__ == "__main__":

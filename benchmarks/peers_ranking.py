@@ -25,6 +25,11 @@ Distances from 64 sources (hops, the sources drawn as above)
     (lists of floats: skipped above ``--igraph-cells`` entries); networkit
     ``distance.BFS`` per source. Equal: every distance, unreachable alike.
 
+``--once`` times the betweenness tables by the checking call itself (each system once,
+spbfs warmed by a one-source call first): Kronecker 20 from 64 sources takes about a
+minute per system, so interleaved rounds after a warm call took three times as long and
+more than 50 minutes on a loaded machine.
+
 Example: ``python benchmarks/peers_ranking.py --graphs luxembourg_osm,kron18 --rounds 3 --markdown``
 """
 
@@ -136,6 +141,17 @@ def timed(calls: dict[str, Callable[[], Any]], wrong: set[str], rounds: int) -> 
     return {k: ("WRONG" if k in wrong else median(v)) for k, v in t.items()}
 
 
+def first_calls(calls: dict[str, Callable[[], Any]]) -> tuple[dict[str, Any], dict[str, float]]:
+    """Each call once, in the given order: its result and its seconds."""
+    results, seconds = {}, {}
+    for k, f in calls.items():
+        t0 = time.perf_counter()
+        results[k] = f()
+        seconds[k] = time.perf_counter() - t0
+        print(f"    {k}: {seconds[k]:.1f} s", flush=True)
+    return results, seconds
+
+
 def run_graph(name: str, edges: Any, args: argparse.Namespace, only: set[str],
               tables: dict[str, Table]) -> None:
     """Check, then time, every system on one graph; adds a row to each table."""
@@ -192,13 +208,17 @@ def run_graph(name: str, edges: Any, args: argparse.Namespace, only: set[str],
         def nk_bc(k: int = k) -> Any:
             return nk.centrality.EstimateBetweenness(nk_g, k, False, True).run()
 
-        ref = ours()
         calls = {"spbfs": ours, "igraph": ig_bc, "networkit*": nk_bc}
-        got = ig_bc() * ig_factor * scale
-        nk_bc()
+        if args.once:
+            ours(src[:1])  # compiles (or loads) the kernels outside the clock
+        results, once = first_calls(calls)
+        ref = results["spbfs"]
+        got = results["igraph"] * ig_factor * scale
         tol = 1e-9 * max(1.0, float(np.abs(ref).max()))
         wrong = set() if np.allclose(got, ref, rtol=1e-9, atol=tol) else {"igraph"}
-        tables[key].add(name, timed(calls, wrong, args.rounds), ["igraph"])
+        times = ({k: ("WRONG" if k in wrong else t) for k, t in once.items()} if args.once
+                 else timed(calls, wrong, args.rounds))
+        tables[key].add(name, times, ["igraph"])
 
     if "dist64" in only:
         src = sample_sources(a, 64)
@@ -243,6 +263,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--markdown", action="store_true")
     ap.add_argument("--only", default="pagerank,bc4,bc64,dist64",
                     help="tables to run: pagerank, bc4, bc64, dist64")
+    ap.add_argument("--once", action="store_true",
+                    help="betweenness: time the checking call itself, one per system")
     ap.add_argument("--igraph-cells", type=float, default=2e7,
                     help="largest sources x n for igraph's list-of-lists distances")
     args = ap.parse_args(argv)

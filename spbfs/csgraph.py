@@ -21,13 +21,16 @@ function                  engine
 ``breadth_first_order``   a compiled queue BFS that visits vertices in scipy's
                           order: the same order and predecessors, element for
                           element (see below)
-``breadth_first_tree``    that order's predecessors, made a tree matrix by
-                          :func:`scipy.sparse.csgraph.reconstruct_path`
+``breadth_first_tree``    that order's predecessors, made the tree matrix of
+                          :func:`scipy.sparse.csgraph.reconstruct_path` by
+                          compiled passes (its entries, rows sorted)
 ``dijkstra``,             weighted (and ``min_only``): delta-stepping
 ``shortest_path``         (:mod:`spbfs.kernels.sssp_numba`), all sources in
-(``method='D'``, or       one compiled call; unweighted: :func:`spbfs.bfs`
-``'auto'`` where scipy    (one source), or for several the multi-source BFS
-picks ``'D'``)            (:func:`~spbfs.algorithms.multi_source_bfs`, a
+(``method='D'``, or       one compiled call, in parallel chunks on the
+``'auto'`` where scipy    idle threads of a large graph; unweighted:
+picks ``'D'``)            :func:`spbfs.bfs`
+                          (one source), or for several the multi-source BFS
+                          (:func:`~spbfs.algorithms.multi_source_bfs`, a
                           compiled queue per source on a deep graph), except
                           with predecessors on a graph whose first search has
                           more than ``_DEEP_LEVELS`` (200) levels, and on a
@@ -41,7 +44,10 @@ picks ``'D'``)            (:func:`~spbfs.algorithms.multi_source_bfs`, a
 
 Small calls cost what scipy's own checks cost or less: on a csr input the
 checks are O(1) but for one compiled pass over the weights, an undirected
-graph's transpose is one compiled pass (scipy's ``G.T.tocsr()`` takes 36 us
+graph that equals its transpose (both directions stored, the usual input of
+``directed=False``) is searched by its own rows after one compiled pass of
+reads that says so (scipy scans the rows of ``G`` and ``G.T``: every edge
+twice), another graph's transpose is one compiled pass (scipy's ``G.T.tocsr()`` takes 36 us
 on a 156-entry graph, more than the search), and delta-stepping answers in
 microseconds (``benchmarks/csgraph.py``).
 
@@ -93,6 +99,7 @@ from __future__ import annotations
 
 import math
 import operator
+from contextlib import nullcontext
 from typing import Any
 
 import numba as nb
@@ -109,6 +116,7 @@ from spbfs.config import Config, load_config
 from spbfs.graph import Graph
 from spbfs.kernels import components_numba as _cc
 from spbfs.kernels import sssp_numba
+from spbfs.threads import ONE_THREAD_ARCS, search_threads
 
 __all__ = [
     "NULL_IDX",
@@ -175,6 +183,39 @@ def _transpose(ptr, ind, data):  # type: ignore[no-untyped-def]
 
 
 
+@nb.njit(cache=True, nogil=True)
+def _symmetric(ptr, ind, data):  # type: ignore[no-untyped-def]
+    """Whether csr ``(ptr, ind, data)`` with sorted rows equals its transpose.
+
+    ``data`` empty: the pattern alone. Repeats count: ``(u, v)`` stored
+    twice needs ``(v, u)`` twice, with the same weights in the same order.
+    Rows are read in order, so where the matrix is symmetric the entry
+    ``(u, v)`` meets ``(v, u)`` as the next unmatched entry of row ``v``: a
+    pass of reads, no transpose written, stopping at the first mismatch.
+    """
+    n = ptr.shape[0] - 1
+    pos = ptr[:n].copy()
+    values = data.shape[0] > 0
+    for u in range(n):
+        for e in range(ptr[u], ptr[u + 1]):
+            v = ind[e]
+            k = pos[v]
+            if k >= ptr[v + 1] or ind[k] != u or (values and data[k] != data[e]):
+                return False
+            pos[v] = k + 1
+    return True
+
+
+def _mirrored(a: Any, data: np.ndarray) -> bool:
+    """Whether csr ``a`` is its own transpose (weights ``data``, or empty for the pattern).
+
+    Then a search of ``directed=False`` reads ``G``'s rows alone: row ``u``
+    of ``G.T`` holds the same neighbours (and weights), which add nothing.
+    Unsorted rows answer False (no sorting pass just to look).
+    """
+    return bool(a.has_sorted_indices) and bool(_symmetric(a.indptr, a.indices, data))
+
+
 @nb.njit(cache=True, nogil=True, inline="always")
 def _enqueue_row(u, ptr, ind, s, order, pred, tail):  # type: ignore[no-untyped-def]
     """Append the unseen entries of row ``u`` to the queue; returns the new tail."""
@@ -212,6 +253,60 @@ def _queue_bfs(start, p1, i1, p2, i2, both):  # type: ignore[no-untyped-def]
             tail = _enqueue_row(u, p2, i2, s, order, pred, tail)
         head += 1
     return order[:tail], pred
+
+
+@nb.njit(cache=True, nogil=True)
+def _tree_arrays(ptr, ind, data, pred, directed):  # type: ignore[no-untyped-def]
+    """csr arrays ``(indptr, indices, data)`` of the tree that ``pred`` encodes, as scipy builds it.
+
+    Row ``p`` lists ``p``'s children (``pred[v] == p``) by increasing id.
+    The weights are :func:`scipy.sparse.csgraph.reconstruct_path`'s: the sum
+    of the stored ``G[p, v]`` (repeats add up, in stored order, as scipy's
+    fancy indexing adds them); for an undirected graph the smaller of that
+    and the same sum of ``G[v, p]``, each taken as ``inf`` where it is 0 (or
+    absent), NaN where either is NaN (``np.minimum``). Two passes over
+    ``G``'s entries: no row is searched once per child, which a hub with many
+    children would make quadratic.
+    """
+    n = pred.shape[0]
+    tptr = np.zeros(n + 1, dtype=np.int32)
+    for v in range(n):
+        if pred[v] >= 0:
+            tptr[pred[v] + 1] += 1
+    for p in range(n):
+        tptr[p + 1] += tptr[p]
+    m = tptr[n]
+    tind = np.empty(m, dtype=np.int32)
+    slot = np.empty(n, dtype=np.int32)  # where each child's entry lies
+    fill = tptr[:n].copy()
+    for v in range(n):
+        p = pred[v]
+        if p >= 0:
+            slot[v] = fill[p]
+            tind[fill[p]] = v
+            fill[p] += 1
+    w = np.zeros(m)
+    for p in range(n):  # G[p, v] for every child v of p
+        for e in range(ptr[p], ptr[p + 1]):
+            v = ind[e]
+            if pred[v] == p:
+                w[slot[v]] += data[e]
+    if directed:
+        return tptr, tind, w
+    for v in range(n):  # G[v, p]: the child's own row
+        p = pred[v]
+        if p < 0:
+            continue
+        back = 0.0
+        for e in range(ptr[v], ptr[v + 1]):
+            if ind[e] == p:
+                back += data[e]
+        k = slot[v]
+        fwd = w[k]
+        fwd = np.inf if fwd == 0 else fwd
+        back = np.inf if back == 0 else back
+        w[k] = np.nan if (fwd != fwd or back != back) else min(fwd, back)
+    return tptr, tind, w
 
 
 @nb.njit(cache=True, nogil=True)
@@ -533,22 +628,31 @@ def breadth_first_order(csgraph: Any, i_start: Any, directed: bool = True,
         return _scipy.breadth_first_order(csgraph, i_start, directed, return_predecessors)
     directed = bool(directed)
     a = _as_csr(csgraph, directed)
-    n = a.shape[0]
-    start = _check_start(i_start, n)
-    if directed:
-        order, pred = _queue_bfs(start, a.indptr, a.indices, a.indptr, a.indices, False)
-    else:
-        tptr, tind, _ = _transpose(a.indptr, a.indices, np.empty(0))
-        order, pred = _queue_bfs(start, a.indptr, a.indices, tptr, tind, True)
+    order, pred = _queue_order(a, _check_start(i_start, a.shape[0]), directed)
     return (order, pred) if return_predecessors else order  # order: a view, as scipy's
+
+
+def _queue_order(a: Any, start: int, directed: bool) -> tuple[np.ndarray, np.ndarray]:
+    """scipy's breadth-first order and predecessors on csr ``a`` (:func:`_queue_bfs`).
+
+    ``directed=False`` scans the rows of ``G.T`` too, except where ``G`` is
+    its own pattern's transpose: then they add no vertex.
+    """
+    if directed or _mirrored(a, np.empty(0)):
+        return _queue_bfs(start, a.indptr, a.indices, a.indptr, a.indices, False)
+    tptr, tind, _ = _transpose(a.indptr, a.indices, np.empty(0))
+    return _queue_bfs(start, a.indptr, a.indices, tptr, tind, True)
 
 
 def breadth_first_tree(csgraph: Any, i_start: Any, directed: bool = True) -> Any:
     """The breadth-first tree, as :func:`scipy.sparse.csgraph.breadth_first_tree`.
 
     The predecessors of :func:`breadth_first_order` (scipy's, element for
-    element) made into a tree matrix by
-    :func:`scipy.sparse.csgraph.reconstruct_path`.
+    element) made into a tree matrix by a compiled pass
+    (:func:`_tree_arrays`), with the entries of scipy's
+    :func:`~scipy.sparse.csgraph.reconstruct_path`: float64 weights, int32
+    indices, the same type; each row's children by increasing id (scipy's
+    order within a row is its unstable argsort's, so not always sorted).
 
     Parameters
     ----------
@@ -570,8 +674,18 @@ def breadth_first_tree(csgraph: Any, i_start: Any, directed: bool = True) -> Any
     ValueError, TypeError
         As :func:`breadth_first_order`.
     """
-    _order, pred = breadth_first_order(csgraph, i_start, directed, True)
-    return _scipy.reconstruct_path(csgraph, pred, directed)
+    if _is_pydata(csgraph):
+        return _scipy.breadth_first_tree(csgraph, i_start, directed)
+    directed = bool(directed)
+    a = _as_csr(csgraph, directed)
+    n = a.shape[0]
+    _order, pred = _queue_order(a, _check_start(i_start, n), directed)
+    ptr, ind, data = _tree_arrays(a.indptr, a.indices, np.asarray(a.data, dtype=np.float64),
+                                  pred, directed)
+    kind = sp.csr_matrix if isinstance(csgraph, sp.spmatrix) else sp.csr_array
+    tree = kind((data, ind, ptr), shape=(n, n))
+    tree.has_sorted_indices = True  # children by increasing id
+    return tree
 
 
 def connected_components(csgraph: Any, directed: bool = True, connection: str = "weak",
@@ -792,8 +906,7 @@ def dijkstra(csgraph: Any, directed: bool = True, indices: Any = None,
     work = a.nnz * (1 if min_only else max(sources.shape[0], 1))
     small = work <= _SMALL_UNWEIGHTED
     bounds = None if n == 0 else _weight_bounds(a)
-    compiled = ready(sssp_numba.delta_stepping) and (directed or ready(_transpose))
-    if bounds is None or (small and n <= SMALL_VERTICES and not compiled):
+    if bounds is None or (small and n <= SMALL_VERTICES and not _search_ready(directed)):
         return _scipy.dijkstra(csgraph, directed, indices, return_predecessors, unweighted,
                                limit, min_only)
     if unweighted and not min_only and not small:
@@ -813,13 +926,20 @@ def dijkstra(csgraph: Any, directed: bool = True, indices: Any = None,
     return (out, pred.reshape((*shape, n))) if return_predecessors else out
 
 
+def _search_ready(directed: bool) -> bool:
+    """Whether a delta-stepping search runs without compiling (what :class:`_Adjacency` calls)."""
+    return ready(sssp_numba.delta_stepping) and (
+        directed or (ready(_symmetric) and ready(_transpose)))
+
+
 class _Adjacency:
     """The out-edges of each vertex as one or two csr triples (int32 or int64 ids, float64).
 
     Directed: ``G``'s own rows (repeated entries and self-loops are harmless
     to a shortest-path search). Undirected: the rows of ``G`` and of ``G.T``,
     both scanned, as scipy does, so the smaller weight of a pair counts
-    without building the union. ``bounds``: the weights'
+    without building the union; ``G``'s rows alone where ``G`` equals its
+    transpose (:func:`_mirrored`). ``bounds``: the weights'
     :func:`~spbfs.kernels.sssp_numba.weight_range`, where known.
     """
 
@@ -829,7 +949,10 @@ class _Adjacency:
         w = np.ones(ind.shape[0]) if unit else np.asarray(a.data, dtype=np.float64)
         self.n = a.shape[0]
         self.first = (a.indptr.astype(np.int64), ind, w)
-        self.second = None if directed else _transpose(*self.first)
+        # A symmetric matrix (the common undirected input) is searched by its own rows:
+        # no transpose built, each edge relaxed once instead of twice.
+        mirrored = directed or _mirrored(a, np.empty(0) if unit else w)
+        self.second = None if mirrored else _transpose(*self.first)
         self.bounds = bounds  # the weights' range where the caller has it
 
     def kernel_args(self) -> tuple[np.ndarray, ...]:
@@ -844,10 +967,18 @@ class _Adjacency:
         """Delta-stepping (:mod:`spbfs.kernels.sssp_numba`) from each group of seeds.
 
         ``pred`` (int32, a row per group) receives the predecessors of the
-        reached vertices; the seeds' entries are left as they are.
+        reached vertices; the seeds' entries are left as they are. Several
+        groups on a graph of at least :data:`spbfs.threads.ONE_THREAD_ARCS`
+        entries run in parallel, one chunk of groups per thread the machine
+        has idle (:func:`spbfs.threads.search_threads`): the searches are
+        independent. A smaller graph's calls take less than reading the
+        machine's load would.
         """
-        return sssp_numba.run(*self.first, seeds_ptr, seeds, limit=limit, also=self.second,
-                              pred=pred, bounds=self.bounds)[0]
+        many = seeds_ptr.shape[0] > 2 and self.first[1].shape[0] >= ONE_THREAD_ARCS
+        with search_threads(_config().threads) if many else nullcontext() as choice:
+            return sssp_numba.run(*self.first, seeds_ptr, seeds, limit=limit, also=self.second,
+                                  pred=pred, bounds=self.bounds,
+                                  parts=choice.count() if many else 1)[0]
 
     def tree(self, dist: np.ndarray, seeds: np.ndarray, pred: np.ndarray,
              src: np.ndarray) -> None:

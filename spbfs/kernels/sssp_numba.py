@@ -31,7 +31,9 @@ int64 arrays did not: 10% less time per search.
 Arrays: ``ptr`` (n+1, int64) and ``ind`` (m, int64) are the out-adjacency
 in csr (row ``u`` lists the heads of the edges leaving ``u``), ``w`` (m,
 float64) their weights, non-negative. :func:`split_light` reorders each row
-light edges first; :func:`delta_stepping` runs one search per group of seeds.
+light edges first; :func:`delta_stepping` runs one search per group of seeds;
+:func:`delta_stepping_parallel` the same with the groups cut into chunks,
+one per thread, each with its own bucket state.
 """
 
 from __future__ import annotations
@@ -41,8 +43,8 @@ import math
 import numba as nb
 import numpy as np
 
-__all__ = ["default_delta", "delta_stepping", "kernel_ids", "run", "slots", "split_light",
-           "weight_range"]
+__all__ = ["default_delta", "delta_stepping", "delta_stepping_parallel", "kernel_ids", "run",
+           "slots", "split_light", "weight_range"]
 
 # The most bucket slots a search may keep (int64 heads: 64 MiB at most).
 _MAX_SLOTS = 1 << 22
@@ -171,35 +173,35 @@ def _relax(lo, hi, ind, w, u, du, dist, pred, limit, delta, mask, st, head):  # 
 
 
 @nb.njit(cache=True, nogil=True)
-def delta_stepping(ptr, ind, w, mid, ptr2, ind2, w2, mid2, delta, nslots, seeds_ptr, seeds,  # type: ignore[no-untyped-def]
-                   limit, dist, pred):
-    """Distances from each group of seeds: ``dist[g]`` from ``seeds[seeds_ptr[g]:seeds_ptr[g+1]]``.
+def _has_light(ptr, mid, ptr2, mid2):  # type: ignore[no-untyped-def]
+    """Whether any row of either part has a light edge (``mid`` past its start)."""
+    for u in range(ptr.shape[0] - 1):
+        if mid[u] > ptr[u] or mid2[u] > ptr2[u]:
+            return True
+    return False
 
-    The out-edges of ``u`` are row ``u`` of ``(ptr, ind, w)`` and of
-    ``(ptr2, ind2, w2)`` (the rows of ``G`` and of ``G.T`` for an undirected
-    view of a directed matrix, as scipy reads it; all-zero ``ptr2`` for
-    none). ``ind``, ``w``, ``mid`` (and the second three) come from
-    :func:`split_light` with the same ``delta``; ``nslots`` is a power of
-    two from :func:`slots`; ``dist`` is ``(groups, n)`` float64 and is
-    overwritten (``inf`` where unreached or beyond ``limit``); ``pred``,
-    int32 ``(groups, n)`` or ``(1, 0)`` for none, gets each reached
-    non-seed vertex's predecessor (other entries are left as they are).
-    Returns the non-empty buckets processed, over all groups.
+
+@nb.njit(cache=True, nogil=True)
+def _search_groups(ptr, ind, w, mid, ptr2, ind2, w2, mid2, delta, nslots, seeds_ptr, seeds,  # type: ignore[no-untyped-def]
+                   limit, dist, pred, light, first, last):
+    """Groups ``first .. last - 1`` of :func:`delta_stepping`, one after the other.
+
+    The bucket state is allocated here, so that each parallel chunk of
+    :func:`delta_stepping_parallel` has its own. ``light``: whether any
+    light edge exists (without one every vertex leaves its bucket once and
+    the heavy pass is skipped). Returns the non-empty buckets processed.
     """
     n = ptr.shape[0] - 1
     mask = nslots - 1
-    light = False  # without light edges every vertex leaves its bucket once: no heavy pass
-    for u in range(n):
-        if mid[u] > ptr[u] or mid2[u] > ptr2[u]:
-            light = True
-            break
     head = np.full(nslots, -1, dtype=ind.dtype)
     st = np.empty((n, 4), dtype=ind.dtype)  # slot, next, previous, (padding to 16 bytes)
-    settled = np.full(n, -1, dtype=np.int64)  # the phase that last settled a vertex
-    order = np.empty(n, dtype=np.int64)  # the vertices the current phase settled
+    # The phase that last settled a vertex, and the vertices the current phase settled:
+    # the heavy pass's state, not allocated (nor faulted in) without light edges.
+    settled = np.full(n if light else 0, -1, dtype=np.int64)
+    order = np.empty(n if light else 0, dtype=np.int64)
     buckets = 0
     phase = 0
-    for g in range(seeds_ptr.shape[0] - 1):
+    for g in range(first, last):
         d = dist[g]
         pr = pred[g] if pred.shape[1] else pred[0]
         d[:] = np.inf
@@ -263,6 +265,45 @@ def delta_stepping(ptr, ind, w, mid, ptr2, ind2, w2, mid2, delta, nslots, seeds_
     return buckets
 
 
+@nb.njit(cache=True, nogil=True)
+def delta_stepping(ptr, ind, w, mid, ptr2, ind2, w2, mid2, delta, nslots, seeds_ptr, seeds,  # type: ignore[no-untyped-def]
+                   limit, dist, pred):
+    """Distances from each group of seeds: ``dist[g]`` from ``seeds[seeds_ptr[g]:seeds_ptr[g+1]]``.
+
+    The out-edges of ``u`` are row ``u`` of ``(ptr, ind, w)`` and of
+    ``(ptr2, ind2, w2)`` (the rows of ``G`` and of ``G.T`` for an undirected
+    view of a directed matrix, as scipy reads it; all-zero ``ptr2`` for
+    none). ``ind``, ``w``, ``mid`` (and the second three) come from
+    :func:`split_light` with the same ``delta``; ``nslots`` is a power of
+    two from :func:`slots`; ``dist`` is ``(groups, n)`` float64 and is
+    overwritten (``inf`` where unreached or beyond ``limit``); ``pred``,
+    int32 ``(groups, n)`` or ``(1, 0)`` for none, gets each reached
+    non-seed vertex's predecessor (other entries are left as they are).
+    Returns the non-empty buckets processed, over all groups.
+    """
+    light = _has_light(ptr, mid, ptr2, mid2)
+    return _search_groups(ptr, ind, w, mid, ptr2, ind2, w2, mid2, delta, nslots, seeds_ptr,
+                          seeds, limit, dist, pred, light, 0, seeds_ptr.shape[0] - 1)
+
+
+@nb.njit(cache=True, parallel=True)
+def delta_stepping_parallel(ptr, ind, w, mid, ptr2, ind2, w2, mid2, delta, nslots, seeds_ptr,  # type: ignore[no-untyped-def]
+                            seeds, limit, dist, pred, chunks):
+    """:func:`delta_stepping` with the groups cut into chunks run in parallel.
+
+    Chunk ``c`` searches groups ``chunks[c] .. chunks[c + 1] - 1`` with its
+    own bucket state (the groups are independent searches, each writing its
+    own rows of ``dist`` and ``pred``).
+    """
+    light = _has_light(ptr, mid, ptr2, mid2)
+    counts = np.zeros(chunks.shape[0] - 1, dtype=np.int64)
+    for c in nb.prange(chunks.shape[0] - 1):
+        counts[c] = _search_groups(ptr, ind, w, mid, ptr2, ind2, w2, mid2, delta, nslots,
+                                   seeds_ptr, seeds, limit, dist, pred, light, chunks[c],
+                                   chunks[c + 1])
+    return counts.sum()
+
+
 def kernel_ids(ind: np.ndarray) -> np.ndarray:
     """Column ids as the kernels take them: int32 as scipy's csr holds them, else int64.
 
@@ -278,7 +319,8 @@ def run(ptr: np.ndarray, ind: np.ndarray, w: np.ndarray, seeds_ptr: np.ndarray,
         seeds: np.ndarray, *, limit: float = np.inf, delta: float | None = None,
         also: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
         pred: np.ndarray | None = None,
-        bounds: tuple[float, float, float] | None = None) -> tuple[np.ndarray, int]:
+        bounds: tuple[float, float, float] | None = None,
+        parts: int = 1) -> tuple[np.ndarray, int]:
     """Distances ``(groups, n)`` from each group of seeds, and the buckets processed.
 
     Parameters
@@ -303,6 +345,10 @@ def run(ptr: np.ndarray, ind: np.ndarray, w: np.ndarray, seeds_ptr: np.ndarray,
     bounds : (float, float, float), optional
         :func:`weight_range` of all the weights, where the caller has it
         already (a pass over the weights saved: 40 ms on Kronecker 20).
+    parts : int
+        Chunks of groups run in parallel on numba's current threads
+        (:func:`delta_stepping_parallel`); 1 (or one group): one after the
+        other, no parallel region.
 
     Raises
     ------
@@ -310,14 +356,14 @@ def run(ptr: np.ndarray, ind: np.ndarray, w: np.ndarray, seeds_ptr: np.ndarray,
         For a ``delta`` that is not positive, or so small against the largest
         weight that the buckets one weight spans would not fit in memory.
     """
-    parts = [(ptr, ind, w)] + ([also] if also is not None else [])
-    parts = [(np.asarray(p, dtype=np.int64), kernel_ids(i), np.asarray(x, dtype=np.float64))
-             for p, i, x in parts]
-    if len(parts) == 2 and parts[0][1].dtype != parts[1][1].dtype:
-        parts = [(p, i.astype(np.int64), x) for p, i, x in parts]
-    n = parts[0][0].shape[0] - 1
+    triples = [(ptr, ind, w)] + ([also] if also is not None else [])
+    triples = [(np.asarray(p, dtype=np.int64), kernel_ids(i), np.asarray(x, dtype=np.float64))
+               for p, i, x in triples]
+    if len(triples) == 2 and triples[0][1].dtype != triples[1][1].dtype:
+        triples = [(p, i.astype(np.int64), x) for p, i, x in triples]
+    n = triples[0][0].shape[0] - 1
     if bounds is None:
-        ranges = [weight_range(x) for _, _, x in parts]
+        ranges = [weight_range(x) for _, _, x in triples]
         bounds = (min(r[0] for r in ranges), min(r[1] for r in ranges),
                   max(r[2] for r in ranges))
     least, positive, top = bounds
@@ -331,7 +377,7 @@ def run(ptr: np.ndarray, ind: np.ndarray, w: np.ndarray, seeds_ptr: np.ndarray,
                          f"one weight spans would be {top / delta:.3g} (at most {_MAX_SLOTS}); "
                          f"use delta >= {top / _MAX_SLOTS:.3g}")
     split = []
-    for p, i, x in parts:
+    for p, i, x in triples:
         if least >= delta:  # no light edge: the rows as they are
             split.append((p, i, x, p[:-1]))
         else:
@@ -339,9 +385,13 @@ def run(ptr: np.ndarray, ind: np.ndarray, w: np.ndarray, seeds_ptr: np.ndarray,
     if len(split) == 1:
         none = np.zeros(n + 1, dtype=np.int64)
         split.append((none, np.zeros(0, split[0][1].dtype), np.zeros(0), none[:-1]))
-    dist = np.empty((seeds_ptr.shape[0] - 1, n), dtype=np.float64)
-    buckets = delta_stepping(*split[0], *split[1], delta, slots(top, delta),
-                             np.asarray(seeds_ptr, dtype=np.int64),
-                             np.asarray(seeds, dtype=np.int64), float(limit), dist,
-                             np.zeros((1, 0), dtype=np.int32) if pred is None else pred)
-    return dist, int(buckets)
+    groups = seeds_ptr.shape[0] - 1
+    dist = np.empty((groups, n), dtype=np.float64)
+    args = (*split[0], *split[1], delta, slots(top, delta), np.asarray(seeds_ptr, dtype=np.int64),
+            np.asarray(seeds, dtype=np.int64), float(limit), dist,
+            np.zeros((1, 0), dtype=np.int32) if pred is None else pred)
+    parts = min(parts, groups)
+    if parts > 1:
+        chunks = np.linspace(0, groups, parts + 1).round().astype(np.int64)
+        return dist, int(delta_stepping_parallel(*args, chunks))
+    return dist, int(delta_stepping(*args))
