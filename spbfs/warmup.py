@@ -96,6 +96,8 @@ def _steps(aside: subprocess.Popen[bytes] | None = None) -> list[tuple[str, Call
     steps.append(("algorithms", algorithms))
 
     def csgraph() -> None:
+        import scipy.sparse as sp
+
         from spbfs import csgraph as cs
         from spbfs.kernels import components_numba as cc
 
@@ -104,8 +106,18 @@ def _steps(aside: subprocess.Popen[bytes] | None = None) -> list[tuple[str, Call
         cs.dijkstra(m, indices=0)
         cs.dijkstra(m, indices=0, return_predecessors=True)
         cs.breadth_first_order(m, 0)
-        cs.breadth_first_order(m, 0, directed=False)  # the compiled transpose as well
+        cs.breadth_first_order(m, 0, directed=False)  # the symmetry check as well
+        cs.breadth_first_tree(m, 0)
+        upper = sp.triu(m).tocsr()  # not symmetric: undirected calls build the transpose
+        cs.breadth_first_order(upper, 0, directed=False)
+        cs.dijkstra(upper, directed=False, indices=0)
         cs.connected_components(m)
+        # Sources in parallel chunks, as a large graph's multi-source call runs them.
+        from spbfs.kernels import sssp_numba
+
+        two = np.array([0, 1, 2], dtype=np.int64)
+        for pred in (None, np.full((2, m.shape[0]), -9999, dtype=np.int32)):
+            sssp_numba.run(m.indptr, m.indices, m.data, two, two[:2], pred=pred, parts=2)
         # Directly: the csgraph call hands a graph this small to scipy until it is compiled.
         cc.strong_labels(cc.unsigned(m.indptr), cc.unsigned(m.indices))
 
