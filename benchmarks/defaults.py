@@ -305,7 +305,6 @@ def _write_sg(g: Any, path: Path) -> None:
 def _gapbs_ms(exe: Path, sg: Path, sources: list[int], repeat: int) -> dict[int, float]:
     """Per thread count (1, 2): GAPBS's median over ``sources`` of its per-source median
     ``Trial Time`` (the first trial of each process left out), ms."""
-
     from gapbs import run_gapbs
 
     out = {}
