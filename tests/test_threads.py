@@ -440,6 +440,26 @@ def test_a_busy_machines_searches_report_their_cost(monkeypatch, keep_threads, m
     assert r.threads == 2
 
 
+@needs_two
+def test_a_search_whose_only_parallel_regions_are_its_passes_reports_its_cost(
+        monkeypatch, keep_threads, machine, clock):
+    """From 2**18 vertices the passes over all vertices run on the search's threads: on a
+    busy machine such a search measures its count though no level runs in parallel."""
+    machine(POOL, POOL)
+    numba.set_num_threads(2)
+    _load(monkeypatch, 50)
+    n = 1 << 18
+    g = spbfs.Graph.from_edges(np.arange(0, n - 1, 2), np.arange(1, n, 2), n=n)  # pairs
+    r = spbfs.bfs(g, 4)
+    assert r.threads is None and int((r.levels >= 0).sum()) == 2  # no parallel level
+    probe = g._search_cache["numba_scratch"].thread_policy.probe
+    assert set(probe._cost) == {1} and probe._cost[1] > 0
+    probe._cost[2] = probe._cost[1] / 10  # as if a try of two had won
+    r = spbfs.bfs(g, 4)
+    assert set(probe._cost) == {1, 2} and probe._cost[2] != probe._cost[1] / 10
+    assert int(r.levels[5]) == 1 and numba.get_num_threads() == 2
+
+
 def test_a_search_without_parallel_levels_reports_no_threads():
     n = 500
     g = spbfs.Graph.from_edges(np.arange(n - 1), np.arange(1, n), n=n)
