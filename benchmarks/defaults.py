@@ -57,6 +57,7 @@ Usage (repository root, venv active)::
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import tempfile
 import time
@@ -304,8 +305,6 @@ def _write_sg(g: Any, path: Path) -> None:
 def _gapbs_ms(exe: Path, sg: Path, sources: list[int], repeat: int) -> dict[int, float]:
     """Per thread count (1, 2): GAPBS's median over ``sources`` of its per-source median
     ``Trial Time`` (the first trial of each process left out), ms."""
-    import os
-
     from gapbs import run_gapbs
 
     out = {}
@@ -320,9 +319,11 @@ def _gapbs_ms(exe: Path, sg: Path, sources: list[int], repeat: int) -> dict[int,
 
 
 def per_graph(graphs: list[tuple[str, Any, list[int]]], busy: int, repeat: int,
-              markdown: bool, gapbs: Path | None = None, workdir: Path | None = None) -> None:
+              markdown: bool, gapbs: Path | None = None, workdir: Path | None = None,
+              burst: float = 0.0) -> None:
     """The per-graph table (milliseconds) with ``busy`` competing processes; GAPBS's
-    columns where ``gapbs`` (its ``bfs``) is given (``.sg`` files written in ``workdir``)."""
+    columns where ``gapbs`` (its ``bfs``) is given (``.sg`` files written in ``workdir``).
+    ``burst`` seconds of every CPU busy go before it (then stop)."""
     import numba
 
     import spbfs
@@ -339,6 +340,13 @@ def per_graph(graphs: list[tuple[str, Any, list[int]]], busy: int, repeat: int,
         if numba.get_num_threads() != ceiling:
             numba.set_num_threads(ceiling)
 
+    if burst > 0:
+        # As a build or a test run just before would: the 1-minute load average is
+        # high when the table starts, the machine quiet (or as busy as ``busy`` makes it).
+        hogs = start_busy(os.cpu_count() or 1)
+        time.sleep(burst)
+        stop_busy(hogs)
+        print(f"\nafter {burst:g} s of every CPU busy:")
     hogs = start_busy(busy)
     try:
         print(f"\nper graph, {busy} busy process(es), median over sources of the median of "
@@ -394,6 +402,9 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--scales", type=int, nargs="*", default=[18, 20])
     p.add_argument("--mesh", type=int, default=500_000, help="fe_mesh points")
     p.add_argument("--busy", type=int, nargs="*", default=[0, 1])
+    p.add_argument("--burst", type=float, default=0.0, metavar="SECONDS",
+                   help="per graph: keep every CPU busy this long before each pass (a "
+                        "quiet pass then starts with a high 1-minute load average)")
     p.add_argument("--roots", type=int, default=4)
     p.add_argument("--repeat", type=int, default=9)
     p.add_argument("--call-repeat", type=int, default=500)
@@ -433,7 +444,7 @@ def main(argv: list[str] | None = None) -> None:
     graphs = _graphs(args)
     with tempfile.TemporaryDirectory() as work:
         for busy in args.busy:
-            per_graph(graphs, busy, args.repeat, args.markdown, exe, Path(work))
+            per_graph(graphs, busy, args.repeat, args.markdown, exe, Path(work), args.burst)
 
 
 if __name__ == "__main__":

@@ -414,7 +414,11 @@ def _search(
                                         want_levels)
         seconds = time.perf_counter() - t_start
         parallel = engine.release()
-        if parallel and threads.measured:
+        # A search whose only parallel regions are the passes over all vertices (a grid's:
+        # no level is large enough) tells one count from another as well; unreported, a
+        # trial between two counts never learnt, and the grid beside one busy process kept
+        # the reading's two threads, 1.31x its best setting (docs/benchmarks.md).
+        if threads.measured and (parallel or engine.parallel_passes):
             threads.report(int(stats.discovered.sum()) + 1)
         return BFSResult(source=source, parents=parents, levels=levels, stats=stats,
                          seconds=seconds, config=cfg, stopped=run.stopped,

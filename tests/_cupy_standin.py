@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse
 
-__all__ = ["HostLeak", "Transfers", "install", "make", "ndarray"]
+__all__ = ["HostLeak", "Transfers", "install", "make", "ndarray", "run_script"]
 
 
 @dataclass
@@ -295,6 +295,20 @@ def install(version: str = "14.1.0") -> Transfers:
     modules, t = make(version)
     sys.modules.update(modules)
     return t
+
+
+def run_script(script: str, cwd: str) -> str:
+    """Run the test file ``script`` as a program in a fresh interpreter (its ``main``
+    installs the stand-in, before anything imports cupy, and must not leak into the
+    test process); returns its output, and fails unless it exits 0 having printed
+    ``STANDIN OK``."""
+    import subprocess
+
+    proc = subprocess.run([sys.executable, script], capture_output=True, text=True,
+                          timeout=600, cwd=cwd)
+    assert proc.returncode == 0, f"stdout:\n{proc.stdout}\nstderr:\n{proc.stderr}"
+    assert "STANDIN OK" in proc.stdout, proc.stdout
+    return proc.stdout
 
 
 def make(version: str = "14.1.0") -> tuple[dict[str, types.ModuleType], Transfers]:

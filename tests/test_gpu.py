@@ -55,10 +55,10 @@ def engine(request, monkeypatch):
         # (for cupy only: the numpy backend runs the same class on numpy arrays).
         vectorized = driver.VectorizedEngine
 
-        def factory(xp, out_block, in_block, deg):
+        def factory(xp, out_block, in_block, deg, in_deg=None):
             if xp.__name__ == "cupy":
                 return sc._CudaEngine(xp, out_block, in_block, deg)
-            return vectorized(xp, out_block, in_block, deg)
+            return vectorized(xp, out_block, in_block, deg, in_deg)
 
         monkeypatch.setattr(driver, "VectorizedEngine", factory)
     else:

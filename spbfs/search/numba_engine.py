@@ -404,9 +404,14 @@ class NumbaEngine(LocalEngine):
             self._set_threads(max(1, int(self._ask())))
         return self.nparts
 
+    @property
+    def parallel_passes(self) -> bool:
+        """Whether the passes over all vertices (the reset, the results) run in parallel
+        where more than one thread is given: from ``nbk._PAR_N`` vertices on."""
+        return self.n >= nbk._PAR_N
+
     def _parallel_pass(self) -> bool:
-        # The passes over n run in parallel from nbk._PAR_N vertices on.
-        return self.n >= nbk._PAR_N and self.threads() > 1
+        return self.parallel_passes and self.threads() > 1
 
     # -- the driver's protocol -------------------------------------------------
     def start(self, source: int) -> tuple[np.ndarray, int]:
@@ -531,6 +536,6 @@ class NumbaEngine(LocalEngine):
         """
         wanted = bool(self.sv[nbk.SV_WANTED])
         if self._has_edges:
-            self.pool.asked_threads = wanted or self.n >= nbk._PAR_N
+            self.pool.asked_threads = wanted or self.parallel_passes
         self.pool.keep_engine(self)
         return wanted
