@@ -36,7 +36,7 @@ from collections.abc import Callable
 from typing import Any, Literal
 
 import numpy as np
-from case_runner import first_ranks
+from case_runner import each_first_ranks
 
 from spbfs.mpi import ProcessGrid, install_excepthook
 from spbfs.mpi.butterfly import Butterfly, predict
@@ -275,12 +275,7 @@ def check_world(world: Any) -> None:
 
 def main() -> None:
     install_excepthook()
-    from mpi4py import MPI
-
-    for count in [int(q) for q in sys.argv[1:]] or [MPI.COMM_WORLD.Get_size()]:
-        with first_ranks(count) as world:
-            if world is not None:
-                check_world(world)
+    each_first_ranks(check_world, sys.argv[1:])
 
 
 if __name__ == "__main__":

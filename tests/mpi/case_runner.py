@@ -63,6 +63,17 @@ def first_ranks(count: int) -> Iterator[Any]:
             time.sleep(0.005)
 
 
+def each_first_ranks(check: Callable[[Any], None], counts: list[str]) -> None:
+    """``check(comm)`` on the job's first ``Q`` ranks for each ``Q`` in ``counts``
+    (command-line words; none: the whole job), smallest first as given."""
+    from mpi4py import MPI
+
+    for count in [int(q) for q in counts] or [MPI.COMM_WORLD.Get_size()]:
+        with first_ranks(count) as comm:
+            if comm is not None:
+                check(comm)
+
+
 @contextmanager
 def sub_grid(shape: str) -> Iterator[ProcessGrid | None]:
     """The grid ``RxC`` on the first ``R·C`` ranks (:func:`first_ranks`; None on the others).

@@ -20,7 +20,7 @@ import sys
 from typing import Any
 
 import numpy as np
-from case_runner import first_ranks
+from case_runner import each_first_ranks
 
 from spbfs.mpi import install_excepthook
 from spbfs.mpi.spmsv import GrownReceives
@@ -97,12 +97,7 @@ def check(world: Any) -> None:
 
 def main() -> None:
     install_excepthook()
-    from mpi4py import MPI
-
-    for count in [int(q) for q in sys.argv[1:]] or [MPI.COMM_WORLD.Get_size()]:
-        with first_ranks(count) as comm:
-            if comm is not None:
-                check(comm)
+    each_first_ranks(check, sys.argv[1:])
 
 
 if __name__ == "__main__":

@@ -18,7 +18,7 @@ import tempfile
 from typing import Any
 
 import numpy as np
-from case_runner import first_ranks
+from case_runner import each_first_ranks
 
 from spbfs.io import GraphFormatError, read_graph
 from spbfs.mpi import CollectiveError, DistGraph, ProcessGrid, install_excepthook
@@ -389,12 +389,7 @@ def check(world: Any) -> None:
 
 def main() -> None:
     install_excepthook()
-    from mpi4py import MPI
-
-    for count in [int(q) for q in sys.argv[2:]] or [MPI.COMM_WORLD.Get_size()]:
-        with first_ranks(count) as comm:
-            if comm is not None:
-                check(comm)
+    each_first_ranks(check, sys.argv[2:])
 
 
 if __name__ == "__main__":
