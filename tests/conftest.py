@@ -55,6 +55,72 @@ def pytest_configure(config: pytest.Config) -> None:
         config.pluginmanager.register(_Schedule(), "spbfs-schedule")
 
 
+#: :func:`spbfs.warmup`'s steps in two processes, one a core, about even on a cold cache
+#: (the search kernel's dcsc and csr forms are the two largest compilations).
+_WARM_STEPS = (("bfs, dcsc", "algorithms"),
+               ("bfs, csr", "generate, build, validate", "csgraph", "networkx backend"))
+_WARM_CODE = """
+import sys
+from spbfs._compile import quiet_notice
+from spbfs.warmup import _steps
+steps = dict(_steps())
+with quiet_notice():
+    for label in sys.argv[1:]:
+        steps[label]()
+"""
+#: A warm-up that takes longer is ended; the tests then compile what it left.
+_WARM_TIMEOUT_S = 900
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """On a cold numba cache, compile the kernels most tests share once, before the workers.
+
+    Without it, both workers and the first process of the mpiexec jobs compile
+    the same large kernels (the search loop, minutes on a loaded machine) at
+    the same time, each for itself: numba's cache serves only what is written
+    already. Two processes compile :data:`_WARM_STEPS` into the cache, one a
+    core; every test process then loads them. Nothing here decides a result:
+    a failed or ended warm-up leaves the compiling to the tests, as before.
+    """
+    config = session.config
+    if hasattr(config, "workerinput") or getattr(config.option, "dist", "no") == "no":
+        return
+    from spbfs.kernels import bfs_numba
+
+    if _compile.ready(bfs_numba.search_levels):
+        return  # a warm cache: the workers load the kernels themselves
+    import subprocess
+    import sys
+    import tempfile
+    import time
+
+    env = {**os.environ,
+           "PYTHONPATH": os.pathsep.join(filter(None, (str(ROOT), os.environ.get("PYTHONPATH"))))}
+    t0 = time.perf_counter()
+    logs = [tempfile.TemporaryFile() for _ in _WARM_STEPS]
+    procs = [subprocess.Popen([sys.executable, "-c", _WARM_CODE, *labels], env=env, cwd=ROOT,
+                              stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=log)
+             for labels, log in zip(_WARM_STEPS, logs, strict=True)]
+    failed = []
+    for labels, proc, log in zip(_WARM_STEPS, procs, logs, strict=True):
+        try:
+            proc.wait(timeout=max(1.0, _WARM_TIMEOUT_S - (time.perf_counter() - t0)))
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        if proc.returncode != 0:
+            log.seek(0)
+            last = (log.read().decode(errors="replace").strip().splitlines() or ["killed"])[-1]
+            failed.append(f"{', '.join(labels)}: exit {proc.returncode}: {last}")
+        log.close()
+    reporter = config.pluginmanager.get_plugin("terminalreporter")
+    if reporter is not None:
+        reporter.write_line(f"numba's cache warmed for the workers in "
+                            f"{time.perf_counter() - t0:.0f} s")
+        for line in failed:  # the tests compile what it left; this says why it is slow
+            reporter.write_line(f"warm-up step failed ({line})")
+
+
 class _Schedule:
     """The two pytest-xdist workers (``-n 2``, pyproject.toml) take whole files.
 

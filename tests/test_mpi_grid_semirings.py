@@ -19,7 +19,8 @@ SCRIPT = SCRIPTS / "grid_semiring_cases.py"
 
 @pytest.mark.mpi
 @needs_mpi
-@on_grids({1: ["1x1"], 2: ["2x1", "1x2"], 4: ["2x2"]})
+# A grid runs on the first ranks of its launch (case_runner.sub_grid).
+@on_grids({4: ["1x1", "2x1", "1x2", "2x2"]})
 def test_user_semirings_on_the_array_engine_match_numba(nranks: int, grids: list[str]) -> None:
     rc, out, err, _ = launch(nranks, [str(SCRIPT), "--standin", *grids], timeout=400)
     assert rc == 0, f"stdout:\n{out}\nstderr:\n{err}"

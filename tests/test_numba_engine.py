@@ -696,10 +696,28 @@ def test_band_runs_stay_on_the_team_past_the_parallel_threshold(name: str) -> No
 _BOUNDS_SCRIPT = """
 import sys
 sys.path.insert(0, sys.argv[1])
-import numpy as np
+from numba.core.caching import NullCache
+from numba.core.dispatcher import Dispatcher
 import test_numba_engine as t
 from spbfs.direction import DirectionPolicy
 from spbfs.kernels import bfs_numba as nbk
+
+# Bounds checks on the team levels and every kernel they call, and on the loop that
+# calls them (compiled here, so that it links the checked team code); the loop's other
+# kernels load from numba's cache as they are. Nothing checked is written to the cache.
+checked, todo = {}, [nbk._team_levels]
+while todo:
+    kernel = todo.pop()
+    if kernel.py_func not in checked:
+        checked[kernel.py_func] = kernel
+        todo += [k for k in map(vars(sys.modules[kernel.py_func.__module__]).get,
+                                kernel.py_func.__code__.co_names) if isinstance(k, Dispatcher)]
+for kernel in [nbk.search_levels, *checked.values()]:
+    assert not kernel.overloads, kernel  # not compiled yet in this process
+    kernel.targetoptions["boundscheck"] = True
+    kernel._cache = NullCache()
+assert {"_team_lead", "_team_help", "_lead_bands", "_topdown_band"} <= {
+    f.__name__ for f in checked}, sorted(f.__name__ for f in checked)
 banded = 0
 for name in ("directed", "grid"):
     src, dst, n, directed = t.TEAM_GRAPHS[name]()
@@ -712,29 +730,32 @@ for name in ("directed", "grid"):
         t._same_search(t._run(e, 0, DirectionPolicy("top-down")), want)
         banded += int(e.sv[nbk.SV_BANDS])
 assert banded > 0
+assert nbk._team_levels.overloads and nbk.search_levels.overloads
 print("OK")
 """
 
 
-def test_team_levels_stay_inside_their_arrays(tmp_path) -> None:
+def test_team_levels_stay_inside_their_arrays() -> None:
     """Team levels (bands and chunks, csr and dcsc with empty columns) compiled with
     bounds checks: a read past an array raises instead of passing unseen (a band's
     prefetch once read a dcsc block's pointers by vertex id).
 
     Every block runs the loop's generic form, whose format flags are run-time values: it
-    holds the csr paths as well, and compiling it alone halves the test's time.
+    holds the csr paths as well. Only the team kernels (and what they call) and the loop
+    compile here, with bounds checks; the loop's other kernels (serial and parallel
+    levels, bottom-up) come from numba's cache, unchecked: a third of the compile of
+    checking everything (``NUMBA_BOUNDSCHECK=1``), which a loaded machine once stretched
+    past the time limit.
     """
-    import os
     import subprocess
     import sys
     from pathlib import Path
 
-    env = dict(os.environ, NUMBA_BOUNDSCHECK="1", NUMBA_CACHE_DIR=str(tmp_path))
     try:
-        # About 45 s, compiling the loop included. An index error inside a team's region
-        # leaves the other thread waiting for it: a hang, ended here.
+        # An index error inside a team's region leaves the other thread waiting for it:
+        # a hang, ended here.
         done = subprocess.run([sys.executable, "-c", _BOUNDS_SCRIPT, str(Path(__file__).parent)],
-                              env=env, capture_output=True, text=True, timeout=240)
+                              capture_output=True, text=True, timeout=240)
     except subprocess.TimeoutExpired:
         raise AssertionError("bounds-checked team levels hung: an index error in a team "
                              "region (rerun the script by hand to see it)") from None

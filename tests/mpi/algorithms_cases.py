@@ -24,8 +24,6 @@ from __future__ import annotations
 
 import sys
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 # ruff: noqa: E402 -- the stand-in must be installed before the imports below load cupy
@@ -46,7 +44,7 @@ for _arg in [a for a in sys.argv if a.startswith("--backends=")]:
 import networkx as nx
 import numpy as np
 import scipy.sparse as sp
-from case_runner import both_graphs, run_cases, share
+from case_runner import both_graphs, run_cases, share, sub_grid
 from mpi4py import MPI
 from scipy.sparse import csgraph
 
@@ -411,30 +409,6 @@ def check_engines(grid: ProcessGrid, cases: list[int],
                                    equal_nan=True), f"{tag}: betweenness"
                 assert np.array_equal(tri.per_vertex, ref["triangles"].per_vertex), \
                     f"{tag}: triangles"
-
-
-@contextmanager
-def sub_grid(shape: str) -> Iterator[ProcessGrid | None]:
-    """The grid ``RxC`` on the first ``R·C`` ranks (None on the others, which wait idle).
-
-    One launch covers smaller grids too (a 1x1 in a two-rank job, a 2x2 in a
-    six-rank one). The idle ranks poll the closing barrier with sleeps, so
-    they leave the shared cores to the working ones.
-    """
-    world = MPI.COMM_WORLD
-    r, c = (int(x) for x in shape.split("x"))
-    inside = world.Get_rank() < r * c
-    sub = world.Split(0 if inside else 1, world.Get_rank())
-    grid = ProcessGrid(shape, comm=sub) if inside else None
-    try:
-        yield grid
-    finally:
-        if grid is not None:
-            grid.free()
-        sub.Free()
-        done = world.Ibarrier()
-        while not done.Test():
-            time.sleep(0.005)
 
 
 def main() -> None:

@@ -1,9 +1,12 @@
-"""Butterfly exchanges against mpi4py's own collectives: ``mpiexec -n P python butterfly_cases.py``.
+"""Butterfly exchanges against mpi4py's own collectives.
 
-On every communicator of the job (the world, its two halves, and the row and
-column communicators of a :class:`~spbfs.mpi.ProcessGrid`, so sizes that are
-not powers of the fanout come up on every ``P``) and for fanouts 2, 3, 4 and
-one at least the communicator's size:
+``mpiexec -n P python butterfly_cases.py [Q ...]``:
+
+For each ``Q`` named (default: ``P``), on the job's first ``Q`` ranks (a
+"world" of ``Q``), on every communicator of it (the world, its two halves, and
+the row and column communicators of a :class:`~spbfs.mpi.ProcessGrid`, so
+sizes that are not powers of the fanout come up on every ``Q``) and for
+fanouts 2, 3, 4 and one at least the communicator's size:
 
 * :meth:`~spbfs.mpi.butterfly.Butterfly.allgather` must return exactly what
   ``comm.allgather`` (pickled Python objects, a different code path) returns,
@@ -22,16 +25,18 @@ one at least the communicator's size:
   (plus two header words) forwarded once per non-zero base-``f`` digit of
   ``(dest - source) mod q``.
 
-Then bad input raises on every rank. Rank 0 prints ``BUTTERFLY OK <cases>``.
+Then bad input raises on every rank. Rank 0 prints ``BUTTERFLY OK <cases>`` per ``Q``.
 Any failure raises, and the installed excepthook ends the job.
 """
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from typing import Any, Literal
 
 import numpy as np
+from case_runner import each_first_ranks
 
 from spbfs.mpi import ProcessGrid, install_excepthook
 from spbfs.mpi.butterfly import Butterfly, predict
@@ -248,11 +253,8 @@ def check_bad_input(comm: Any, cases: list[int]) -> None:
     cases[0] += 13
 
 
-def main() -> None:
-    install_excepthook()
-    from mpi4py import MPI
-
-    world = MPI.COMM_WORLD
+def check_world(world: Any) -> None:
+    """Every case on the communicators of ``world``."""
     size, rank = world.Get_size(), world.Get_rank()
     cases = [0]
     check_comm(world, "world", cases)
@@ -260,7 +262,7 @@ def main() -> None:
         half = world.Split(int(rank >= size // 2), rank)
         check_comm(half, f"half{int(rank >= size // 2)}", cases)
         half.Free()
-    grid = ProcessGrid()
+    grid = ProcessGrid(comm=world)
     if grid.pr > 1 and grid.pc > 1:  # 1-wide grids: row or column is the world again
         check_comm(grid.col_comm, "col", cases)
         check_comm(grid.row_comm, "row", cases)
@@ -269,6 +271,11 @@ def main() -> None:
     every = world.allreduce(cases[0])
     if rank == 0:
         print(f"BUTTERFLY OK {every} checks (summed over the ranks) on {size} ranks", flush=True)
+
+
+def main() -> None:
+    install_excepthook()
+    each_first_ranks(check_world, sys.argv[1:])
 
 
 if __name__ == "__main__":

@@ -3,12 +3,16 @@
 ``python CASES.py RxC ...`` under ``mpiexec``: per grid, ``check_graph`` on each
 graph and format, then ``check_bad_input``; rank 0 prints ``ALL OK <cases>``.
 Any failure raises, and the excepthook ends the job with a non-zero status.
+A grid ``RxC`` runs on the first ``R·C`` ranks of the job (:func:`sub_grid`), so one
+launch covers grids of several sizes, smallest first.
 """
 
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
@@ -35,6 +39,58 @@ def both_graphs(grid: ProcessGrid, el: EdgeList, directed: bool,
     return g, serial
 
 
+@contextmanager
+def first_ranks(count: int) -> Iterator[Any]:
+    """A communicator of the job's first ``count`` ranks (None on the others, which wait idle).
+
+    One launch then covers communicators of several sizes, smallest first: each
+    rank starts once (imports, numba's cache) for all of them, and a first one
+    of one rank compiles the kernels alone for the larger ones. The idle ranks
+    poll the closing barrier with sleeps, so they leave the shared cores to the
+    working ones.
+    """
+    from mpi4py import MPI
+
+    world = MPI.COMM_WORLD
+    inside = world.Get_rank() < count
+    sub = world.Split(0 if inside else 1, world.Get_rank())
+    try:
+        yield sub if inside else None
+    finally:
+        sub.Free()
+        done = world.Ibarrier()
+        while not done.Test():
+            time.sleep(0.005)
+
+
+def each_first_ranks(check: Callable[[Any], None], counts: list[str]) -> None:
+    """``check(comm)`` on the job's first ``Q`` ranks for each ``Q`` in ``counts``
+    (command-line words; none: the whole job), smallest first as given."""
+    from mpi4py import MPI
+
+    for count in [int(q) for q in counts] or [MPI.COMM_WORLD.Get_size()]:
+        with first_ranks(count) as comm:
+            if comm is not None:
+                check(comm)
+
+
+@contextmanager
+def sub_grid(shape: str) -> Iterator[ProcessGrid | None]:
+    """The grid ``RxC`` on the first ``R·C`` ranks (:func:`first_ranks`; None on the others).
+
+    One launch covers smaller grids too (a 1x1 in a two-rank job, a 2x2 in a
+    six-rank one).
+    """
+    r, c = (int(x) for x in shape.split("x"))
+    with first_ranks(r * c) as comm:
+        grid = ProcessGrid(shape, comm=comm) if comm is not None else None
+        try:
+            yield grid
+        finally:
+            if grid is not None:
+                grid.free()
+
+
 def run_cases(graphs: Callable[[], list[tuple[str, Any, bool]]],
               check_graph: Callable[..., None],
               check_bad_input: Callable[[ProcessGrid], None]) -> None:
@@ -42,12 +98,13 @@ def run_cases(graphs: Callable[[], list[tuple[str, Any, bool]]],
     install_excepthook()
     cases = [0]
     for shape in sys.argv[1:]:
-        grid = ProcessGrid(shape)
-        for name, el, directed in graphs():
-            for fmt in ("csr", "dcsc"):
-                check_graph(grid, name, el, directed, fmt, cases)
-        check_bad_input(grid)
-        grid.free()
+        with sub_grid(shape) as grid:
+            if grid is None:
+                continue
+            for name, el, directed in graphs():
+                for fmt in ("csr", "dcsc"):
+                    check_graph(grid, name, el, directed, fmt, cases)
+            check_bad_input(grid)
     from mpi4py import MPI
 
     if MPI.COMM_WORLD.Get_rank() == 0:

@@ -20,6 +20,7 @@ import tempfile
 import zipfile
 
 import numpy as np
+from case_runner import sub_grid
 
 from spbfs import Config, Graph
 from spbfs import bfs as serial_bfs
@@ -65,8 +66,7 @@ def expected_entries(el: EdgeList, directed: bool) -> tuple[np.ndarray, np.ndarr
     return rows[order], cols[order]
 
 
-def check_grid(shape: str, cases: list[int]) -> None:
-    grid = ProcessGrid(shape)
+def check_grid(grid: ProcessGrid, shape: str, cases: list[int]) -> None:
     rank = grid.rank
     encodings = ("auto", "list", "bitmap")
     for name, el, directed in graphs():
@@ -138,7 +138,6 @@ def check_grid(shape: str, cases: list[int]) -> None:
     check_save(grid, shape)
     check_chunked_alltoallv(grid)
     check_bad_input(grid)
-    grid.free()
 
 
 def check_both_blocks(grid: ProcessGrid, el: EdgeList, serial: Graph, directed: bool,
@@ -398,7 +397,9 @@ def main() -> None:
     install_excepthook()
     cases = [0]
     for shape in sys.argv[1:]:
-        check_grid(shape, cases)
+        with sub_grid(shape) as grid:
+            if grid is not None:
+                check_grid(grid, shape, cases)
     from mpi4py import MPI
 
     if MPI.COMM_WORLD.Get_rank() == 0:

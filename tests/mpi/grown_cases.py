@@ -1,4 +1,4 @@
-"""Pair channels with grown receive buffers: ``mpiexec -n P python grown_cases.py``.
+"""Pair channels with grown receive buffers: ``mpiexec -n P python grown_cases.py [Q ...]``.
 
 :class:`~spbfs.mpi.spmsv.GrownReceives` posts each receive into a buffer of
 ``cap + 1`` words and sends a longer message in two parts; both sides must
@@ -10,12 +10,17 @@ ones after a long one. Every message must arrive whole and exact, and a
 source's buffer must never grow beyond an eighth over the longest message it
 sent (plus one word). Also an exchange between two rank sets (a rank that
 only sends, one that only receives, one that does neither), as the
-transposed top-down's fold runs it. Rank 0 prints ``GROWN OK <checks>``.
+transposed top-down's fold runs it. Rank 0 prints ``GROWN OK <checks>`` for each
+communicator: the job's first ``Q`` ranks for each ``Q`` named (default: all ``P``).
 """
 
 from __future__ import annotations
 
+import sys
+from typing import Any
+
 import numpy as np
+from case_runner import each_first_ranks
 
 from spbfs.mpi import install_excepthook
 from spbfs.mpi.spmsv import GrownReceives
@@ -45,11 +50,8 @@ def content(src: int, dst: int, rnd: int, n: int) -> np.ndarray:
     return np.arange(n, dtype=np.int64) * 7 + (src * 1_000_003 + dst * 10_007 + rnd * 101)
 
 
-def main() -> None:
-    install_excepthook()
-    from mpi4py import MPI
-
-    world = MPI.COMM_WORLD
+def check(world: Any) -> None:
+    """Every case on communicator ``world``."""
     size, rank = world.Get_size(), world.Get_rank()
     ch = GrownReceives(world, tag=33, first=FIRST)
     longest: dict[tuple[int, int], int] = {}
@@ -91,6 +93,11 @@ def main() -> None:
     every = world.allreduce(checks)
     if rank == 0:
         print(f"GROWN OK {every} checks on {size} ranks", flush=True)
+
+
+def main() -> None:
+    install_excepthook()
+    each_first_ranks(check, sys.argv[1:])
 
 
 if __name__ == "__main__":

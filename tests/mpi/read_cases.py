@@ -1,11 +1,12 @@
 """Parallel file reading under mpiexec: every rank's slice against the serial reader.
 
-Run as ``mpiexec -n P python tests/mpi/read_cases.py DATA_DIR``. Rank 0 writes
+Run as ``mpiexec -n P python tests/mpi/read_cases.py DATA_DIR [Q ...]``: on the
+job's first ``Q`` ranks for each ``Q`` named (default: all ``P``). Rank 0 writes
 the synthetic files; each file is read by :func:`spbfs.mpi.read.read_edges`
 and the slices, concatenated in rank order, must be exactly the serial
 reader's edges (same order); a malformed file must fail on every rank with
 the serial reader's line number. Gzip copies of the files are streamed by
-rank 0 and must read the same. Prints ``READ OK <k> files``.
+rank 0 and must read the same. Prints ``READ OK <k> files on <Q> ranks``.
 """
 
 from __future__ import annotations
@@ -14,8 +15,10 @@ import os
 import re
 import sys
 import tempfile
+from typing import Any
 
 import numpy as np
+from case_runner import each_first_ranks
 
 from spbfs.io import GraphFormatError, read_graph
 from spbfs.mpi import CollectiveError, DistGraph, ProcessGrid, install_excepthook
@@ -342,9 +345,9 @@ def _line_of(message: str) -> str | None:
     return m.group(1) if m else None
 
 
-def main() -> None:
-    install_excepthook()
-    grid = ProcessGrid(None)
+def check(world: Any) -> None:
+    """Every case on the ranks of communicator ``world``."""
+    grid = ProcessGrid(None, comm=world)
     comm = grid.comm
     rank = comm.Get_rank()
     tmp = C.bcast_obj(comm, tempfile.mkdtemp() if rank == 0 else None)
@@ -380,7 +383,13 @@ def main() -> None:
         for name in os.listdir(tmp):
             os.remove(os.path.join(tmp, name))
         os.rmdir(tmp)
-        print(f"READ OK {checked} files", flush=True)
+        print(f"READ OK {checked} files on {comm.Get_size()} ranks", flush=True)
+    grid.free()
+
+
+def main() -> None:
+    install_excepthook()
+    each_first_ranks(check, sys.argv[2:])
 
 
 if __name__ == "__main__":
