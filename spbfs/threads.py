@@ -54,7 +54,7 @@ import os
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
@@ -63,9 +63,8 @@ import numpy as np
 
 from semirings._intrinsics import native_thread_id
 
-__all__ = ["ONE_THREAD_ARCS", "LoadMeter", "SearchThreads", "ThreadPolicy", "ThreadProbe",
-           "count_threads", "read_busy_seconds", "read_own_running", "read_running",
-           "search_threads"]
+__all__ = ["ONE_THREAD_ARCS", "SearchThreads", "ThreadPolicy", "ThreadProbe", "count_threads",
+           "read_own_running", "read_running", "search_threads"]
 
 #: Arcs (and vertices) below which a search whose count is left to the machine runs
 #: on one thread without reading it, and without setting numba's count (its kernels
@@ -188,8 +187,7 @@ class ThreadProbe:
     """What a :class:`ThreadPolicy` keeps between its decisions: numba's pool workers' ids,
     the machine's CPU count, for a moment a choice of fewer threads than the most
     (or a finding that the machine is quiet), and, on a busy machine, what the
-    graph's searches cost on each of the two counts it picks between (:meth:`pick`),
-    and how busy the other processes kept the cores lately (:attr:`load`).
+    graph's searches cost on each of the two counts it picks between (:meth:`pick`).
 
     Telling this process's spinning workers from other load otherwise lists
     ``/proc/self/task`` and reads every thread's state (OpenBLAS's and the
@@ -236,8 +234,6 @@ class ThreadProbe:
         self._spent = 0.0
         self._seconds = 0.0
         self._last = -float("inf")
-        #: Whether the cores have been free lately (:func:`_busy_lately`).
-        self.load = LoadMeter()
 
     def recall(self, ceiling: int) -> tuple[int, int] | None:
         """The choice kept for ``ceiling`` and the other count it was weighed against,
@@ -589,132 +585,18 @@ class ThreadPolicy:
         return idle
 
 
-def read_busy_seconds(path: str = "/proc/stat") -> float | None:
-    """CPU seconds the machine's CPUs have spent busy since boot, all CPUs together.
+def _busy_lately() -> bool:
+    """Whether the machine's 1-minute load average reaches the CPUs this process may use.
 
-    Parameters
-    ----------
-    path : str
-        A file in ``/proc/stat``'s format: its first line is ``cpu`` and the
-        clock ticks spent in user, nice, system, idle, iowait, irq, softirq and
-        steal time (later fields, guest time, are counted in user and nice).
-
-    Returns
-    -------
-    float or None
-        Everything but idle and iowait, in seconds (steal too: a CPU the
-        hypervisor gave elsewhere was not free); None where the file is
-        absent or not in that format.
+    An instant's reading of a machine shared with other work is often quiet
+    between two bursts; the minute's mean says whether a helper thread is
+    likely to be descheduled within a run of small levels. False where the
+    load average cannot be read.
     """
-    text = _read_head(path, 256)
-    if text is None:
-        return None
-    fields = text.split(b"\n", 1)[0].split()
-    if len(fields) < 9 or fields[0] != b"cpu":
-        return None
     try:
-        ticks = [int(x) for x in fields[1:9]]
-    except ValueError:
-        return None
-    return (sum(ticks) - ticks[3] - ticks[4]) / _CLOCK_TICKS
-
-
-def _clock_ticks() -> int:
-    try:
-        return os.sysconf("SC_CLK_TCK")
-    except (AttributeError, OSError, ValueError):  # no sysconf on Windows, which has no /proc
-        return 100
-
-
-#: ``/proc/stat``'s ticks per second (USER_HZ, 100 on Linux), read once at import.
-_CLOCK_TICKS = _clock_ticks()
-
-
-class LoadMeter:
-    """How many cores other processes kept busy lately: the machine's busy CPU time
-    (:func:`read_busy_seconds`) less this process's (``time.process_time``,
-    its spinning pool workers included), per second, between two readings.
-
-    A run of small top-down levels on a team of threads waits a scheduler
-    slice (milliseconds) at each level whose helper thread is descheduled, so
-    it goes to a team only where the cores have been free lately, not just at
-    the instant of the thread count's reading (a machine shared with other
-    work is often quiet between two bursts). The 1-minute load average, which
-    served before, still read a machine as busy a minute after its load had
-    gone (the 1000 x 1000 grid 1.2x its best setting on a quiet machine,
-    docs/benchmarks.md). A reading costs about 50 µs (the kernel writes all
-    of ``/proc/stat``), so the meter reads at most every :attr:`window`
-    seconds and answers from its last share in between: a machine is seen
-    quiet (or busy) within about two windows of searching.
-
-    Parameters
-    ----------
-    path : str
-        Where the busy time is read (tests point it at a file).
-    clock, cpu_time : callable
-        The wall clock and this process's CPU seconds (tests give their own).
-    """
-
-    #: Seconds between two readings once a share is known.
-    window = 0.25
-    #: Seconds to the next reading where the share is not known yet, or comes from
-    #: more than :attr:`stale` seconds (the mean of a long pause says little of now).
-    first_window = 0.05
-    stale = 1.0
-
-    def __init__(self, path: str = "/proc/stat", clock: Callable[[], float] = time.monotonic,
-                 cpu_time: Callable[[], float] = time.process_time) -> None:
-        self.path = path
-        self._clock = clock
-        self._cpu_time = cpu_time
-        # The last reading (time, machine's busy seconds, own seconds), when the next is
-        # due, and the share between the last two.
-        self._mark: tuple[float, float, float] | None = None
-        self._due = -float("inf")
-        self._others: float | None = None
-
-    def others(self) -> float | None:
-        """Cores the other processes kept busy between the last two readings (a mean,
-        >= 0), reading again if one is due; None until two readings are made, or
-        where the machine's busy time cannot be read."""
-        now = self._clock()
-        if now < self._due:
-            return self._others
-        busy = read_busy_seconds(self.path)
-        if busy is None:
-            return None
-        own = self._cpu_time()
-        mark = self._mark
-        long = True
-        if mark is not None and now > mark[0]:
-            span = now - mark[0]
-            self._others = max(0.0, (busy - mark[1] - (own - mark[2])) / span)
-            long = span > self.stale
-        self._mark = (now, busy, own)
-        self._due = now + (self.first_window if long else self.window)
-        return self._others
-
-
-def _busy_lately(probe: ThreadProbe | None, count: int) -> bool:
-    """Whether other processes kept lately busy a core that ``count`` threads need.
-
-    With a ``probe``, its :class:`LoadMeter`'s share: the cores the other
-    processes kept busy half the time or more are taken, and a count above
-    the CPUs left (:func:`count_threads`, the affinity mask as everywhere) is
-    busy. Without one, or before the meter has a share, the machine's
-    1-minute load average reaching the CPUs this process may use (False where
-    it cannot be read either).
-    """
-    others = probe.load.others() if probe is not None else None
-    allowed = _allowed_cpus()
-    if others is None:
-        try:
-            return os.getloadavg()[0] >= allowed
-        except OSError:
-            return False
-    taken = int(others + 0.5)
-    cpus = _machine_cpus(probe, allowed)
-    return count_threads(count, taken + 1, 1, cpus, allowed, 0) < count
+        return os.getloadavg()[0] >= _allowed_cpus()
+    except OSError:
+        return False
 
 
 class SearchThreads:
@@ -741,8 +623,8 @@ class SearchThreads:
         self._count: int | None = None
         self._trial: tuple[ThreadProbe, int, int, float] | None = None
         #: Whether the count is given, or was read off a machine with a core idle for
-        #: each thread (no trial between two counts) that was not busy lately either
-        #: (:func:`_busy_lately`, :class:`LoadMeter`): only then do runs of small levels
+        #: each thread (no trial between two counts) that was not busy over the last
+        #: minute either (:func:`_busy_lately`): only then do runs of small levels
         #: go to a team of threads (:class:`spbfs.search.numba_engine.NumbaEngine`).
         #: A team level costs tens of microseconds; one whose helper is descheduled
         #: waits a scheduler slice, milliseconds (p2p-Gnutella31 under load: 38 ms
@@ -774,7 +656,7 @@ class SearchThreads:
                 nb.set_num_threads(chosen)
                 self._before = before
             self._count = chosen
-            self.quiet = trial is None and (chosen < 2 or not _busy_lately(pol.probe, chosen))
+            self.quiet = trial is None and not _busy_lately()
             if trial is not None and pol.probe is not None:
                 self._trial = (pol.probe, *trial, time.perf_counter())
         return self._count

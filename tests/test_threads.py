@@ -120,88 +120,6 @@ def test_read_own_running(tmp_path):
     assert read_own_running(str(tmp_path / "absent")) is None
 
 
-def _stat(path: Path, busy: int, idle: int, iowait: int = 0) -> str:
-    """A /proc/stat whose first line counts ``busy`` ticks over user, system and steal."""
-    user, system = busy // 2, busy - busy // 2 - 1
-    path.write_text(f"cpu  {user} 0 {system} {idle} {iowait} 0 0 1 0 0\n"
-                    f"cpu0 {user} 0 {system} {idle} {iowait} 0 0 1 0 0\nintr 5 0 0\n")
-    return str(path)
-
-
-def test_read_busy_seconds(tmp_path):
-    f = _stat(tmp_path / "stat", busy=250, idle=9000, iowait=40)
-    assert T.read_busy_seconds(f) == pytest.approx(250 / T._CLOCK_TICKS)
-    assert T.read_busy_seconds(str(tmp_path / "absent")) is None
-    bad = tmp_path / "bad"
-    bad.write_text("cpu  1 2 3\n")
-    assert T.read_busy_seconds(str(bad)) is None
-    bad.write_text("intr 1 2 3 4 5 6 7 8 9\n")
-    assert T.read_busy_seconds(str(bad)) is None
-
-
-def test_the_load_meter_counts_the_other_processes_cores(tmp_path):
-    """Busy CPU time less this process's, per second, between two readings: read at most
-    every window once known, sooner while unknown or after a long pause."""
-    hz = T._CLOCK_TICKS
-    f = tmp_path / "stat"
-    now, own = [100.0], [5.0]
-    meter = T.LoadMeter(_stat(f, busy=0, idle=0), clock=lambda: now[0], cpu_time=lambda: own[0])
-    assert meter.others() is None  # one reading: no share yet
-    span = 20 / hz  # the machine's ticks are whole: 20 of them per CPU
-    meter.first_window = span
-    now[0] += span
-    own[0] += span / 2  # half a core of our own ...
-    _stat(f, busy=30, idle=0)  # ... of 1.5 busy cores
-    assert meter.others() == pytest.approx(1.0)
-    _stat(f, busy=30, idle=10**6)  # all idle from here
-    now[0] += meter.window / 2
-    assert meter.others() == pytest.approx(1.0)  # not due: the last share
-    now[0] += meter.window / 2
-    assert meter.others() == 0.0
-    # A reading after a long pause is the pause's mean: the next comes sooner.
-    pause = 100 / hz
-    meter.stale = pause / 2
-    now[0] += pause
-    _stat(f, busy=130, idle=10**6)
-    assert meter.others() == pytest.approx(1.0)
-    now[0] += span
-    assert meter.others() == 0.0
-    # Our own work is never the others': at most zero.
-    now[0] += meter.window
-    own[0] += 2 * meter.window
-    assert meter.others() == 0.0
-    assert T.LoadMeter(str(tmp_path / "absent")).others() is None
-
-
-@pytest.mark.parametrize(("others", "cpus", "allowed", "count", "busy"), [
-    (0.0, 2, 2, 2, False),
-    (0.4, 2, 2, 2, False),   # less than half a core: each thread has its core
-    (0.6, 2, 2, 2, True),    # a core taken half the time or more
-    (1.0, 2, 2, 2, True),    # one busy process
-    (1.0, 4, 2, 2, False),   # ... whose core is outside this process's mask
-    (1.0, 4, 4, 2, False),   # two cores left
-    (2.0, 4, 4, 2, False),
-    (2.6, 4, 4, 2, True),
-])
-def test_busy_lately_is_the_meters_share(monkeypatch, machine, others, cpus, allowed, count,
-                                         busy):
-    machine(cpus, allowed)
-    monkeypatch.setattr(T.os, "getloadavg", lambda: pytest.fail("the meter has a share"))
-    probe = T.ThreadProbe()
-    monkeypatch.setattr(probe.load, "others", lambda: others)
-    assert T._busy_lately(probe, count) is busy
-
-
-@pytest.mark.parametrize(("load", "busy"), [(1.9, False), (2.0, True)])
-def test_busy_lately_without_a_share_is_the_minutes_load(monkeypatch, machine, load, busy):
-    machine(2, 2)
-    monkeypatch.setattr(T.os, "getloadavg", lambda: (load, 0.0, 0.0))
-    assert T._busy_lately(None, 2) is busy
-    probe = T.ThreadProbe()
-    monkeypatch.setattr(probe.load, "others", lambda: None)
-    assert T._busy_lately(probe, 2) is busy
-
-
 def test_real_proc_is_read_where_there_is_one():
     if not Path("/proc/loadavg").exists():
         pytest.skip("no /proc here")
@@ -860,7 +778,7 @@ def test_a_large_graph_asks_before_its_passes_over_n(reads, seen, keep_threads, 
 @needs_two
 def test_small_levels_go_to_a_team_only_on_a_quiet_reading(tmp_path, keep_threads, machine,
                                                            monkeypatch):
-    """A count read off a quiet machine, not busy lately either (or a count given),
+    """A count read off a quiet machine, not busy over the last minute (or a count given),
     lets runs of small levels go to a team of two threads; a count from a trial on a busy
     machine, or a quiet instant of a busy minute, keeps them on one thread, whose answer
     is the same."""
@@ -883,8 +801,8 @@ def test_small_levels_go_to_a_team_only_on_a_quiet_reading(tmp_path, keep_thread
     runs = []
     for policy, lately, team in ((quiet, False, True), (quiet, True, False), (busy, False, False),
                                  (None, True, True)):
-        # The meter's share: a quiet instant on a machine busy lately is no team.
-        monkeypatch.setattr(T, "_busy_lately", lambda *args, lately=lately: lately)
+        # The minute's load average: a quiet instant on a machine busy lately is no team.
+        monkeypatch.setattr(T, "_busy_lately", lambda lately=lately: lately)
         choice = T.SearchThreads(2 if policy is None else None, policy)
         e = NumbaEngine(g.out_block, g.in_block, g.out_degree, ScratchPool(),
                         threads=choice.count if policy is not None else 2,
