@@ -3,7 +3,7 @@
 
     python3 tasks.py bench [spbfs bench options]   # install, then the Graph500-style benchmark
     python3 tasks.py test  [pytest options]        # install, then lint and the whole test suite
-                                                   # (about 15 minutes on 2 idle cores)
+                                                   # (about 16 minutes on 2 idle cores)
     python3 tasks.py docs                          # install, then build the site into site/
 
 Each task creates ``.venv`` beside this file when missing, installs the project
