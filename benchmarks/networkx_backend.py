@@ -13,7 +13,12 @@ sets spbfs's threads (networkx runs on one).
 
 Graphs (networkx generators, seeded): ``gnp`` (undirected G(n, p), average
 degree 10), ``grid`` (a 2-D grid, a high-diameter graph), ``scalefree``
-(a directed scale-free graph), each with random float ``weight`` attributes.
+(a directed scale-free graph), each with random float ``weight`` attributes;
+or, with ``--graphs``, the data sets that ship with spbfs (``spbfs.datasets``:
+karate, west0067, luxembourg_osm, p2p_gnutella31, musae_git), as networkx graphs
+directed as the data set is, with the same random weights. Graphs below the
+backend's ``min_edges`` are left to networkx by the backend itself
+(``should_run``): their cells measure what a user gets, dispatch included.
 
 Needs the ``networkx.backends`` entry point (``pip install -e .``).
 Run ``python benchmarks/networkx_backend.py --help``.
@@ -39,11 +44,31 @@ def _graphs(n: int, seed: int) -> dict[str, nx.Graph]:
         "grid": nx.convert_node_labels_to_integers(nx.grid_2d_graph(side, side)),
         "scalefree": nx.DiGraph(nx.scale_free_graph(n, seed=seed)),
     }
+    return _weighted(out, seed)
+
+
+def _weighted(graphs: dict[str, nx.Graph], seed: int) -> dict[str, nx.Graph]:
     rng = random.Random(seed)
-    for g in out.values():
+    for g in graphs.values():
         for _, _, d in g.edges(data=True):
             d["weight"] = rng.uniform(0.5, 2.0)
-    return out
+    return graphs
+
+
+def _bundled(names: list[str], seed: int) -> dict[str, nx.Graph]:
+    """The named ``spbfs.datasets`` as networkx graphs (their own weights replaced,
+    self-loops dropped)."""
+    from spbfs import datasets
+
+    out = {}
+    for name in names:
+        e = datasets.edges(name)
+        g = nx.DiGraph() if e.directed else nx.Graph()
+        g.add_nodes_from(range(e.n))
+        g.add_edges_from(zip(e.src.tolist(), e.dst.tolist(), strict=True))
+        g.remove_edges_from(nx.selfloop_edges(g))
+        out[name] = g
+    return _weighted(out, seed)
 
 
 def _functions(g: nx.Graph) -> dict[str, Callable[..., Any]]:
@@ -90,6 +115,9 @@ def main() -> None:
     ap.add_argument("--n", type=int, default=20000, help="vertices per graph")
     ap.add_argument("--rounds", type=int, default=3, help="interleaved rounds (median)")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--graphs", default="",
+                    help="comma-separated spbfs.datasets names to run instead of the "
+                         "generated graphs")
     ap.add_argument("--functions", default="",
                     help="comma-separated substrings of the function names to run (default: all)")
     args = ap.parse_args()
@@ -100,7 +128,9 @@ def main() -> None:
         fn(backend="spbfs")
     print(machine_line())
     print(f"load before: {load_average()}")
-    for gname, g in _graphs(args.n, args.seed).items():
+    names = [x for x in args.graphs.split(",") if x]
+    graphs = _bundled(names, args.seed) if names else _graphs(args.n, args.seed)
+    for gname, g in graphs.items():
         t = time.perf_counter()
         nx.bfs_edges(g, next(iter(g)), backend="spbfs")  # converts (cached) and compiles
         convert = time.perf_counter() - t
