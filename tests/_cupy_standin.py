@@ -123,6 +123,9 @@ class ndarray:  # cupy's name
     ndim = property(lambda self: self._a.ndim)
     nbytes = property(lambda self: self._a.nbytes)
     T = property(lambda self: _wrap(self._a.T, self._t))
+    flags = property(lambda self: types.SimpleNamespace(
+        c_contiguous=self._a.flags.c_contiguous, f_contiguous=self._a.flags.f_contiguous,
+        owndata=self._a.flags.owndata))
 
     # -- indexing ---------------------------------------------------------------------
     def __getitem__(self, key: Any) -> ndarray:
@@ -243,7 +246,7 @@ def _function(t: Transfers, fn: Any) -> Any:
 
 #: The numpy functions the stand-in exports under their cupy names (cupy has each).
 _FUNCTIONS = ("arange", "argsort", "bincount", "concatenate", "count_nonzero", "cumsum", "diff",
-              "empty", "flatnonzero", "full", "lexsort", "nonzero", "ones",
+              "ascontiguousarray", "empty", "flatnonzero", "full", "lexsort", "nonzero", "ones",
               "packbits", "repeat", "searchsorted", "sort", "stack", "unique", "unpackbits",
               "where", "zeros", "zeros_like", "empty_like", "full_like", "broadcast_to",
               "isinf", "argmin", "argmax", "clip", "take")
@@ -342,6 +345,10 @@ def make(version: str = "14.1.0") -> tuple[dict[str, types.ModuleType], Transfer
     cp.asarray = asarray  # type: ignore[attr-defined]
     cp.array = asarray  # type: ignore[attr-defined]
     cp.asnumpy = asnumpy  # type: ignore[attr-defined]
+    from _cuda_standin import RawModule  # the kernels' emulation (tests/ is on the path)
+
+    cp.RawModule = type("RawModule", (RawModule,),  # type: ignore[attr-defined]
+                        {"device_array": ndarray})
     cuda = types.ModuleType("cupy.cuda")
     runtime = types.ModuleType("cupy.cuda.runtime")
     runtime.getDeviceCount = lambda: 1  # type: ignore[attr-defined]

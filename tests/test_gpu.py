@@ -5,13 +5,17 @@ parents (min-parent semantics make them unique), the same levels (checked
 against ``scipy.sparse.csgraph`` too) and the same per-level statistics
 (frontier sizes, vertices found, edges examined, directions), in every
 direction mode and both storage formats. The GPU cases are marked ``gpu`` and
-skipped where no GPU is usable (CI); the few checks that need no GPU run
-everywhere.
+skipped where no GPU is usable; :func:`test_gpu_cases_on_the_standin` runs them
+all on the CPU in a fresh interpreter under the strict cupy stand-in
+(``tests/_cupy_standin.py``), whose ``RawModule`` checks every launch against
+the kernel's C signature and emulates the kernels in numpy.
 """
 
 from __future__ import annotations
 
 import importlib
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -26,6 +30,8 @@ from spbfs.direction import DirectionPolicy
 from spbfs.edges import EdgeList
 from spbfs.kernels import bfs_cuda as sc
 from spbfs.validate import validate_bfs_tree
+
+HERE = Path(__file__).resolve().parent
 
 ENGINES = ["cuda", "vectorized"]
 gpu = pytest.mark.gpu
@@ -170,6 +176,13 @@ def test_kernel_source_is_fully_specialised():
             assert f"{kernel}(" in src
 
 
+def test_gpu_cases_on_the_standin():
+    """Every ``gpu`` case of this file, both engines, on the strict cupy stand-in."""
+    from _cupy_standin import run_script
+
+    run_script(__file__, str(HERE.parent))
+
+
 def test_make_engine_can_be_disabled():
     """The search's config decides (SPBFS_CUDA_KERNELS reaches it through load_config)."""
     cfg = load_config(environ={"SPBFS_CUDA_KERNELS": "0"})
@@ -280,3 +293,32 @@ def test_road_network(engine, fmt):
         r = spbfs.bfs(g, s)
         _same(r, spbfs.bfs(ref_g, s))
         assert len(r.stats) > 900
+
+
+@gpu
+def test_directed_schedule_weighs_in_edges(engine):
+    """On digraphs the direction test weighs the in-edges of the unvisited vertices, in
+    the fused kernel's own test too: levels as scipy's, parents and the direction of
+    every level as numba's (whose schedule the numpy engine's equals, see
+    ``test_vectorized_directed``), and the two-layer graphs on which weighing their
+    out-edges would turn the other way."""
+    from test_vectorized_directed import check_engine
+
+    assert check_engine("cupy", float("inf")) > 0  # some schedules go bottom-up
+
+
+def main() -> None:
+    """The ``gpu`` cases under the stand-in (installed before anything imports cupy)."""
+    sys.path.insert(0, str(HERE))
+    import _cupy_standin as standin
+
+    standin.install()
+    # The outer run's options (workers, timings) are not this run's.
+    rc = pytest.main([__file__, "-q", "-m", "gpu", "-o", "addopts=", "-p", "no:cacheprovider"])
+    if rc == 0:
+        print("STANDIN OK", flush=True)
+    sys.exit(int(rc))
+
+
+if __name__ == "__main__":
+    main()

@@ -114,6 +114,7 @@ _C_SLOTS = 0  # list slots handed out (top-down claims, bitmap -> list)
 _C_BU_NEW = 1  # vertices found bottom-up
 _C_BU_SCANNED = 2  # edges examined bottom-up
 _C_DEGSUM = 3  # degree sum of vertices found (both directions)
+_C_INSUM = 4  # in-degree sum of vertices found (directed graphs only)
 _NCTR = 8
 
 _SOURCE = r"""
@@ -204,9 +205,12 @@ __device__ __forceinline__ void td_visit(long long u, long long v, ull* parents,
     }
 }
 
-/* Write the block's claims to the next list (one global atomic per block). */
+/* Write the block's claims to the next list (one global atomic per block); their in-degrees
+   go to *isum where indeg is not deg (a directed graph). */
 __device__ __forceinline__ long long td_flush(int* s_cnt, long long* s_base, vid_t* s_stash,
-                                              const long long* __restrict__ deg, vid_t* next,
+                                              const long long* __restrict__ deg,
+                                              const long long* __restrict__ indeg,
+                                              long long* isum, vid_t* next,
                                               long long* fdeg, long long* levels, int want,
                                               int depth, long long* ctr, long long base) {
     __syncthreads();
@@ -223,16 +227,30 @@ __device__ __forceinline__ long long td_flush(int* s_cnt, long long* s_base, vid
         next[b + i] = v;
         fdeg[b + i] = d;
         dsum += d;
+        if (indeg != deg) *isum += indeg[v];
         if (want) levels[v] = depth;
     }
     __syncthreads();
     return dsum;
 }
 
+/* The block's degree sums into the counters: out-degrees to slot 3, in-degrees to slot 4
+   (a directed graph only: on an undirected one indeg is deg and slot 3 says it all). */
+__device__ __forceinline__ void add_degree_sums(long long dsum, long long isum,
+                                                const long long* deg, const long long* indeg,
+                                                long long* s_scr, long long* ctr) {
+    const long long t = block_sum(dsum, s_scr);
+    if (threadIdx.x == 0 && t) atomicAdd((ull*)(ctr + 3), (ull)t);
+    if (indeg != deg) {
+        const long long i = block_sum(isum, s_scr);
+        if (threadIdx.x == 0 && i) atomicAdd((ull*)(ctr + 4), (ull)i);
+    }
+}
+
 extern "C" __global__ void __launch_bounds__(TD_T)
 td_small(const vid_t* __restrict__ front, long long k,
          const ptr_t* __restrict__ ptr, const ind_t* __restrict__ ind,
-         const long long* __restrict__ deg,
+         const long long* __restrict__ deg, const long long* __restrict__ indeg,
          ull* parents, long long* levels, long long want_, int* stamp, unsigned* vis,
          long long depth_, vid_t* next, long long* fdeg, long long* ctr, long long base) {
     __shared__ long long s_inc[SMALL];
@@ -263,7 +281,7 @@ td_small(const vid_t* __restrict__ front, long long k,
     }
     if (threadIdx.x == 0) s_cnt = 0;
     __syncthreads();
-    long long dsum = 0;
+    long long dsum = 0, isum = 0;
     for (long long t0 = (long long)blockIdx.x * TD_TILE; t0 < total;
          t0 += (long long)gridDim.x * TD_TILE) {
 #pragma unroll
@@ -280,11 +298,10 @@ td_small(const vid_t* __restrict__ front, long long k,
                 td_visit((long long)front[a], v, parents, stamp, vis, depth, &s_cnt, s_stash);
             }
         }
-        dsum += td_flush(&s_cnt, &s_base, s_stash, deg, next, fdeg, levels, want, depth, ctr,
-                         base);
+        dsum += td_flush(&s_cnt, &s_base, s_stash, deg, indeg, &isum, next, fdeg, levels,
+                         want, depth, ctr, base);
     }
-    const long long t = block_sum(dsum, s_scr);
-    if (threadIdx.x == 0 && t) atomicAdd((ull*)(ctr + 3), (ull)t);
+    add_degree_sums(dsum, isum, deg, indeg, s_scr, ctr);
 }
 
 /* First index i in [lo, hi) with inc[i] > e (exists when e < inc[hi - 1]). */
@@ -302,7 +319,7 @@ extern "C" __global__ void __launch_bounds__(TD_T)
 td_large(const vid_t* __restrict__ front, long long k, const long long* __restrict__ inc,
          long long total,
          const ptr_t* __restrict__ ptr, const ind_t* __restrict__ ind,
-         const long long* __restrict__ deg,
+         const long long* __restrict__ deg, const long long* __restrict__ indeg,
          ull* parents, long long* levels, long long want_, int* stamp, unsigned* vis,
          long long depth_, vid_t* next, long long* fdeg, long long* ctr, long long base) {
     __shared__ vid_t s_stash[TD_TILE];
@@ -311,7 +328,7 @@ td_large(const vid_t* __restrict__ front, long long k, const long long* __restri
     __shared__ long long s_base, s_lo, s_hi;
     const int depth = (int)depth_, want = (int)want_;
     if (threadIdx.x == 0) s_cnt = 0;
-    long long dsum = 0;
+    long long dsum = 0, isum = 0;
     for (long long t0 = (long long)blockIdx.x * TD_TILE; t0 < total;
          t0 += (long long)gridDim.x * TD_TILE) {
         if (threadIdx.x == 0) s_lo = upper_bound(inc, 0, k, t0);
@@ -332,11 +349,10 @@ td_large(const vid_t* __restrict__ front, long long k, const long long* __restri
                 td_visit(u, v, parents, stamp, vis, depth, &s_cnt, s_stash);
             }
         }
-        dsum += td_flush(&s_cnt, &s_base, s_stash, deg, next, fdeg, levels, want, depth, ctr,
-                         base);
+        dsum += td_flush(&s_cnt, &s_base, s_stash, deg, indeg, &isum, next, fdeg, levels,
+                         want, depth, ctr, base);
     }
-    const long long t = block_sum(dsum, s_scr);
-    if (threadIdx.x == 0 && t) atomicAdd((ull*)(ctr + 3), (ull)t);
+    add_degree_sums(dsum, isum, deg, indeg, s_scr, ctr);
 }
 
 __device__ __forceinline__ bool in_front(const unsigned* __restrict__ front, long long u) {
@@ -346,14 +362,15 @@ __device__ __forceinline__ bool in_front(const unsigned* __restrict__ front, lon
 extern "C" __global__ void __launch_bounds__(BU_T)
 bu_step(long long n, long long nwords, const ptr_t* __restrict__ ptr,
         const ind_t* __restrict__ ind, const long long* __restrict__ deg,
-        const unsigned* __restrict__ front, unsigned* next, unsigned* vis, long long* parents,
-        long long* levels, long long want_, int* stamp, long long depth_, long long* ctr) {
+        const long long* __restrict__ indeg, const unsigned* __restrict__ front,
+        unsigned* next, unsigned* vis, long long* parents, long long* levels, long long want_,
+        int* stamp, long long depth_, long long* ctr) {
     __shared__ long long s_scr[32];
     const int depth = (int)depth_, want = (int)want_;
     const int lane = threadIdx.x & 31;
     const long long warp0 = ((long long)blockIdx.x * BU_T + threadIdx.x) >> 5;
     const long long nwarps = ((long long)gridDim.x * BU_T) >> 5;
-    long long cnt = 0, scanned = 0, dsum = 0;
+    long long cnt = 0, scanned = 0, dsum = 0, isum = 0;
     for (long long w = warp0; w < nwords; w += nwarps) {
         const unsigned vw = vis[w];
         const long long v = w * 32 + lane;
@@ -422,14 +439,14 @@ bu_step(long long n, long long nwords, const ptr_t* __restrict__ ptr,
             if (want) levels[v] = depth;
             cnt += 1;
             dsum += deg[v];
+            if (indeg != deg) isum += indeg[v];
         }
     }
     const long long c = block_sum(cnt, s_scr);
     if (threadIdx.x == 0 && c) atomicAdd((ull*)(ctr + 1), (ull)c);
     const long long s = block_sum(scanned, s_scr);
     if (threadIdx.x == 0 && s) atomicAdd((ull*)(ctr + 2), (ull)s);
-    const long long d = block_sum(dsum, s_scr);
-    if (threadIdx.x == 0 && d) atomicAdd((ull*)(ctr + 3), (ull)d);
+    add_degree_sums(dsum, isum, deg, indeg, s_scr, ctr);
 }
 
 /* stamp = 0 where a parent is set (the sources), -1 elsewhere; vis = the same as bits. */
@@ -442,15 +459,19 @@ __device__ __forceinline__ ull global_ns() {
 /* Consecutive top-down levels in one block, without returning to the host, while the
    frontier stays small (at most SMALL vertices and edge_cap edges). The same stop rules as
    spbfs.kernels.bfs_numba.topdown_levels; reason 0 = empty / max_depth / target, 1 = Beamer says
-   bottom-up, 2 = frontier too large for one block or the stats buffer is full.
-   hdr = (levels done, depth, m_u, m_f, reason, frontier size); stats[l] = (frontier, new,
-   edges, nanoseconds). */
+   bottom-up, 2 = frontier too large for one block or the stats buffer is full. Beamer's test
+   weighs m_in, the in-edges of the unvisited vertices (what a bottom-up sweep reads: their
+   in-degrees leave it, their out-degrees leave m_u); on an undirected graph indeg is deg and
+   m_in is m_u.
+   hdr = (levels done, depth, m_u, m_f, reason, frontier size, m_in); stats[l] = (frontier,
+   new, edges, nanoseconds). */
 extern "C" __global__ void __launch_bounds__(FUSED_T)
-td_fused(const vid_t* __restrict__ front0, long long k0, long long m_u0, long long depth0,
+td_fused(const vid_t* __restrict__ front0, long long k0, long long m_u0, long long m_in0,
+         long long depth0,
          long long max_depth, long long target, double alpha, long long beamer,
          long long edge_cap, long long maxlev,
          const ptr_t* __restrict__ ptr, const ind_t* __restrict__ ind,
-         const long long* __restrict__ deg,
+         const long long* __restrict__ deg, const long long* __restrict__ indeg,
          ull* parents, long long* levels, long long want_, int* stamp, unsigned* vis,
          vid_t* out, long long* fdeg, long long* stats, long long* hdr) {
     __shared__ long long s_inc[SMALL];
@@ -458,16 +479,17 @@ td_fused(const vid_t* __restrict__ front0, long long k0, long long m_u0, long lo
     __shared__ vid_t s_front[SMALL];
     __shared__ long long s_scr[32];
     __shared__ int s_cnt;
-    __shared__ long long s_dsum;
+    __shared__ long long s_dsum, s_isum;
     const int tid = threadIdx.x;
     const int want = (int)want_;
+    const bool directed = indeg != deg;
     const vid_t* cur = front0;
-    long long k = k0, m_u = m_u0, depth = depth0, m_f = 0, nlev = 0;
+    long long k = k0, m_u = m_u0, m_in = m_in0, depth = depth0, m_f = 0, nlev = 0;
     int reason = 0;
     while (k > 0) {
         if (max_depth >= 0 && depth >= max_depth) break;
         if (target >= 0 && *((volatile ull*)(parents + target)) != ~0ull) break;
-        if (nlev > 0 && beamer && (double)m_f * alpha > (double)m_u) { reason = 1; break; }
+        if (nlev > 0 && beamer && (double)m_f * alpha > (double)m_in) { reason = 1; break; }
         if (nlev > 0 && (k > SMALL || m_f > edge_cap)) { reason = 2; break; }
         if (nlev >= maxlev) { reason = 2; break; }
         const ull t0 = global_ns();
@@ -487,7 +509,7 @@ td_fused(const vid_t* __restrict__ front0, long long k0, long long m_u0, long lo
         if (tid == 0) s_cnt = 0;
         __syncthreads();
         const int kk = (int)k;
-        long long dsum = 0;
+        long long dsum = 0, isum = 0;
         for (long long e = tid; e < total; e += FUSED_T) {
             int a = 0, b = kk - 1;
             while (a < b) {
@@ -513,13 +535,17 @@ td_fused(const vid_t* __restrict__ front0, long long k0, long long m_u0, long lo
                 out[slot] = (vid_t)v;
                 fdeg[slot] = dv;
                 dsum += dv;
+                if (directed) isum += indeg[v];
                 if (want) levels[v] = depth;
             }
         }
         const long long dt = block_sum(dsum, s_scr);
         __syncthreads();
+        const long long it = directed ? block_sum(isum, s_scr) : dt;
+        __syncthreads();
         if (tid == 0) {
             s_dsum = dt;
+            s_isum = it;
             long long* st = stats + 4 * nlev;
             st[0] = k;
             st[1] = s_cnt;
@@ -530,6 +556,7 @@ td_fused(const vid_t* __restrict__ front0, long long k0, long long m_u0, long lo
         k = s_cnt;
         m_f = s_dsum;
         m_u -= m_f;
+        m_in -= s_isum;
         cur = out;
         nlev += 1;
         __syncthreads();
@@ -541,6 +568,7 @@ td_fused(const vid_t* __restrict__ front0, long long k0, long long m_u0, long lo
         hdr[3] = m_f;
         hdr[4] = reason;
         hdr[5] = k;
+        hdr[6] = m_in;
     }
 }
 
@@ -768,10 +796,16 @@ class _Workspace:
         self.in_ref = weakref.ref(in_block)
         self.total_degree = int(self.deg.sum())
         self.out_ptr, self.out_ind = _device_csr(out_block)
-        if in_block is out_block:
-            self.in_ptr, self.in_ind = self.out_ptr, self.out_ind
-        else:
+        # The direction test weighs the in-edges of the unvisited vertices (what a bottom-up
+        # sweep reads): the kernels sum ``indeg`` of the vertices they find where it is not
+        # ``deg``, and an undirected graph, whose two blocks are one, pays nothing for it.
+        self.directed = in_block is not out_block
+        if self.directed:
             self.in_ptr, self.in_ind = _device_csr(in_block)
+            self.indeg = cupy.ascontiguousarray(cupy.diff(self.in_ptr).astype(np.int64))
+        else:
+            self.in_ptr, self.in_ind = self.out_ptr, self.out_ind
+            self.indeg = self.deg
         self.vid = np.dtype(np.int32 if n <= _INT32_MAX else np.int64)
         self.k_out = _kernels(self.out_ind.dtype, self.out_ptr.dtype, self.vid)
         self.k_in = _kernels(self.in_ind.dtype, self.in_ptr.dtype, self.vid)
@@ -859,10 +893,12 @@ class _CudaEngine(LocalEngine):
         ws = _workspace(out_block, in_block, deg)
         ws.owner = weakref.ref(self)
         self.ws = ws
-        for name in ("n", "nwords", "deg", "total_degree", "out_ptr", "out_ind", "in_ptr",
-                     "in_ind", "vid", "k_out", "k_in", "td_grid_cap", "bu_grid", "stamp", "vis",
-                     "map_a", "map_b", "list_a", "list_b", "fdeg_a", "fdeg_b", "ctr", "fbuf"):
+        for name in ("n", "nwords", "deg", "indeg", "directed", "total_degree", "out_ptr",
+                     "out_ind", "in_ptr", "in_ind", "vid", "k_out", "k_in", "td_grid_cap",
+                     "bu_grid", "stamp", "vis", "map_a", "map_b", "list_a", "list_b", "fdeg_a",
+                     "fdeg_b", "ctr", "fbuf"):
             setattr(self, name, getattr(ws, name))
+        self.m_in = self.total_degree  # in-edges of the unvisited vertices (directed graphs)
         if not _config(config).cuda_fused:
             self.topdown_levels = None  # the driver then runs one level per call
 
@@ -881,6 +917,8 @@ class _CudaEngine(LocalEngine):
         before the source had one, they would let a level claim it again.
         """
         frontier, deg_source = super().start(source)
+        if self.directed:
+            self.m_in = self.total_degree - int(self.indeg[source])
         grid = math.ceil(self.nwords * 32 / _CONV_THREADS)
         self.k_out["init_state"](
             (grid,), (_CONV_THREADS,),
@@ -888,13 +926,19 @@ class _CudaEngine(LocalEngine):
         )
         return frontier, deg_source
 
+    def unvisited_in_edges(self) -> int | None:
+        """The in-edges of the unvisited vertices (None where every edge goes both ways)."""
+        return self.m_in if self.directed else None
+
     def _read(self) -> list[int]:
-        """Counter increments since the last read (the one device-to-host copy of a level)."""
+        """Counter increments since the last read (the one device-to-host copy of a level);
+        the in-edges of the vertices found leave :meth:`unvisited_in_edges`."""
         host = self.ws.host_ctr
         self.ctr.get(out=host)
         now = [int(x) for x in host]
         diff = [a - b for a, b in zip(now, self.ws.seen, strict=True)]
         self.ws.seen = now
+        self.m_in -= diff[_C_INSUM]
         return diff
 
     def _as_list(self, frontier: Any) -> _Frontier:
@@ -927,7 +971,7 @@ class _CudaEngine(LocalEngine):
         else:
             nxt, nfd = self.list_a, self.fdeg_a
         common = (
-            self.out_ptr, self.out_ind, self.deg, self.parents, self.levels,
+            self.out_ptr, self.out_ind, self.deg, self.indeg, self.parents, self.levels,
             np.int64(self.want), self.stamp, self.vis, np.int64(depth), nxt, nfd, self.ctr,
             np.int64(self.ws.seen[_C_SLOTS]),
         )
@@ -974,20 +1018,24 @@ class _CudaEngine(LocalEngine):
             out, ofd = self.list_b, self.fdeg_b
         else:
             out, ofd = self.list_a, self.fdeg_a
-        # The kernel's test is leave_top_down with gamma = inf (the GPU engine's policy).
+        # The kernel's test is leave_top_down with gamma = inf (the GPU engine's policy),
+        # weighing the in-edges of the unvisited vertices (m_u where every edge goes both ways).
         alpha, _, auto = policy.fused_switch
+        m_in = self.m_in if self.directed else m_u
         self.k_out["td_fused"](
             (1,), (_FUSED_THREADS,),
-            (fr.buf, np.int64(fr.k), np.int64(m_u), np.int64(depth),
+            (fr.buf, np.int64(fr.k), np.int64(m_u), np.int64(m_in), np.int64(depth),
              np.int64(-1 if max_depth is None else max_depth),
              np.int64(-1 if target is None else target), np.float64(alpha),
              np.int64(auto), np.int64(FUSED_EDGES), np.int64(_FUSED_MAXLEV),
-             self.out_ptr, self.out_ind, self.deg, self.parents, self.levels,
+             self.out_ptr, self.out_ind, self.deg, self.indeg, self.parents, self.levels,
              np.int64(self.want), self.stamp, self.vis, out, ofd, self.fbuf[8:], self.fbuf),
         )
         host = self.ws.host_f
         self.fbuf[: host.shape[0]].get(out=host)  # header and the first levels: one copy
-        nlev, depth, m_u, m_f, reason, k = (int(x) for x in host[:6])
+        nlev, depth, m_u, m_f, reason, k, m_in = (int(x) for x in host[:7])
+        if self.directed:
+            self.m_in = m_in
         if nlev == 0:
             return fr, ([], [], [], []), depth, m_u, m_f, reason != 0
         if nlev <= _FUSED_ROWS:
@@ -1006,7 +1054,7 @@ class _CudaEngine(LocalEngine):
             self.k_in["bu_step"](
                 (self.bu_grid,), (_BU_THREADS,),
                 (np.int64(self.n), np.int64(self.nwords), self.in_ptr, self.in_ind, self.deg,
-                 fm.buf, nxt, self.vis, self.parents, self.levels, np.int64(self.want),
+                 self.indeg, fm.buf, nxt, self.vis, self.parents, self.levels, np.int64(self.want),
                  self.stamp, np.int64(depth), self.ctr),
             )
         d = self._read()
