@@ -2,8 +2,9 @@
 # The checks to run on a machine with a GPU, lent for minutes: as few calls as possible.
 #
 #   benchmarks/device.sh prepare        # here: wheels and the baseline into .devrun/
-#   benchmarks/device.sh gpu            # there: the GPU tests, benchmarks/gpu.py, a 2-rank
-#                                       # grid on the GPU, one table (device_table.py)
+#   benchmarks/device.sh gpu            # there: the GPU tests, the CUDA sources through
+#                                       # NVRTC, benchmarks/gpu.py, a 2-rank grid on the
+#                                       # GPU, one table (device_table.py)
 #   benchmarks/device.sh grid [CASES]   # there: the MPI grid cells of ab.py against BASELINE
 #
 # The GPU machine's image has numpy, scipy, numba, cupy, pytest and hypothesis, but not
@@ -85,6 +86,10 @@ gpu() {
     PYTHONPATH=$PWD:${PYTHONPATH:-} "$PY" -c 'import xdist' 2>/dev/null && par=(-n 8)
     PYTHONPATH=$PWD:${PYTHONPATH:-} timeout 240 "$PY" -m pytest -q -p no:cacheprovider \
         "${par[@]}" -m gpu tests 2>&1 | tee "$OUT/gpu_tests.log"
+    # Every CUDA source through NVRTC with the engine's options (CI does it without a GPU
+    # where the nvidia-cuda-nvrtc wheel is installed; here cupy's own libnvrtc serves).
+    PYTHONPATH=$PWD:${PYTHONPATH:-} timeout 60 "$PY" -m pytest -q -rs -p no:cacheprovider \
+        -o addopts= tests/test_cuda_sources.py 2>&1 | tee -a "$OUT/gpu_tests.log"
     PYTHONPATH=$PWD:${PYTHONPATH:-} timeout 180 "$PY" benchmarks/gpu.py --scales 20-23 \
         --road "$(PYTHONPATH=$PWD "$PY" -c 'import spbfs.datasets as d; print(d.path("luxembourg_osm"))')" \
         --json "$OUT/gpu.json" 2>&1 | tee "$OUT/gpu.txt"
@@ -110,5 +115,5 @@ case "${1:-}" in
     prepare) prepare ;;
     gpu) gpu ;;
     grid) shift; grid "$@" ;;
-    *) sed -n '2,17p' "$0"; exit 2 ;;
+    *) sed -n '2,18p' "$0"; exit 2 ;;
 esac

@@ -666,10 +666,15 @@ map_to_list(const unsigned* __restrict__ bm, long long nwords,
 """
 
 _CTYPES = {np.dtype(np.int32): "int", np.dtype(np.int64): "long long"}
-_KERNELS = (
+#: The kernels of every module, looked up by these names (``extern "C"``: unmangled).
+KERNELS = (
     "td_small", "td_large", "td_fused", "bu_step", "init_state", "list_to_map", "map_to_list",
     "prep_list", "scan_small",
 )
+#: NVRTC options of every module (cupy adds the device's architecture).
+OPTIONS = ("-std=c++17",)
+#: The index types a module is specialised to: row ids, column pointers, vertex ids.
+INDEX_DTYPES = (np.int32, np.int64)
 
 
 def kernel_source(ind_dtype: Any, ptr_dtype: Any, vid_dtype: Any) -> str:
@@ -702,8 +707,8 @@ def _kernels(ind_dtype: Any, ptr_dtype: Any, vid_dtype: Any) -> dict[str, Any]:
         import cupy
 
         mod = cupy.RawModule(code=kernel_source(ind_dtype, ptr_dtype, vid_dtype),
-                             options=("-std=c++17",))
-        fns = {name: mod.get_function(name) for name in _KERNELS}
+                             options=OPTIONS)
+        fns = {name: mod.get_function(name) for name in KERNELS}
         _MODULES[key] = fns
     return fns
 
