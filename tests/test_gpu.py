@@ -183,6 +183,35 @@ def test_gpu_cases_on_the_standin():
     run_script(__file__, str(HERE.parent))
 
 
+def test_standin_checks_launches_against_the_c_signatures():
+    """The stand-in's RawModule (not installed: its modules only) runs a kernel launched
+    as its C signature says and refuses each way a GPU would take a launch wrongly."""
+    from _cupy_standin import make
+
+    cp = make()[0]["cupy"]
+    code = sc.kernel_source(np.int32, np.int32, np.int32)
+    fn = cp.RawModule(code=code, options=sc.OPTIONS).get_function("list_to_map")
+    ids = np.array([1, 40, 3], dtype=np.int32)
+    lst, bm = cp.asarray(ids), cp.zeros(3, dtype=np.uint32)
+    fn((1,), (sc._CONV_THREADS,), (lst, np.int64(3), bm))
+    want = np.zeros(3, dtype=np.uint32)
+    np.bitwise_or.at(want, ids >> 5, np.uint32(1) << (ids & 31).astype(np.uint32))
+    np.testing.assert_array_equal(cp.asnumpy(bm), want)
+    bad = {
+        "arguments": ((lst, np.int64(3)), TypeError),
+        "not a device array": ((ids, np.int64(3), bm), TypeError),
+        "kernel reads": ((lst.astype(np.int64), np.int64(3), bm), TypeError),
+        "takes int64": ((lst, 3, bm), TypeError),
+        "outside": ((lst, np.int64(4), bm), IndexError),
+        "not contiguous": ((cp.asarray(np.repeat(ids, 2))[::2], np.int64(3), bm), ValueError),
+    }
+    for says, (args, error) in bad.items():
+        with pytest.raises(error, match=says):
+            fn((1,), (sc._CONV_THREADS,), args)
+    with pytest.raises(ValueError, match="launch bound"):
+        fn((1,), (sc._CONV_THREADS // 2,), (lst, np.int64(3), bm))
+
+
 def test_make_engine_can_be_disabled():
     """The search's config decides (SPBFS_CUDA_KERNELS reaches it through load_config)."""
     cfg = load_config(environ={"SPBFS_CUDA_KERNELS": "0"})
