@@ -541,8 +541,8 @@ td_fused(const vid_t* __restrict__ front0, long long k0, long long m_u0, long lo
         }
         const long long dt = block_sum(dsum, s_scr);
         __syncthreads();
+        /* Valid in thread 0, the only reader; the barrier below orders the next scan. */
         const long long it = directed ? block_sum(isum, s_scr) : dt;
-        __syncthreads();
         if (tid == 0) {
             s_dsum = dt;
             s_isum = it;
