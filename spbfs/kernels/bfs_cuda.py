@@ -56,20 +56,26 @@ Many small top-down levels (``td_fused``, the engine's ``topdown_levels``)
     level after level (prefix sum in shared memory, the same ``atomicMin``
     claims, ``__syncthreads`` between levels) and applies the driver's own stop
     rules on the device: empty frontier, ``max_depth``, ``target`` reached,
-    Beamer's test ``m_f * alpha > m_u`` saying bottom-up, or a frontier grown
+    Beamer's test ``m_f * alpha > m_u`` (``m_u``: the in-edges of the unvisited
+    vertices) saying bottom-up, or a frontier grown
     too large for one block. Per-level statistics (sizes, edges, device time
     from ``%globaltimer``) come back with the header in one copy.
 
 Counters live in one device array, cumulative across searches (never reset,
 so no memset launch): the host keeps the last values it read and takes
-differences, and passes the list-slot base to the kernels. The buffers
+differences, and passes the list-slot base to the kernels. The kernels sum the
+degrees of the vertices they find (the next ``m_f``) and, on a directed graph,
+their in-degrees: a bottom-up sweep reads in-edges, so the direction test
+weighs the unvisited vertices' in-edges, as on every engine. On an undirected
+graph the in-degree array *is* the degree array and the kernels, comparing the
+two pointers, read and sum nothing more. The buffers
 (stamps, bitmaps, lists, counters) live in a workspace cached per graph block,
 so a search allocates nothing; a search still running elsewhere never shares
 its workspace.
 
 Host synchronisation: one copy of the counters per level (the sizes the
 direction heuristic needs), one per fused run of levels, and one at the start
-of a search for the source's degree.
+of a search for the source's degree (two on a directed graph: its in-degree).
 
 A DCSC block is expanded once to a full column-pointer array on the device
 (O(n) words, cached per block): on one GPU that costs less than a binary
