@@ -112,7 +112,7 @@ def test_bfs_kernels_compile(ind, ptr, vid):
 @pytest.mark.parametrize(("old", "new", "says"), [
     # A statement without its semicolon (syntax).
     ("m_in -= s_isum;", "m_in -= s_isum", "expected a \";\""),
-    # A kernel's in-degrees declared int where its helpers read long long (types).
+    # A kernel's in-degrees declared int where the functions it calls read long long.
     ("const long long* __restrict__ deg, const long long* __restrict__ indeg,\n"
      "         ull* parents", "const long long* __restrict__ deg, const int* __restrict__ indeg,\n"
      "         ull* parents", "is incompatible with parameter of type"),
