@@ -35,7 +35,7 @@ from spbfs.search.checks import (
     check_vertex,
 )
 from spbfs.search.driver import LocalEngine, run_levels
-from spbfs.search.numba_engine import NumbaEngine, ScratchPool, nonempty_columns
+from spbfs.search.numba_engine import NumbaEngine, ScratchPool, sweep_slots
 from spbfs.search.semiring_engine import semiring_search
 from spbfs.search.small import small_search, takes_small
 from spbfs.search.vectorized_engine import VectorizedEngine
@@ -336,21 +336,24 @@ def _engine(g: Graph, backend: Any, reverse: bool, cfg: Config,
     deg = g.in_degree if reverse else g.out_degree
     # A small graph on "auto" takes the vectorized steps below while the numba
     # kernels are not compiled (spbfs._compile.numpy_first): no minute of compiling.
-    if backend.name == "numba" and not numpy_first(nbk.search_levels, g.n, cfg.backend,
-                                                   g._search_cache.get("numpy_first_s", 0.0)):
+    # The last search's engine, where it searched the same way: what it computed from
+    # the graph (the kernels' views, the degree facts, its scratch arrays) is this
+    # search's too (a third of the fixed cost of a search of a few thousand vertices).
+    # One was kept only where the kernels ran: no numpy_first test then.
+    pool = g._search_cache.get("numba_scratch") if backend.name == "numba" else None
+    engine = None if pool is None else pool.kept_engine(out_block, in_block)
+    if engine is not None or (backend.name == "numba" and not numpy_first(
+            nbk.search_levels, g.n, cfg.backend, g._search_cache.get("numpy_first_s", 0.0))):
         pool = _scratch_pool(g)
         one = not threads.chosen and _one_thread(g)
         if not one and not threads.chosen and pool.asked_threads and deg[source]:
             # Searches of one graph look alike: this one will likely ask too.
             threads.count(pool.thread_policy)
-        # A count not chosen yet is asked for when the first parallel region is due.
+        # A count not chosen yet is asked for when the first parallel region is due. One
+        # thread never runs a team, whatever the machine's load (no quiet test).
         count = (1 if one else threads.count() if threads.chosen
                  else partial(threads.count, pool.thread_policy))
-        quiet = lambda: threads.quiet  # noqa: E731
-        # The last search's engine, where it searched the same way: what it computed from
-        # the graph (the kernels' views, the degree facts, its scratch arrays) is this
-        # search's too (a third of the fixed cost of a search of a few thousand vertices).
-        engine = pool.kept_engine(out_block, in_block)
+        quiet = None if one else lambda: threads.quiet
         if engine is not None:
             engine.renew(count, quiet)
             return engine
@@ -358,9 +361,9 @@ def _engine(g: Graph, backend: Any, reverse: bool, cfg: Config,
         if in_block.format == "csr":
             # Keyed by block: an undirected graph's two blocks are one object.
             key = "nonempty_out" if in_block is g.out_block else "nonempty_in"
-            slots = g._search_cache.get(key)
-            if slots is None:
-                slots = g._search_cache[key] = nonempty_columns(in_block)
+            if key not in g._search_cache:
+                g._search_cache[key] = sweep_slots(in_block)
+            slots = g._search_cache[key]
         # The max degree and whether the degrees are regular, a pass over n each, are kept
         # for the graph's next searches.
         key = "max_in_degree" if reverse else "max_out_degree"
@@ -408,10 +411,11 @@ def _search(
     xp = engine.xp
     if isinstance(engine, NumbaEngine):
         # The engine keeps its own compact state; the int64 results are written at the end.
+        want_parents = cfg.output in ("both", "parents")
+        engine.output = (want_parents, want_levels)
         run = run_levels(engine, policy, source, max_depth, target)
         stats = run.log.stats()
-        parents, levels = engine.finish(stats.discovered, cfg.output in ("both", "parents"),
-                                        want_levels)
+        parents, levels = engine.finish(stats.discovered, want_parents, want_levels)
         seconds = time.perf_counter() - t_start
         parallel = engine.release()
         # A search whose only parallel regions are the passes over all vertices (a grid's:
