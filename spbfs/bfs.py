@@ -336,14 +336,8 @@ def _engine(g: Graph, backend: Any, reverse: bool, cfg: Config,
     deg = g.in_degree if reverse else g.out_degree
     # A small graph on "auto" takes the vectorized steps below while the numba
     # kernels are not compiled (spbfs._compile.numpy_first): no minute of compiling.
-    # The last search's engine, where it searched the same way: what it computed from
-    # the graph (the kernels' views, the degree facts, its scratch arrays) is this
-    # search's too (a third of the fixed cost of a search of a few thousand vertices).
-    # One was kept only where the kernels ran: no numpy_first test then.
-    pool = g._search_cache.get("numba_scratch") if backend.name == "numba" else None
-    engine = None if pool is None else pool.kept_engine(out_block, in_block)
-    if engine is not None or (backend.name == "numba" and not numpy_first(
-            nbk.search_levels, g.n, cfg.backend, g._search_cache.get("numpy_first_s", 0.0))):
+    if backend.name == "numba" and not numpy_first(nbk.search_levels, g.n, cfg.backend,
+                                                   g._search_cache.get("numpy_first_s", 0.0)):
         pool = _scratch_pool(g)
         one = not threads.chosen and _one_thread(g)
         if not one and not threads.chosen and pool.asked_threads and deg[source]:
@@ -354,6 +348,10 @@ def _engine(g: Graph, backend: Any, reverse: bool, cfg: Config,
         count = (1 if one else threads.count() if threads.chosen
                  else partial(threads.count, pool.thread_policy))
         quiet = None if one else lambda: threads.quiet
+        # The last search's engine, where it searched the same way: what it computed from
+        # the graph (the kernels' views, the degree facts, its scratch arrays) is this
+        # search's too (a third of the fixed cost of a search of a few thousand vertices).
+        engine = pool.kept_engine(out_block, in_block)
         if engine is not None:
             engine.renew(count, quiet)
             return engine
