@@ -35,7 +35,7 @@ from spbfs.search.checks import (
     check_vertex,
 )
 from spbfs.search.driver import LocalEngine, run_levels
-from spbfs.search.numba_engine import NumbaEngine, ScratchPool, nonempty_columns
+from spbfs.search.numba_engine import NumbaEngine, ScratchPool, sweep_slots
 from spbfs.search.semiring_engine import semiring_search
 from spbfs.search.small import small_search, takes_small
 from spbfs.search.vectorized_engine import VectorizedEngine
@@ -343,10 +343,11 @@ def _engine(g: Graph, backend: Any, reverse: bool, cfg: Config,
         if not one and not threads.chosen and pool.asked_threads and deg[source]:
             # Searches of one graph look alike: this one will likely ask too.
             threads.count(pool.thread_policy)
-        # A count not chosen yet is asked for when the first parallel region is due.
+        # A count not chosen yet is asked for when the first parallel region is due. One
+        # thread never runs a team, whatever the machine's load (no quiet test).
         count = (1 if one else threads.count() if threads.chosen
                  else partial(threads.count, pool.thread_policy))
-        quiet = lambda: threads.quiet  # noqa: E731
+        quiet = None if one else lambda: threads.quiet
         # The last search's engine, where it searched the same way: what it computed from
         # the graph (the kernels' views, the degree facts, its scratch arrays) is this
         # search's too (a third of the fixed cost of a search of a few thousand vertices).
@@ -358,9 +359,9 @@ def _engine(g: Graph, backend: Any, reverse: bool, cfg: Config,
         if in_block.format == "csr":
             # Keyed by block: an undirected graph's two blocks are one object.
             key = "nonempty_out" if in_block is g.out_block else "nonempty_in"
-            slots = g._search_cache.get(key)
-            if slots is None:
-                slots = g._search_cache[key] = nonempty_columns(in_block)
+            if key not in g._search_cache:
+                g._search_cache[key] = sweep_slots(in_block)
+            slots = g._search_cache[key]
         # The max degree and whether the degrees are regular, a pass over n each, are kept
         # for the graph's next searches.
         key = "max_in_degree" if reverse else "max_out_degree"
@@ -408,10 +409,11 @@ def _search(
     xp = engine.xp
     if isinstance(engine, NumbaEngine):
         # The engine keeps its own compact state; the int64 results are written at the end.
+        want_parents = cfg.output in ("both", "parents")
+        engine.output = (want_parents, want_levels)
         run = run_levels(engine, policy, source, max_depth, target)
         stats = run.log.stats()
-        parents, levels = engine.finish(stats.discovered, cfg.output in ("both", "parents"),
-                                        want_levels)
+        parents, levels = engine.finish(stats.discovered, want_parents, want_levels)
         seconds = time.perf_counter() - t_start
         parallel = engine.release()
         # A search whose only parallel regions are the passes over all vertices (a grid's:

@@ -940,3 +940,62 @@ def test_a_later_smaller_frontier_vertex_takes_the_claim(fmt: str) -> None:
     r = spbfs.bfs(_graph(a, False, fmt), 0, direction="top-down")
     assert r.parents.tolist() == [0, 0, 0, 2, -1, 1, -1, 3, 7]
     assert r.levels.tolist() == [0, 1, 1, 2, -1, 2, -1, 3, 4]
+
+
+def test_first_sweep_lists_its_candidates_only_where_columns_are_empty() -> None:
+    """sweep_slots keeps the non-empty columns where at least an eighth are empty; a
+    search gives the same answer reading the list or every slot."""
+    from spbfs.search.numba_engine import EMPTY_SHARE, sweep_slots
+
+    src, dst, n = _edges(gen.rmat(10, 8, seed=4))
+    full = _graph(_matrix(src, dst, n, True), True, "csr")
+    with_edges = nonempty_columns(full.in_block).shape[0]
+    assert with_edges > (1 - EMPTY_SHARE) * n  # few columns without in-edges
+    assert sweep_slots(full.in_block) is None
+    # The same arcs among the first quarter of the ids of a graph four times as large.
+    sparse = _graph(_matrix(src, dst, 4 * n, True), True, "csr")
+    np.testing.assert_array_equal(sweep_slots(sparse.in_block), nonempty_columns(sparse.in_block))
+    for g, a in ((full, _matrix(src, dst, n, True)), (sparse, _matrix(src, dst, 4 * n, True))):
+        source = int(np.argmax(np.diff(a.indptr)))
+        runs = []
+        for slots in (nonempty_columns(g.in_block), None):
+            e = NumbaEngine(g.out_block, g.in_block, np.asarray(g.out_degree), ScratchPool(),
+                            slots, threads=1, in_deg=g.in_degree)
+            parents, levels, stats = _run(e, source, DirectionPolicy("bottom-up"))
+            assert stats.direction[0] == BOTTOM_UP  # the first sweep read the slots
+            runs.append((parents, levels))
+        ref = _ref_levels(a, source, True)
+        for parents, levels in runs:
+            np.testing.assert_array_equal(levels, ref)
+            np.testing.assert_array_equal(parents, _min_parents(a, ref, source))
+
+
+def test_the_loop_writes_the_results_where_it_ends_the_search() -> None:
+    """An exhausted search's results come from the compiled loop (sv[SV_DONE]); with a
+    target to test after it, or only levels asked for, they are the same as finish()'s."""
+    src, dst, n = _edges(gen.kronecker(10, 16, seed=5))
+    a = _matrix(src, dst, n + 1, False)  # vertex n has no edges
+    g = _graph(a, False, "csr")
+    source = int(np.argmax(np.diff(a.indptr)))
+    ref = _ref_levels(a, source, False)
+    want = _min_parents(a, ref, source)
+    pool = ScratchPool()
+    e = NumbaEngine(g.out_block, g.in_block, np.asarray(g.out_degree), pool,
+                    nonempty_columns(g.in_block), threads=1)
+    parents, levels, _ = _run(e, source, DirectionPolicy("auto"))
+    assert e.sv[nbk.SV_DONE] == 1
+    np.testing.assert_array_equal(levels, ref)
+    np.testing.assert_array_equal(parents, want)
+    parents, levels, _ = _run(e, source, DirectionPolicy("auto"), target=n)
+    assert e.sv[nbk.SV_DONE] == 0  # finish() wrote them
+    np.testing.assert_array_equal(levels, ref)
+    np.testing.assert_array_equal(parents, want)
+    e.output = (False, True)
+    run = run_levels(e, DirectionPolicy("auto"), source)
+    assert e.sv[nbk.SV_DONE] == 1
+    none, levels = e.finish(run.log.stats().discovered, False, True)
+    assert none is None
+    np.testing.assert_array_equal(levels, ref)
+    # The state was reset by the loop's pass: the next search starts clean.
+    assert e.clean
+    np.testing.assert_array_equal(e.state, -1 - np.asarray(g.out_degree))

@@ -87,10 +87,13 @@ _0 = np.int64(0)
 # SV_REBASE: the depth of the last level whose stamps were stripped (_restamp), 0 if
 # none; SV_UNSTAMPED: the queue position where the stamped vertices begin.
 # SV_IN_LEFT: on a directed graph, the in-edges of the vertices not in queue[:SV_IN_POS]
-# (search_levels' switch test).
+# (search_levels' switch test). SV_DONE: search_levels wrote the results (its ``fin``).
 (SV_HEAD, SV_TAIL, SV_DEPTH, SV_CUR, SV_MU, SV_MF, SV_NCAND, SV_CAND, SV_WANTED, SV_TEAM,
- SV_REBASE, SV_UNSTAMPED, SV_BANDS, SV_IN_POS, SV_IN_LEFT) = range(15)
-SV_SIZE = 15
+ SV_REBASE, SV_UNSTAMPED, SV_BANDS, SV_IN_POS, SV_IN_LEFT, SV_DONE) = range(16)
+SV_SIZE = 16
+
+# search_levels' ``fin``: the results it writes once the search is exhausted (0: none).
+FIN_PARENTS, FIN_LEVELS = 1, 2
 
 # Why search_levels returned.
 EXHAUSTED, MAX_DEPTH, TARGET, FULL, THREADS = 0, 1, 2, 3, 4
@@ -1110,14 +1113,15 @@ def _bottomup_from(ptr, ind, jc, dcsc, front, state, base, src, first, ncand, qu
     step = max(1, -(-ncand // nch))
     outs = np.zeros((nch, 4), np.int64)
     if nch == 1:
+        # One chunk lists its finds where they belong, behind the frontier: no copy.
         _bottomup_range(ptr, ind, jc, dcsc, front, state, base, src, cand, first, _0, ncand,
-                        found, outs[0])
-    else:
-        _bottomup_chunks(ptr, ind, jc, dcsc, front, state, base, src, cand, first, ncand,
-                         found, step, outs)
+                        queue[tail:], outs[0])
+        return outs[0, 0], outs[0, 1], outs[0, 2], outs[0, 3], ci
+    _bottomup_chunks(ptr, ind, jc, dcsc, front, state, base, src, cand, first, ncand, found,
+                     step, outs)
     nfound = outs[:, 0].sum()
     nsurv = outs[:, 1].sum()
-    if nch > 1 and nfound + nsurv >= _PAR_GATHER:
+    if nfound + nsurv >= _PAR_GATHER:
         _gather_chunks(cand, found, outs, step, queue[tail:], cands[1 - ci])
         ci = 1 - ci
     else:
@@ -1171,7 +1175,7 @@ def _in_edge_switch(indeg, queue, tail, sv, mode, m_f, n, alpha, beta, gamma):  
 def search_levels(optr, oind, ojc, oaux, oshift, iptr, iind, ijc, slots, has_slots, state,
                   bits, stamps, queue, buf, front, cands, sv, mode, alpha, beta, gamma, nparts,
                   nchunks, par_topdown, team_topdown, unbranched, kfree, max_depth, target, st,
-                  st_t, indeg, odcsc=False, idcsc=False):
+                  st_t, indeg, deg, parents, levels, fin, odcsc=False, idcsc=False):
     """Run levels, both directions, until the search ends or must return to Python.
 
     The frontier is ``queue[sv[SV_HEAD]:sv[SV_TAIL]]``; ``sv`` holds the rest
@@ -1207,6 +1211,13 @@ def search_levels(optr, oind, ojc, oaux, oshift, iptr, iind, ijc, slots, has_slo
     (``team_topdown``) applies the test with the out-edges: the caller gives no
     team to a directed graph whose test could fire inside one, and its last
     level's test is taken again here.
+
+    ``fin`` (``FIN_PARENTS | FIN_LEVELS``, or 0) asks for the results of an exhausted
+    search here, in the pass :func:`finish` runs (serial; ``deg`` the degrees it resets
+    ``state`` to), where no level lost its stamp or no levels are asked for:
+    ``sv[SV_DONE]`` then says so. A search of a few thousand vertices saves the second
+    compiled call and its Python, a tenth of its fixed cost (more on a busy machine,
+    whose other processes leave the call's code and data out of the caches).
 
     ``odcsc`` and ``idcsc`` say whether the out- and in-block are dcsc blocks
     with empty columns. Left out, each is a compile-time constant ``False``
@@ -1330,4 +1341,8 @@ def search_levels(optr, oind, ojc, oaux, oshift, iptr, iind, ijc, slots, has_slo
         per_tick = (monotonic() - start_s) / max(1, cycle_ticks() - start)
         for i in range(nlev):
             st_t[i] *= per_tick
+    if fin != 0 and reason == EXHAUSTED and (unstamped <= 1 or fin & FIN_LEVELS == 0):
+        _finish_range(state, parents, levels, fin & FIN_PARENTS != 0, fin & FIN_LEVELS != 0,
+                      deg, True, bits, rebase, _0, n)
+        sv[SV_DONE] = 1
     return nlev, reason

@@ -24,6 +24,10 @@ PARENTS, LEVELS, VALUES = "parents", "levels", "values"
 MIN_SECOND = get_semiring("min_second")
 
 
+# A tuple made once: ``int | np.integer`` builds a union object on every call.
+_INTEGERS = (int, np.integer)
+
+
 def check_vertex(v: Any, n: int, name: str = "source") -> int:
     """Return ``v`` as an int after checking it is a vertex id of an ``n``-vertex graph.
 
@@ -34,7 +38,7 @@ def check_vertex(v: Any, n: int, name: str = "source") -> int:
     ValueError
         For an id outside ``0 .. n-1``.
     """
-    if isinstance(v, bool) or not isinstance(v, int | np.integer):
+    if isinstance(v, bool) or not isinstance(v, _INTEGERS):
         raise TypeError(f"{name} must be an integer vertex id, got {type(v).__name__}")
     v = int(v)
     if not 0 <= v < n:

@@ -79,38 +79,27 @@ class Engine(Protocol):
         goes both ways. An engine without it is tested with the out-edges."""
 
 
-class RecordLog(LevelLog):
-    """A :class:`~spbfs.result.LevelLog` that also takes whole runs of levels as arrays.
+class RecordLog:
+    """The per-level record of an engine that runs whole stretches of levels in compiled code
+    (``levels_run``): their rows, as arrays, for :class:`~spbfs.result.LevelStats`.
 
     A compiled loop hands back a thousand levels at once; keeping its arrays
-    (instead of a Python int per level and entry) keeps the record's cost off
-    a road network's search.
+    (instead of a Python int per level and entry, as :class:`~spbfs.result.LevelLog`
+    does) keeps the record's cost off a road network's search.
     """
 
     __slots__ = ("_runs",)
 
     def __init__(self) -> None:
-        super().__init__()
-        self._runs: list[tuple[np.ndarray, ...]] = []
+        self._runs: list[tuple[np.ndarray, np.ndarray]] = []
 
     def extend_record(self, rows: np.ndarray, seconds: np.ndarray) -> None:
         """Levels as rows (frontier, discovered, edges, direction) and their seconds (copied)."""
-        self._flush()
         # Kept by column: one copy here, and none in stats() for a single run.
         self._runs.append((rows.T.copy(), seconds.copy()))
 
-    def _flush(self) -> None:
-        if self.frontier:
-            cols = np.array([self.frontier, self.discovered, self.edges, self.direction],
-                            dtype=np.int64)
-            self._runs.append((cols, np.array(self.seconds, dtype=np.float64)))
-            for lst in (self.frontier, self.discovered, self.edges, self.direction,
-                        self.seconds):
-                lst.clear()
-
     def stats(self, extra: dict[str, Any] | None = None) -> LevelStats:
         """The record as arrays (frontier, discovered and edges are rows of one block)."""
-        self._flush()
         if len(self._runs) == 1:
             cols, seconds = self._runs[0]
         elif self._runs:
@@ -164,7 +153,7 @@ class SearchRun:
 
     Attributes
     ----------
-    log : LevelLog
+    log : LevelLog or RecordLog
         Per-level frontier, discovered, edges, direction and seconds (global counts).
     depth : int
         Levels run.
@@ -174,7 +163,7 @@ class SearchRun:
         The engine's last frontier (empty unless a stop cut the search short).
     """
 
-    log: LevelLog
+    log: LevelLog | RecordLog
     depth: int
     stopped: str
     frontier: Any
@@ -200,7 +189,7 @@ def run_levels(engine: Engine, policy: DirectionPolicy, source: int,
         in_edges = None
     current = policy.choose(TOP_DOWN, n_f, m_f, m_u if m_in is None else m_in, n, True)
     whole = getattr(engine, "levels_run", None)
-    log = LevelLog() if whole is None else RecordLog()
+    log: LevelLog | RecordLog = LevelLog() if whole is None else RecordLog()
     depth = 0
     stopped = "exhausted"
     clock = time.perf_counter
