@@ -367,6 +367,51 @@ def test_triangles_large_chunks() -> None:
                                                      get_backend("numba")), ref)
 
 
+def test_dag_triangles_searches_the_rows_asked() -> None:
+    # A rank of the grid searches its own rows, the first ones of its table, and only reads
+    # the others: each triangle is found at its lowest vertex (here: by id), if searched.
+    from semirings.backend import get_backend
+    from spbfs.algorithms import _ops
+
+    g = _graph("kron8", "csr", "numpy")
+    b = g.out_block
+    cols = b.column_ids()
+    rows = b.ind.astype(np.int64)
+    keep = cols < rows
+    ptr = np.zeros(g.n + 1, np.int64)
+    np.cumsum(np.bincount(cols[keep], minlength=g.n), out=ptr[1:])
+    found = [c for c in nx.enumerate_all_cliques(_nx(g)) if len(c) == 3]
+    assert len(found) > 50
+    for searched in (0, 1, 40, g.n // 2, g.n):
+        want = np.zeros(g.n, np.int64)
+        for c in found:
+            if min(c) < searched:
+                want[c] += 1
+        for backend in CPU:
+            got = _ops.dag_triangles(ptr, rows[keep], g.n, get_backend(backend), rows=searched)
+            np.testing.assert_array_equal(got, want, err_msg=f"{backend} rows={searched}")
+        small = _ops._dag_triangles_vectorized(ptr, rows[keep], g.n, np, chunk=5, rows=searched)
+        np.testing.assert_array_equal(small, want)
+
+
+@pytest.mark.parametrize("backend", CPU)
+def test_triangles_ignore_loops_repeats_and_directions(backend: str) -> None:
+    el = GRAPHS["kron8"]
+    loops = np.arange(0, el.n, 5)
+    src = np.concatenate([el.src, loops, el.dst[:40], el.src[:9]])
+    dst = np.concatenate([el.dst, loops, el.src[:40], el.dst[:9]])
+    G = nx.Graph()
+    G.add_nodes_from(range(el.n))
+    G.add_edges_from((int(a), int(b)) for a, b in zip(src, dst, strict=True) if a != b)
+    want = _as_array(nx.triangles(G), el.n)
+    for directed in (False, True):
+        g = spbfs.Graph.from_edges(src, dst, n=el.n, directed=directed,
+                                   config=spbfs.Config(backend=backend))
+        r = triangle_count(g)
+        np.testing.assert_array_equal(r.per_vertex, want, err_msg=f"directed={directed}")
+        assert r.total == int(want.sum()) // 3
+
+
 # -- bad input common to all ---------------------------------------------------------------
 def test_source_errors_name_the_argument() -> None:
     g = _graph("grid", "dcsc", "numba")
