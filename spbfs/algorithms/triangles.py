@@ -103,7 +103,7 @@ def count_triangles(ops: LocalOps | GridVectorOps) -> tuple[Any, int]:
         the number of triangles of the graph.
     """
     xp, n, lo, hi, k = ops.xp, ops.n, ops.lo, ops.hi, ops.size
-    vector = ops.backend.name != "numba"  # the whole-array kernel needs sorted rows
+    vector = ops.backend.name != "numba"  # whole-array kernel: sorted columns too
     a, u = ops.undirected_edges()
     if lo:
         a -= lo
@@ -124,12 +124,8 @@ def count_triangles(ops: LocalOps | GridVectorOps) -> tuple[Any, int]:
         far = xp.zeros(0, dtype=np.int64)
         lu = local[u]
     else:
-        elsewhere = (u < lo) | (u >= hi)
-        far = xp.unique(u[elsewhere])
-        lu = xp.empty_like(u)
-        lu[~elsewhere] = local[u[~elsewhere] - lo]
-        lu[elsewhere] = k + xp.searchsorted(far, u[elsewhere])
-        del elsewhere
+        far = xp.unique(u[(u < lo) | (u >= hi)])
+        lu = _local_ids(xp, u, local, far, lo, hi)
     del u
     m = k + far.shape[0]
     order = xp.argsort(lv * m + lu if vector else lv, kind="stable")
