@@ -348,6 +348,17 @@ def test_triangles_real_graph(karate) -> None:
                                           _as_array(nx.triangles(_nx(g)), g.n))
 
 
+def _dag_by_id(g: spbfs.Graph) -> tuple[np.ndarray, np.ndarray]:
+    """Rows ``ptr``/``ind`` of an undirected graph oriented from lower to higher id."""
+    b = g.out_block
+    cols = b.column_ids()
+    rows = b.ind.astype(np.int64)
+    keep = cols < rows
+    ptr = np.zeros(g.n + 1, np.int64)
+    np.cumsum(np.bincount(cols[keep], minlength=g.n), out=ptr[1:])
+    return ptr, rows[keep]
+
+
 def test_triangles_large_chunks() -> None:
     # The vectorized kernel splits its wedges into chunks; force many small ones.
     from semirings.backend import get_backend
@@ -355,16 +366,49 @@ def test_triangles_large_chunks() -> None:
 
     g = _graph("kron8", "csr", "numpy")
     ref = triangle_count(g).per_vertex
-    b = g.out_block
-    cols = b.column_ids()
-    rows = b.ind.astype(np.int64)
-    keep = cols < rows
-    ptr = np.zeros(g.n + 1, np.int64)
-    np.cumsum(np.bincount(cols[keep], minlength=g.n), out=ptr[1:])
-    small = _ops._dag_triangles_vectorized(ptr, rows[keep], g.n, np, chunk=7)
+    ptr, ind = _dag_by_id(g)
+    small = _ops._dag_triangles_vectorized(ptr, ind, g.n, np, chunk=7)
     np.testing.assert_array_equal(small, ref)
-    np.testing.assert_array_equal(_ops.dag_triangles(ptr, rows[keep], g.n,
-                                                     get_backend("numba")), ref)
+    np.testing.assert_array_equal(_ops.dag_triangles(ptr, ind, g.n, get_backend("numba")), ref)
+
+
+def test_dag_triangles_searches_the_rows_asked() -> None:
+    # A rank of the grid searches its own rows, the first ones of its table, and only reads
+    # the others: each triangle is found at its lowest vertex (here: by id), if searched.
+    from semirings.backend import get_backend
+    from spbfs.algorithms import _ops
+
+    g = _graph("kron8", "csr", "numpy")
+    ptr, ind = _dag_by_id(g)
+    found = [c for c in nx.enumerate_all_cliques(_nx(g)) if len(c) == 3]
+    assert len(found) > 50
+    for searched in (0, 1, 40, g.n // 2, g.n):
+        want = np.zeros(g.n, np.int64)
+        for c in found:
+            if min(c) < searched:
+                want[c] += 1
+        for backend in CPU:
+            got = _ops.dag_triangles(ptr, ind, g.n, get_backend(backend), rows=searched)
+            np.testing.assert_array_equal(got, want, err_msg=f"{backend} rows={searched}")
+        small = _ops._dag_triangles_vectorized(ptr, ind, g.n, np, chunk=5, rows=searched)
+        np.testing.assert_array_equal(small, want)
+
+
+@pytest.mark.parametrize("backend", CPU)
+def test_triangles_ignore_loops_repeats_and_directions(backend: str) -> None:
+    el = GRAPHS["kron8"]
+    loops = np.arange(0, el.n, 5)
+    src = np.concatenate([el.src, loops, el.dst[:40], el.src[:9]])
+    dst = np.concatenate([el.dst, loops, el.src[:40], el.dst[:9]])
+    plain = spbfs.Graph.from_edges(src, dst, n=el.n)
+    want = _as_array(nx.triangles(_nx(plain)), el.n)  # networkx drops loops and repeats
+    assert want.sum() > 0
+    for directed in (False, True):
+        g = spbfs.Graph.from_edges(src, dst, n=el.n, directed=directed,
+                                   config=spbfs.Config(backend=backend))
+        r = triangle_count(g)
+        np.testing.assert_array_equal(r.per_vertex, want, err_msg=f"directed={directed}")
+        assert r.total == int(want.sum()) // 3
 
 
 # -- bad input common to all ---------------------------------------------------------------

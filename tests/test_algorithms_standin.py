@@ -1,10 +1,10 @@
 """The one-process cupy backend's algorithm loops on the strict cupy stand-in.
 
 The loops of :mod:`spbfs.algorithms.operations` (PageRank, FastSV,
-delta-stepping, Brandes, the multi-source search) run on ``backend="cupy"``
-under ``tests/_cupy_standin.py`` in a fresh interpreter (the stand-in must be
-installed before anything imports cupy, and must not leak into this test
-process), and must give the numba backend's results. The stand-in refuses
+delta-stepping, Brandes, the multi-source search, triangle counting) run on
+``backend="cupy"`` under ``tests/_cupy_standin.py`` in a fresh interpreter
+(the stand-in must be installed before anything imports cupy, and must not
+leak into this test process), and must give the numba backend's results. The stand-in refuses
 any device array that meets host code without an explicit transfer.
 """
 
@@ -58,7 +58,10 @@ def main() -> None:
             a = spbfs.betweenness_centrality(dev, batch_size=16)
             b = spbfs.betweenness_centrality(ref)
             assert np.allclose(a, b, rtol=1e-9, atol=1e-12), f"{tag}: betweenness"
-            cases += 6
+            a, b = spbfs.triangle_count(dev), spbfs.triangle_count(ref)
+            assert np.array_equal(a.per_vertex, b.per_vertex), f"{tag}: triangles"
+            assert a.total == b.total, f"{tag}: triangle total"
+            cases += 7
     # Every result above came back through explicit transfers only, and a host array
     # handed to the device loops is refused (the stand-in is not lenient).
     assert transfers.to_host > 0, transfers
@@ -76,7 +79,7 @@ def main() -> None:
 
 
 def test_cupy_backend_loops_on_the_standin() -> None:
-    """PageRank, FastSV, delta-stepping, msbfs, betweenness on cupy equal numba's."""
+    """PageRank, FastSV, delta-stepping, msbfs, betweenness, triangles on cupy equal numba's."""
     from _cupy_standin import run_script
 
     run_script(__file__, str(HERE.parent))

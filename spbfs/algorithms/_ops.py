@@ -19,7 +19,9 @@ this package also need
 :func:`dag_triangles`
     The masked ``plus_pair`` product ``C⟨D⟩ = D ⊕.⊗ Dᵀ`` over the
     degree-ordered orientation ``D`` of an undirected graph, reduced to
-    per-vertex triangle counts (numba loop, or whole-array operations).
+    per-vertex triangle counts (numba loop, or whole-array operations), for
+    the rows of ``D`` a process holds against a table of the rows they reach
+    (on one process: all of ``D`` against itself).
 
 The block arrays are read as they are: csr and dcsc differ only in how a
 column is located.
@@ -41,7 +43,7 @@ from semirings.kernels import vectorized as vk
 from semirings.semiring import Semiring, get
 from semirings.vector import SparseVector
 
-__all__ = ["SparseColumns", "dag_triangles", "msbfs_bits", "spgemm"]
+__all__ = ["SparseColumns", "dag_triangles", "msbfs_bits", "segments", "spgemm"]
 
 
 @dataclass
@@ -312,10 +314,10 @@ def _spgemm_vectorized(
 
 # -- triangles ---------------------------------------------------------------------------
 @nb.njit(cache=True, parallel=True)
-def _dag_triangles_kernel(ptr, ind, n, chunks, counts):
-    """Per-vertex triangles of the DAG ``ptr``/``ind`` (out-neighbours of each vertex)."""
+def _dag_triangles_kernel(ptr, ind, m, chunks, counts):
+    """Per-vertex triangles found at the rows of ``chunks`` of the DAG ``ptr``/``ind``."""
     for c in nb.prange(chunks.shape[0] - 1):
-        mark = np.full(n, -1, np.int64)
+        mark = np.full(m, -1, np.int64)
         local = counts[c]
         for v in range(chunks[c], chunks[c + 1]):
             for p in range(ptr[v], ptr[v + 1]):
@@ -332,54 +334,84 @@ def _dag_triangles_kernel(ptr, ind, n, chunks, counts):
                 local[u] += found
 
 
-def dag_triangles(ptr: Any, ind: Any, n: int, backend: Any) -> Any:
+def segments(xp: Any, lengths: Any, start: Any = None) -> tuple[Any, Any]:
+    """The entries of concatenated segments of ``lengths``: ``(owner, pos)``.
+
+    ``owner``: the segment of each entry (int64, segments in order); ``pos``:
+    the entry's position ``start[s] + q`` (``q``-th of segment ``s``), None
+    without ``start``.
+    """
+    lengths = lengths.astype(np.int64, copy=False)
+    ends = xp.cumsum(lengths)
+    total = int(ends[-1]) if ends.shape[0] else 0
+    owner = vk._owner(xp, lengths, ends, total)
+    if start is None:
+        return owner, None
+    pos = xp.arange(total, dtype=np.int64) + (start.astype(np.int64) - (ends - lengths))[owner]
+    return owner, pos
+
+
+def dag_triangles(ptr: Any, ind: Any, n: int, backend: Any, rows: int | None = None) -> Any:
     """Triangles at each vertex from the DAG ``D`` (rows ``ptr``/``ind``: out-neighbours).
 
     ``D`` must hold each undirected edge once, pointing from the lower to the
     higher rank; every triangle is then found once, at its lowest-ranked
-    edge, by the masked product ``C⟨D⟩ = D ⊕.⊗ Dᵀ`` over ``plus_pair``.
+    vertex ``v``, by the masked product ``C⟨D⟩ = D ⊕.⊗ Dᵀ`` over
+    ``plus_pair``: row ``v`` of ``C`` against the rows of ``v``'s
+    out-neighbours. On one process the rows searched (``rows``) are all of
+    ``D``; a rank of the process grid searches its own vertices' rows, the
+    first ``rows``, and its table also holds the rows it fetched of their
+    out-neighbours owned elsewhere (whose entries outside the table's ids
+    are left out: they close no triangle there).
 
     Parameters
     ----------
     ptr, ind : array
-        Row pointers (``n + 1``) and sorted column ids of ``D``.
+        Row pointers (``n + 1``) and column ids of ``D``'s table, sorted within
+        each row (the numba loop needs no order).
     n : int
-        Number of vertices.
+        Number of rows (and ids) of the table.
     backend : Backend
         numba runs a compiled loop, numpy and cupy whole-array operations.
+    rows : int, optional
+        The rows ``0 .. rows - 1`` whose triangles are found (default: all).
 
     Returns
     -------
     array of int64
-        Triangles through each vertex.
+        Triangles credited to each of the ``n`` ids: each triangle found to its
+        three vertices.
     """
+    rows = n if rows is None else int(rows)
     if backend.name == "numba":
         ptr = np.ascontiguousarray(ptr, dtype=np.int64)
         ind = np.ascontiguousarray(ind, dtype=np.int64)
         deg = np.diff(ptr)
         # Work of row v: the rows of its out-neighbours.
-        work = np.zeros(n, np.int64)
-        if ind.size:
-            np.add.at(work, np.repeat(np.arange(n), deg), deg[ind])
+        csum = np.zeros(int(ptr[rows]) + 1, np.int64)
+        np.cumsum(deg[ind[:ptr[rows]]], out=csum[1:])
+        work = csum[ptr[1:rows + 1]] - csum[ptr[:rows]]
         parts = 4 * nb.get_num_threads()
-        chunks = _chunks(work + 1, parts) if n else np.zeros(1, np.int64)
+        chunks = _chunks(work + 1, parts) if rows else np.zeros(1, np.int64)
         counts = np.zeros((chunks.shape[0] - 1, n), np.int64)
         _dag_triangles_kernel(ptr, ind, n, chunks, counts)
         return counts.sum(axis=0)
-    return _dag_triangles_vectorized(ptr, ind, n, backend.xp)
+    return _dag_triangles_vectorized(ptr, ind, n, backend.xp, rows=rows)
 
 
-def _dag_triangles_vectorized(ptr: Any, ind: Any, n: int, xp: Any, chunk: int = 1 << 22) -> Any:
+def _dag_triangles_vectorized(ptr: Any, ind: Any, n: int, xp: Any, chunk: int = 1 << 22,
+                              rows: int | None = None) -> Any:
     ptr = xp.asarray(ptr, dtype=np.int64)
     ind = xp.asarray(ind, dtype=np.int64)
+    rows = n if rows is None else rows
     deg = ptr[1:] - ptr[:-1]
-    m = int(ind.shape[0])
+    m = int(ptr[rows])  # the entries of the rows searched come first
     counts = xp.zeros(n, dtype=np.int64)
     if m == 0:
         return counts
-    src = vk._owner(xp, deg, ptr[1:], m)  # row v of each DAG edge (v, u)
-    keys = src * n + ind  # sorted: rows in order, columns sorted within a row
-    wedges = deg[ind]  # terms of the edge (v, u): the row of u
+    src = vk._owner(xp, deg[:rows], ptr[1:rows + 1], m)  # row v of each DAG edge (v, u)
+    keys = src * n + ind[:m]  # sorted: rows in order, columns sorted within a row
+    wedges = deg[ind[:m]]  # terms of the edge (v, u): the row of u
     csum = xp.cumsum(wedges)
     lo = 0
     while lo < m:
@@ -387,12 +419,9 @@ def _dag_triangles_vectorized(ptr: Any, ind: Any, n: int, xp: Any, chunk: int = 
         base = int(csum[lo - 1]) if lo else 0
         hi = int(xp.searchsorted(csum, base + chunk, side="right"))
         hi = max(hi, lo + 1)
-        ln = wedges[lo:hi]
-        ends = csum[lo:hi] - base
-        cnt = int(ends[-1])
-        if cnt:
-            own = vk._owner(xp, ln, ends, cnt) + lo
-            pos = xp.arange(cnt, dtype=np.int64) - (ends - ln)[own - lo] + ptr[ind[own]]
+        own, pos = segments(xp, wedges[lo:hi], ptr[ind[lo:hi]])
+        if pos.shape[0]:
+            own += lo
             w = ind[pos]
             v = src[own]
             q = v * n + w

@@ -14,7 +14,8 @@ loop both share, written once against :mod:`spbfs.algorithms.operations`
 :func:`~spbfs.algorithms.components.fastsv`,
 :func:`~spbfs.algorithms.shortest_paths.delta_stepping`,
 :func:`~spbfs.algorithms.msbfs.search_levels`,
-:func:`~spbfs.algorithms.betweenness.dependencies`). Its grid implementation
+:func:`~spbfs.algorithms.betweenness.dependencies`,
+:func:`~spbfs.algorithms.triangles.count_triangles`). Its grid implementation
 makes each step, one semiring product, distributed on the
 :class:`~spbfs.mpi.DistGraph`'s ``pr x pc`` grid (:mod:`spbfs.mpi.spmsv`): *expand* the vector
 (transpose to the column layout, Allgatherv down the processor column),
@@ -41,8 +42,9 @@ from Allreduce'd counts, so every rank runs the same iterations.
 :func:`dist_betweenness_centrality`   SpGEMM over ``plus_times``, forward over ``B``,
                                       backward over ``Bᵀ``
 :func:`dist_triangle_count`           masked ``plus_pair`` product over the
-                                      degree-ordered DAG, as wedge queries sent to
-                                      the vertex owners (1D, not the 2D blocks)
+                                      degree-ordered DAG: each rank's rows against
+                                      the rows it fetched of their out-neighbours
+                                      (1D vector pieces, not the 2D blocks)
 ====================================  ==============================================
 
 Conventions

@@ -22,6 +22,11 @@ in ``xp`` arrays; ``ids`` of a sparse vector are piece-local (``0 .. size-1``).
 ``lookup(x, gids)``        ``x[gids]`` by global id (a request/reply exchange on the grid)
 ``scatter_min``            ``x[gids] = min(x[gids], vals)`` by global id, repeated ids merged
 ``offset(count)``          this process's exclusive prefix of ``count`` and the total
+``undirected_edges()``     the edges ``(v, u)`` of ``B ∨ Bᵀ`` without self-loops, ``v`` in
+                           this piece (each edge once from each end)
+``request(gids, answer)``  variable-length answers from the owners of ``gids`` (one
+                           request/reply round on the grid)
+``route_rows(cols)``       rows of int64 arrays sent to the owner of their first entry
 =========================  ===============================================================
 
 On the grid every method is collective: all ranks call it in the same order.
@@ -33,10 +38,12 @@ from typing import Any
 
 import numpy as np
 
+from semirings.backend import Backend, get_backend
 from semirings.blocks import Block
 from semirings.kernels import spmsv, spmv
 from semirings.semiring import Semiring, plus_times
 from semirings.vector import SparseVector
+from spbfs.algorithms._common import symmetric_block
 from spbfs.algorithms._grid import route_rows
 from spbfs.algorithms._ops import SparseColumns, spgemm
 from spbfs.mpi import comm as C
@@ -216,6 +223,27 @@ class LocalOps:
     def offset(self, count: int) -> tuple[int, int]:
         """``(0, count)``: the counts of the processes before this one, and of all."""
         return 0, int(count)
+
+    def undirected_edges(self) -> tuple[Any, Any]:
+        """``(v, u)``: the edges of the underlying undirected graph, int64 global ids.
+
+        The entries of ``B ∨ Bᵀ`` without self-loops, each once (so each edge
+        once from each end), ``v`` in this piece; no order promised.
+        """
+        block = symmetric_block(self.g)
+        return block.column_ids().astype(np.int64, copy=False), block.ind.astype(np.int64)
+
+    def request(self, gids: Any, answer: Any) -> tuple[Any, Any, Any]:
+        """``(gids, *answer(gids))``: every id is this process's, so it answers itself.
+
+        See :meth:`GridVectorOps.request`.
+        """
+        lengths, values = answer(gids)
+        return gids, lengths, values
+
+    def route_rows(self, cols: list[Any]) -> list[Any]:
+        """``cols`` themselves: this process owns every vertex."""
+        return cols
 
 
 class GridVectorOps:
@@ -448,6 +476,62 @@ class GridVectorOps:
         counts = C.allgatherv(self.comm, np.array([int(count)], dtype=np.int64),
                               np.ones(grid.size, dtype=np.int64))
         return int(counts[:grid.rank].sum()), int(counts.sum())
+
+    @property
+    def backend(self) -> Backend:
+        """The backend of this rank's local kernels: the device's, or the host engine's."""
+        if self.local is not None:
+            return self.local.backend
+        return get_backend(bfs_backend(self.g.config, self.comm, graph=self.g))
+
+    def undirected_edges(self) -> tuple[Any, Any]:
+        """``(v, u)``: the edges of the underlying undirected graph at this piece (collective).
+
+        See :meth:`LocalOps.undirected_edges`. Read from the block every rank
+        stores (``tblock``, ``B_ij`` transposed: no second block is built), both
+        directions sent to the owner of ``v`` in one Alltoallv, repeated
+        entries merged there (where the pieces live).
+        """
+        g, d = self.g, self.g.dist
+        tb = g.stored_tblock
+        to_host = tb.backend.to_host
+        rows = d.global_rows(to_host(tb.column_ids()), g.grid.i)
+        cols = d.global_cols(to_host(tb.ind), g.grid.j)
+        keep = rows != cols
+        rows, cols = rows[keep], cols[keep]
+        v, u = self.route_rows([np.concatenate([rows, cols]), np.concatenate([cols, rows])])
+        key = self.xp.unique(v * self.n + u)
+        return key // self.n, key % self.n
+
+    def request(self, gids: Any, answer: Any) -> tuple[Any, Any, Any]:
+        """Variable-length answers from the owners of the distinct ``gids`` (collective).
+
+        The ids go to their owners (one Alltoallv), where ``answer(asked)``
+        gets the ids asked of this rank (int64 global ids, where the pieces
+        live) and returns ``(lengths, values)``: ``lengths[x]`` int64 values
+        for ``asked[x]``, concatenated in order. The answers come back in
+        two Alltoallv (lengths, values).
+
+        Returns
+        -------
+        gids, lengths, values
+            The ids in the order of their answers (by owner), the number of
+            values of each, and the values concatenated, where the pieces live.
+        """
+        (h,) = self._host(gids)
+        size = self.g.grid.size
+        owner = self.g.dist.piece_of(h)
+        order = np.argsort(owner, kind="stable")
+        h = np.ascontiguousarray(h[order], dtype=np.int64)
+        asked, rcounts = C.alltoallv(self.comm, h, np.bincount(owner, minlength=size))
+        lengths, values = self._host(*answer(*self._dev(asked)))
+        # Values answered to each asker: the lengths of its ids, summed.
+        csum = np.zeros(asked.shape[0] + 1, dtype=np.int64)
+        np.cumsum(lengths, out=csum[1:])
+        per_rank = np.diff(csum[np.concatenate(([0], np.cumsum(rcounts)))])
+        back, _ = C.alltoallv(self.comm, np.asarray(lengths, dtype=np.int64), rcounts)
+        got, _ = C.alltoallv(self.comm, np.asarray(values, dtype=np.int64), per_rank)
+        return tuple(self._dev(h, back, got))  # type: ignore[return-value]
 
 
 def _sparse_columns(xp: Any, rows: Any, cols: Any, vals: Any, k: int,

@@ -1,19 +1,24 @@
 """Triangle counting: a masked ``plus_pair`` product over the degree-ordered DAG.
 
 The undirected graph (for a directed one: its underlying undirected graph,
-self-loops ignored) is relabelled by rank, rank = (degree, id), and oriented
-from lower to higher rank: ``D[v, u]`` for ``rank(v) < rank(u)``. Every triangle then has exactly
-one edge ``(v, u)`` whose two ends both point to the third vertex ``w``, so
-the masked product ``C⟨D⟩ = D ⊕.⊗ Dᵀ`` over ``plus_pair`` counts each
-triangle once (``C[v, u]`` = triangles closing the edge ``(v, u)``), and the
-rows of high-degree vertices stay short. The kernel
+self-loops ignored) is oriented from lower to higher rank, rank =
+(degree, id): ``D[v, u]`` for ``rank(v) < rank(u)``. Every triangle then has
+exactly one edge ``(v, u)`` whose two ends both point to the third vertex
+``w``, so the masked product ``C⟨D⟩ = D ⊕.⊗ Dᵀ`` over ``plus_pair`` counts
+each triangle once (``C[v, u]`` = triangles closing the edge ``(v, u)``),
+and the rows of high-degree vertices stay short. The kernel
 (:func:`~spbfs.algorithms._ops.dag_triangles`) credits each triangle found to
 its three vertices, which gives the per-vertex counts of
 ``networkx.triangles``.
 
-:func:`dist_triangle_count` counts the same triangles on the process grid
-(conventions: :mod:`spbfs.algorithms.distributed`), with the same
-orientation, as wedge queries sent to the vertex owners.
+The algorithm, :func:`count_triangles`, is written once against
+:mod:`spbfs.algorithms.operations`: each process builds the DAG rows of its
+own vertices, fetches the rows of their out-neighbours owned elsewhere (each
+row once per process, one request/reply round), runs the kernel on its own
+rows against that table, and sends the credits of the fetched vertices to
+their owners. On one process there is nothing to fetch or send: the kernel
+runs on the whole DAG. :func:`dist_triangle_count` runs it on the process
+grid (conventions: :mod:`spbfs.algorithms.distributed`).
 """
 
 from __future__ import annotations
@@ -23,10 +28,10 @@ from typing import Any
 
 import numpy as np
 
-from spbfs.algorithms._common import check_grid_call, prepare, symmetric_block
+from spbfs.algorithms._common import check_grid_call, prepare
 from spbfs.algorithms._grid import Pieces, check_graph
-from spbfs.algorithms._ops import dag_triangles
-from spbfs.algorithms.operations import GridVectorOps
+from spbfs.algorithms._ops import dag_triangles, segments
+from spbfs.algorithms.operations import GridVectorOps, LocalOps
 from spbfs.config import Config
 from spbfs.mpi.graph import DistGraph
 
@@ -78,32 +83,99 @@ def triangle_count(
     if check_grid_call(graph, config, "triangle_count"):
         return dist_triangle_count(graph)
     g = prepare(graph, config, directed, weight=None)
-    n = g.n
-    if n == 0:
+    if g.n == 0:
         return TriangleCount(0, np.zeros(0, dtype=np.int64))
-    block = symmetric_block(g)
-    be = block.backend
-    xp = be.xp
-    cols = block.column_ids().astype(np.int64)
-    rows = block.ind.astype(np.int64)
-    deg = xp.bincount(cols, minlength=n)
-    # Relabel vertices by rank (degree, then id): D keeps the entries pointing to a
-    # higher label, and the hubs, which most rows reach, get neighbouring labels.
-    order = xp.argsort(deg * n + xp.arange(n, dtype=np.int64), kind="stable")
-    rank = xp.empty(n, dtype=np.int64)
-    rank[order] = xp.arange(n, dtype=np.int64)
-    rc, rr = rank[cols], rank[rows]
-    keep = rc < rr
-    rc, rr = rc[keep], rr[keep]
-    # Rows of D in label order; the whole-array kernel also needs sorted columns.
-    key = rc if be.name == "numba" else rc * n + rr
-    sort = xp.argsort(key, kind="stable")
-    rc, rr = rc[sort], rr[sort]
-    ptr = xp.zeros(n + 1, dtype=np.int64)
-    xp.cumsum(xp.bincount(rc, minlength=n), out=ptr[1:])
-    by_rank = dag_triangles(ptr, rr, n, be)
-    per_vertex = be.to_host(by_rank[rank])
-    return TriangleCount(total=int(per_vertex.sum()) // 3, per_vertex=per_vertex)
+    per_vertex, total = count_triangles(LocalOps(g))
+    return TriangleCount(total=total, per_vertex=g.backend.to_host(per_vertex))
+
+
+def count_triangles(ops: LocalOps | GridVectorOps) -> tuple[Any, int]:
+    """Triangles through this piece's vertices, on one process or the grid.
+
+    See the module's description. Only the rows of this piece's vertices and
+    those fetched for their out-neighbours are held, in local ids: this
+    piece's vertices by rank, then the fetched vertices by id.
+
+    Returns
+    -------
+    per_vertex, total
+        int64 triangles through each vertex of the piece (an ``xp`` array), and
+        the number of triangles of the graph.
+    """
+    xp, n, lo, hi, k = ops.xp, ops.n, ops.lo, ops.hi, ops.size
+    vector = ops.backend.name != "numba"  # whole-array kernel: sorted columns too
+    a, u = ops.undirected_edges()
+    if lo:
+        a -= lo
+    # Rank (degree, id) as one int64 key: D keeps the edges pointing to a higher rank.
+    rank = xp.bincount(a, minlength=k).astype(np.int64) * n + xp.arange(lo, hi, dtype=np.int64)
+    out = rank[a] < ops.lookup(rank, u)
+    a, u = a[out], u[out]
+    del out
+    # Local ids: this piece's vertices by rank (the hubs, which most rows reach, get
+    # neighbouring ids), then the out-neighbours owned elsewhere, by id.
+    by_rank = xp.argsort(rank, kind="stable")
+    del rank
+    local = xp.empty(k, dtype=np.int64)
+    local[by_rank] = xp.arange(k, dtype=np.int64)
+    lv = local[a]
+    del a
+    if k == n:  # one process: every vertex is this piece's
+        far = xp.zeros(0, dtype=np.int64)
+        lu = local[u]
+    else:
+        far = xp.unique(u[(u < lo) | (u >= hi)])
+        lu = _local_ids(xp, u, local, far, lo, hi)
+    del u
+    m = k + far.shape[0]
+    order = xp.argsort(lv * m + lu if vector else lv, kind="stable")
+    ind = lu[order]
+    ptr = xp.zeros(m + 1, dtype=np.int64)
+    xp.cumsum(xp.bincount(lv, minlength=k), out=ptr[1:k + 1])
+    del lv, lu, order
+    gid = xp.concatenate([by_rank + lo, far])  # global id of each local id
+
+    def answer(asked: Any) -> tuple[Any, Any]:
+        # The rows of this piece's vertices ``asked``, in global ids.
+        r = local[asked - lo]
+        lengths = ptr[r + 1] - ptr[r]
+        return lengths, gid[ind[segments(xp, lengths, ptr[r])[1]]]
+
+    # The rows of the out-neighbours owned elsewhere, each fetched once: the table's
+    # rows k .. m-1.
+    got, lengths, w = ops.request(far, answer)
+    row = k + xp.searchsorted(far, got)[segments(xp, lengths)[0]]
+    lw = _local_ids(xp, w, local, far, lo, hi)
+    keep = lw >= 0  # entries outside the local ids close no triangle here
+    row, lw = row[keep], lw[keep]
+    if lw.shape[0]:
+        ind = xp.concatenate([ind, lw[xp.argsort(row * m + lw if vector else row,
+                                                 kind="stable")]])
+        xp.cumsum(xp.bincount(row - k, minlength=m - k), out=ptr[k + 1:])
+    ptr[k + 1:] += ptr[k]
+    counts = dag_triangles(ptr, ind, m, ops.backend, rows=k)
+    per_vertex = counts[local]
+    # The credits of the fetched vertices, to their owners.
+    sent = xp.flatnonzero(counts[k:])
+    to, c = ops.route_rows([far[sent], counts[k:][sent]])
+    if to.shape[0]:  # float64 sums are exact: far below 2**53 triangles at a vertex
+        per_vertex += xp.bincount(to - lo, weights=c, minlength=k).astype(np.int64)
+    total = int(ops.allsum_int(int(per_vertex.sum()))[0]) // 3
+    return per_vertex, total
+
+
+def _local_ids(xp: Any, w: Any, local: Any, far: Any, lo: int, hi: int) -> Any:
+    """Local ids of the global ids ``w``: this piece's by ``local``, the others by their
+    place in the sorted ``far`` after ``local``'s; -1 where ``w`` is neither."""
+    k = local.shape[0]
+    mine = (w >= lo) & (w < hi)
+    out = xp.full(w.shape[0], -1, dtype=np.int64)
+    out[mine] = local[w[mine] - lo]
+    if far.shape[0]:
+        at = xp.minimum(xp.searchsorted(far, w), far.shape[0] - 1)
+        there = ~mine & (far[at] == w)
+        out[there] = k + at[there]
+    return out
 
 
 # --------------------------------------------------------------------------- on the grid
@@ -135,19 +207,19 @@ class DistTriangleCount(Pieces):
 def dist_triangle_count(g: DistGraph) -> DistTriangleCount:
     """Count the triangles of the (underlying undirected) graph, distributed (collective).
 
-    The triangles of :func:`~spbfs.algorithms.triangle_count`: the graph is
-    oriented from lower to higher rank, rank = (degree, id), and every
-    triangle is found once, at its lowest-ranked vertex ``v``, as a wedge
-    ``u - v - w`` (``rank(u) < rank(w)``, both out-neighbours of ``v``) closed
-    by the edge ``u - w``: the masked ``plus_pair`` product of the DAG with
-    its transpose. Unlike the other functions this one works on the 1D
-    vector distribution, not on the 2D blocks: every rank first collects the
-    whole adjacency lists of its own vertices (one Alltoallv of the block
-    entries, both directions), asks the owners for its neighbours' degrees,
-    then sends each wedge as a query to the owner of ``u``, which checks the
-    closing edge in its lists; every triangle found is credited to its three
-    vertices at their owners. Traffic: ``O(sum of d⁺(v)²)`` queries, as the
-    wedges the one-process kernel checks.
+    The triangles of :func:`~spbfs.algorithms.triangle_count`, by the same
+    algorithm (:func:`count_triangles`) and kernel: the graph is oriented
+    from lower to higher rank, rank = (degree, id), and every triangle is
+    found once, at its lowest-ranked vertex, by the masked ``plus_pair``
+    product of the DAG with its transpose. It works on the 1D vector
+    distribution: every rank collects the edges of its own vertices from the
+    block it stores (one Alltoallv, both directions), asks the owners for its
+    neighbours' degrees (one lookup), builds its vertices' DAG rows, fetches
+    the rows of their out-neighbours owned elsewhere (one request/reply
+    round, each row once per rank), runs the kernel on its rows against
+    them and sends the credits of the fetched vertices to their owners (one
+    Alltoallv). A rank holds its edges, its rows and the rows it fetched;
+    traffic is those rows, not the ``O(sum of d⁺(v)²)`` wedges.
 
     Parameters
     ----------
@@ -161,42 +233,7 @@ def dist_triangle_count(g: DistGraph) -> DistTriangleCount:
         ``gather()`` gives the :class:`~spbfs.algorithms.TriangleCount`.
     """
     g = check_graph(g)
-    grid, d = g.grid, g.dist
-    comm = grid.comm
     ops = GridVectorOps(g)
-    xp = ops.xp
-    n, lo, size = g.n, g.lo, ops.size
-    # Adjacency lists of this rank's vertices, both directions, without duplicates.
-    rows = d.global_rows(np.asarray(g.block.ind, dtype=np.int64), grid.i)
-    cols = d.global_cols(np.asarray(g.block.column_ids(), dtype=np.int64), grid.j)
-    a = np.concatenate([rows, cols])
-    b = np.concatenate([cols, rows])
-    a, b = ops.route_rows([a, b])
-    key = xp.unique(a * n + b)  # sorted: by vertex, then neighbour
-    a, b = key // n, key % n
-    deg = xp.bincount(a - lo, minlength=size).astype(np.int64)
-    # Rank of every neighbour: (degree, id), as one int64 key.
-    rk_b = ops.lookup(deg, b) * n + b
-    rk_a = deg[a - lo] * n + a
-    out = rk_a < rk_b
-    v, u, rk_u = a[out], b[out], rk_b[out]
-    # Out-lists of the DAG sorted by rank: pairs (u, w) of one list with rank u < rank w.
-    order = xp.lexsort(xp.stack([rk_u, v]))
-    v, u = v[order], u[order]
-    m = v.shape[0]
-    ends = xp.searchsorted(v, v, side="right") if m else xp.zeros(0, np.int64)
-    after = (ends - xp.arange(m) - 1).astype(np.int64)  # later entries of the same list
-    total = int(after.sum())
-    first = xp.repeat(xp.arange(m, dtype=np.int64), after)
-    starts = xp.cumsum(after) - after
-    second = xp.arange(total, dtype=np.int64) - starts[first] + first + 1
-    # The owner of u checks the closing edge u - w in its adjacency lists.
-    qu, qw, qv = ops.route_rows([u[first], u[second], v[first]])
-    probe = qu * n + qw
-    at = xp.minimum(xp.searchsorted(key, probe), max(key.shape[0] - 1, 0))
-    hit = key[at] == probe if key.shape[0] else xp.zeros(probe.shape[0], dtype=bool)
-    (got,) = ops.route_rows([xp.concatenate([qv[hit], qu[hit], qw[hit]])])
-    per_vertex = ops.to_host(xp.bincount(got - lo, minlength=size).astype(np.int64))
-    found = int(ops.allsum_int(hit.sum())[0])
-    return DistTriangleCount(lo=lo, hi=g.hi, n=n, _comm=comm, total=found,
-                             per_vertex=per_vertex)
+    per_vertex, total = count_triangles(ops)
+    return DistTriangleCount(lo=g.lo, hi=g.hi, n=g.n, _comm=g.grid.comm, total=total,
+                             per_vertex=ops.to_host(per_vertex))
