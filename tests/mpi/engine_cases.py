@@ -315,6 +315,23 @@ def check_device_resident(grid: ProcessGrid, cases: list[int]) -> None:
                             f"{tag}: parents differ from the numba engine's"
                     assert np.array_equal(r.stats.direction, ref.stats.direction), tag
                     cases[0] += 1
+                if directed or fmt == "dcsc":
+                    continue
+                # The host fallbacks (the codec's messages, the patterns other than
+                # p2p) give the same search, pinned or CUDA-aware.
+                for enc, ex in (("compressed", "p2p"), ("list", "collective"),
+                                ("bitmap", "butterfly")):
+                    for aware in (True, False):
+                        tag = f"{grid.pr}x{grid.pc} {name} {enc} {ex} cuda_aware={aware}"
+                        h = DistGraph.from_edges(src, dst, el.n, grid=grid,
+                                                 config=Config(cuda_aware=aware, exchange=ex,
+                                                               frontier_encoding=enc))
+                        t.cuda_aware_mpi = aware  # pinned: no device buffer reaches MPI
+                        r = bfs(h, s0, config=h.config.replace(backend="cupy")).gather()
+                        t.cuda_aware_mpi = True
+                        if rank == 0:
+                            assert np.array_equal(r.levels, lv), tag
+                        cases[0] += 1
     finally:
         t.cuda_aware_mpi = False
 
