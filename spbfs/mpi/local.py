@@ -499,4 +499,4 @@ def local_engine(name: str, g: Any, kept: Any) -> Any:
         return NumbaLocal(g, kept)
     from spbfs.mpi.local_array import ArrayLocal
 
-    return ArrayLocal(name, g)
+    return ArrayLocal(name, g, kept.in_deg)

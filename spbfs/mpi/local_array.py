@@ -51,7 +51,7 @@ class ArrayLocal:
     duo = False  # the 2 x 1 route reads host bitmaps as its state
     nchunks = 1
 
-    def __init__(self, name: str, g: Any) -> None:
+    def __init__(self, name: str, g: Any, in_deg: np.ndarray | None = None) -> None:
         self.name = name
         backend = self.backend = get_backend(name)
         self.xp = xp = backend.xp
@@ -88,10 +88,12 @@ class ArrayLocal:
         deg[:self.size] = g._deg
         # The padding ids beyond the piece: done from the start (never reached).
         self.pad = xp.arange(B) >= self.size
+        # A directed graph's in-degrees of the piece (the search's, given by the
+        # grid engine): what visited_in_degrees sums.
         self.in_deg: Any = None
-        if g.directed:
+        if in_deg is not None:
             deg_in = np.zeros(B, np.int64)
-            deg_in[:self.size] = g.piece_in_degrees()
+            deg_in[:self.size] = in_deg
             deg, deg_in = self.up(deg, deg_in)
             self.in_deg = deg_in
             self.in_mark = xp.zeros(B, dtype=bool)
