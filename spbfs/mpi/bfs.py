@@ -299,8 +299,6 @@ class GridEngine:
         # sweep reads those), as last counted (unvisited_in_edges); every arc is one
         # vertex's in-edge, so before the search it is the total degree.
         self.in_deg = kept.in_deg
-        if self.in_deg is not None:
-            np.copyto(kept.in_mark, kept.visited0)  # the numba engine's (visited_in_degrees)
         self.in_left = self.total_degree
         self.topdown_last = True  # the direction of the level just run (the source's: top-down)
         self.m_f_before = 0  # the frontier's edges one level earlier

@@ -280,6 +280,8 @@ class NumbaLocal:
         self.newbuf = self.newbufs[0]
         if self.reset_sent:
             self.sent.fill(0)
+        if self.kept.in_mark is not None:  # nothing summed yet (visited_in_degrees)
+            np.copyto(self.kept.in_mark, self.kept.visited0)
 
     def claim(self, v: int, parent: int) -> np.ndarray:
         self.parents[v] = parent
