@@ -67,6 +67,8 @@ def test_what_the_phases_hand_to_mpi(standin: tuple) -> None:
     assert isinstance(got, cp.ndarray) and t.pinned_to_device == 1
     assert np.array_equal(got.get(), host[3:7])
     assert pinned.empty is np.empty and t.is_pinned(pinned.send(a))
+    both = pinned.host_parts([a, b])  # alive together: one buffer, not one overwritten
+    assert np.array_equal(both[0], host[:5]) and np.array_equal(both[1], host[5:])
     # CUDA-aware: nothing copied, receive buffers on the device.
     n1 = (t.to_device, t.to_host)
     assert direct.send(a) is a and direct.recv(a) is a and direct.send_parts([a, b])[0] is a

@@ -985,9 +985,8 @@ class FrontierPhases(GridPhases):
             for t, x in zip(others, got, strict=True):
                 recv[t] = x
         else:  # the patterns other than p2p move host arrays (a device engine's cross)
-            recv, messages, words = self.alltoall(
-                [None if x is None else wire.host(x) for x in sends], pattern, phase,
-                column=column)
+            recv, messages, words = self.alltoall(wire.host_parts(sends), pattern, phase,
+                                                  column=column)
         if coder is not None:  # under auto each sender chose its own encoding
             recv = [coder.decode_pairs(self, r) for r in recv]
         if wire.mode != "host":

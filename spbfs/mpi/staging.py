@@ -108,7 +108,8 @@ class Staging:
         is where it landed in device memory, or on the host).
     host : callable
         An engine array (or a received message) as a host array, for code
-        written for the host only.
+        written for the host only (pinned: a view of the staging buffer, valid
+        until the next copy down; :meth:`host_parts` for several at once).
     empty : callable
         A receive buffer ``empty(n, dtype)`` where MPI writes (device memory
         for ``direct``, the host otherwise).
@@ -160,6 +161,15 @@ class Staging:
             out[k] = flat[at:at + w.shape[0]]
             at += w.shape[0]
         return out
+
+    def host_parts(self, parts: list[Any]) -> list[Any]:
+        """:attr:`host` for one exchange's messages, all alive at once (a pinned
+        engine's come down together: one staging buffer, one transfer)."""
+        if self.mode == "pinned":
+            return self.send_parts(parts)
+        if self.mode == "host":
+            return parts
+        return [None if p is None else self.host(p) for p in parts]
 
     # -- host ------------------------------------------------------------------------
     def _host_up(self, a: np.ndarray) -> np.ndarray:
