@@ -11,6 +11,15 @@ ufuncs. The ways between host and device are the explicit ones:
 ``x.get()`` (counted as ``to_host``); a 0-d array's ``int``/``bool`` is a
 synchronizing scalar read, counted as ``scalars``. Only names cupy exports
 are provided, each doing what numpy does.
+
+Every counted transfer also records its size in elements (``sizes``), so a
+test can tell an O(1) count from an array. A device array exposes
+``__cuda_array_interface__`` as cupy's do (mpi4py takes such an object as a
+buffer), its pointer the host memory behind it, so a CUDA-aware MPI reads and
+writes it in place; but only while ``Transfers.cuda_aware_mpi`` is set (the
+test's stand-in for a library that takes device buffers): otherwise reading
+it raises, as a device pointer handed to an MPI library that is not
+CUDA-aware would fail.
 """
 
 from __future__ import annotations
@@ -39,6 +48,14 @@ class Transfers:
     pinned: list[np.ndarray] = field(default_factory=list)
     pinned_to_device: int = 0
     pinned_to_host: int = 0
+    #: Elements moved by each counted transfer (both directions), in order.
+    sizes: list[int] = field(default_factory=list)
+    #: Whether MPI may be handed device buffers (``__cuda_array_interface__`` readable).
+    cuda_aware_mpi: bool = False
+    #: Device buffers MPI was handed (each read of the interface), and those refused
+    #: (read while ``cuda_aware_mpi`` is not set: mpi4py then raises a TypeError).
+    device_buffers: int = 0
+    refused_buffers: int = 0
 
     def is_pinned(self, a: np.ndarray) -> bool:
         """Whether ``a`` is (a view of) a pinned buffer of the stand-in."""
@@ -98,6 +115,20 @@ class ndarray:  # cupy's name
     def __len__(self) -> int:
         return len(self._a)
 
+    @property
+    def __cuda_array_interface__(self) -> dict[str, Any]:
+        # What mpi4py reads of a buffer it does not know: the device pointer (here the
+        # host memory behind the stand-in), shape, type and strides (None: C order).
+        if not self._t.cuda_aware_mpi:
+            self._t.refused_buffers += 1
+            raise HostLeak("a device buffer was handed to an MPI library that is not "
+                           "CUDA-aware: stage it through the host")
+        self._t.device_buffers += 1
+        a = self._a
+        return {"shape": a.shape, "typestr": a.dtype.str, "version": 3,
+                "data": (a.__array_interface__["data"][0], False),
+                "strides": None if a.flags.c_contiguous else a.strides}
+
     def __repr__(self) -> str:
         return f"standin.ndarray(shape={self._a.shape}, dtype={self._a.dtype})"
 
@@ -105,6 +136,7 @@ class ndarray:  # cupy's name
     def get(self, stream: Any = None, order: str = "C", out: np.ndarray | None = None,
             blocking: bool = True) -> np.ndarray:
         self._t.to_host += 1
+        self._t.sizes.append(self._a.size)
         if out is None:
             return self._a.copy()
         # cupy copies into ``out`` only where shape and dtype match (pinned: asynchronously).
@@ -122,6 +154,7 @@ class ndarray:  # cupy's name
     size = property(lambda self: self._a.size)
     ndim = property(lambda self: self._a.ndim)
     nbytes = property(lambda self: self._a.nbytes)
+    itemsize = property(lambda self: self._a.itemsize)
     T = property(lambda self: _wrap(self._a.T, self._t))
     flags = property(lambda self: types.SimpleNamespace(
         c_contiguous=self._a.flags.c_contiguous, f_contiguous=self._a.flags.f_contiguous,
@@ -252,7 +285,8 @@ _FUNCTIONS = ("arange", "argsort", "bincount", "concatenate", "count_nonzero", "
               "isinf", "argmin", "argmax", "clip", "take")
 #: The numpy ufuncs the stand-in exports as cupy ufuncs (called, or scattered with ``at``).
 _UFUNCS = ("add", "multiply", "subtract", "maximum", "minimum", "logical_or", "logical_and",
-           "bitwise_or", "bitwise_and", "equal", "not_equal", "less", "greater", "abs",
+           "bitwise_or", "bitwise_and", "bitwise_xor", "equal", "not_equal", "less", "greater",
+           "abs",
            "isfinite", "isnan", "floor", "true_divide", "divide", "logical_not")
 
 
@@ -334,6 +368,7 @@ def make(version: str = "14.1.0") -> tuple[dict[str, types.ModuleType], Transfer
             return a if dtype is None else a.astype(dtype, copy=False)
         if isinstance(a, np.ndarray):
             t.to_device += 1
+            t.sizes.append(a.size)
             t.pinned_to_device += t.is_pinned(a)
         return ndarray(np.array(a, dtype=dtype), t)
 

@@ -51,10 +51,40 @@ def test_direct_staging_takes_device_messages_as_they_are(standin: tuple) -> Non
     assert not t.pinned and st.grown == 0
 
 
+def test_what_the_phases_hand_to_mpi(standin: tuple) -> None:
+    """send/recv per mode: pinned copies each way (one transfer for an exchange's
+    messages), device arrays as they are where the library is CUDA-aware."""
+    cp, t = standin
+    host = np.arange(12, dtype=np.int64)
+    pinned, direct = Staging(cp, direct=False), Staging(cp, direct=True)
+    a, b = cp.asarray(host[:5]), cp.asarray(host[5:])
+    n0 = t.to_host
+    parts = pinned.send_parts([a, None, b])
+    assert t.to_host == n0 + 1 and parts[1] is None  # one transfer for both messages
+    assert all(t.is_pinned(p) for p in (parts[0], parts[2]))
+    assert np.array_equal(np.concatenate([parts[0], parts[2]]), host)
+    got = pinned.recv(host[3:7])
+    assert isinstance(got, cp.ndarray) and t.pinned_to_device == 1
+    assert np.array_equal(got.get(), host[3:7])
+    assert pinned.empty is np.empty and t.is_pinned(pinned.send(a))
+    both = pinned.host_parts([a, b])  # alive together: one buffer, not one overwritten
+    assert np.array_equal(both[0], host[:5]) and np.array_equal(both[1], host[5:])
+    # CUDA-aware: nothing copied, receive buffers on the device.
+    n1 = (t.to_device, t.to_host)
+    assert direct.send(a) is a and direct.recv(a) is a and direct.send_parts([a, b])[0] is a
+    assert isinstance(direct.empty(4, np.int64), cp.ndarray)
+    assert (t.to_device, t.to_host) == n1
+    # A host-only encoding's message: down once, and up once when it is received.
+    assert np.array_equal(direct.host(a), host[:5]) and t.to_host == n1[1] + 1
+    assert isinstance(direct.recv(host[:2]), cp.ndarray) and t.to_device == n1[0] + 1
+
+
 def test_host_engine_stages_nothing() -> None:
     st = Staging(np, direct=True)
     a = np.arange(4, dtype=np.int32)
     assert st.mode == "host" and st.up(a).dtype == np.int64 and st.down(a) is a
+    assert st.send(a) is a and st.recv(a) is a and st.host(a) is a and not st.device
+    assert st.send_parts([a, None])[0] is a and st.empty is np.empty
 
 
 def test_cuda_aware_setting() -> None:

@@ -232,10 +232,8 @@ class GridEngine:
         if kept is None:
             kept = g._search_buffers = _Kept(g)
         self.kept = kept
-        (self.finds, self.newbufs, self.sent, self.cand, self.sendbufs,
-         self.front, self.comp_a, self.comp_b, self.msgbufs, self.counts) = kept.arrays
-        self.newbuf = self.newbufs[0]
-        self.flip = 0
+        # The host state the duo route reads (numba's; see _Kept).
+        _, _, self.sent, _, _, self.front, _, _, self.msgbufs, self.counts = kept.arrays
         if out is None:
             self.parents = np.full(self.size, -1, dtype=np.int64)
             self.levels = np.full(self.size, -1, dtype=np.int64)
@@ -252,8 +250,7 @@ class GridEngine:
         np.copyto(self.prev, kept.visited0)
         local = kept.locals.get(backend)
         if local is None:
-            local = kept.locals[backend] = local_engine(backend, g, self.visited, self.sent,
-                                                        self.cand, self.finds)
+            local = kept.locals[backend] = local_engine(backend, g, kept)
         self.local = local
         local.begin(self.parents, self.levels)
         self.deg = g._deg
@@ -264,13 +261,15 @@ class GridEngine:
         self.packed = kept.packed and not plan.pairs_compressible
         # The phases' partners, receive buffers and scratch depend on the grid and the
         # plan only: built by a graph's first search with this plan, reset by the others.
+        # The messages are the local engine's arrays (its wire takes them to MPI).
         for known, phases in kept.phases:
-            if known is plan:
+            if known is plan and phases.wire is local.wire:
                 phases.reset(cnt)
                 break
         else:
             phases = FrontierPhases(grid, self.B, self.bw, plan, self.visited, self.prev,
-                                    self.msgbufs, cnt, g._pair_channels)
+                                    self.msgbufs, cnt, g._pair_channels, local.wire,
+                                    local.bitmap)
             kept.phases.append((plan, phases))
         self.phases = phases
         # A 2 x 1 grid runs its top-down levels without the Allreduce (_topdown_duo),
@@ -300,18 +299,10 @@ class GridEngine:
         # sweep reads those), as last counted (unvisited_in_edges); every arc is one
         # vertex's in-edge, so before the search it is the total degree.
         self.in_deg = kept.in_deg
-        if self.in_deg is not None:
-            np.copyto(kept.in_mark, kept.visited0)
         self.in_left = self.total_degree
         self.topdown_last = True  # the direction of the level just run (the source's: top-down)
         self.m_f_before = 0  # the frontier's edges one level earlier
         self.stepped = False  # a level ran since the last reduce
-
-    def next_buffer(self) -> np.ndarray:
-        """The buffer the next frontier goes to (two alternate: the old one is still read)."""
-        self.flip ^= 1
-        self.newbuf = self.newbufs[self.flip]
-        return self.newbuf
 
     def finish(self, run: SearchRun, source: int, cfg: Config, seconds: float) -> DistBFSResult:
         """The result on this rank: its pieces, and the counters summed over the grid."""
@@ -331,13 +322,12 @@ class GridEngine:
     # -- the driver's protocol -------------------------------------------------------
     def start(self, source: int) -> tuple[np.ndarray, int]:
         """Mark ``source`` on its owner; post the first frontier exchange."""
-        frontier = self.newbufs[0][:0]
+        frontier = self.local.no_frontier()
         deg_source = 0
         lo, hi = self.g.lo, self.g.hi
         if lo <= source < hi:
             ls = source - lo
-            self.local.claim(ls, source)
-            frontier = np.array([ls], dtype=self.newbufs[0].dtype)
+            frontier = self.local.claim(ls, source)
             deg_source = int(self.deg[ls])
         elif self.duo:
             # The partner's source is reached: "sent" must know it from the start.
@@ -449,53 +439,16 @@ class GridEngine:
             return None
         alpha, gamma, auto = self.policy.fused_switch
         if auto and self.topdown_last and leave_top_down(self.m_f, 0, self.n, alpha, gamma):
-            mark = self.kept.in_mark
-            # The ids go to the frontier buffer the next level writes (the new frontier
-            # is in the other one).
-            spare = self.newbufs[self.flip ^ 1]
-            k = K.ids_and_not(self.visited, mark, 0, spare)
-            np.copyto(mark, self.visited)
+            local = self.local.visited_in_degrees()
             t0 = self.clock()
-            got = C.allreduce(self.grid.comm, np.array([int(self.in_deg[spare[:k]].sum())]))
+            got = C.allreduce(self.grid.comm, np.array([local]))
             self.in_left -= int(got[0])
             if self.p > 1:
                 self.cnt.add(ALLREDUCE, self.p - 1, self.p - 1)
             self.tick(ALLREDUCE, t0)
         return self.in_left
 
-    # -- merge and order ----------------------------------------------------------------
-    def sort_new(self, k: int) -> np.ndarray:
-        """The new frontier piece ``newbuf[:k]`` sorted.
-
-        Large pieces are read off the bits this level set in ``visited``
-        (``prev`` holds the bitmap before the level), sequentially.
-        """
-        if k * 64 > self.B:
-            k = K.ids_and_not(self.visited, self.prev, 0, self.newbuf)
-            return self.newbuf[:k]
-        return np.sort(self.newbuf[:k])
-
     # -- one top-down level --------------------------------------------------------------
-    def _chunk_ids(self, parts: list[tuple[np.ndarray, bool]]) -> np.ndarray:
-        """A chunk's frontier pieces (ids or bitmaps) as sorted chunk-local ids."""
-        B = self.B
-        if len(parts) == 1 and not parts[0][1]:
-            cols = parts[0][0]
-        else:
-            total = sum(B if bits else m.shape[0] for m, bits in parts)
-            cols = np.empty(total, dtype=np.int64)
-            k = 0
-            for i2, (m, bits) in enumerate(parts):
-                if bits:
-                    k = K.ids_from_bits(m.view(np.uint64), i2 * B, cols, k)
-                else:
-                    cols[k:k + m.shape[0]] = m
-                    if i2:
-                        cols[k:k + m.shape[0]] += i2 * B
-                    k += m.shape[0]
-            cols = cols[:k]
-        return cols
-
     def _topdown(self, frontier: np.ndarray, depth: int) -> tuple[np.ndarray, int, int]:
         """One level; returns (next frontier piece, edges scanned, its degree sum).
 
@@ -512,31 +465,27 @@ class GridEngine:
         else:
             parts = self.phases.expand(frontier, EXPAND)
         t0 = self.clock()
-        cols = self._chunk_ids(parts)
-        newbuf = self.next_buffer()
-        self.prev[:] = self.visited
+        local = self.local
+        cols = local.chunk_ids(parts)
+        local.next_level(depth)
         if route == "own":
             # The product's children are this rank's piece: search and update in one
             # pass; a level expecting many edges on this rank splits its rows over
             # the threads.
             nparts = self.nthreads if self.m_f >= _PAR_TOPDOWN * self.p else 1
-            k, scanned, degsum = self.local.topdown_own(cols, depth, newbuf, nparts)
+            k, scanned, degsum = local.topdown_own(cols, depth, nparts)
             t0 = self.tick(LOCAL_TD, t0)
-            new = self.sort_new(k)
+            new = local.new_frontier(k)
             self.tick(UPDATE, t0)
             return new, scanned, degsum
         if route == "fold":
-            counts = self.counts[:grid.pc]
-            sendbuf = self.sendbufs[0]
-            j, B = grid.j, self.B
-            nc, scanned, msgs = self.local.topdown_fold(cols, j, counts, sendbuf)
+            j = grid.j
+            sends, nc, scanned, msgs = local.topdown_fold(cols, j, grid.pc)
             self.tick(LOCAL_TD, t0)
-            cl = counts.tolist()
-            sends = [sendbuf[2 * t * B:2 * (t * B + c)] for t, c in enumerate(cl)]
-            recv = self.phases.along_row(FOLD, sends, msgs, 2 * (nc - cl[j]))
+            recv = self.phases.along_row(FOLD, sends, msgs, 2 * nc - sends[j].shape[0])
             t0 = self.clock()
-            k, degsum = self.local.merge(recv, -1, depth, newbuf, 0, False)
-            new = self.sort_new(k)
+            k, degsum = local.merge(recv, -1, depth, 0, False)
+            new = local.new_frontier(k)
             self.tick(UPDATE, t0)
             return new, scanned, degsum
         # "pairs": the transposed product's pairs fold down the processor column to
@@ -544,18 +493,13 @@ class GridEngine:
         # owner. The own piece is part i of the column chunk where this rank holds it
         # in the column layout: its children are taken in the search itself.
         own = grid.i if grid.transpose_dest == grid.rank else -1
-        counts = self.counts[:grid.pr]
-        w = 1 if self.packed else 2
-        buf, cap, scanned, k, degsum = self.local.topdown_pairs(cols, own, counts, depth, newbuf,
-                                                                self.packed, self.sendbufs)
+        sends, scanned, k, degsum = local.topdown_pairs(cols, own, grid.pr, depth, self.packed)
         self.tick(LOCAL_TD, t0)
-        cl = counts.tolist()
-        sends = [buf[w * t * cap:w * (t * cap + c)] for t, c in enumerate(cl)]
-        got = self.phases.fold_to_owners(sends, w * sum(cl))
+        got = self.phases.fold_to_owners(sends, sum(x.shape[0] for x in sends))
         t0 = self.clock()
-        k, ds = self.local.merge(got, -1, depth, newbuf, k, self.packed)
+        k, ds = local.merge(got, -1, depth, k, self.packed)
         degsum += ds
-        new = self.sort_new(k)
+        new = local.new_frontier(k)
         self.tick(UPDATE, t0)
         return new, scanned, degsum
 
@@ -588,19 +532,18 @@ class GridEngine:
             else:
                 K.set_bits(m, sp, 0)
         t0 = self.clock()
-        newbuf = self.next_buffer()
-        self.prev[:] = self.visited
+        local = self.local
+        local.next_level(depth)
+        newbuf = local.newbuf
         sentprev = self.kept.sentprev
         sentprev[:] = sp
         own, other = grid.i, self.partner
         packed = self.packed
         w = 1 if packed else 2
-        buf, cap, scanned, k, degsum = self.local.topdown_pairs(frontier, own, self.counts[:2],
-                                                                depth, newbuf, packed,
-                                                                self.sendbufs)
-        c = int(self.counts[other])
-        pw = w * c
-        pairs = buf[w * other * cap:w * other * cap + pw]
+        sends, scanned, k, degsum = local.topdown_pairs(frontier, own, 2, depth, packed)
+        pairs = sends[other]
+        pw = pairs.shape[0]
+        c = pw // w
         # The message: a header, the pairs, the own children (ids, or their bitmap
         # where that is shorter).
         as_bits = k >= bw
@@ -619,67 +562,38 @@ class GridEngine:
         got = phases.fold_duo(other, msg)
         t0 = self.clock()
         ppw, pk, pbits, pds, psc = got[:5].tolist()
-        k, ds = self.local.merge([got[5:5 + ppw]], -1, depth, newbuf, k, packed)
+        k, ds = local.merge([got[5:5 + ppw]], -1, depth, k, packed)
         degsum += ds
         dup, dsp = K.partner_level(got[5 + ppw:], bool(pbits), sp, pairs, c, packed,
                                    self.kept.deg_p)
         self.duo_red = [k + pk + c - dup, degsum + pds + dsp, scanned + psc, 0]
-        new = self.sort_new(k)
+        new = local.new_frontier(k)
         self.tick(UPDATE, t0)
         return new, scanned, degsum
 
-    def _ensure(self, need: int, keep: int, pairs: bool) -> None:
-        """Room for ``need`` bottom-up finds (scratch, and pairs for another piece).
-
-        The first ``keep`` pairs already written stay. Grown to what a level
-        needed, not to the row chunk: a search with few candidates keeps little.
-        """
-        # A little room beyond the need: the next searches need about as much.
-        size = min(need + need // 8, self.grid.pc * self.B)
-        if self.local.nchunks > 1 and self.finds[0].shape[0] < need:
-            # The scratch of a local engine searching in parallel chunks.
-            self.finds[0] = np.empty(size, np.int64)
-            self.finds[1] = np.empty(size if self.grid.pc > 1 else 0, np.int64)
-        buf = self.sendbufs[0]
-        if pairs and buf.shape[0] < 2 * need:
-            grown = np.empty(2 * size, np.int64)
-            grown[:2 * keep] = buf[:2 * keep]
-            self.sendbufs[0] = grown
-
     # -- one bottom-up level ---------------------------------------------------------
-    def _bottomup(self, frontier: np.ndarray, depth: int) -> tuple[np.ndarray, int, int]:
+    def _bottomup(self, frontier: Any, depth: int) -> tuple[Any, int, int]:
         """One level; returns (next frontier piece, edges scanned, its degree sum)."""
-        grid, B, bw = self.grid, self.B, self.bw
-        front = self.front
+        grid, bw = self.grid, self.bw
+        local = self.local
         if self.duo and self.phases.pending is None:
             # After a duo top-down level (nothing posted): both new frontier pieces
             # are the bits that level set, in ``visited`` and in the partner's "sent".
             t0 = self.clock()
+            front = self.front
             i, o = grid.i, self.partner
             np.bitwise_xor(self.visited, self.prev, out=front[i * bw:(i + 1) * bw])
             np.bitwise_xor(self.sp, self.kept.sentprev, out=front[o * bw:(o + 1) * bw])
+            parts = None
         else:
             parts = self.phases.expand(frontier, GATHER)
             t0 = self.clock()
-            for i2, (m, bits) in enumerate(parts):
-                if bits:
-                    front[i2 * bw:(i2 + 1) * bw] = m.view(np.uint64)
-                else:
-                    front[i2 * bw:(i2 + 1) * bw] = 0
-                    K.set_bits(m, front, i2 * B)
-        local = self.local
         # Vertices of the column chunk's frontier are reached: the transposed top-down
         # need never send them (its "sent" is over the column chunk).
-        local.load_front(front, self.transposed and grid.pr > 1)
+        local.load_front(parts, self.transposed and grid.pr > 1)
         pc, j = grid.pc, grid.j
-        newbuf = self.next_buffer()
-        self.prev[:] = self.visited
-        # One processor column: the own segment is the whole search, no copy needed.
-        if pc == 1:
-            comp = self.visited
-        else:
-            comp = self.comp_a
-            comp[:] = self.visited
+        local.next_level(depth)
+        comp = local.completed()
         bounds = [0]
         segs = []
         k = 0
@@ -688,9 +602,8 @@ class GridEngine:
         degsum = 0
         for s in range(pc):
             t = (j + s) % pc
-            self._ensure(k + local.candidates(t, comp), k, s > 0)
-            k, sc, ds, nk = local.bottomup_segment(t, s == 0, comp, depth, newbuf, nk, k,
-                                                   self.sendbufs[0])
+            local.reserve(t, comp, k, s > 0)
+            k, sc, ds, nk = local.bottomup_segment(t, s == 0, comp, depth, nk, k)
             scanned += sc
             degsum += ds
             bounds.append(k)
@@ -698,27 +611,20 @@ class GridEngine:
             if s < pc - 1:
                 self.tick(LOCAL_BU, t0)
                 # Pass the segment's completed bitmap on: the left neighbour takes it over.
-                nxt = self.comp_b if comp is self.comp_a else self.comp_a
-                self.phases.rotate(comp, nxt)
-                comp = nxt
+                comp = self.phases.rotate(comp, local.spare(comp), local.wire)
                 t0 = self.clock()
         t0 = self.tick(LOCAL_BU, t0)
         # Own finds (sub-step 0) are in already; the others go to their owners.
         if pc > 1:
-            # The finds for segment t (sub-step s) are pairs bounds[s] .. bounds[s+1] of sendbuf.
-            sends: list[np.ndarray | None] = [None] * pc
-            msgs = 0
-            for s in range(1, pc):
-                sends[segs[s]] = self.sendbufs[0][2 * bounds[s]:2 * bounds[s + 1]]
-                msgs += bounds[s + 1] > bounds[s]
+            sends, msgs = local.updates(segs, bounds)
             recv = self.phases.along_row(UPDATES, sends, msgs, 2 * k)
             t0 = self.clock()
             own = nk
-            nk, ds = local.merge(recv, j, depth, newbuf, nk, False)
+            nk, ds = local.merge(recv, j, depth, nk, False)
             degsum += ds
-            new = self.sort_new(nk) if nk > own else newbuf[:nk]
+            new = local.new_frontier(nk) if nk > own else local.found(nk)
         else:
-            new = newbuf[:nk]  # found in increasing order
+            new = local.found(nk)  # found in increasing order
         self.tick(UPDATE, t0)
         return new, scanned, degsum
 

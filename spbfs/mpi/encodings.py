@@ -14,9 +14,21 @@ A new encoding is one object with the attributes and methods of
 
 The encoders take the phase object ``ph`` (the rank's
 :class:`~spbfs.mpi.spmsv.FrontierPhases`) as their context: its piece length
-``B``, bitmap length ``bw``, the ``visited``/``prev`` bitmaps (``visited ^ prev``
-is the newest frontier's bitmap), its two send bitmaps ``msgbufs`` used in
-turn (``msgflip``), and the decode and sort scratch it keeps per graph.
+``B``, bitmap length ``bw``, the newest frontier's bitmap
+(``ph.newest_bitmap()``), its ``wire`` (:class:`~spbfs.mpi.staging.Staging`)
+and the decode and sort scratch it keeps per graph.
+
+Where the arrays are: a frontier piece handed to :meth:`~MessageEncoding.encode`
+and the pairs handed to ``encode_pairs`` are the local engine's (device arrays
+for a GPU engine), and so are the messages ``encode`` returns; ``decode`` and
+``decode_pairs`` read messages as MPI received them (device memory where the
+library is CUDA-aware) and may return host arrays, which the phases move to the
+engine (``ph.wire.recv``). ``list`` and ``bitmap`` are array operations on either
+side; ``compressed`` (the codec's numba kernels) works on the host only, and
+on a device engine moves its input down and its output up through
+``ph.wire`` (:meth:`~spbfs.mpi.staging.Staging.host`): a host fallback for that
+encoding alone. :data:`DEVICE_AUTO` is auto's choice on a device, among
+``list`` and ``bitmap``, so the default encoding never leaves the device.
 """
 
 from __future__ import annotations
@@ -32,7 +44,8 @@ from spbfs.mpi import codec
 if TYPE_CHECKING:
     from spbfs.mpi.pricing import CodecSpeed
 
-__all__ = ["AUTO", "BITMAP", "COMPRESSED", "LIST", "AutoEncoding", "MessageEncoding"]
+__all__ = ["AUTO", "BITMAP", "COMPRESSED", "DEVICE_AUTO", "LIST", "AutoEncoding",
+           "DeviceAutoEncoding", "MessageEncoding"]
 
 #: Framing of compressed messages: a first word ``-(2 L + kind) - 1`` (negative, so
 #: never a list's first id) before the codec's ``L`` words.
@@ -136,10 +149,7 @@ class BitmapEncoding(_Plain):
     bitmap_sized = True
 
     def encode(self, ph: Any, ids: np.ndarray) -> np.ndarray:
-        ph.msgflip ^= 1
-        bits = ph.msgbufs[ph.msgflip]
-        np.bitwise_xor(ph.visited, ph.prev, out=bits)
-        return bits.view(np.int64)
+        return ph.newest_bitmap()  # type: ignore[no-any-return]
 
     def decode(self, ph: Any, msg: np.ndarray, slot: int) -> tuple[np.ndarray, bool]:
         return msg, True
@@ -178,15 +188,15 @@ class CompressedEncoding:
     def encode(self, ph: Any, ids: np.ndarray) -> np.ndarray:
         n = ids.shape[0]
         if n >= ph.bw:
-            ph.msgflip ^= 1
-            bits = ph.msgbufs[ph.msgflip]
-            np.bitwise_xor(ph.visited, ph.prev, out=bits)
+            bits = ph.wire.host(ph.newest_bitmap()).view(np.uint64)
             return _framed(ph.bw, _COMPRESSED_BITMAP, codec.max_encoded_words(ph.bw, "bitmap"),
                            lambda out: codec.encode_bitmap(bits, out))
+        ids = ph.wire.host(ids)
         return _framed(ph.bw, _COMPRESSED_IDS, codec.max_encoded_words(n),
                        lambda out: codec.encode_ids(ids, out))
 
     def decode(self, ph: Any, msg: np.ndarray, slot: int) -> tuple[np.ndarray, bool]:
+        msg = ph.wire.host(msg)
         if msg.shape[0] == 0 or msg[0] >= 0:
             return msg, False
         code = -int(msg[0]) - 1
@@ -206,6 +216,7 @@ class CompressedEncoding:
         if not ph.sort_bits.shape[0]:
             ph.sort_bits = np.zeros(ph.bw, np.uint64)
             ph.sort_par = np.empty(ph.B, np.int64)
+        pairs = ph.wire.host(pairs)
         n = pairs.shape[0] // 2
         children = np.empty(n, np.int64)
         parents = np.empty(n, np.int64)
@@ -215,7 +226,10 @@ class CompressedEncoding:
                        lambda out: codec.encode_pairs(children, parents, out))
 
     def decode_pairs(self, ph: Any, msg: np.ndarray | None) -> np.ndarray | None:
-        if msg is None or msg.shape[0] == 0 or msg[0] >= 0:
+        if msg is None or msg.shape[0] == 0:
+            return msg
+        msg = ph.wire.host(msg)
+        if msg[0] >= 0:
             return msg
         code = -int(msg[0]) - 1
         children, parents = codec.decode_pairs(msg[1:1 + code // 2])
@@ -292,3 +306,31 @@ class AutoEncoding:
 
 
 AUTO = AutoEncoding()
+
+
+class DeviceAutoEncoding(AutoEncoding):
+    """``frontier_encoding="auto"`` on a device engine: ``list`` or ``bitmap``, on the device.
+
+    The plan's choice, where it names ``compressed`` (host kernels) the
+    shorter of the two others; pairs travel plain. A message is a bitmap
+    where it is exactly ``bw`` words long, a list otherwise, so nothing is
+    read off a device message to decode it.
+    """
+
+    def pick(self, ph: Any, n: int, receivers: int) -> MessageEncoding:
+        enc = super().pick(ph, n, receivers)
+        if enc is COMPRESSED:
+            return LIST if n < ph.bw else BITMAP
+        return enc
+
+    def pick_pairs(self, ph: Any, npairs: int, receivers: int) -> MessageEncoding:
+        return LIST
+
+    def decode(self, ph: Any, msg: np.ndarray, slot: int) -> tuple[np.ndarray, bool]:
+        return msg, msg.shape[0] == ph.bw
+
+    def decode_pairs(self, ph: Any, msg: np.ndarray | None) -> np.ndarray | None:
+        return msg
+
+
+DEVICE_AUTO = DeviceAutoEncoding()

@@ -50,8 +50,9 @@ from semirings.kernels import spmsv
 from semirings.vector import SparseVector
 from spbfs.mpi import _kernels as K
 from spbfs.mpi import comm as C
-from spbfs.mpi.encodings import AUTO
+from spbfs.mpi.encodings import AUTO, DEVICE_AUTO
 from spbfs.mpi.exchange import Exchange
+from spbfs.mpi.staging import Staging
 from spbfs.patterns import encoding
 
 __all__ = ["COMM_PHASES", "LOCAL_PHASES", "FrontierPhases", "GridOps", "GridPhases",
@@ -244,16 +245,29 @@ class GridPhases:
         self.cnt.add(phase, m, w)
         return recv, m, w
 
-    def rotate(self, comp: np.ndarray, into: np.ndarray) -> None:
-        """*Rotate*: a segment's ``completed`` bitmap to the left; the right one's into ``into``."""
+    def rotate(self, comp: Any, into: Any, wire: Staging | None = None) -> Any:
+        """*Rotate*: a segment's ``completed`` bitmap to the left; returns the right one's.
+
+        Received into ``into`` where MPI writes the engine's memory (``wire``,
+        the engine's :class:`~spbfs.mpi.staging.Staging`: the host, or a
+        CUDA-aware library), else into a host buffer whose words go up.
+        """
         cnt = self.cnt
         t0 = cnt.clock()
         words = comp.shape[0]
         cnt.add(ROTATE, 1, words)
-        C.sendrecv(self.grid.comm, comp, self.left, into, self.right, tag=13)
+        if wire is None or wire.mode != "pinned":
+            C.sendrecv(self.grid.comm, comp, self.left, into, self.right, tag=13)
+            got = into
+        else:
+            buf = np.empty(words, np.int64)
+            C.sendrecv(self.grid.comm, wire.send(comp.view(np.int64)), self.left, buf,
+                       self.right, tag=13)
+            got = wire.recv(buf).view(comp.dtype)
         if self.emu is not None:
             self.emu.hold(t0, 1, 8 * words)
         cnt.tick(ROTATE, t0)
+        return got
 
 
 class GridOps(GridPhases):
@@ -543,25 +557,41 @@ class FrontierPhases(GridPhases):
         The pair channels' state (:class:`GrownReceives`, by communicator and
         tag): kept with the graph by the engine, since both sides of a
         channel must keep it alike from search to search.
+    wire : Staging, optional
+        How the local engine's arrays reach MPI (:mod:`spbfs.mpi.staging`):
+        every message the phases take from the engine (frontier ids and
+        bitmaps, pairs, ``completed`` bitmaps) is in the engine's memory and
+        goes to MPI through ``wire.send``; what they hand back went through
+        ``wire.recv``. Default: the host (nothing crosses).
+    bitmap : callable, optional
+        The newest frontier piece's bitmap as an int64 message in the
+        engine's memory (a device engine's own); default ``visited ^ prev``
+        into the send bitmaps in turn.
     """
 
     def __init__(self, grid: Any, B: int, bw: int, plan: Any, visited: np.ndarray,
                  prev: np.ndarray,
                  msgbufs: tuple[np.ndarray, np.ndarray], cnt: PhaseCounters,
-                 channels: dict[tuple[str, int], GrownReceives] | None = None) -> None:
+                 channels: dict[tuple[Any, ...], GrownReceives] | None = None,
+                 wire: Staging | None = None, bitmap: Any = None) -> None:
         super().__init__(grid, B, plan.col_ex, plan.row_ex, cnt)
+        self.wire = wire = Staging(np, False) if wire is None else wire
         self.channels = {} if channels is None else channels
         self.fold_channel = self._channel("grid", grid.comm, 19)
         self.bw = bw
         self.plan = plan
+        if bitmap is not None:
+            self.newest_bitmap = bitmap
+        # A received frontier piece as the engine reads it (decoded, then across).
+        self.piece = self.decode if wire.mode == "host" else self._piece_across
         # The search's encoding object (None for auto, which picks one per message),
         # and what decodes frontier and pair messages: resolved here once per graph.
+        # On a device, auto picks among the encodings with device arrays only.
         auto = plan.encoding == "auto"
         self.fixed = None if auto else encoding(plan.encoding)
-        coder = AUTO if auto else self.fixed
+        coder = (DEVICE_AUTO if wire.device else AUTO) if auto else self.fixed
         self.decoder = coder.decode
-        self.pair_coder = (None if not plan.pairs_compressible
-                           else AUTO if auto else self.fixed)
+        self.pair_coder = (None if not plan.pairs_compressible else coder)
         self.visited = visited
         self.prev = prev
         self.msgbufs = msgbufs
@@ -592,7 +622,7 @@ class FrontierPhases(GridPhases):
         # One per source and direction: a wrong guess's exchange may still be in flight.
         self.small_bufs: dict[tuple[int, bool], np.ndarray] | None = None
         if self.fixed.bitmap_sized if self.fixed is not None else plan.link is None:
-            self.small_bufs = {(src, row): np.empty(bw + _PAD, np.int64)
+            self.small_bufs = {(src, row): wire.empty(bw + _PAD, np.int64)
                                for row, srcs in ((False, self.col_recvs), (True, self.row_dests))
                                for src in srcs}
         self.gather_len = max(B, bw, 1) + _PAD
@@ -635,12 +665,25 @@ class FrontierPhases(GridPhases):
         """
         enc = self.fixed
         if enc is None:
-            enc = AUTO.pick(self, ids.shape[0], receivers)
+            enc = (DEVICE_AUTO if self.wire.device else AUTO).pick(self, ids.shape[0], receivers)
         return enc.encode(self, ids), enc.name
+
+    def newest_bitmap(self) -> np.ndarray:
+        """The newest frontier piece's bitmap, ``visited ^ prev``, as an int64 message
+        (into the two send bitmaps in turn: the other may still be in flight)."""
+        self.msgflip ^= 1
+        bits = self.msgbufs[self.msgflip]
+        np.bitwise_xor(self.visited, self.prev, out=bits)
+        return bits.view(np.int64)
 
     def decode(self, msg: np.ndarray, slot: int) -> tuple[np.ndarray, bool]:
         """A received frontier message as (ids or bitmap words, is_bitmap)."""
         return self.decoder(self, msg, slot)
+
+    def _piece_across(self, msg: Any, slot: int) -> tuple[Any, bool]:
+        """:meth:`decode`, then the piece in the engine's memory (``wire.recv``)."""
+        m, bits = self.decoder(self, msg, slot)
+        return self.wire.recv(m), bits
 
     # -- transpose and expand ------------------------------------------------------------
     def post_expand(self, frontier: np.ndarray, row: bool = False) -> None:
@@ -679,12 +722,14 @@ class FrontierPhases(GridPhases):
         self.t_expand = t0
         dests = self.row_dests if row else self.col_dests
         msg, enc = self.encode(frontier, len(dests))
-        sends = {d: msg for d in dests}
+        wmsg = self.wire.send(msg)
+        sends = {d: wmsg for d in dests}
         srcs = self.row_dests if row else self.col_recvs
         tag = 21 if row else 11
         bufs = self.small_bufs
         posted = C.Posted(grid.comm, sends, {s: bufs[s, row] for s in srcs}, tag=tag) \
-            if bufs is not None else PostedSends(grid.comm, sends, srcs, tag=tag)
+            if bufs is not None else PostedSends(grid.comm, sends, srcs, tag=tag,
+                                                 empty=self.wire.empty)
         self.cnt.tick(EXPAND if row else TRANSPOSE, t0)
         return (frontier, msg, self.row_srcs if row else self.col_srcs, posted, enc,
                 plan.last_estimate, row)
@@ -725,7 +770,7 @@ class FrontierPhases(GridPhases):
         got = posted.result()
         if grid.transpose_dest != rank:
             cnt.add(TRANSPOSE, 1 if msg.shape[0] else 0, msg.shape[0])
-        parts = [(frontier, False) if src == rank else self.decode(got[src], i2)
+        parts = [(frontier, False) if src == rank else self.piece(got[src], i2)
                  for i2, src in enumerate(srcs)]
         # The piece this rank holds in the column layout (slot i), as it passes it on.
         words = msg.shape[0] if grid.transpose_dest == rank else got[srcs[grid.i]].shape[0]
@@ -744,11 +789,13 @@ class FrontierPhases(GridPhases):
         cnt = self.cnt
         t0 = cnt.clock()
         msg, enc = self.encode(frontier, grid.pr)
+        # The patterns other than p2p move host arrays (a device engine's cross).
+        msg = self.wire.host(msg)
         mine = self.transpose(msg, 12)
         t1 = cnt.tick(TRANSPOSE, t0)
         got, m, w = self.gather(mine, self.expand_pattern, phase)
         parts = [(frontier, False) if i2 == grid.i and grid.transpose_src == grid.rank
-                 else self.decode(got[i2], i2) for i2 in range(grid.pr)]
+                 else self.piece(got[i2], i2) for i2 in range(grid.pr)]
         if self.emu is not None:
             self.emu.hold(t0, m + (grid.transpose_dest != grid.rank),
                           8 * (w + msg.shape[0]))
@@ -791,14 +838,15 @@ class FrontierPhases(GridPhases):
             got = posted.result()
             m = grid.pc - 1 if msg.shape[0] else 0
             w = m * msg.shape[0]
-            parts = [(frontier, False) if src == rank else self.decode(got[src], j2)
+            parts = [(frontier, False) if src == rank else self.piece(got[src], j2)
                      for j2, src in enumerate(srcs)]
             t_start = self.t_expand
             cnt.add(EXPAND, m, w)
         else:
             msg, enc = self.encode(frontier, grid.pc - 1)
+            msg = self.wire.host(msg)  # the patterns other than p2p move host arrays
             got, m, w = self.gather(msg, self.row_pattern, EXPAND, row=True)
-            parts = [(frontier, False) if j2 == grid.j else self.decode(got[j2], j2)
+            parts = [(frontier, False) if j2 == grid.j else self.piece(got[j2], j2)
                      for j2 in range(grid.pc)]
             estimate = plan.last_estimate
             t_start = t0
@@ -843,9 +891,12 @@ class FrontierPhases(GridPhases):
         enc = "list"
         if coder is not None:
             msgs, words, enc = self._encoded_pairs(msgs, words, messages, -1)
-        recv = self.fold_channel.exchange(self.fold_dests, msgs, self.fold_srcs)
+        wire = self.wire
+        recv = self.fold_channel.exchange(self.fold_dests, wire.send_parts(msgs), self.fold_srcs)
         if coder is not None:
             recv = [coder.decode_pairs(self, r) for r in recv]
+        if wire.mode != "host":
+            recv = [wire.recv(r) for r in recv]
         if own >= 0 and sends[own].shape[0]:
             recv.append(sends[own])
         cnt.add(FOLD, messages, words)
@@ -883,15 +934,17 @@ class FrontierPhases(GridPhases):
         *transpose* passes them on (one message) and returns the pairs for this
         rank's own piece.
         """
+        wire = self.wire
         parts = [r for r in recv if r is not None and r.shape[0]]
-        mine = np.concatenate(parts) if len(parts) > 1 else \
-            parts[0] if parts else np.zeros(0, np.int64)
+        mine = wire.xp.concatenate(parts) if len(parts) > 1 else \
+            parts[0] if parts else wire.xp.zeros(0, np.int64)
         grid = self.grid
         if grid.transpose_dest == grid.rank:
             return mine
         cnt = self.cnt
         t0 = cnt.clock()
-        got = self.transpose(mine, 20, back=True)
+        # A host message (the patterns other than p2p move host arrays).
+        got = wire.recv(self.transpose(wire.host(mine), 20, back=True))
         if self.emu is not None:
             self.emu.hold(t0, 1, 8 * mine.shape[0])
         cnt.tick(TRANSPOSE, t0)
@@ -919,23 +972,30 @@ class FrontierPhases(GridPhases):
         enc = "list"
         if coder is not None:
             sends, words, enc = self._encoded_pairs(sends, words, messages, own)
+        wire = self.wire
         if pattern == "p2p":
             comm = grid.col_comm if column else grid.row_comm
             others = [t for t in range(q) if t != own]
             empty = np.zeros(0, np.int64)
             got = self._channel("col" if column else "row", comm,
                                 19 if column else 14 + (phase == UPDATES)).exchange(
-                others, [empty if sends[t] is None else sends[t] for t in others], others)
+                others, wire.send_parts([empty if sends[t] is None else sends[t]
+                                         for t in others]), others)
             recv = [empty] * q
             for t, x in zip(others, got, strict=True):
                 recv[t] = x
-            if sends[own] is not None:
-                recv[own] = sends[own]
-            cnt.add(phase, messages, words)
-        else:
-            recv, messages, words = self.alltoall(sends, pattern, phase, column=column)
+        else:  # the patterns other than p2p move host arrays (a device engine's cross)
+            recv, messages, words = self.alltoall(wire.host_parts(sends), pattern, phase,
+                                                  column=column)
         if coder is not None:  # under auto each sender chose its own encoding
             recv = [coder.decode_pairs(self, r) for r in recv]
+        if wire.mode != "host":
+            recv = [r if t == own or r is None else wire.recv(r) for t, r in enumerate(recv)]
+        # The own part stays as it was (in the engine's memory).
+        if sends[own] is not None and (pattern == "p2p" or wire.mode != "host"):
+            recv[own] = sends[own]
+        if pattern == "p2p":
+            cnt.add(phase, messages, words)
         if self.emu is not None:
             self.emu.hold(t0, messages, 8 * words)
         t1 = cnt.tick(phase, t0)
@@ -945,10 +1005,13 @@ class FrontierPhases(GridPhases):
         return recv
 
     def _channel(self, name: str, comm: Any, tag: int) -> GrownReceives:
-        """The pair channel of a communicator and tag (kept with the graph's buffers)."""
-        ch = self.channels.get((name, tag))
+        """The pair channel of a communicator and tag (kept with the graph's buffers),
+        one for device receive buffers (a CUDA-aware library) and one for the host."""
+        wire = self.wire
+        key = (name, tag, wire.mode == "direct")
+        ch = self.channels.get(key)
         if ch is None:
-            ch = self.channels[name, tag] = GrownReceives(comm, tag)
+            ch = self.channels[key] = GrownReceives(comm, tag, empty=wire.empty, xp=wire.xp)
         return ch
 
     def _encoded_pairs(self, sends: list[Any], words: int, messages: int,
@@ -1001,8 +1064,9 @@ class FrontierPhases(GridPhases):
         return out
 
 
-def _recv_sized(comm: Any, source: int, tag: int, wait: Any) -> np.ndarray:
-    """The next int64 message from ``source``, in an array of its length (a matched probe)."""
+def _recv_sized(comm: Any, source: int, tag: int, wait: Any, empty: Any = np.empty) -> Any:
+    """The next int64 message from ``source``, in an array of its length (a matched probe;
+    ``empty`` makes the array: device memory where MPI writes there)."""
     status = C.mpi().Status()
     box: list[Any] = []
 
@@ -1015,7 +1079,7 @@ def _recv_sized(comm: Any, source: int, tag: int, wait: Any) -> np.ndarray:
 
     if not test():
         wait.poll(test)
-    buf = np.empty(status.Get_count(C.mpi().BYTE) // 8, np.int64)
+    buf = empty(status.Get_count(C.mpi().BYTE) // 8, np.int64)
     # Received under the wait policy: MPI's blocking receive of a large message
     # spins, and on shared cores the sender then waits for the core.
     wait.wait(box[0].Irecv(buf), buf.nbytes >= C.BULK_BYTES)
@@ -1035,11 +1099,12 @@ class PostedSends:
     on the tag would match its messages.
     """
 
-    __slots__ = ("comm", "got", "policy", "receiving", "requests", "sources", "tag")
+    __slots__ = ("comm", "empty", "got", "policy", "receiving", "requests", "sources", "tag")
 
     def __init__(self, comm: Any, sends: dict[int, np.ndarray], sources: list[int],
-                 tag: int) -> None:
+                 tag: int, empty: Any = np.empty) -> None:
         self.comm = comm
+        self.empty = empty  # makes the receive arrays (device memory for a CUDA-aware MPI)
         self.tag = tag
         self.sources = list(sources)
         self.policy = C.policy(comm)
@@ -1056,7 +1121,7 @@ class PostedSends:
                 if src not in got:
                     m = comm.Improbe(source=src, tag=tag, status=status)
                     if m is not None:
-                        buf = np.empty(status.Get_count(C.mpi().BYTE) // 8, np.int64)
+                        buf = self.empty(status.Get_count(C.mpi().BYTE) // 8, np.int64)
                         self.receiving.append(m.Irecv(buf))
                         got[src] = buf
             if len(got) < len(self.sources):
@@ -1116,11 +1181,17 @@ class GrownReceives:
         The messages' tag (``tag + 40``: the rest of a long one).
     first : int
         The starting ``cap`` in words.
+    empty, xp : callable, module
+        What makes the receive buffers, and joins a long message's parts:
+        ``numpy.empty`` and numpy, or device ones where MPI writes device
+        memory (a CUDA-aware library).
     """
 
-    __slots__ = ("caps", "comm", "first", "policy", "rank", "rbufs", "tag")
+    __slots__ = ("caps", "comm", "empty", "first", "policy", "rank", "rbufs", "tag", "xp")
 
-    def __init__(self, comm: Any, tag: int, first: int = 1024) -> None:
+    def __init__(self, comm: Any, tag: int, first: int = 1024, *, empty: Any = np.empty,
+                 xp: Any = np) -> None:
+        self.empty, self.xp = empty, xp
         self.comm = comm
         self.tag = tag
         self.first = first
@@ -1148,7 +1219,7 @@ class GrownReceives:
         for k, s in enumerate(sources):
             buf = bufs[k]
             if buf is None:
-                buf = bufs[k] = rbufs[s] = np.empty(self.first + 1, np.int64)
+                buf = bufs[k] = rbufs[s] = self.empty(self.first + 1, np.int64)
             reqs.append(irecv(buf, source=s, tag=tag))
         nrecv = len(reqs)
         nbytes = 0
@@ -1186,8 +1257,8 @@ class GrownReceives:
             if n < buf.shape[0]:
                 out.append(buf[:n])
                 continue
-            msg = np.concatenate([buf, _recv_sized(comm, s, tag + 40, pol)])
-            rbufs[s] = np.empty(self._grown(msg.shape[0]) + 1, np.int64)
+            msg = self.xp.concatenate([buf, _recv_sized(comm, s, tag + 40, pol, self.empty)])
+            rbufs[s] = self.empty(self._grown(msg.shape[0]) + 1, np.int64)
             out.append(msg)
         if split:
             pol.wait(reqs[nrecv:], bulk)

@@ -1,23 +1,35 @@
-"""How a device engine's data crosses to the host and back: pinned staging, or none.
+"""How a device engine's messages reach MPI and come back: pinned staging, or none.
 
-The grid's messages are host buffers unless the MPI library is CUDA-aware. A
-local engine on the GPU (:class:`~spbfs.mpi.local_array.ArrayLocal` with
-cupy) moves every received message up and every message it sends down
-through one :class:`Staging` object made with the engine (once per graph):
+A grid search's messages (frontier ids and bitmaps, ``(child, parent)``
+pairs, a bottom-up segment's ``completed`` bitmap) are made and read by the
+rank's local engine where its arrays live; the phases of
+:mod:`spbfs.mpi.spmsv` hand them to MPI through the engine's one
+:class:`Staging` object (made with the engine, once per graph), which says
+what MPI is given and what comes back:
 
 ``pinned`` (the default on a device)
-    Through page-locked host buffers, one for each direction, grown
+    A device array goes down into a page-locked host buffer before it is
+    sent, and a received host buffer goes up through one: one copy per
+    message each way. The buffers (one for each direction) are grown
     geometrically (at least doubled) and reused from level to level, so that
     a search of a thousand levels allocates a few buffers, not a thousand,
     and every copy is a DMA from or into pinned memory (a pageable copy goes
     through the driver's own staging buffer, a second copy). What comes down
-    is a view of the buffer, valid until the next :meth:`Staging.down`: the
-    engine's steps copy it into their send buffers at once.
+    is a view of the buffer, valid until the next :meth:`Staging.send` (or
+    ``down``): a rank's sends of one exchange come down together
+    (:meth:`Staging.send_parts`), and an exchange's sends complete before the
+    next one is made.
 ``direct`` (the MPI library is CUDA-aware)
-    No host buffers: a message MPI received into device memory goes to the
-    engine as it is (no copy), and what comes down is copied straight.
-``host`` (the engine runs on the host: numpy)
-    Nothing crosses: ``up`` and ``down`` only fix the dtype.
+    Nothing is copied: device arrays are sent as they are and received into
+    device buffers (:meth:`Staging.empty`), which the engine reads in place.
+``host`` (the engine runs on the host: numba, numpy)
+    Nothing crosses: every method hands its array back.
+
+An encoding or exchange pattern written for host arrays only (the codec's
+compressed messages, the collective and butterfly patterns) reads and writes
+host arrays through :meth:`Staging.host` and :meth:`Staging.recv`: on a device
+that is a copy each way where ``pinned`` made one anyway, and one more down
+and up where the library is CUDA-aware.
 
 :func:`cuda_aware` resolves ``Config.cuda_aware`` (``"auto"`` asks the library).
 """
@@ -81,29 +93,83 @@ class Staging:
     ----------
     mode : str
         ``"host"``, ``"pinned"`` or ``"direct"``.
+    device : bool
+        The engine's arrays are device arrays (``pinned`` or ``direct``).
     grown : int
         Pinned buffers allocated so far (each direction's first, and each growth).
+    up, down : callable
+        A received host message on the device as int64 (``direct``: a device
+        one as it is); device int64 words on the host (a pinned view).
+    send, recv : callable
+        What the phases call on each message: an engine array as MPI is given
+        it (a device one down through the pinned buffer, or as it is where
+        the library takes device memory; a host one as it is), and what MPI
+        received as the engine's array (up through the pinned buffer; as it
+        is where it landed in device memory, or on the host).
+    host : callable
+        An engine array (or a received message) as a host array, for code
+        written for the host only (pinned: a view of the staging buffer, valid
+        until the next copy down; :meth:`host_parts` for several at once).
+    empty : callable
+        A receive buffer ``empty(n, dtype)`` where MPI writes (device memory
+        for ``direct``, the host otherwise).
     """
 
-    __slots__ = ("_empty_pinned", "down", "grown", "mode", "rbuf", "sbuf", "up", "xp")
+    __slots__ = ("_empty_pinned", "device", "down", "empty", "grown", "host", "mode", "rbuf",
+                 "recv", "sbuf", "send", "up", "xp")
 
     def __init__(self, xp: Any, direct: bool) -> None:
         self.xp = xp
         self.grown = 0
         self.rbuf = self.sbuf = np.zeros(0, np.int64)  # pinned: received (up), sent (down)
         self._empty_pinned: Any = None
+        self.device = xp is not np
+        self.empty = np.empty
         if xp is np:
             self.mode = "host"
             self.up, self.down = self._host_up, self._host_down
+            self.send = self.recv = self.host = _same
         elif direct:
             self.mode = "direct"
             self.up, self.down = self._direct_up, self._direct_down
+            self.send = _same
+            self.recv = self._direct_recv
+            self.host = self._direct_host
+            self.empty = xp.empty
         else:
             import cupyx
 
             self.mode = "pinned"
             self._empty_pinned = cupyx.empty_pinned
             self.up, self.down = self._pinned_up, self._pinned_down
+            self.send = self.host = self._pinned_send
+            self.recv = self._pinned_recv
+
+    def send_parts(self, parts: list[Any]) -> list[Any]:
+        """:attr:`send` for one exchange's messages: a pinned engine's device ones come
+        down together, in one transfer (one staging buffer serves the whole exchange)."""
+        if self.mode != "pinned":
+            return parts
+        dev = [k for k, p in enumerate(parts) if p is not None and not isinstance(p, np.ndarray)]
+        if not dev:
+            return parts
+        words = [parts[k].reshape(-1).view(np.int64) for k in dev]
+        flat = self._pinned_down(words[0] if len(dev) == 1 else self.xp.concatenate(words))
+        out = list(parts)
+        at = 0
+        for k, w in zip(dev, words, strict=True):
+            out[k] = flat[at:at + w.shape[0]]
+            at += w.shape[0]
+        return out
+
+    def host_parts(self, parts: list[Any]) -> list[Any]:
+        """:attr:`host` for one exchange's messages, all alive at once (a pinned
+        engine's come down together: one staging buffer, one transfer)."""
+        if self.mode == "pinned":
+            return self.send_parts(parts)
+        if self.mode == "host":
+            return parts
+        return [None if p is None else self.host(p) for p in parts]
 
     # -- host ------------------------------------------------------------------------
     def _host_up(self, a: np.ndarray) -> np.ndarray:
@@ -134,6 +200,16 @@ class Staging:
         flat.get(out=host)
         return host
 
+    def _pinned_send(self, a: Any) -> Any:
+        if isinstance(a, np.ndarray):
+            return a
+        return self._pinned_down(a.reshape(-1).view(np.int64)).view(a.dtype)
+
+    def _pinned_recv(self, a: Any) -> Any:
+        if isinstance(a, np.ndarray):
+            return self._pinned_up(a.view(np.int64) if a.dtype.itemsize == 8 else a)
+        return a
+
     # -- CUDA-aware ------------------------------------------------------------------
     def _direct_up(self, a: Any) -> Any:
         if isinstance(a, self.xp.ndarray):  # received into device memory: no copy
@@ -142,3 +218,18 @@ class Staging:
 
     def _direct_down(self, flat: Any) -> np.ndarray:
         return flat.get()  # type: ignore[no-any-return]
+
+    def _direct_recv(self, a: Any) -> Any:
+        if isinstance(a, np.ndarray):  # decoded on the host (a host-only encoding)
+            return self.xp.asarray(a)
+        return a
+
+    def _direct_host(self, a: Any) -> Any:
+        if isinstance(a, np.ndarray):
+            return a
+        return a.get()
+
+
+def _same(a: Any) -> Any:
+    """The array itself: nothing crosses."""
+    return a

@@ -9,8 +9,11 @@ several sources. Levels must equal scipy's, parents must pass the Graph500
 rules (:func:`spbfs.validate.validate_bfs_tree`), and both engines must give
 the same levels and the same parents (they search in the same order). Under
 the stand-in, each search's host/device transfers stay within one per message
-of the levels it ran, and planted bugs (a host array handed to device code, a
-device array read as a host one) raise. Rank 0 prints ``ENGINES OK <cases>``.
+of the levels it ran, all through pinned buffers; with ``cuda_aware=True`` the
+levels move no array between host and device at all (MPI reads and writes the
+device buffers), only counts; and planted bugs (a received message not moved
+to the device, a device buffer handed to an MPI library that is not
+CUDA-aware) raise. Rank 0 prints ``ENGINES OK <cases>``.
 """
 
 from __future__ import annotations
@@ -35,7 +38,6 @@ from spbfs.edges import EdgeList  # noqa: E402
 from spbfs.generators import erdos_renyi, grid2d, kronecker, path  # noqa: E402
 from spbfs.graph import Graph  # noqa: E402
 from spbfs.mpi import DistGraph, ProcessGrid, _kernels, bfs, install_excepthook  # noqa: E402
-from spbfs.mpi.local_array import ArrayLocal  # noqa: E402
 from spbfs.validate import reference_levels, validate_bfs_tree  # noqa: E402
 
 
@@ -82,14 +84,16 @@ def check_grid(shape: str, cases: list[int], *, brief: bool = False) -> None:
                                 config=g.config.replace(backend=engine))
                         if before is not None and engine == "cupy":
                             # One transfer per message: per level at most one up per
-                            # received message (frontier or bitmap, each rotated
-                            # segment, pairs) and one down per sent one, and the
-                            # result (parents, levels) at the end.
+                            # received message (frontier pieces or bitmaps, each rotated
+                            # segment, pairs from each rank) and one down per step's
+                            # sends (and their counts), and the result (parents,
+                            # levels) at the end.
                             up = TRANSFERS.to_device - before[1]
                             down = TRANSFERS.to_host - before[0]
                             levels = len(r.stats)
-                            assert up <= levels * (grid.pc + 2), (tag, up, levels)
-                            assert down <= levels * (grid.pc + 1) + 2, (tag, down, levels)
+                            q = max(grid.pr, grid.pc)
+                            assert up <= levels * 3 * q, (tag, up, levels)
+                            assert down <= levels * (grid.pc + 3) + 2, (tag, down, levels)
                             assert down >= 2, (tag, down)  # parents and levels came back
                         full = r.gather()
                         if rank == 0:
@@ -108,7 +112,8 @@ def check_grid(shape: str, cases: list[int], *, brief: bool = False) -> None:
     check_device_build(grid, cases)
     if STANDIN:
         check_staging(grid, cases)
-    if STANDIN and size == 1:
+        check_device_resident(grid, cases, brief=brief)
+    if STANDIN and size == 2:
         check_planted_bugs(grid)
     grid.free()
 
@@ -214,6 +219,9 @@ def check_staging(grid: ProcessGrid, cases: list[int]) -> None:
     s0 = int(np.argmax(np.bincount(el.src, minlength=el.n)))
     t = TRANSFERS
     for aware in ("auto", True):  # auto asks the mpich wheel's library: not CUDA-aware
+        # The stand-in's device buffers are host memory: the wheel's library reads them
+        # where the search takes MPI for CUDA-aware.
+        t.cuda_aware_mpi = aware is True
         g = DistGraph.from_edges(src, dst, el.n, grid=grid, config=Config(cuda_aware=aware))
         cfg = g.config.replace(backend="cupy")
         # Makes the engine and moves the blocks; both directions' messages (frontiers,
@@ -226,6 +234,7 @@ def check_staging(grid: ProcessGrid, cases: list[int]) -> None:
         for direction in ("top-down", "bottom-up"):
             check_staged(g, cfg, s0, direction, aware, grown, buffers)
         cases[0] += 1
+    t.cuda_aware_mpi = False
 
 
 def check_staged(g: DistGraph, cfg: Config, s0: int, direction: str, aware: object,
@@ -244,7 +253,10 @@ def check_staged(g: DistGraph, cfg: Config, s0: int, direction: str, aware: obje
         # Every crossing of the levels is staged; only the result's two (parents,
         # levels, written once at the end) are not.
         assert pin_up == up and pin_down == down - 2, (tag, up, pin_up, down, pin_down)
-        assert pin_up >= len(r.stats) - 1 and pin_down >= len(r.stats) - 1, tag
+        if grid.size == 1:  # nothing to send: the level state never leaves the device
+            assert up == 0 and down == 2, (tag, up, down)
+        else:
+            assert pin_up >= len(r.stats) - 1 and pin_down >= len(r.stats) - 1, tag
         # No buffer made in the second search: the first's serve every level.
         assert st.grown == grown and len(t.pinned) == buffers, (tag, st.grown, grown)
         assert 0 < grown <= 2 * 10, (tag, grown)  # geometric growth: a few at most
@@ -255,30 +267,113 @@ def check_staged(g: DistGraph, cfg: Config, s0: int, direction: str, aware: obje
         assert st.up(dev) is dev and (t.to_device, t.to_host) == n0, tag
 
 
+def check_device_resident(grid: ProcessGrid, cases: list[int], *, brief: bool = False) -> None:
+    """With ``cuda_aware=True`` the levels move no array between host and device.
+
+    Frontiers, bitmaps, pairs and the rotated ``completed`` bitmaps stay on
+    the (stand-in) device and go to MPI as device buffers (the stand-in's
+    interface, read by mpi4py); what crosses during the levels is counts only
+    (a scalar read, or at most a count per rank of the row or column), and
+    the result's parents and levels at the end. Levels equal scipy's and the
+    numba engine's, parents the numba engine's, every direction mode, csr
+    and dcsc, an undirected and a directed graph (``brief``: the undirected
+    one in csr, and none of the host fallbacks).
+    """
+    t = TRANSFERS
+    rank, size = grid.rank, grid.size
+    q = max(grid.pr, grid.pc)
+    t.cuda_aware_mpi = True
+    try:
+        for name, el, directed in graphs()[:1 if brief else 3:2]:  # kron9, directed er301d
+            m = el.num_edges
+            src, dst = el.src[rank * m // size:(rank + 1) * m // size], \
+                el.dst[rank * m // size:(rank + 1) * m // size]
+            s0 = int(np.argmax(np.bincount(el.src, minlength=el.n)))
+            lv = reference_levels(el.src, el.dst, el.n, s0, directed=directed)
+            for fmt in ("csr",) if brief else ("csr", "dcsc"):
+                g = DistGraph.from_edges(src, dst, el.n, directed=directed, grid=grid,
+                                         config=Config(format=fmt, cuda_aware=True))
+                cfg = g.config.replace(backend="cupy")
+                bfs(g, s0, config=cfg)  # the engine and its device blocks
+                assert g._search_buffers.locals["cupy"].staging.mode == "direct"
+                for direction in ("auto", "top-down", "bottom-up"):
+                    tag = f"{grid.pr}x{grid.pc} {name} {fmt} {direction} cuda_aware=True"
+                    ref = bfs(g, s0, direction=direction, config=g.config.replace(backend="numba"))
+                    n0, handed = len(t.sizes), t.device_buffers
+                    r = bfs(g, s0, direction=direction, config=cfg)
+                    sizes = t.sizes[n0:]
+                    # The last two are the result's parents and levels (the piece).
+                    assert len(sizes) >= 2 and sizes[-2:] == [g.hi - g.lo] * 2, (tag, sizes)
+                    arrays = [n for n in sizes[:-2] if n > q]
+                    assert not arrays, (tag, "arrays crossed during the levels", arrays)
+                    if size > 1:
+                        assert t.device_buffers > handed, (tag, "no device buffer reached MPI")
+                    full, ref_full = r.gather(), ref.gather()
+                    if rank == 0:
+                        assert np.array_equal(full.levels, lv), f"{tag}: levels differ from scipy"
+                        assert np.array_equal(full.levels, ref_full.levels), tag
+                        assert np.array_equal(full.parents, ref_full.parents), \
+                            f"{tag}: parents differ from the numba engine's"
+                    assert np.array_equal(r.stats.direction, ref.stats.direction), tag
+                    cases[0] += 1
+                if directed or fmt == "dcsc" or brief:
+                    continue
+                # The host fallbacks (the codec's messages, the patterns other than
+                # p2p) give the same search, pinned or CUDA-aware.
+                for enc, ex in (("compressed", "p2p"), ("list", "collective"),
+                                ("bitmap", "butterfly")):
+                    for aware in (True, False):
+                        tag = f"{grid.pr}x{grid.pc} {name} {enc} {ex} cuda_aware={aware}"
+                        h = DistGraph.from_edges(src, dst, el.n, grid=grid,
+                                                 config=Config(cuda_aware=aware, exchange=ex,
+                                                               frontier_encoding=enc))
+                        t.cuda_aware_mpi = aware  # pinned: no device buffer reaches MPI
+                        r = bfs(h, s0, config=h.config.replace(backend="cupy")).gather()
+                        t.cuda_aware_mpi = True
+                        if rank == 0:
+                            assert np.array_equal(r.levels, lv), tag
+                        cases[0] += 1
+    finally:
+        t.cuda_aware_mpi = False
+
+
 def check_planted_bugs(grid: ProcessGrid) -> None:
-    """The stand-in catches a missing host-to-device and a missing device-to-host copy."""
+    """The stand-in catches a received message left on the host and a device buffer
+    handed to an MPI library that is not CUDA-aware (pinned staging, a 2-rank grid:
+    both ranks meet the bug at the same step, so neither waits for the other)."""
     el = kronecker(8, 8, seed=1)
-    g = DistGraph.from_edges(el.src, el.dst, el.n, grid=grid, config=Config())
+    rank, size = grid.rank, grid.size
+    m = el.num_edges
+    g = DistGraph.from_edges(el.src[rank * m // size:(rank + 1) * m // size],
+                             el.dst[rank * m // size:(rank + 1) * m // size], el.n, grid=grid,
+                             config=Config())
     cfg = g.config.replace(backend="cupy")
     bfs(g, 0, config=cfg)  # builds the engine
-    good_up, good_down = ArrayLocal._up, ArrayLocal._down
+    st = g._search_buffers.locals["cupy"].staging
+    assert st.mode == "pinned"
+    good_recv, good_send = st.recv, st.send
 
-    def up_forgotten(self: ArrayLocal, a: np.ndarray) -> object:
-        return a.astype(np.int64, copy=False)  # the frontier left on the host
+    def upload_skipped(a: np.ndarray) -> object:
+        return a  # the received message left on the host
 
-    def down_implicit(self: ArrayLocal, *parts: object) -> list[np.ndarray]:
-        return [np.asarray(p) for p in parts]  # no explicit copy
+    def staging_skipped(a: object) -> object:
+        return a  # the device array handed to MPI as it is
 
-    for planted in (("_up", up_forgotten), ("_down", down_implicit)):
-        setattr(ArrayLocal, *planted)
+    # The receive first: the send's bug leaves receives posted, so it comes last.
+    for attr, planted in (("recv", upload_skipped), ("send", staging_skipped)):
+        setattr(st, attr, planted)
+        refused = TRANSFERS.refused_buffers
         try:
-            bfs(g, 0, config=cfg, direction="top-down")
+            bfs(g, 0, config=cfg, direction="bottom-up")
         except HostLeak:
             pass
+        except TypeError:
+            # mpi4py reads the interface and reports the buffer as none it takes.
+            assert TRANSFERS.refused_buffers > refused, attr
         else:
-            raise AssertionError(f"the stand-in missed the planted bug in {planted[0]}")
+            raise AssertionError(f"the stand-in missed the planted bug in Staging.{attr}")
         finally:
-            ArrayLocal._up, ArrayLocal._down = good_up, good_down
+            st.recv, st.send = good_recv, good_send
 
 
 def main() -> None:
