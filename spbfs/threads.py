@@ -226,13 +226,6 @@ class ThreadProbe:
     #: search 10x at Kronecker scale 16, and tries every few searches would double
     #: the mean.
     overhead = 0.05
-    #: Searches' worth of seconds spent on the reading's count before the other is
-    #: first tried. Early, whichever it is: tried only after twenty searches (as
-    #: :attr:`overhead` alone would have it), a reading's count that loses ran a
-    #: graph's first twenty searches uncorrected (Kronecker 18 beside one busy
-    #: process: two threads 1.0-2.5x the best setting in five passes,
-    #: docs/benchmarks.md). The one search a try costs is paid once per trial.
-    first_try = 1.0
     #: How many times cheaper per reached vertex the larger count must be to lead: on
     #: a machine that other processes share, two threads are a lottery of scheduler
     #: slices whose costs scatter, and a search on fewer threads never waits for a
@@ -252,6 +245,7 @@ class ThreadProbe:
         self._spent = 0.0
         self._seconds = 0.0
         self._last = -float("inf")
+        self._warm = False
 
     def recall(self, ceiling: int) -> tuple[int, int] | None:
         """The two counts a reading named for ``ceiling`` (:meth:`keep`), where the next
@@ -299,8 +293,8 @@ class ThreadProbe:
         searches measure: the count of the lower cost per reached vertex
         (:meth:`record`) runs, the fewer threads unless the more are
         :attr:`gain` times cheaper, the reading's until both are measured. The
-        other is first tried once the graph's searches have spent
-        :attr:`first_try` searches' seconds on the reading's, and again after
+        other is first tried :attr:`retry` seconds and at least two searches
+        after the trials start, and again after
         :attr:`retry` seconds, the wait doubling after each try that loses, up
         to :attr:`retry_max`, and long enough for a losing try's extra seconds
         to stay within :attr:`overhead` of the graph's search time (a try of two
@@ -331,8 +325,13 @@ class ThreadProbe:
             return lead
         due = self._due.get(behind)
         if due is None:
-            self._due[behind] = (now + self.retry, self.retry,
-                                 self._spent + self._seconds * self.first_try)
+            # The first try comes :attr:`retry` seconds and at least one search later,
+            # whichever count it is: tried only once the searches had spent twenty times
+            # a search's seconds (as :attr:`overhead` alone would have it), a reading's
+            # count that loses ran a graph's first twenty searches uncorrected (Kronecker
+            # 18 beside one busy process: 1.0-2.5x the best setting in five passes,
+            # docs/benchmarks.md). The one search a try may cost is paid once per trial.
+            self._due[behind] = (now + self.retry, self.retry, self._spent)
             return lead
         if now < due[0] or self._spent < due[2]:
             return lead
@@ -354,7 +353,15 @@ class ThreadProbe:
         first; either way a count that does not lead waits until the graph's
         searches have spent enough seconds for the extra seconds of its last
         search to be at most :attr:`overhead` of them.
+
+        The probe's first search is not counted: it also built what the graph's
+        searches keep (the engine, the scratch arrays' first touch, the names
+        of numba's workers), and as its count's first cost it made that count
+        look several times dearer than it is.
         """
+        if not self._warm:
+            self._warm = True
+            return
         reached = max(int(reached), 1)
         cost = seconds / reached
         self._spent += seconds
