@@ -217,10 +217,13 @@ class ThreadProbe:
     #: Seconds after the trials start before the other count is tried, the longest
     #: wait between two tries (each try that loses doubles the wait), and how long
     #: the trials' costs describe the machine: a probe that made no choice for that
-    #: long starts over.
+    #: long starts over, or for :attr:`stale_searches` times its last search's seconds
+    #: where that is longer (searches of a second each come a second apart or more,
+    #: and would start over every time).
     retry = 0.02
     retry_max = 2.0
     stale = 1.0
+    stale_searches = 20.0
     #: The most a losing try may add to the graph's searches, as a share of their
     #: seconds until the next try: a try of two threads that waits slices costs one
     #: search 10x at Kronecker scale 16, and tries every few searches would double
@@ -314,7 +317,8 @@ class ThreadProbe:
             ``first`` or ``other``.
         """
         now = time.monotonic()
-        if now - self._last > self.stale:  # the costs describe another moment
+        if now - self._last > max(self.stale, self.stale_searches * self._seconds):
+            # the costs describe another moment
             self._cost.clear()
             self._due.clear()
             self._spent = self._seconds = 0.0

@@ -324,6 +324,20 @@ def test_trials_start_over_after_a_pause(clock):
     assert probe._cost == {}
 
 
+def test_trials_of_long_searches_keep_their_costs_for_twenty_searches(clock):
+    """Searches of 0.2 s each, 1.5 s apart (other work between them): the costs hold."""
+    probe = _warm_probe()
+    seconds = {1: 0.2, 2: 0.1}
+    while set(probe._cost) != {1, 2}:
+        clock[0] += 1.5
+        count = probe.pick(1, 2)
+        probe.record(count, 1, 2, seconds[count], 10_000)
+    clock[0] += 1.5
+    assert probe.pick(1, 2) == 2 and set(probe._cost) == {1, 2}
+    clock[0] += probe.stale_searches * 0.1 + 0.01  # longer than twenty of its searches
+    assert probe.pick(1, 2) == 1 and probe._cost == {}
+
+
 def test_the_policy_picks_between_counts_whatever_the_reading(tmp_path, machine, clock,
                                                              monkeypatch):
     """With a probe a busy reading weighs its one thread against the most, a quiet one the
