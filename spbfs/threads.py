@@ -223,9 +223,9 @@ class ThreadProbe:
     retry = 0.02
     retry_max = 2.0
     stale = 1.0
+    stale_searches = 20.0
     #: The leading count's searches whose median is its cost (:meth:`record`).
     window = 5
-    stale_searches = 20.0
     #: The most a losing try may add to the graph's searches, as a share of their
     #: seconds until the next try: a try of two threads that waits slices costs one
     #: search 10x at Kronecker scale 16, and tries every few searches would double
@@ -241,10 +241,10 @@ class ThreadProbe:
         self._workers: tuple[str, ...] | None = None
         self._cpus: int | None = None
         self._kept: tuple[int, int, int, float] | None = None
-        # The trials (pick/record): seconds per reached vertex of each count, as a
-        # running mean; each count's next try (a time, its wait, and the searches'
-        # seconds to be spent first); those seconds so far and the last search's;
-        # the last pick's time.
+        # The trials (pick/record): seconds per reached vertex of each count, the median
+        # of its recent searches' (kept beside it); each count's next try (a time, its
+        # wait, and the searches' seconds to be spent first); those seconds so far and
+        # the last search's; the last pick's time; whether a search was recorded yet.
         self._cost: dict[int, float] = {}
         self._recent: dict[int, list[float]] = {}
         self._due: dict[int, tuple[float, float, float]] = {}
@@ -299,11 +299,11 @@ class ThreadProbe:
         searches measure: the count of the lower cost per reached vertex
         (:meth:`record`) runs, the fewer threads unless the more are
         :attr:`gain` times cheaper, the reading's until both are measured. The
-        other is first tried :attr:`retry` seconds and at least two searches
-        after the trials start, and again after
-        :attr:`retry` seconds, the wait doubling after each try that loses, up
-        to :attr:`retry_max`, and long enough for a losing try's extra seconds
-        to stay within :attr:`overhead` of the graph's search time (a try of two
+        other is first tried :attr:`retry` seconds and one search after the
+        reading's count is first measured, and again after :attr:`retry`
+        seconds, the wait doubling after each try that loses, up to
+        :attr:`retry_max`, and long enough for a losing try's extra seconds to
+        stay within :attr:`overhead` of the graph's search time (a try of two
         threads that wait slices costs one search 10–20x).
 
         Parameters
@@ -504,9 +504,9 @@ class ThreadPolicy:
     (:meth:`ThreadProbe.pick`): the reading's and the most where it gives
     fewer, the most and half as many where it gives the most. The reading
     names the two counts and which runs until both are measured: once they
-    are, no reading is made (:meth:`ThreadProbe.measured`), and until then a
-    choice of fewer threads than the most is reused for
-    :attr:`ThreadProbe.hold` seconds.
+    are, the machine is read once a second, and until then a reading of fewer
+    threads than the most is reused for :attr:`ThreadProbe.hold` seconds
+    (:meth:`ThreadProbe.recall`).
 
     Parameters
     ----------
