@@ -37,14 +37,20 @@ in the middle of a search, after its levels have swept the caches, the reading
 costs several times more than on entry, so a graph whose last search asked
 asks on entry (:class:`spbfs.search.numba_engine.ScratchPool`).
 
-A busy reading says how many tasks are runnable, not how the scheduler will
+A reading says how many tasks are runnable, not how the scheduler will
 treat the search's threads: with every core taken, two threads sometimes get
 their slices together and beat one, and sometimes wait slices and lose many
-times over; with one busy process, the spare thread beside it does the same.
-So where the reading gives fewer threads than the most, or the most only by
-counting the spare, the graph's searches measure the reading's count and the
-other one and run the cheaper, trying the other now and then
-(:meth:`ThreadProbe.pick`).
+times over; with one busy process, the spare thread beside it does the same;
+and on a machine that others share, a quiet instant says little about the
+next milliseconds (nor does the 1-minute load average about the machine
+since its load went). So a graph's searches measure: the reading names two
+counts (its own and the most, or the most and half as many) and which runs
+first, and from then on the cost per reached vertex of each decides, the
+fewer threads unless the more are clearly cheaper, the other tried now and
+then (:meth:`ThreadProbe.pick`). Runs of small levels go to a team of two
+threads on a trial's count of two (:class:`SearchThreads`): a team whose
+helper waits slices makes that count's searches cost more, and the trial
+leads back to one thread.
 """
 
 from __future__ import annotations
@@ -57,14 +63,15 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import numba as nb
 import numpy as np
 
 from semirings._intrinsics import native_thread_id
 
-__all__ = ["ONE_THREAD_ARCS", "SearchThreads", "ThreadPolicy", "ThreadProbe", "count_threads",
-           "read_own_running", "read_running", "search_threads"]
+__all__ = ["ONE_THREAD_ARCS", "Decision", "SearchThreads", "ThreadPolicy", "ThreadProbe",
+           "count_threads", "read_own_running", "read_running", "search_threads"]
 
 #: Arcs (and vertices) below which a search whose count is left to the machine runs
 #: on one thread without reading it, and without setting numba's count (its kernels
@@ -185,9 +192,9 @@ def _pool_worker_ids() -> tuple[str, ...]:
 
 class ThreadProbe:
     """What a :class:`ThreadPolicy` keeps between its decisions: numba's pool workers' ids,
-    the machine's CPU count, for a moment a choice of fewer threads than the most
-    (or a finding that the machine is quiet), and, on a busy machine, what the
-    graph's searches cost on each of the two counts it picks between (:meth:`pick`).
+    the machine's CPU count, for a moment a choice of fewer threads than the most,
+    and what the graph's searches cost on each of the two counts it picks between
+    (:meth:`pick`).
 
     Telling this process's spinning workers from other load otherwise lists
     ``/proc/self/task`` and reads every thread's state (OpenBLAS's and the
@@ -207,63 +214,75 @@ class ThreadProbe:
     #: cost a collapse (20x).
     hold = 0.01
 
-    #: Seconds after a machine is first found busy before the other count is tried,
-    #: the longest wait between two tries (each try that loses doubles the wait), and
-    #: how long the trials' costs describe the machine: a probe that made no choice
-    #: for that long starts over.
+    #: Seconds after the trials start before the other count is tried, the longest
+    #: wait between two tries (each try that loses doubles the wait), and how long
+    #: the trials' costs describe the machine: a probe that made no choice for that
+    #: long starts over, or for :attr:`stale_searches` times its last search's seconds
+    #: where that is longer (searches of a second each come a second apart or more,
+    #: and would start over every time).
     retry = 0.02
     retry_max = 2.0
     stale = 1.0
+    stale_searches = 20.0
+    #: The leading count's searches whose median is its cost (:meth:`record`).
+    window = 5
     #: The most a losing try may add to the graph's searches, as a share of their
     #: seconds until the next try: a try of two threads that waits slices costs one
     #: search 10x at Kronecker scale 16, and tries every few searches would double
     #: the mean.
     overhead = 0.05
+    #: How many times cheaper per reached vertex the larger count must be to lead: on
+    #: a machine that other processes share, two threads are a lottery of scheduler
+    #: slices whose costs scatter, and a search on fewer threads never waits for a
+    #: descheduled helper. The larger count then leads only where it clearly pays.
+    gain = 1.1
 
     def __init__(self) -> None:
         self._workers: tuple[str, ...] | None = None
         self._cpus: int | None = None
         self._kept: tuple[int, int, int, float] | None = None
-        self._quiet_at = -float("inf")
-        # The trials (pick/record): seconds per reached vertex of each count, as a
-        # running mean; each count's next try (a time, its wait, and the searches'
-        # seconds to be spent first); those seconds so far and the last search's;
-        # the last pick's time.
+        # The trials (pick/record): seconds per reached vertex of each count, the median
+        # of its recent searches' (kept beside it); each count's next try (a time, its
+        # wait, and the searches' seconds to be spent first); those seconds so far and
+        # the last search's; the last pick's time; whether a search was recorded yet.
         self._cost: dict[int, float] = {}
+        self._recent: dict[int, list[float]] = {}
         self._due: dict[int, tuple[float, float, float]] = {}
         self._spent = 0.0
         self._seconds = 0.0
         self._last = -float("inf")
+        self._warm = False
 
     def recall(self, ceiling: int) -> tuple[int, int] | None:
-        """The choice kept for ``ceiling`` and the other count it was weighed against,
-        if made less than :attr:`hold` seconds ago."""
+        """The two counts a reading named for ``ceiling`` (:meth:`keep`), where the next
+        choice needs no new reading: one made less than :attr:`hold` seconds ago that
+        gave fewer threads than the most, or less than :attr:`stale` seconds ago where
+        both counts' costs are measured (a reading then names the same two counts,
+        and which runs is the costs' to say: the reading is made once a second)."""
         kept = self._kept
-        if kept is not None and kept[0] == ceiling and time.monotonic() - kept[3] < self.hold:
-            return kept[1], kept[2]
+        if kept is None or kept[0] != ceiling:
+            return None
+        age = time.monotonic() - kept[3]
+        first, other = kept[1], kept[2]
+        if age < self.hold and first < other:
+            return first, other
+        if age < self.stale and first in self._cost and other in self._cost:
+            return first, other
         return None
 
-    def keep(self, ceiling: int, chosen: int, other: int, most: int) -> None:
-        """Remember ``chosen`` (and ``other``) for ``ceiling`` if it is below ``most``
-        (forget otherwise)."""
-        self._kept = (ceiling, chosen, other, time.monotonic()) if chosen < most else None
-
-    def quiet(self) -> bool:
-        """Whether :meth:`note_quiet` was called less than :attr:`hold` seconds ago."""
-        return time.monotonic() - self._quiet_at < self.hold
-
-    def note_quiet(self) -> None:
-        """Remember that the load beside this process was its own spinning workers'.
-
-        Only the question whether the spare thread is to be weighed against
-        fewer hangs on it: a stale answer delays that by :attr:`hold` at most.
-        """
-        self._quiet_at = time.monotonic()
+    def keep(self, ceiling: int, first: int, other: int) -> None:
+        """Remember the two counts a reading named for ``ceiling``: its own, ``first``, and
+        the one weighed against it."""
+        self._kept = (ceiling, first, other, time.monotonic())
 
     def _leader(self, first: int, other: int) -> int:
-        # The count of the lower measured cost; the reading's until both are measured.
+        # The reading's count until both are measured; then the fewer threads, unless the
+        # more cost a gain's factor less per reached vertex.
         cost = self._cost
-        return other if other in cost and first in cost and cost[other] < cost[first] else first
+        if first not in cost or other not in cost:
+            return first
+        fewer, more = (first, other) if first < other else (other, first)
+        return more if cost[more] * self.gain < cost[fewer] else fewer
 
     def pick(self, first: int, other: int) -> int:
         """The count for a search where the reading leaves a choice: ``first`` or ``other``.
@@ -275,21 +294,25 @@ class ThreadProbe:
         threads is descheduled; but some runs of the same machine give two
         threads most slices, and they are then 1.5–3x faster (docs/benchmarks.md).
         With one busy process, the spare thread the reading grants beside it
-        is the same lottery the other way. So the searches measure: the
-        count of the lower cost per reached vertex (:meth:`record`) runs,
-        the reading's until both are measured, and the other is tried again
-        after :attr:`retry` seconds, the wait doubling after each try that
-        loses, up to :attr:`retry_max`, and long enough for a losing try's
-        extra seconds to stay within :attr:`overhead` of the graph's search
-        time (a try of two threads that wait slices costs one search 10–20x).
+        is the same lottery the other way, and a quiet instant of a machine
+        that others share says little about the next milliseconds. So the
+        searches measure: the count of the lower cost per reached vertex
+        (:meth:`record`) runs, the fewer threads unless the more are
+        :attr:`gain` times cheaper, the reading's until both are measured. The
+        other is first tried :attr:`retry` seconds and one search after the
+        reading's count is first measured, and again after :attr:`retry`
+        seconds, the wait doubling after each try that loses, up to
+        :attr:`retry_max`, and long enough for a losing try's extra seconds to
+        stay within :attr:`overhead` of the graph's search time (a try of two
+        threads that wait slices costs one search 10–20x).
 
         Parameters
         ----------
         first : int
             The reading's count.
         other : int
-            The count weighed against it: the most the search may use where
-            the reading gives fewer, else the idle cores alone (``!= first``).
+            The count weighed against it (``!= first``): the most the search
+            may use where the reading gives fewer, else half as many.
 
         Returns
         -------
@@ -297,7 +320,8 @@ class ThreadProbe:
             ``first`` or ``other``.
         """
         now = time.monotonic()
-        if now - self._last > self.stale:  # the costs describe another moment
+        if now - self._last > max(self.stale, self.stale_searches * self._seconds):
+            # the costs describe another moment
             self._cost.clear()
             self._due.clear()
             self._spent = self._seconds = 0.0
@@ -308,10 +332,13 @@ class ThreadProbe:
             return lead
         due = self._due.get(behind)
         if due is None:
-            # Its first try waits as if it will cost one search more (at most 20x,
-            # docs/benchmarks.md): the graph's searches spend that over overhead first.
-            self._due[behind] = (now + self.retry, self.retry,
-                                 self._spent + self._seconds / self.overhead)
+            # The first try comes :attr:`retry` seconds and at least one search later,
+            # whichever count it is: tried only once the searches had spent twenty times
+            # a search's seconds (as :attr:`overhead` alone would have it), a reading's
+            # count that loses ran a graph's first twenty searches uncorrected (Kronecker
+            # 18 beside one busy process: 1.0-2.5x the best setting in five passes,
+            # docs/benchmarks.md). The one search a try may cost is paid once per trial.
+            self._due[behind] = (now + self.retry, self.retry, self._spent)
             return lead
         if now < due[0] or self._spent < due[2]:
             return lead
@@ -325,22 +352,40 @@ class ThreadProbe:
         """What a search on ``count`` threads cost, after :meth:`pick`.
 
         The cost compared is seconds per reached vertex. The leading count's
-        cost is a running mean (the latest search weighs half: one search that
-        waited a scheduler slice moves it at once); a try of the other count
-        replaces that count's cost, which describes an earlier moment. A
+        cost is the median of its last five searches (:attr:`window`): beside
+        another process two threads are a lottery whose losing searches wait
+        slices, and with a running mean (the latest search weighing half) one
+        such search among many fast ones handed the lead to one thread for the
+        rest of a benchmark's pass (a replay of this class on drawn costs, nine
+        searches in ten on two threads fast: the default's median 1.31x the
+        better fixed count's, 1.03x with the median of five). A try of the
+        other count replaces that count's costs, which describe an earlier
+        moment. A
         leading count that loses the lead to a search of its own is tried
         again after twice its last wait, one that loses it to a try as at
         first; either way a count that does not lead waits until the graph's
         searches have spent enough seconds for the extra seconds of its last
         search to be at most :attr:`overhead` of them.
+
+        The probe's first search is not counted: it also built what the graph's
+        searches keep (the engine, the scratch arrays' first touch, the names
+        of numba's workers), and as its count's first cost it made that count
+        look several times dearer than it is.
         """
+        if not self._warm:
+            self._warm = True
+            return
         reached = max(int(reached), 1)
-        cost = seconds / reached
         self._spent += seconds
         self._seconds = seconds
         lead = self._leader(first, other)
-        prev = self._cost.get(count)
-        self._cost[count] = cost if prev is None or count != lead else (prev + cost) / 2
+        recent = self._recent.get(count)
+        if recent is None or count != lead or count not in self._cost:
+            recent = self._recent[count] = []
+        recent.append(seconds / reached)
+        if len(recent) > self.window:
+            del recent[0]
+        cost = self._cost[count] = sorted(recent)[(len(recent) - 1) // 2]
         now_lead = self._leader(first, other)
         now = time.monotonic()
         if now_lead == count:
@@ -438,16 +483,30 @@ def count_threads(ceiling: int, running: int, own_running: int, cpus: int, allow
     return max(1, min(ceiling, allowed, idle + spare))
 
 
+class Decision(NamedTuple):
+    """A search's thread count as :meth:`ThreadPolicy.decide` gives it."""
+
+    #: The thread count.
+    count: int
+    #: ``(reading's count, other count)`` of the trial that picked it, else None.
+    trial: tuple[int, int] | None
+    #: Whether runs of small levels may go to a team of threads.
+    team: bool
+
+
 @dataclass(frozen=True)
 class ThreadPolicy:
     """Picks a search's thread count from the machine's load at that instant.
 
-    Every :meth:`choose` reads the machine again, except that with a
-    ``probe`` a choice of fewer threads than the most is reused for
-    :attr:`ThreadProbe.hold` seconds. With a probe, a reading of fewer
-    threads than the most, or of the most only by counting the spare thread
-    beside another process, is a choice between two counts that the graph's
-    searches settle by measuring (:meth:`ThreadProbe.pick`).
+    Without a ``probe`` every :meth:`choose` reads the machine again. With
+    one, every choice of a search that may run on more than one thread is
+    between two counts that the graph's searches settle by measuring
+    (:meth:`ThreadProbe.pick`): the reading's and the most where it gives
+    fewer, the most and half as many where it gives the most. The reading
+    names the two counts and which runs until both are measured: once they
+    are, the machine is read once a second, and until then a reading of fewer
+    threads than the most is reused for :attr:`ThreadProbe.hold` seconds
+    (:meth:`ThreadProbe.recall`).
 
     Parameters
     ----------
@@ -496,107 +555,68 @@ class ThreadPolicy:
         """
         return self.decide(ceiling, workers)[0]
 
-    def decide(self, ceiling: int, workers: int) -> tuple[int, tuple[int, int] | None]:
-        """:meth:`choose`, and what the search's cost is to be recorded against.
+    def decide(self, ceiling: int, workers: int) -> Decision:
+        """:meth:`choose`, what the search's cost is to be recorded against, and whether
+        its small levels may go to a team of threads.
 
         Returns
         -------
-        count : int
-            As :meth:`choose`.
-        trial : tuple of int, or None
-            ``(reading's count, other count)`` where the reading left a choice
-            and the probe picked between the two (:meth:`ThreadProbe.pick`): the search
-            should report its seconds and reached vertices to
-            :meth:`ThreadProbe.record` (:meth:`SearchThreads.report` does).
-            None otherwise.
+        Decision
+            ``count`` as :meth:`choose`. ``trial``: ``(reading's count, other
+            count)`` where the probe picked between the two
+            (:meth:`ThreadProbe.pick`): the search should report its seconds
+            and reached vertices to :meth:`ThreadProbe.record`
+            (:meth:`SearchThreads.report` does); None otherwise. ``team``:
+            False only where a count of two or more was read without a probe
+            off a machine where it needs the spare thread (nothing measures
+            what a team whose helper waits slices costs there); a trial's
+            count runs its team levels, whose cost the trial measures.
         """
         if isinstance(ceiling, bool) or not isinstance(ceiling, int) or ceiling < 1:
             raise ValueError(f"'ceiling' must be a positive integer; got {ceiling!r}")
         if isinstance(workers, bool) or not isinstance(workers, int) or workers < 0:
             raise ValueError(f"'workers' must be an integer >= 0; got {workers!r}")
-        if self.probe is None:
-            return self._read(ceiling, workers, None)[0], None
-        kept = self.probe.recall(ceiling)
-        if kept is None:
-            chosen, other, most = self._read(ceiling, workers, self.probe)
-            self.probe.keep(ceiling, chosen, other, most)
-        else:
-            chosen, other = kept
-        if other == chosen:
-            return chosen, None
-        return self.probe.pick(chosen, other), (chosen, other)
+        probe = self.probe
+        pair = probe.recall(ceiling) if probe is not None else None
+        if pair is None:
+            allowed = _allowed_cpus()
+            most = min(ceiling, allowed)
+            if most == 1:
+                return Decision(1, None, True)
+            count, idle = self._read(ceiling, workers, allowed, probe)
+            if probe is None:
+                return Decision(count, None, idle or count == 1)
+            pair = (count, most if count < most else max(1, most // 2))
+            probe.keep(ceiling, *pair)
+        return Decision(probe.pick(*pair), pair, True)
 
-    def _read(self, ceiling: int, workers: int,
-              probe: ThreadProbe | None) -> tuple[int, int, int]:
-        """:meth:`choose` from a fresh reading of the machine: ``(count, other, most)``.
-
-        ``other`` is the count to weigh against ``count`` where a ``probe`` is
-        given (``count`` itself where there is no choice): the most where the
-        reading gives fewer, the idle cores alone where it gives the most only
-        by counting the spare thread beside another process.
-        """
-        allowed = _allowed_cpus()
+    def _read(self, ceiling: int, workers: int, allowed: int,
+              probe: ThreadProbe | None) -> tuple[int, bool]:
+        """The count of a fresh reading of the machine, and whether each of its threads
+        finds a core idle without the spare one (False where that is not known)."""
         most = min(ceiling, allowed)
         running = read_running(self.loadavg)
         if running is None:
-            return most, most, most
+            return most, True
         # First as if no CPU lay outside the mask (CPUs there only add threads): on a
         # quiet machine that answer is already the most, and os.cpu_count, which reads
         # a file (5 us), is spared.
         if count_threads(ceiling, running, 1, allowed, allowed, self.spare) == most:
-            if probe is None or count_threads(ceiling, running, 1, allowed, allowed, 0) == most:
-                return most, most, most
-            return most, self._spare_other(ceiling, running, allowed, most, probe), most
+            return most, count_threads(ceiling, running, 1, allowed, allowed, 0) == most
         cpus = _machine_cpus(probe, allowed)
         # The reading thread alone is ours, or every pool worker is spinning too.
         busy = count_threads(ceiling, running, 1, cpus, allowed, self.spare)
         quiet = count_threads(ceiling, running, 1 + workers, cpus, allowed, self.spare)
-        if busy == quiet:
-            if busy < most or probe is None:
-                return busy, most, most
-            return most, self._spare_other(ceiling, running, allowed, most, probe), most
-        own = probe.own_running(self.task_dir) if probe is not None else None
-        if own is None:
-            own = read_own_running(self.task_dir)
-        if own is None:
-            # fewer threads is the safe side: a collapse costs 20x, one 2x
-            return busy, most, most
+        own: int | None = 1
+        if busy != quiet:
+            own = probe.own_running(self.task_dir) if probe is not None else None
+            if own is None:
+                own = read_own_running(self.task_dir)
+            if own is None:
+                # fewer threads is the safe side: a collapse costs 20x, one 2x
+                return busy, False
         count = count_threads(ceiling, running, own, cpus, allowed, self.spare)
-        if count < most or probe is None:
-            return count, most, most
-        return count, count_threads(ceiling, running, own, cpus, allowed, 0), most
-
-    def _spare_other(self, ceiling: int, running: int, allowed: int, most: int,
-                     probe: ThreadProbe) -> int:
-        """The idle cores alone, where the most counts the spare thread beside another
-        process; ``most`` where the load beside this process is its own spinning workers
-        (or cannot be told from theirs)."""
-        if probe.quiet():
-            return most
-        cpus = _machine_cpus(probe, allowed)
-        if count_threads(ceiling, running, 1, cpus, allowed, 0) == most:
-            return most  # the other load fits on CPUs outside the mask
-        own = probe.own_running(self.task_dir)
-        if own is None:
-            return most
-        idle = count_threads(ceiling, running, own, cpus, allowed, 0)
-        if idle == most:
-            probe.note_quiet()
-        return idle
-
-
-def _busy_lately() -> bool:
-    """Whether the machine's 1-minute load average reaches the CPUs this process may use.
-
-    An instant's reading of a machine shared with other work is often quiet
-    between two bursts; the minute's mean says whether a helper thread is
-    likely to be descheduled within a run of small levels. False where the
-    load average cannot be read.
-    """
-    try:
-        return os.getloadavg()[0] >= _allowed_cpus()
-    except OSError:
-        return False
+        return count, count_threads(ceiling, running, own, cpus, allowed, 0) == count
 
 
 class SearchThreads:
@@ -622,13 +642,17 @@ class SearchThreads:
         self._before: int | None = None
         self._count: int | None = None
         self._trial: tuple[ThreadProbe, int, int, float] | None = None
-        #: Whether the count is given, or was read off a machine with a core idle for
-        #: each thread (no trial between two counts) that was not busy over the last
-        #: minute either (:func:`_busy_lately`): only then do runs of small levels
-        #: go to a team of threads (:class:`spbfs.search.numba_engine.NumbaEngine`).
+        #: Whether runs of small levels may go to a team of threads
+        #: (:class:`spbfs.search.numba_engine.NumbaEngine`): a count given, a trial's
+        #: count (the trial measures what the team gains or loses, and where its
+        #: helper waits slices the costs lead to one thread), a count read without
+        #: a trial off a machine with a core idle for each thread (:attr:`Decision.team`).
         #: A team level costs tens of microseconds; one whose helper is descheduled
         #: waits a scheduler slice, milliseconds (p2p-Gnutella31 under load: 38 ms
-        #: against 0.9 ms on one thread, benchmarks/defaults.py).
+        #: against 0.9 ms on one thread, benchmarks/defaults.py). One thread forms
+        #: no team, but its search still marks the levels a team would run
+        #: (``SV_WANTED``), so that a trial's one-thread searches report their cost
+        #: on graphs whose only levels for threads are a team's (a road network's).
         self.quiet = True
         if threads is not None:
             nb.set_num_threads(min(threads, nb.config.NUMBA_NUM_THREADS))
@@ -651,12 +675,11 @@ class SearchThreads:
         if self._count is None:
             before = nb.get_num_threads()
             pol = self._policy or policy or ThreadPolicy()
-            chosen, trial = pol.decide(before, nb.config.NUMBA_NUM_THREADS - 1)
+            chosen, trial, self.quiet = pol.decide(before, nb.config.NUMBA_NUM_THREADS - 1)
             if chosen != before:
                 nb.set_num_threads(chosen)
                 self._before = before
             self._count = chosen
-            self.quiet = trial is None and not _busy_lately()
             if trial is not None and pol.probe is not None:
                 self._trial = (pol.probe, *trial, time.perf_counter())
         return self._count
@@ -672,7 +695,7 @@ class SearchThreads:
         Called once the search is done, where it ran a parallel region; the
         seconds since the count was chosen per reached vertex go to
         :meth:`ThreadProbe.record`. Nothing happens where the count was
-        given, or read on a machine with idle cores.
+        given, or read without a probe.
         """
         trial, self._trial = self._trial, None
         if trial is not None and self._count is not None:

@@ -184,7 +184,15 @@ def test_a_probe_reuses_only_a_choice_of_fewer_threads(tmp_path, machine, monkey
     assert on.choose(2, 1) == 1  # the most (2) was not kept: read again at once
 
 
-# ----------------------------------------------------------------- trials on a busy machine
+# ----------------------------------------------------------------- trials between two counts
+
+
+def _warm_probe() -> T.ThreadProbe:
+    """A probe past its first search (which it does not count)."""
+    probe = T.ThreadProbe()
+    probe.record(1, 1, 2, 1.0, 1)
+    assert probe._cost == {}
+    return probe
 
 
 @pytest.fixture
@@ -196,15 +204,14 @@ def clock(monkeypatch):
     return now
 
 
-def test_trials_run_the_fewer_threads_until_the_most_are_measured(clock):
-    probe = T.ThreadProbe()
-    assert probe.pick(1, 2) == 1  # nothing measured: the safe side
+def test_trials_run_the_readings_count_until_the_other_is_measured(clock):
+    probe = _warm_probe()
+    assert probe.pick(1, 2) == 1  # nothing measured: the reading's count
     clock[0] += 0.5
     assert probe.pick(1, 2) == 1  # still nothing reported: never a try
     probe.record(1, 1, 2, 0.010, 10_000)  # 1 us per vertex
-    # The first try waits 20 ms, and until the searches have spent 20 times the last
-    # one's 10 ms (as if the try will cost one search more: 5 %).
-    assert 19 <= _until_a_try(probe, clock, 1, 0.010) <= 21
+    # The first try waits 20 ms (two searches 10 ms apart here) and at least one search.
+    assert _until_a_try(probe, clock, 1, 0.010) == 2
     # A try never reported does not make the next search a try too.
     assert probe.pick(1, 2) == 1
     clock[0] += 0.0401
@@ -213,6 +220,52 @@ def test_trials_run_the_fewer_threads_until_the_most_are_measured(clock):
     # graph's searches spend from here (0.8 s), whatever the clock says.
     probe.record(2, 1, 2, 0.050, 10_000)
     assert 79 <= _until_a_try(probe, clock, 1, 0.010) <= 81
+
+
+def test_the_first_try_comes_early_whichever_count_the_reading_gave(clock):
+    """The reading's two threads (the spare beside another process) run the first searches;
+    one thread is tried 20 ms later, and leads where it costs less. The probe's first
+    search (its one-time costs) is not counted."""
+    probe = T.ThreadProbe()
+    assert probe.pick(2, 1) == 2
+    probe.record(2, 2, 1, 0.500, 10_000)
+    assert probe._cost == {}
+    clock[0] += 0.010
+    assert probe.pick(2, 1) == 2
+    probe.record(2, 2, 1, 0.010, 10_000)
+    for _ in range(2):
+        clock[0] += 0.010
+        assert probe.pick(2, 1) == 2
+        probe.record(2, 2, 1, 0.010, 10_000)
+    clock[0] += 0.010
+    assert probe.pick(2, 1) == 1  # the third search after the first: a try
+    probe.record(1, 2, 1, 0.012, 10_000)  # one thread 1.2x slower: two keep the lead
+    assert probe.pick(2, 1) == 2
+    # Tried again only once the 2 ms it lost are 5 % of the searches' seconds (40 ms).
+    for _ in range(4):
+        clock[0] += 0.010
+        assert probe.pick(2, 1) == 2
+        probe.record(2, 2, 1, 0.010, 10_000)
+    clock[0] += 0.010
+    assert probe.pick(2, 1) == 1
+
+
+@pytest.mark.parametrize(("one", "two", "lead"), [
+    (1.0, 0.5, 2),  # twice as fast
+    (1.0, 0.95, 1),  # 5 % cheaper: not gain times
+    (1.0, 1.05, 1),
+    (1.0, 1.0 / T.ThreadProbe.gain - 0.01, 2),
+])
+def test_the_larger_count_leads_only_where_it_is_gain_times_cheaper(clock, one, two, lead):
+    seconds = {1: one * 0.01, 2: two * 0.01}
+    for first, other in ((1, 2), (2, 1)):  # whichever count the reading gave
+        probe = _warm_probe()
+        while set(probe._cost) != {1, 2}:  # until the other count was tried
+            clock[0] += 0.01
+            count = probe.pick(first, other)
+            probe.record(count, first, other, seconds[count], 10_000)
+        clock[0] += 0.01
+        assert probe.pick(first, other) == lead
 
 
 def _until_a_try(probe, clock, lead, seconds, limit=1000):
@@ -235,24 +288,28 @@ def _two_lead(probe, clock):
     assert probe.pick(1, 2) == 2
 
 
-def test_a_try_that_wins_leads_until_a_search_on_it_costs_more(clock):
-    probe = T.ThreadProbe()
+def test_a_try_that_wins_leads_until_most_of_its_last_searches_cost_more(clock):
+    probe = _warm_probe()
     _two_lead(probe, clock)
-    for _ in range(5):  # one thread is tried again 20 ms after it lost the lead
-        clock[0] += 0.003
+    for _ in range(4):  # one thread is tried again 20 ms after it lost the lead
+        clock[0] += 0.001
         assert probe.pick(1, 2) == 2
-        probe.record(2, 1, 2, 0.004, 10_000)  # a running mean of the searches
-    clock[0] += 0.003
-    probe.record(2, 1, 2, 0.100, 10_000)  # one search waited scheduler slices
-    assert probe._cost[2] > probe._cost[1]
-    # The lead is back on one thread, and two wait until the 91 ms lost are 5 % of
-    # the searches' seconds (1.82 s: 202 searches of 9 ms).
+        probe.record(2, 1, 2, 0.004, 10_000)
+    assert probe._cost[2] == pytest.approx(0.4e-6)  # the median of the last five
+    for slow in range(3):  # searches that waited scheduler slices
+        clock[0] += 0.001
+        assert probe.pick(1, 2) == 2  # one or two of five: still the median's fast one
+        probe.record(2, 1, 2, 0.100 + slow * 0.001, 10_000)
+    # Three of the last five: the lead is back on one thread, and two wait until the
+    # 91 ms the median search lost are 5 % of the searches' seconds (1.82 s: 202
+    # searches of 9 ms).
+    assert probe._cost[2] == pytest.approx(10e-6) and probe._cost[2] > probe._cost[1]
     assert 202 <= _until_a_try(probe, clock, 1, 0.009) <= 204
 
 
 def test_a_try_of_the_fewer_threads_replaces_their_old_cost(clock):
     """Once the most lead, one thread is tried again; a fresh cost decides, not the old."""
-    probe = T.ThreadProbe()
+    probe = _warm_probe()
     _two_lead(probe, clock)
     assert _until_a_try(probe, clock, 2, 0.003) < 1000  # the try of one thread
     probe.record(1, 1, 2, 0.002, 10_000)  # the machine changed: one thread now costs less
@@ -261,36 +318,62 @@ def test_a_try_of_the_fewer_threads_replaces_their_old_cost(clock):
 
 
 def test_trials_start_over_after_a_pause(clock):
-    probe = T.ThreadProbe()
+    probe = _warm_probe()
     _two_lead(probe, clock)
+    probe.keep(2, 1, 2)  # a reading named the two counts
+    assert probe.recall(2) == (1, 2) and probe.recall(4) is None
     clock[0] += probe.stale + 0.001  # no search for a while: the costs describe the past
+    assert probe.recall(2) is None
     assert probe.pick(1, 2) == 1
     assert probe._cost == {}
 
 
-def test_the_policy_picks_between_counts_only_where_the_machine_reads_busy(tmp_path, machine,
-                                                                          clock):
-    machine(2, 2)
+def test_trials_of_long_searches_keep_their_costs_for_twenty_searches(clock):
+    """Searches of 0.2 s each, 1.5 s apart (other work between them): the costs hold."""
+    probe = _warm_probe()
+    seconds = {1: 0.2, 2: 0.1}
+    while set(probe._cost) != {1, 2}:
+        clock[0] += 1.5
+        count = probe.pick(1, 2)
+        probe.record(count, 1, 2, seconds[count], 10_000)
+    clock[0] += 1.5
+    assert probe.pick(1, 2) == 2 and set(probe._cost) == {1, 2}
+    clock[0] += probe.stale_searches * 0.1 + 0.01  # longer than twenty of its searches
+    assert probe.pick(1, 2) == 1 and probe._cost == {}
+
+
+def test_the_policy_picks_between_counts_whatever_the_reading(tmp_path, machine, clock,
+                                                             monkeypatch):
+    """With a probe a busy reading weighs its one thread against the most, a quiet one the
+    most against half as many; once both are measured no reading is made."""
+    machine(4, 4)
     (tmp_path / "busy").mkdir()
     (tmp_path / "quiet").mkdir()
     busy, quiet = _loadavg(tmp_path / "busy", 9), _loadavg(tmp_path / "quiet", 1)
-    probe = T.ThreadProbe()
-    assert ThreadPolicy(loadavg=quiet, probe=probe).decide(2, 1) == (2, None)
-    assert ThreadPolicy(loadavg=busy).decide(2, 1) == (1, None)  # no probe: no trials
+    assert ThreadPolicy(loadavg=quiet, probe=T.ThreadProbe()).decide(4, 3) == (4, (4, 2), True)
+    assert ThreadPolicy(loadavg=busy).decide(4, 3) == (1, None, True)  # no probe: no trials
+    probe = _warm_probe()
     on = ThreadPolicy(loadavg=busy, probe=probe)
-    assert on.decide(2, 1) == (1, (1, 2))
-    probe.record(1, 1, 2, 0.009, 10_000)
-    probe.record(2, 1, 2, 0.003, 10_000)
-    clock[0] += 0.001  # the busy reading is kept (hold): the trial's leader answers
-    assert on.decide(2, 1) == (2, (1, 2))
-    assert on.choose(2, 1) == 2
-    assert ThreadPolicy(loadavg=busy, probe=probe).decide(1, 1) == (1, None)  # ceiling 1
+    assert on.decide(4, 3) == (1, (1, 4), True)
+    probe.record(1, 1, 4, 0.009, 10_000)
+    probe.record(4, 1, 4, 0.003, 10_000)
+    clock[0] += 0.5  # long past hold: only the costs answer, without a reading
+    reads = []
+    monkeypatch.setattr(T, "read_running", lambda path="": reads.append(path) or 9)
+    assert on.decide(4, 3) == (4, (1, 4), True)
+    assert ThreadPolicy(loadavg=quiet, probe=probe).choose(4, 3) == 4
+    assert reads == []
+    assert on.decide(1, 3) == (1, None, True)  # ceiling 1: nothing to pick from or read
+    assert reads == []
+    assert on.decide(2, 3) == (1, (1, 2), True)  # another most: read again
+    assert len(reads) == 1
 
 
 def test_the_spare_thread_beside_another_process_is_weighed_against_fewer(
         tmp_path, machine, clock, monkeypatch):
     """One other process on two cores: the reading gives two (the idle core plus the
-    spare), and one is the other count, unless the load is this process's own worker."""
+    spare), and one is the other count. Without a probe nothing measures the team that
+    such a count would run: its small levels stay on one thread."""
     machine(2, 2)
     own = [1]
     asked = []
@@ -303,30 +386,24 @@ def test_the_spare_thread_beside_another_process_is_weighed_against_fewer(
     (tmp_path / "one").mkdir()
     (tmp_path / "quiet").mkdir()
     one_other, quiet = _loadavg(tmp_path / "one", 2), _loadavg(tmp_path / "quiet", 1)
-    assert ThreadPolicy(loadavg=quiet, probe=T.ThreadProbe()).decide(2, 1) == (2, None)
-    assert asked == []  # quiet: nothing read beyond the load
-    assert ThreadPolicy(loadavg=one_other).decide(2, 1) == (2, None)  # no probe: no trials
-    probe = T.ThreadProbe()
+    assert ThreadPolicy(loadavg=quiet).decide(2, 1) == (2, None, True)
+    assert ThreadPolicy(loadavg=one_other).decide(2, 1) == (2, None, False)
+    probe = _warm_probe()
     on = ThreadPolicy(loadavg=one_other, probe=probe)
-    assert on.decide(2, 1) == (2, (2, 1))  # the reading's count leads until both measured
+    assert on.decide(2, 1) == (2, (2, 1), True)  # the reading's count leads until both measured
     probe.record(2, 2, 1, 0.030, 10_000)
     probe.record(1, 2, 1, 0.010, 10_000)
-    assert on.decide(2, 1) == (1, (2, 1))  # one thread measured cheaper
-    own[0] = 2  # the second runnable task is this process's spinning worker
-    other = T.ThreadProbe()
-    asked.clear()
-    for _ in range(3):
-        assert ThreadPolicy(loadavg=one_other, probe=other).decide(2, 1) == (2, None)
-    assert asked == [1]  # found quiet once; the finding is kept for hold seconds
-    clock[0] += 1.5 * other.hold
-    ThreadPolicy(loadavg=one_other, probe=other).decide(2, 1)
-    assert asked == [1, 1]
+    assert on.decide(2, 1) == (1, (2, 1), True)  # one thread measured cheaper
+    assert asked == []  # nothing read beyond the load
     # Three runnable: this process's spinning worker and one other process.
+    own[0] = 2
     (tmp_path / "three").mkdir()
     three = ThreadPolicy(loadavg=_loadavg(tmp_path / "three", 3), probe=T.ThreadProbe())
-    assert three.decide(2, 1) == (2, (2, 1))
+    assert three.decide(2, 1) == (2, (2, 1), True)
+    assert asked == [1]
     own[0] = 1  # two other processes: one thread, weighed against the most
-    assert ThreadPolicy(loadavg=three.loadavg, probe=T.ThreadProbe()).decide(2, 1) == (1, (1, 2))
+    assert ThreadPolicy(loadavg=three.loadavg, probe=T.ThreadProbe()).decide(2, 1) == (
+        1, (1, 2), True)
 
 
 @needs_two
@@ -342,8 +419,9 @@ def test_a_busy_machines_searches_report_their_cost(monkeypatch, keep_threads, m
     g = spbfs.Graph.from_edgelist(el)
     hub = int(np.argmax(np.asarray(g.out_degree)))
     want = _levels(np.asarray(el.src), np.asarray(el.dst), g.n, hub)
-    r = spbfs.bfs(g, hub)
-    assert r.threads == 1 and np.array_equal(r.levels, want)
+    for _ in range(2):  # the probe's first search is not counted
+        r = spbfs.bfs(g, hub)
+        assert r.threads == 1 and np.array_equal(r.levels, want)
     assert " on 1 thread;" in r.summary()
     probe = g._search_cache["numba_scratch"].thread_policy.probe
     assert set(probe._cost) == {1} and probe._cost[1] > 0
@@ -368,8 +446,9 @@ def test_a_search_whose_only_parallel_regions_are_its_passes_reports_its_cost(
     _load(monkeypatch, 50)
     n = 1 << 18
     g = spbfs.Graph.from_edges(np.arange(0, n - 1, 2), np.arange(1, n, 2), n=n)  # pairs
-    r = spbfs.bfs(g, 4)
-    assert r.threads is None and int((r.levels >= 0).sum()) == 2  # no parallel level
+    for _ in range(2):  # the probe's first search is not counted
+        r = spbfs.bfs(g, 4)
+        assert r.threads is None and int((r.levels >= 0).sum()) == 2  # no parallel level
     probe = g._search_cache["numba_scratch"].thread_policy.probe
     assert set(probe._cost) == {1} and probe._cost[1] > 0
     probe._cost[2] = probe._cost[1] / 10  # as if a try of two had won
@@ -776,12 +855,13 @@ def test_a_large_graph_asks_before_its_passes_over_n(reads, seen, keep_threads, 
 
 
 @needs_two
-def test_small_levels_go_to_a_team_only_on_a_quiet_reading(tmp_path, keep_threads, machine,
-                                                           monkeypatch):
-    """A count read off a quiet machine, not busy over the last minute (or a count given),
-    lets runs of small levels go to a team of two threads; a count from a trial on a busy
-    machine, or a quiet instant of a busy minute, keeps them on one thread, whose answer
-    is the same."""
+def test_small_levels_go_to_a_team_where_a_trial_measures_it_or_the_cores_are_idle(
+        tmp_path, keep_threads, machine, monkeypatch):
+    """Runs of small levels go to a team of two threads on a count given, a trial's count of
+    two, or a count read without a trial off idle cores; not on a count of two read without
+    a trial beside another process (the spare thread). A trial's one thread forms no team
+    but marks the levels a team would run, so that its search reports its cost. The answer
+    is the same every way."""
     from spbfs.direction import DirectionPolicy
     from spbfs.generators import grid2d
     from spbfs.kernels import bfs_numba as nbk
@@ -793,28 +873,35 @@ def test_small_levels_go_to_a_team_only_on_a_quiet_reading(tmp_path, keep_thread
     monkeypatch.setattr(T.ThreadProbe, "own_running", lambda self, task_dir="": 1)
     numba.set_num_threads(2)
     (tmp_path / "quiet").mkdir()
-    (tmp_path / "busy").mkdir()
-    quiet = ThreadPolicy(loadavg=_loadavg(tmp_path / "quiet", 1), probe=T.ThreadProbe())
+    (tmp_path / "spare").mkdir()
+    quiet = _loadavg(tmp_path / "quiet", 1)
     # POOL - 1 other tasks: one core idle, the second thread only as the spare.
-    busy = ThreadPolicy(loadavg=_loadavg(tmp_path / "busy", POOL), probe=T.ThreadProbe())
+    spare = _loadavg(tmp_path / "spare", POOL)
+    one_leads = _warm_probe()
+    one_leads.stale = float("inf")  # however long the searches before it take
+    one_leads.pick(2, 1)
+    one_leads.record(2, 2, 1, 0.09, 10_000)
+    one_leads.record(1, 2, 1, 0.01, 10_000)
     g = spbfs.Graph.from_edgelist(grid2d(400, 400))  # frontiers past _TEAM_VERTICES
     runs = []
-    for policy, lately, team in ((quiet, False, True), (quiet, True, False), (busy, False, False),
-                                 (None, True, True)):
-        # The minute's load average: a quiet instant on a machine busy lately is no team.
-        monkeypatch.setattr(T, "_busy_lately", lambda lately=lately: lately)
+    for policy, count, team in ((ThreadPolicy(loadavg=quiet), 2, True),
+                                (ThreadPolicy(loadavg=spare), 2, False),
+                                (ThreadPolicy(loadavg=spare, probe=T.ThreadProbe()), 2, True),
+                                (ThreadPolicy(loadavg=spare, probe=one_leads), 1, False),
+                                (None, 2, True)):
         choice = T.SearchThreads(2 if policy is None else None, policy)
         e = NumbaEngine(g.out_block, g.in_block, g.out_degree, ScratchPool(),
                         threads=choice.count if policy is not None else 2,
                         quiet=lambda c=choice: c.quiet)
         e.team_topdown = 16  # the grid's levels are team levels where a team may run
-        assert e.threads() == 2 and choice.quiet is team
-        assert (e.team_topdown == 16) is team
+        assert e.threads() == count and choice.quiet is (team or count == 1)
+        assert choice.measured is (policy is not None and policy.probe is not None)
+        assert (e.team_topdown == 16) is (team or count == 1)
         r = run_levels(e, DirectionPolicy("top-down"), 0)
         assert (int(e.sv[nbk.SV_TEAM]) > 0) is team, policy
         stats = r.log.stats()
         runs.append(e.finish(stats.discovered, True, True))
-        e.release()
+        assert e.release() is (team or count == 1)  # a level for threads was met
         choice.restore()
     for parents, levels in runs[1:]:
         np.testing.assert_array_equal(parents, runs[0][0])

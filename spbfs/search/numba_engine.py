@@ -285,9 +285,9 @@ class NumbaEngine(LocalEngine):
     quiet : callable, optional
         Asked once the thread count is known: whether runs of small top-down
         levels may go to a team of threads (:attr:`spbfs.threads.SearchThreads.quiet`:
-        not where the count came from a trial on a busy machine, whose
-        descheduled helper makes a level of microseconds wait milliseconds).
-        Default: they may.
+        not where a count of two was read without a trial beside other work,
+        whose descheduled helper makes a level of microseconds wait
+        milliseconds unmeasured). Default: they may.
     """
 
     xp = np
