@@ -79,7 +79,7 @@ def pytest_configure(config: pytest.Config) -> None:
 
 #: :func:`spbfs.warmup`'s steps and the grid step in two processes, one a core, about even
 #: on a cold cache (the search kernel's dcsc and csr forms are the two largest
-#: compilations; with the grid step the first took 97 s of CPU, the second 82 s).
+#: compilations; the grid step follows the algorithms, whose kernels it loads).
 _WARM_STEPS = (("bfs, dcsc", "algorithms", "grid"),
                ("bfs, csr", "generate, build, validate", "csgraph", "networkx backend"))
 #: The grid step (not in :func:`spbfs.warmup`, which warms one process) runs the grid
