@@ -36,6 +36,9 @@ DIRECTIONS = ["auto", "top-down", "bottom-up"]
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if hasattr(config, "workerinput"):
+        # The controller hands the workers whole files in this order (_Schedule).
+        items.sort(key=lambda item: _unit_rank(item.nodeid))
     if gpu_available():
         return
     skip = pytest.mark.skip(reason="no usable GPU (cupy backend)")
@@ -50,20 +53,83 @@ def mpiexec_file(nodeid: str) -> bool:
     return "mpi" in name or "butterfly" in name
 
 
+#: The longest work units of _Schedule, longest first (seconds summed per file on a fresh
+#: clone, two workers on 2 cores: the mpiexec files 863, test_docs 305, test_cli 144,
+#: test_algorithms 125, test_kernels 90). The workers take these first, so the many short
+#: files come last and even out the two workers' ends; the rest keep their order.
+_LONGEST_FIRST = ("mpiexec", "tests/test_docs.py", "tests/test_cli.py", "tests/test_algorithms.py",
+                  "tests/test_kernels.py", "tests/test_numba_engine.py", "tests/test_bfs.py",
+                  "tests/test_notebooks.py", "tests/test_graphblas.py", "tests/test_blocks.py")
+
+
+def _unit(nodeid: str) -> str:
+    """The work unit of a test: "mpiexec" for the files of jobs under mpiexec, else its file."""
+    return "mpiexec" if mpiexec_file(nodeid) else nodeid.split("::", 1)[0]
+
+
+def _unit_rank(nodeid: str) -> int:
+    unit = _unit(nodeid)
+    return _LONGEST_FIRST.index(unit) if unit in _LONGEST_FIRST else len(_LONGEST_FIRST)
+
+
 def pytest_configure(config: pytest.Config) -> None:
     if config.pluginmanager.hasplugin("xdist"):
         config.pluginmanager.register(_Schedule(), "spbfs-schedule")
 
 
-#: :func:`spbfs.warmup`'s steps in two processes, one a core, about even on a cold cache
-#: (the search kernel's dcsc and csr forms are the two largest compilations).
-_WARM_STEPS = (("bfs, dcsc", "algorithms"),
+#: :func:`spbfs.warmup`'s steps and the grid step in two processes, one a core, about even
+#: on a cold cache (the search kernel's dcsc and csr forms are the two largest
+#: compilations; the grid step follows the algorithms, whose kernels it loads).
+_WARM_STEPS = (("bfs, dcsc", "algorithms", "grid"),
                ("bfs, csr", "generate, build, validate", "csgraph", "networkx backend"))
+#: The grid step (not in :func:`spbfs.warmup`, which warms one process) runs the grid
+#: code on a grid of this one process (MPI's singleton start, no mpiexec): the build,
+#: the searches, their checks and the distributed algorithms. Without it every rank of
+#: the first jobs of test_docs and test_cli, which run beside the mpiexec files, would
+#: compile these kernels at once, each for itself. (What only runs between two ranks,
+#: the pair and codec kernels, the first jobs still compile.) Measured on a cold cache
+#: at load 2-3: the step takes 26 s of one core; the first four-rank job after the
+#: warm-up (``spbfs.mpi bench --scale 10 --grid 2x2``) then takes 22 s (33 s of CPU)
+#: instead of 43 s (76 s of CPU).
 _WARM_CODE = """
 import sys
+
+import numpy as np
+
+from spbfs import Config
 from spbfs._compile import quiet_notice
 from spbfs.warmup import _steps
-steps = dict(_steps())
+
+
+def grid():
+    try:
+        import mpi4py  # noqa: F401
+    except ImportError:
+        return  # no grid tests run either (mpi_launch.needs_mpi)
+    from spbfs.algorithms import distributed as D
+    from spbfs.generators import kronecker
+    from spbfs.mpi import DistGraph, bfs
+
+    edges = kronecker(7, 8, seed=1)
+    for fmt in ("dcsc", "csr"):
+        for directed in (False, True):
+            g = DistGraph.from_edges(edges.src, edges.dst, edges.n, directed=directed,
+                                     config=Config(format=fmt))
+            root = int(np.argmax(np.bincount(edges.src, minlength=edges.n)))
+            for direction in ("auto", "top-down", "bottom-up"):
+                r = bfs(g, root, direction=direction)
+                r.validate(g)
+                r.gather()
+            D.dist_connected_components(g).gather()
+            D.dist_multi_source_bfs(g, [0, root]).gather()
+            if not directed:
+                D.dist_sssp(g, root).gather()
+                D.dist_pagerank(g).gather()
+                D.dist_betweenness_centrality(g, k=4, seed=1).gather()
+                D.dist_triangle_count(g).gather()
+
+
+steps = {**dict(_steps()), "grid": grid}
 with quiet_notice():
     for label in sys.argv[1:]:
         steps[label]()
@@ -130,6 +196,8 @@ class _Schedule:
     larger jobs after it. Every other file runs whole on either worker, so its
     module fixtures are made once. (``--dist loadgroup`` would do this by markers,
     but pytest-xdist 3.8 cannot rename the tests of pytest 9, which it needs for that.)
+    The units go out in the order of the collection, which the workers sort longest
+    first (:data:`_LONGEST_FIRST`).
     """
 
     @staticmethod
@@ -138,7 +206,7 @@ class _Schedule:
 
         class FilesAndMpiexec(LoadScopeScheduling):
             def _split_scope(self, nodeid: str) -> str:
-                return "mpiexec" if mpiexec_file(nodeid) else nodeid.split("::", 1)[0]
+                return _unit(nodeid)
 
         return FilesAndMpiexec(config, log)
 

@@ -21,6 +21,9 @@ from spbfs import Config, Graph
 from spbfs.edges import EdgeList
 from spbfs.mpi import DistGraph, ProcessGrid, install_excepthook
 
+#: Longest sleep between polls of a rank waiting idle at the end of a grid (:func:`first_ranks`).
+IDLE_POLL_S = 0.05
+
 
 def share(a: np.ndarray, rank: int, size: int) -> np.ndarray:
     """Rank ``rank``'s slice of ``size`` equal slices of ``a``: what it reads of a file."""
@@ -46,8 +49,8 @@ def first_ranks(count: int) -> Iterator[Any]:
     One launch then covers communicators of several sizes, smallest first: each
     rank starts once (imports, numba's cache) for all of them, and a first one
     of one rank compiles the kernels alone for the larger ones. The idle ranks
-    poll the closing barrier with sleeps, so they leave the shared cores to the
-    working ones.
+    poll the closing barrier with growing sleeps (:data:`IDLE_POLL_S`), so they
+    leave the shared cores to the working ones.
     """
     from mpi4py import MPI
 
@@ -59,8 +62,13 @@ def first_ranks(count: int) -> Iterator[Any]:
     finally:
         sub.Free()
         done = world.Ibarrier()
+        # Sleeps growing to IDLE_POLL_S: a rank idle for a whole grid wakes 20 times
+        # a second instead of 200 (each wake takes a share of the cores the working
+        # ranks need); a grid's end then waits at most that long for its progress.
+        nap = 0.001
         while not done.Test():
-            time.sleep(0.005)
+            time.sleep(nap)
+            nap = min(2 * nap, IDLE_POLL_S)
 
 
 def each_first_ranks(check: Callable[[Any], None], counts: list[str]) -> None:

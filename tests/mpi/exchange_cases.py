@@ -60,9 +60,12 @@ def check_grid(grid: ProcessGrid, shape: str, cases: list[int]) -> None:
             g = DistGraph.from_edges(s, d, el.n, directed=directed, grid=grid,
                                      config=Config(format=fmt, butterfly_fanout=2 + cases[0] % 3))
             words: dict[tuple[str, str], int] = {}
-            # Every combination in every direction on one graph and format; elsewhere
-            # each combination once, the directions in turn (a 9-rank job on 2 cores).
-            every = name == "kron9" and fmt == "csr"
+            # Every combination in every direction on one graph and format of each grid
+            # whose rows and columns both have several ranks (every phase's pattern then
+            # moves data); elsewhere, and on the 1-D grids, each exchange x encoding
+            # combination once, the directions in turn, which still runs every pair of
+            # direction, exchange and encoding values (a 9-rank job on 2 cores).
+            every = name == "kron9" and fmt == "csr" and grid.pr > 1 and grid.pc > 1
             combos = [(dr, ex, enc) for dr in DIRECTIONS for ex in EXCHANGES for enc in ENCODINGS
                       if every or DIRECTIONS.index(dr) == (EXCHANGES.index(ex)
                                                           + ENCODINGS.index(enc)) % 3
