@@ -41,6 +41,26 @@ def test_pinned_buffers_grow_geometrically_and_are_reused(standin: tuple) -> Non
     assert st.rbuf.shape[0] >= 3000 and st.sbuf.shape[0] >= 3000
 
 
+def test_a_message_landed_in_the_pinned_buffer_goes_up_without_another_copy(
+        standin: tuple) -> None:
+    cp, t = standin
+    st = Staging(cp, direct=False)
+    for n in (700, 300, 2000):
+        buf = st.landing(n)
+        assert buf.dtype == np.int64 and buf.shape == (n,) and t.is_pinned(buf)
+        buf[:] = np.arange(n) * 5  # as MPI writes it
+        before = t.pinned_to_device
+        got = st.recv(buf)
+        assert np.array_equal(got.get(), np.arange(n) * 5)
+        assert t.pinned_to_device == before + 1
+    assert st.grown == 2  # the 1024 words the first two shared, then 2048
+    # A message received elsewhere is still copied into the staging buffer first.
+    other = np.arange(9, dtype=np.int64)
+    assert np.array_equal(st.recv(other).get(), other) and t.is_pinned(st.rbuf)
+    host = Staging(np, direct=False).landing(4)
+    assert host.dtype == np.int64 and host.shape == (4,) and not t.is_pinned(host)
+
+
 def test_direct_staging_takes_device_messages_as_they_are(standin: tuple) -> None:
     cp, t = standin
     st = Staging(cp, direct=True)

@@ -260,7 +260,8 @@ class GridPhases:
             C.sendrecv(self.grid.comm, comp, self.left, into, self.right, tag=13)
             got = into
         else:
-            buf = np.empty(words, np.int64)
+            # Received straight into the staging buffer: one copy up, no pageable one.
+            buf = wire.landing(words)
             C.sendrecv(self.grid.comm, wire.send(comp.view(np.int64)), self.left, buf,
                        self.right, tag=13)
             got = wire.recv(buf).view(comp.dtype)

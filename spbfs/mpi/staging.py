@@ -113,10 +113,15 @@ class Staging:
     empty : callable
         A receive buffer ``empty(n, dtype)`` where MPI writes (device memory
         for ``direct``, the host otherwise).
+    landing : callable
+        ``landing(n)``: a host int64 buffer for MPI to write a message into that
+        :attr:`recv` then takes up (pinned: the staging buffer itself, so the
+        message is copied once, not first into pageable memory; a fresh array
+        otherwise).
     """
 
-    __slots__ = ("_empty_pinned", "device", "down", "empty", "grown", "host", "mode", "rbuf",
-                 "recv", "sbuf", "send", "up", "xp")
+    __slots__ = ("_empty_pinned", "device", "down", "empty", "grown", "host", "landing", "mode",
+                 "rbuf", "recv", "sbuf", "send", "up", "xp")
 
     def __init__(self, xp: Any, direct: bool) -> None:
         self.xp = xp
@@ -125,6 +130,7 @@ class Staging:
         self._empty_pinned: Any = None
         self.device = xp is not np
         self.empty = np.empty
+        self.landing = _int64_words
         if xp is np:
             self.mode = "host"
             self.up, self.down = self._host_up, self._host_down
@@ -144,6 +150,7 @@ class Staging:
             self.up, self.down = self._pinned_up, self._pinned_down
             self.send = self.host = self._pinned_send
             self.recv = self._pinned_recv
+            self.landing = self._pinned_landing
 
     def send_parts(self, parts: list[Any]) -> list[Any]:
         """:attr:`send` for one exchange's messages: a pinned engine's device ones come
@@ -190,8 +197,13 @@ class Staging:
         n = a.shape[0]
         buf = self.rbuf = self._grow(self.rbuf, n)
         host = buf[:n]
-        np.copyto(host, a, casting="unsafe")  # int64 on the wire; the copy is the staging
+        if a.ctypes.data != host.ctypes.data or a.dtype != np.int64:  # not landed in place
+            np.copyto(host, a, casting="unsafe")  # int64 on the wire; the copy is the staging
         return self.xp.asarray(host)
+
+    def _pinned_landing(self, n: int) -> np.ndarray:
+        buf = self.rbuf = self._grow(self.rbuf, n)
+        return buf[:n]
 
     def _pinned_down(self, flat: Any) -> np.ndarray:
         n = flat.shape[0]
@@ -228,6 +240,11 @@ class Staging:
         if isinstance(a, np.ndarray):
             return a
         return a.get()
+
+
+def _int64_words(n: int) -> np.ndarray:
+    """A fresh host receive buffer of ``n`` int64 words."""
+    return np.empty(n, np.int64)
 
 
 def _same(a: Any) -> Any:
