@@ -506,32 +506,23 @@ class GridVectorOps:
     def request(self, gids: Any, answer: Any) -> tuple[Any, Any, Any]:
         """Variable-length answers from the owners of the distinct ``gids`` (collective).
 
-        The ids go to their owners (one Alltoallv), where ``answer(asked)``
-        gets the ids asked of this rank (int64 global ids, where the pieces
-        live) and returns ``(lengths, values)``: ``lengths[x]`` int64 values
-        for ``asked[x]``, concatenated in order. The answers come back in
-        two Alltoallv (lengths, values).
+        :meth:`GridOps.request <spbfs.mpi.spmsv.GridOps.request>` over this rank's
+        pieces: ``answer(asked)`` gets the ids asked of this rank (int64 global
+        ids, where the pieces live) and returns ``(lengths, values)``:
+        ``lengths[x]`` int64 values for ``asked[x]``, concatenated in order.
 
         Returns
         -------
         gids, lengths, values
-            The ids in the order of their answers (by owner), the number of
-            values of each, and the values concatenated, where the pieces live.
+            The distinct ids (sorted), the number of values of each, and the
+            values concatenated in that order, where the pieces live.
         """
-        (h,) = self._host(gids)
-        size = self.g.grid.size
-        owner = self.g.dist.piece_of(h)
-        order = np.argsort(owner, kind="stable")
-        h = np.ascontiguousarray(h[order], dtype=np.int64)
-        asked, rcounts = C.alltoallv(self.comm, h, np.bincount(owner, minlength=size))
-        lengths, values = self._host(*answer(*self._dev(asked)))
-        # Values answered to each asker: the lengths of its ids, summed.
-        csum = np.zeros(asked.shape[0] + 1, dtype=np.int64)
-        np.cumsum(lengths, out=csum[1:])
-        per_rank = np.diff(csum[np.concatenate(([0], np.cumsum(rcounts)))])
-        back, _ = C.alltoallv(self.comm, np.asarray(lengths, dtype=np.int64), rcounts)
-        got, _ = C.alltoallv(self.comm, np.asarray(values, dtype=np.int64), per_rank)
-        return tuple(self._dev(h, back, got))  # type: ignore[return-value]
+        def on_host(asked: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+            lengths, values = self._host(*answer(*self._dev(asked)))
+            return lengths, values
+
+        got = self.ops.request(*self._host(gids), on_host)
+        return tuple(self._dev(*got))  # type: ignore[return-value]
 
 
 def _sparse_columns(xp: Any, rows: Any, cols: Any, vals: Any, k: int,

@@ -41,6 +41,7 @@ over the graph's grid; the communication goes through :mod:`spbfs.mpi.comm`
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -478,16 +479,50 @@ class GridOps(GridPhases):
         One request and one reply Alltoallv over all ranks; each distinct id is
         asked for once.
         """
-        grid = self.grid
         gids = np.asarray(gids, dtype=np.int64)
-        if grid.size == 1:
+        if self.grid.size == 1:
             return piece[gids - self.lo]
-        uniq, back = np.unique(gids, return_inverse=True)
-        owner = self.d.piece_of(uniq)
-        counts = np.bincount(owner, minlength=grid.size).astype(np.int64)
-        asked, rcounts = C.alltoallv(grid.comm, uniq, counts)  # uniq is sorted by owner
-        reply, _ = C.alltoallv(grid.comm, piece[asked - self.lo], rcounts)
+        _, back, asked, rcounts = self._ask(gids)
+        reply, _ = C.alltoallv(self.grid.comm, piece[asked - self.lo], rcounts)
         return reply[back]
+
+    def request(self, gids: np.ndarray,
+                answer: Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]],
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Variable-length answers from the owners of ``gids`` (collective).
+
+        The distinct ids go to their owners as :meth:`lookup`'s do (one
+        Alltoallv), where ``answer(asked)`` gets the ids asked of this rank
+        (int64 global ids) and returns ``(lengths, values)``: ``lengths[x]``
+        int64 values for ``asked[x]``, concatenated in order. The answers come
+        back in two Alltoallv (lengths, values).
+
+        Returns
+        -------
+        ids, lengths, values
+            The distinct ids (sorted), the number of values of each, and the
+            values concatenated in the order of the ids.
+        """
+        uniq, _, asked, rcounts = self._ask(np.asarray(gids, dtype=np.int64))
+        lengths, values = answer(asked)
+        lengths = np.asarray(lengths, dtype=np.int64)
+        # Values answered to each asker: the lengths of its ids, summed.
+        csum = np.zeros(asked.shape[0] + 1, dtype=np.int64)
+        np.cumsum(lengths, out=csum[1:])
+        per_rank = np.diff(csum[np.concatenate(([0], np.cumsum(rcounts)))])
+        comm = self.grid.comm
+        back, _ = C.alltoallv(comm, lengths, rcounts)
+        got, _ = C.alltoallv(comm, np.asarray(values, dtype=np.int64), per_rank)
+        return uniq, back, got
+
+    def _ask(self, gids: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """The distinct ``gids`` sent to their owners (one Alltoallv): ``(uniq, back,
+        asked, rcounts)``, ``uniq[back] == gids``, the ids asked of this rank and how
+        many each rank asked."""
+        uniq, back = np.unique(gids, return_inverse=True)
+        counts = np.bincount(self.d.piece_of(uniq), minlength=self.grid.size).astype(np.int64)
+        asked, rcounts = C.alltoallv(self.grid.comm, uniq, counts)  # uniq is sorted by owner
+        return uniq, back, asked, rcounts
 
 
 def product_sparse(ops: GridOps, block: Block, ids: np.ndarray, vals: np.ndarray,
