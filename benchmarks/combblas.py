@@ -23,15 +23,17 @@ square logical processor grid"), so 2 ranks cannot run: 1 rank (1x1) and 4 ranks
 (2x2) are compared. On a 2-core machine 4 ranks oversubscribe the cores.
 
 Same generator, not the same graph: ``dobfs`` takes only a scale and generates
-its own Graph500 graph (the Graph500 1.2 reference generator, initiator 0.57,
-0.19, 0.19, 0.05, edge factor 16), then drops loops, duplicates and isolated
-vertices and symmetrizes. spbfs generates a Kronecker graph with the same
-parameters from its own random stream (:func:`spbfs.generators.kronecker`,
-``--seed``). The two graphs have the same distribution, not the same edges.
+its own graph with the Graph500 2.1 reference generator (``RefGen21::make_graph``,
+initiator 0.57, 0.19, 0.19, 0.05, edge factor 16, vertex ids scrambled; seed 0,
+since DirOptBFS.cpp defines ``DETERMINISTIC``: the same graph on any rank count),
+then drops loops, duplicates and isolated vertices and symmetrizes. spbfs
+generates a Kronecker graph with the same parameters from its own random stream
+(:func:`spbfs.generators.kronecker`, ``--seed``). The two graphs have the same
+distribution, not the same edges.
 
 Roots: 64 for both, since ``dobfs`` fixes them (``#define ITERS 64``): CombBLAS
-draws them uniformly from the non-isolated vertices with a clock-seeded
-Mersenne Twister (new roots every run); spbfs samples 64 vertices with an edge
+draws them from its non-isolated vertices with a Mersenne Twister of a fixed
+seed (the same roots every run); spbfs samples 64 vertices with an edge
 (``--seed``, the same roots every round).
 
 Timing: each system's own clock around one search: CombBLAS's per-search

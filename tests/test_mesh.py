@@ -121,14 +121,19 @@ def test_mesh_bad_arguments(kwargs, exc, word):
 # --------------------------------------------------------------------------- benchmarks/gapbs.py
 
 
-def _gapbs_module():
-    path = Path(__file__).resolve().parents[1] / "benchmarks" / "gapbs.py"
-    spec = importlib.util.spec_from_file_location("_bench_gapbs", path)
+def _bench_module(name: str):
+    """``benchmarks/<name>.py`` imported as a module (the folder is not a package)."""
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(f"_bench_{name}", path)
     assert spec is not None and spec.loader is not None
     mod = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault("_bench_gapbs", mod)
+    sys.modules.setdefault(f"_bench_{name}", mod)
     spec.loader.exec_module(mod)
     return mod
+
+
+def _gapbs_module():
+    return _bench_module("gapbs")
 
 
 def test_sg_writer_layout(tmp_path):
@@ -184,13 +189,7 @@ def test_parse_gapbs_output():
 
 
 def _combblas_module():
-    path = Path(__file__).resolve().parents[1] / "benchmarks" / "combblas.py"
-    spec = importlib.util.spec_from_file_location("_bench_combblas", path)
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault("_bench_combblas", mod)
-    spec.loader.exec_module(mod)
-    return mod
+    return _bench_module("combblas")
 
 
 #: Lines of a real ``mpiexec -n 1 dobfs 12`` run (CombBLAS 2381a1f7a028), two searches.
