@@ -1,32 +1,44 @@
-"""Functions shared by the benchmark scripts: load, tables, memory and machine state."""
+"""Functions shared by the benchmark scripts: load, tables, memory, machine state, and
+the source and cached build of a peer written in C/C++."""
 
 from __future__ import annotations
 
+import hashlib
 import os
 import resource
+import shutil
 import subprocess
 import sys
+import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 __all__ = [
+    "cached_build",
+    "compiler_version",
+    "describe_tree",
     "format_ms",
     "format_table",
     "free_memory_bytes",
+    "git",
     "interleaved",
     "load_average",
     "load_edges",
     "machine_line",
     "median",
+    "mpiexec",
     "peak_rss_bytes",
+    "peer_cache",
     "peer_graph_names",
     "peer_graphs",
+    "peer_source",
     "rss_bytes",
     "set_omp_wait",
+    "tree_hash",
 ]
 
 
@@ -264,3 +276,167 @@ def stop_busy(procs: list[subprocess.Popen]) -> None:
         p.kill()
     for p in procs:
         p.wait()
+
+
+# ------------------------------------------------------------------------ peers built from source
+
+
+def mpiexec() -> str:
+    """The ``mpiexec`` beside this interpreter (the ``mpich`` wheel's), else on ``PATH``."""
+    here = str(Path(sys.executable).parent)
+    exe = shutil.which("mpiexec", path=here + os.pathsep + os.environ.get("PATH", ""))
+    if exe is None:
+        sys.exit("mpiexec not found (install the mpich wheel: pip install mpich)")
+    return os.path.normpath(os.path.abspath(exe))  # one spelling: a build cache key holds it
+
+
+def peer_cache(name: str) -> Path:
+    """``$XDG_CACHE_HOME/spbfs/<name>`` (``~/.cache/spbfs/<name>``): a peer's source and builds."""
+    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    return base / "spbfs" / name
+
+
+def git(*args: str) -> str:
+    """``git args...``'s standard output (raises ``CalledProcessError`` on failure)."""
+    return subprocess.run(["git", *args], check=True, capture_output=True, text=True).stdout
+
+
+def describe_tree(tree: Path) -> str:
+    """``commit <short hash>`` of a checkout, or ``not a git checkout``."""
+    try:
+        return "commit " + git("-C", str(tree), "rev-parse", "--short=12", "HEAD").strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "not a git checkout"
+
+
+def _glob_literal(path: str) -> str:
+    """A sparse-checkout pattern matching exactly ``path`` (glob characters escaped)."""
+    return "".join("\\" + ch if ch in "*?[]\\!#" else ch for ch in path)
+
+
+def _checkout_present(dest: Path) -> int:
+    """Check out HEAD in a ``--no-checkout`` clone, leaving out files whose blobs are absent.
+
+    A stored snapshot of a repository may lack some large data files; ``git
+    checkout`` would then fail as a whole. The absent ones (none of them sources,
+    for the peers built here) are left out with a sparse checkout. Returns how
+    many were left out.
+    """
+    tree = git("-C", str(dest), "ls-tree", "-r", "-z", "HEAD").split("\0")
+    entries = [e.split("\t", 1) for e in tree if e]
+    blobs = [(meta.split()[2], path) for meta, path in entries if meta.split()[1] == "blob"]
+    check = subprocess.run(["git", "-C", str(dest), "cat-file", "--batch-check"],
+                           input="".join(f"{sha}\n" for sha, _ in blobs), capture_output=True,
+                           text=True, check=True).stdout.splitlines()
+    missing = [path for (_, path), line in zip(blobs, check, strict=True)
+               if line.endswith(" missing")]
+    if missing:
+        git("-C", str(dest), "sparse-checkout", "set", "--no-cone", "/*",
+            *("!/" + _glob_literal(p) for p in missing))
+    git("-C", str(dest), "checkout", "--quiet", "HEAD")
+    return len(missing)
+
+
+def peer_source(spec: str | None, cache: Path, *, name: str, marker: str, url: str,
+                option: str) -> tuple[Path, str]:
+    """A peer's source tree and a one-line description of where it came from.
+
+    Parameters
+    ----------
+    spec : str or None
+        A source checkout (holding ``marker``), a git directory (bare or
+        ``.git``: cloned into ``cache/src-<commit>``), or None: clone ``url``
+        into ``cache/src`` once (needs internet).
+    cache : pathlib.Path
+        The cache folder.
+    name : str
+        The peer's name, for messages.
+    marker : str
+        A file every source tree of the peer holds (``src/bfs.cc``).
+    url : str
+        The peer's public repository.
+    option : str
+        The command-line option that passes ``spec``, for messages.
+    """
+    if spec is None:
+        dest = cache / "src"
+        if not (dest / marker).exists():
+            cache.mkdir(parents=True, exist_ok=True)
+            try:
+                subprocess.run(["git", "clone", "--quiet", "--depth", "1", url, str(dest)],
+                               check=True, capture_output=True, text=True)
+            except (OSError, subprocess.CalledProcessError) as exc:
+                err = getattr(exc, "stderr", "") or exc
+                raise SystemExit(f"cannot clone {url} into {dest} ({err}); without internet "
+                                 f"pass {option} DIR (a {name} checkout or git "
+                                 f"directory)") from None
+        return dest, f"{url} ({describe_tree(dest)})"
+    path = Path(spec).expanduser().resolve()
+    if (path / marker).exists():
+        return path, f"{path} ({describe_tree(path)})"
+    try:
+        commit = git("--git-dir", str(path), "rev-parse", "HEAD").strip()
+    except (OSError, subprocess.CalledProcessError):
+        raise SystemExit(f"{option} {spec}: neither a {name} source tree (no {marker}) nor a "
+                         f"git directory") from None
+    dest = cache / f"src-{commit[:12]}"
+    left_out = 0
+    if not (dest / marker).exists():
+        cache.mkdir(parents=True, exist_ok=True)
+        shutil.rmtree(dest, ignore_errors=True)
+        git("clone", "--quiet", "--no-checkout", str(path), str(dest))
+        left_out = _checkout_present(dest)
+        if not (dest / marker).exists():
+            raise SystemExit(f"{option} {spec}: its HEAD has no {marker}; is it {name}?")
+    note = f", {left_out} data files absent from the git directory left out" if left_out else ""
+    return dest, f"{path} (commit {commit[:12]}{note})"
+
+
+def compiler_version(cmd: Sequence[str], what: str) -> str:
+    """``cmd --version``'s output (part of a build's cache key); exits if it fails."""
+    try:
+        return subprocess.run([*cmd, "--version"], check=True, capture_output=True,
+                              text=True).stdout
+    except (OSError, subprocess.CalledProcessError) as exc:
+        raise SystemExit(f"{what}: {' '.join(cmd)} --version failed ({exc})") from None
+
+
+def tree_hash(src: Path, keep: Callable[[Path], bool], *extra: str) -> str:
+    """A hash of the files of ``src`` that ``keep(relative path)`` selects, and ``extra``.
+
+    ``.git`` is never read. The key of a cached build: sources, build files,
+    compiler version and flags.
+    """
+    h = hashlib.sha256("\0".join(extra).encode())
+    for f in sorted(src.rglob("*")):
+        rel = f.relative_to(src)
+        if f.is_file() and rel.parts[0] != ".git" and keep(rel):
+            h.update(str(rel).encode())
+            h.update(f.read_bytes())
+    return h.hexdigest()[:16]
+
+
+def cached_build(cache: Path, key: str, build: Callable[[Path], None],
+                 outputs: Sequence[str]) -> dict[str, Path]:
+    """The ``outputs`` (paths relative to the build folder) of ``cache/build-<key>``.
+
+    Where they are missing, ``build(folder)`` fills a fresh temporary folder,
+    which then replaces ``cache/build-<key>`` whole: a build that failed or was
+    interrupted never looks complete.
+    """
+    dest = cache / f"build-{key}"
+    paths = {o: dest / o for o in outputs}
+    if all(p.exists() for p in paths.values()):
+        return paths
+    cache.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix="build-", dir=cache))
+    try:
+        build(tmp)
+        missing = [o for o in outputs if not (tmp / o).exists()]
+        if missing:
+            raise SystemExit(f"the build in {tmp} made no {', '.join(missing)}")
+        shutil.rmtree(dest, ignore_errors=True)
+        tmp.rename(dest)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return paths

@@ -33,11 +33,14 @@ import argparse
 import json
 import os
 import shlex
-import shutil
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from _common import mpiexec
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -48,14 +51,6 @@ REFERENCE_NOTE = "reference (Graph500 MPI, top-down): 53 M (1 rank), 57 M (2 ran
 
 TD_PHASES = ("transpose", "expand", "fold")
 BU_PHASES = ("transpose", "frontier_gather", "rotate", "parent_updates")
-
-
-def _mpiexec() -> str:
-    here = str(Path(sys.executable).parent)
-    exe = shutil.which("mpiexec", path=here + os.pathsep + os.environ.get("PATH", ""))
-    if exe is None:
-        sys.exit("benchmarks/dist.py: mpiexec not found (install the mpich wheel)")
-    return exe
 
 
 def _load() -> str:
@@ -72,7 +67,7 @@ def run(grid: str, scale: int, *, roots: int, fmt: str = "csr", direction: str =
     pr, pc = (int(x) for x in grid.split("x"))
     with tempfile.TemporaryDirectory() as tmp:
         js = Path(tmp) / "out.json"
-        cmd = [_mpiexec(), "-n", str(pr * pc), sys.executable, "-m", "spbfs.mpi", "bench",
+        cmd = [mpiexec(), "-n", str(pr * pc), sys.executable, "-m", "spbfs.mpi", "bench",
                "--scale", str(scale), "--edgefactor", str(edgefactor), "--roots", str(roots),
                "--seed", str(seed), "--grid", grid, "--format", fmt, "--direction", direction,
                "--validate-roots", str(validate_roots), "--json", str(js), *(extra or [])]

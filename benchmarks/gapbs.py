@@ -72,7 +72,6 @@ from __future__ import annotations
 
 import argparse
 import gc
-import hashlib
 import os
 import re
 import shutil
@@ -89,7 +88,19 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from _common import format_ms, format_table, load_average, machine_line, median, set_omp_wait
+from _common import (
+    cached_build,
+    compiler_version,
+    format_ms,
+    format_table,
+    load_average,
+    machine_line,
+    median,
+    peer_cache,
+    peer_source,
+    set_omp_wait,
+    tree_hash,
+)
 
 GAPBS_URL = "https://github.com/sbeamer/gapbs"
 SYSTEMS = ("spbfs-csr", "spbfs-dcsc", "scipy", "gapbs")
@@ -215,12 +226,7 @@ def parse_output(text: str) -> GapbsRun:
 
 def default_cache() -> Path:
     """``$XDG_CACHE_HOME/spbfs/gapbs`` (``~/.cache/spbfs/gapbs``)."""
-    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    return base / "spbfs" / "gapbs"
-
-
-def _git(*args: str) -> str:
-    return subprocess.run(["git", *args], check=True, capture_output=True, text=True).stdout
+    return peer_cache("gapbs")
 
 
 def gapbs_source(spec: str | None, cache: Path) -> tuple[Path, str]:
@@ -235,43 +241,8 @@ def gapbs_source(spec: str | None, cache: Path) -> tuple[Path, str]:
     cache : pathlib.Path
         The cache folder.
     """
-    if spec is None:
-        dest = cache / "src"
-        if not (dest / "src" / "bfs.cc").exists():
-            cache.mkdir(parents=True, exist_ok=True)
-            try:
-                subprocess.run(["git", "clone", "--quiet", "--depth", "1", GAPBS_URL, str(dest)],
-                               check=True, capture_output=True, text=True)
-            except (OSError, subprocess.CalledProcessError) as exc:
-                err = getattr(exc, "stderr", "") or exc
-                raise SystemExit(f"cannot clone {GAPBS_URL} into {dest} ({err}); without "
-                                 f"internet pass --gapbs DIR (a GAPBS checkout or git "
-                                 f"directory)") from None
-        return dest, f"{GAPBS_URL} ({_describe(dest)})"
-    path = Path(spec).expanduser().resolve()
-    if (path / "src" / "bfs.cc").exists():
-        return path, f"{path} ({_describe(path)})"
-    try:
-        commit = _git("--git-dir", str(path), "rev-parse", "HEAD").strip()
-    except (OSError, subprocess.CalledProcessError):
-        raise SystemExit(f"--gapbs {spec}: neither a GAPBS source tree (no src/bfs.cc) nor a "
-                         f"git directory") from None
-    dest = cache / f"src-{commit[:12]}"
-    if not (dest / "src" / "bfs.cc").exists():
-        cache.mkdir(parents=True, exist_ok=True)
-        shutil.rmtree(dest, ignore_errors=True)
-        subprocess.run(["git", "clone", "--quiet", str(path), str(dest)], check=True,
-                       capture_output=True, text=True)
-        if not (dest / "src" / "bfs.cc").exists():
-            raise SystemExit(f"--gapbs {spec}: its HEAD has no src/bfs.cc; is it GAPBS?")
-    return dest, f"{path} (commit {commit[:12]})"
-
-
-def _describe(tree: Path) -> str:
-    try:
-        return "commit " + _git("-C", str(tree), "rev-parse", "--short=12", "HEAD").strip()
-    except (OSError, subprocess.CalledProcessError):
-        return "not a git checkout"
+    return peer_source(spec, cache, name="GAPBS", marker="src/bfs.cc", url=GAPBS_URL,
+                       option="--gapbs")
 
 
 def build_gapbs(src: Path, cache: Path, targets: Sequence[str] = ("bfs", "converter"),
@@ -282,35 +253,18 @@ def build_gapbs(src: Path, cache: Path, targets: Sequence[str] = ("bfs", "conver
     hashes the sources, the Makefiles and ``cxx --version``; ``make`` runs there
     (``-O3 -fopenmp``, GAPBS's own flags), so a source checkout is never written to.
     """
-    try:
-        version = subprocess.run([cxx, "--version"], check=True, capture_output=True,
-                                 text=True).stdout
-    except (OSError, subprocess.CalledProcessError) as exc:
-        raise SystemExit(f"GAPBS needs a C++ compiler with OpenMP: {cxx} --version failed "
-                         f"({exc})") from None
-    h = hashlib.sha256(version.encode())
-    for f in sorted(src.rglob("*")):
-        rel = f.relative_to(src)
-        if f.is_file() and rel.parts[0] != ".git" and (
-                rel.parts[0] == "src" or f.name in ("Makefile",) or f.suffix == ".mk"):
-            h.update(str(rel).encode())
-            h.update(f.read_bytes())
-    build = cache / f"build-{h.hexdigest()[:16]}"
-    exes = {t: build / t for t in targets}
-    if all(p.exists() for p in exes.values()):
-        return exes
-    tmp = Path(tempfile.mkdtemp(prefix="build-", dir=cache))
-    try:
+    version = compiler_version([cxx], "GAPBS needs a C++ compiler with OpenMP")
+    key = tree_hash(src, lambda rel: rel.parts[0] == "src" or rel.name == "Makefile"
+                    or rel.suffix == ".mk", version)
+
+    def build(tmp: Path) -> None:
         shutil.copytree(src, tmp, dirs_exist_ok=True, ignore=shutil.ignore_patterns(".git"))
         res = subprocess.run(["make", f"-j{os.cpu_count() or 1}", f"CXX={cxx}", *targets],
                              cwd=tmp, capture_output=True, text=True)
         if res.returncode != 0:
             raise SystemExit(f"building GAPBS failed in {tmp}:\n{res.stdout}\n{res.stderr}")
-        shutil.rmtree(build, ignore_errors=True)
-        tmp.rename(build)  # whole directory at once: a half-built cache never looks complete
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-    return exes
+
+    return cached_build(cache, key, build, targets)
 
 
 #: Starts GAPBS from a small interpreter and reports its rusage. Linux records the

@@ -121,14 +121,19 @@ def test_mesh_bad_arguments(kwargs, exc, word):
 # --------------------------------------------------------------------------- benchmarks/gapbs.py
 
 
-def _gapbs_module():
-    path = Path(__file__).resolve().parents[1] / "benchmarks" / "gapbs.py"
-    spec = importlib.util.spec_from_file_location("_bench_gapbs", path)
+def _bench_module(name: str):
+    """``benchmarks/<name>.py`` imported as a module (the folder is not a package)."""
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(f"_bench_{name}", path)
     assert spec is not None and spec.loader is not None
     mod = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault("_bench_gapbs", mod)
+    sys.modules.setdefault(f"_bench_{name}", mod)
     spec.loader.exec_module(mod)
     return mod
+
+
+def _gapbs_module():
+    return _bench_module("gapbs")
 
 
 def test_sg_writer_layout(tmp_path):
@@ -178,3 +183,57 @@ def test_parse_gapbs_output():
     assert run.verified == ["PASS"]
     with pytest.raises(ValueError, match="Trial Time"):
         gap.parse_output("Graph has 6 nodes and 4 undirected edges for degree: 0\n")
+
+
+# --------------------------------------------------------------------------- benchmarks/combblas.py
+
+
+def _combblas_module():
+    return _bench_module("combblas")
+
+
+#: Lines of a real ``mpiexec -n 1 dobfs 12`` run (CombBLAS 2381a1f7a028), two searches.
+DOBFS_SAMPLE = """\
+As a whole: 4096 rows and 4096 columns and 48369 nonzeros
+Converted to Boolean and removed 56 loops
+As a whole: 3306 rows and 3306 columns and 48369 nonzeros
+Symmetricized
+Threading activated with 1 threads
+As a whole: 3306 rows and 3306 columns and 96738 nonzeros
+0.174927 seconds elapsed for Kernel #1
+As a whole, Degrees array has length 3306
+A BFS iteration is starting
+param 3306 vertices with 96738 edges
+ 5d              0        0.00001
+0th starting vertex was 3246
+Number iterations: 6
+Number of vertices found: 3306
+Number of edges traversed: 65536
+BFS time: 0.000294586 seconds
+MTEPS: 222.468
+A BFS iteration is starting
+1th starting vertex was 1093
+Number iterations: 5
+Number of vertices found: 3306
+Number of edges traversed: 65536
+BFS time: 0.000158575 seconds
+MTEPS: 413.277
+Finished
+"""
+
+
+def test_parse_dobfs_output():
+    cb = _combblas_module()
+    run = cb.parse_dobfs(DOBFS_SAMPLE)
+    assert run.times == [0.000294586, 0.000158575]
+    assert run.traversed == [65536, 65536] and run.found == [3306, 3306]
+    # The symmetric matrix searched: the last size line, not the input's.
+    assert (run.vertices, run.nnz, run.threads) == (3306, 96738, 1)
+
+
+def test_parse_dobfs_rejects_broken_output():
+    cb = _combblas_module()
+    with pytest.raises(ValueError, match="BFS time"):
+        cb.parse_dobfs(DOBFS_SAMPLE.split("A BFS iteration")[0])
+    with pytest.raises(ValueError, match="one of each per search"):
+        cb.parse_dobfs(DOBFS_SAMPLE.replace("Number of vertices found: 3306\n", "", 1))
