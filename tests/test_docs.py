@@ -39,10 +39,12 @@ import re
 import shutil
 import subprocess
 import sys
+from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from mpi_launch import one_job_at_a_time
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
@@ -291,13 +293,15 @@ def test_examples(page: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
             script = tmp_path / f"example_{b.line}.py"
             script.write_text(b.body, encoding="utf-8")
             nproc = b.directive.split()[-1]
-            _run_process(b, [exe, "-n", nproc, sys.executable, str(script)], tmp_path)
+            with one_job_at_a_time():  # none of the other worker's jobs beside it (mpi_launch)
+                _run_process(b, [exe, "-n", nproc, sys.executable, str(script)], tmp_path)
         elif b.lang == "python":
             _run_python(b, ns, tmp_path)
         elif b.lang == "bash":
             if "mpiexec" in b.body and _mpiexec() is None:
                 pytest.skip("mpiexec not found")
-            _run_bash(b, tmp_path)
+            with one_job_at_a_time() if "mpiexec" in b.body else nullcontext():
+                _run_bash(b, tmp_path)
         elif b.lang == "toml":
             path = tmp_path / f"example_{b.line}.toml"
             path.write_text(b.body, encoding="utf-8")
