@@ -223,3 +223,41 @@ def test_check_entries_equals_checking_the_rebuilt_tuples(directed: bool, seed: 
         assert (br, bc) == (rows[bad_at], cols[bad_at])
     else:
         assert (br, bc) == (-1, -1)
+
+
+def test_column_groups_sort_alike_on_one_thread_and_in_parallel(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Small groups sort and merge on one thread (a parallel region per group costs more
+    than their work), large ones in parallel: the same block either way, repeated
+    tuples (counts past 255 too), mirrors and self-loops included."""
+    rng = np.random.default_rng(11)
+    d = Distribution(300, 1, 1)
+    rows, cols = rng.integers(0, 300, 5000), rng.integers(0, 300, 5000)
+    rows[:600], cols[:600] = 7, 9  # one entry standing for 600 tuples
+    tup = np.stack([rows, cols], axis=1).reshape(-1).astype(np.int32)
+    mir = np.stack([cols[rows != cols], rows[rows != cols]], axis=1).reshape(-1).astype(np.int32)
+    ran: list[str] = []
+    for name in ("_sort_runs_parallel", "_sort_runs_serial", "_merge_runs_parallel",
+                 "_merge_runs_serial"):
+        kernel = getattr(K, name)
+        monkeypatch.setattr(K, name, lambda *a, _k=kernel, _n=name: (ran.append(_n), _k(*a)))
+    built = {}
+    for entries in (1, 1 << 40):
+        monkeypatch.setattr(K, "PAR_ENTRIES", entries)
+        built[entries] = K.build_columns([tup.copy()], [mir.copy()], 0, 0, d.b, d.B64, d.B64,
+                                         d.B64, nbuckets=3)
+    par, ser = built[1], built[1 << 40]
+    for a, b in zip([*par[:3], *par[3]], [*ser[:3], *ser[3]], strict=True):
+        assert np.array_equal(a, b)
+    assert int(par[2].max()) == 600
+    # Against the symmetric block of the edges but their self-loops (put aside).
+    r, c = rows[rows != cols], cols[rows != cols]
+    want = block_from_edges("csr", np.concatenate([c, r]), np.concatenate([r, c]),
+                            (d.B64, d.B64))
+    assert np.array_equal(par[0], want.ptr) and np.array_equal(par[1], want.ind)
+    assert par[3][0].shape[0] == int((rows == cols).sum())
+    import numba
+
+    if numba.get_num_threads() > 1:
+        assert ran.count("_sort_runs_parallel") == 3 and ran.count("_sort_runs_serial") == 3
+        assert ran.count("_merge_runs_parallel") >= 3 and ran.count("_merge_runs_serial") >= 3
