@@ -24,9 +24,9 @@ import pytest
 import scipy.sparse as sp
 
 import spbfs
+from _nx_spbfs import FUNCTIONS, get_info
 from spbfs.algorithms import pagerank, sssp
 from spbfs.nxbackend import BackendInterface, SpbfsGraph
-from spbfs.nxbackend._info import FUNCTIONS, get_info
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -375,6 +375,20 @@ def test_info_lists_exactly_the_implemented_functions(be: BackendInterface) -> N
     assert be.convert_to_nx({1: 2}) == {1: 2}
 
 
+def test_importing_networkx_loads_nothing_of_spbfs() -> None:
+    """networkx reads every backend's info on import: spbfs's comes from a module outside
+    the package, so a script that only imports networkx does not load spbfs (numba and
+    the search: about half a second)."""
+    info = [ep for ep in entry_points(group="networkx.backend_info") if ep.name == "spbfs"]
+    if not info or info[0].value != "_nx_spbfs:get_info":
+        pytest.skip("the environment's spbfs is installed without this checkout's entry points")
+    code = ("import sys, networkx; assert 'spbfs' in networkx.utils.backends.backend_info; "
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('spbfs', 'numba')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=120, cwd=ROOT.parent, check=True).stdout
+    assert out.strip() == "[]", out
+
+
 # ---------------------------------------------------------------------------- networkx's tests
 
 #: A subset of networkx's own test modules for the implemented functions (tens of seconds).
@@ -416,7 +430,7 @@ def _run_networkx_tests(tmp_path: Path, targets: list[str], pyargs: bool) -> dic
             spbfs = spbfs.nxbackend:backend_interface
 
             [networkx.backend_info]
-            spbfs = spbfs.nxbackend._info:get_info
+            spbfs = _nx_spbfs:get_info
             """))
         path.append(str(meta.parent))
     env["PYTHONPATH"] = os.pathsep.join([*path, env.get("PYTHONPATH", "")])

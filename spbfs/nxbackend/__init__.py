@@ -5,7 +5,8 @@ networkx (3.2 and later) dispatches a function to a backend given
 graph argument is a backend graph. The backend is found through two entry
 points (``pyproject.toml``): ``networkx.backends`` names
 :data:`backend_interface`, and ``networkx.backend_info`` names
-:func:`spbfs.nxbackend._info.get_info`, read when networkx is imported.
+:func:`_nx_spbfs.get_info` (outside the package: ``import networkx`` loads
+nothing of spbfs), read when networkx is imported.
 
 The interface object carries what networkx's dispatcher asks of a backend:
 
@@ -22,7 +23,7 @@ The interface object carries what networkx's dispatcher asks of a backend:
   ``nx.config.backend_priority``; with ``backend="spbfs"`` it does not, and the
   backend runs networkx's own function on such a graph itself;
 * the implemented functions as attributes, with networkx's signatures
-  (listed in :data:`spbfs.nxbackend._info.FUNCTIONS`).
+  (listed in :data:`_nx_spbfs.FUNCTIONS`).
 
 A function spbfs does not implement is no attribute, so networkx runs its
 own (with ``backend="spbfs"`` it says so in a ``NotImplementedError``; from
@@ -56,9 +57,9 @@ import sys
 from collections import Counter
 from typing import Any
 
+from _nx_spbfs import get_info
 from spbfs.nxbackend._algorithms import IMPLEMENTED, Fallback, can_run
 from spbfs.nxbackend._convert import SpbfsGraph, from_nx, to_nx
-from spbfs.nxbackend._info import get_info
 
 __all__ = ["MIN_EDGES_ENV", "STATS_ENV", "BackendInterface", "DispatchStats", "SpbfsGraph",
            "backend_interface", "get_info"]

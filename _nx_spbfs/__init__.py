@@ -1,8 +1,12 @@
 """``backend_info`` of the spbfs networkx backend (the ``networkx.backend_info`` entry point).
 
-networkx calls :func:`get_info` when it is imported, before the backend
-itself is loaded, so this module imports nothing heavy: networkx reads the
-names of the implemented functions from here to document and list them.
+networkx calls :func:`get_info` on every ``import networkx``, before the
+backend itself is loaded, so it lives outside the ``spbfs`` package: importing
+a module of ``spbfs`` runs ``spbfs/__init__.py`` first (numba and the search,
+about half a second), which a script that only imports networkx should not
+pay. networkx reads the names of the implemented functions from here to
+document and list them; :mod:`spbfs.nxbackend` is loaded when a call is
+dispatched to it.
 """
 
 from __future__ import annotations
