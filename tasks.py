@@ -3,7 +3,7 @@
 
     python3 tasks.py bench [spbfs bench options]   # install, then the Graph500-style benchmark
     python3 tasks.py test  [pytest options]        # install, then lint and the whole test suite
-                                                   # (about 16 minutes on 2 idle cores)
+                                                   # (about 13 minutes on 2 idle cores)
     python3 tasks.py docs                          # install, then build the site into site/
 
 Each task creates ``.venv`` beside this file when missing, installs the project
@@ -25,7 +25,7 @@ BIN = VENV / ("Scripts" if os.name == "nt" else "bin")
 EXTRAS = {"bench": "plot", "test": "test,plot", "docs": "docs"}
 # Measured on a fresh clone on 2 idle cores (two pytest workers, which compile the kernels
 # as they go; a warm numba cache takes less). A loaded machine takes several times that.
-FRESH_TEST_MINUTES = 16
+FRESH_TEST_MINUTES = 13
 
 
 def _run(*cmd: str | os.PathLike[str], **kw: object) -> None:
