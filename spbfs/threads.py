@@ -71,7 +71,7 @@ import numpy as np
 from semirings._intrinsics import native_thread_id
 
 __all__ = ["ONE_THREAD_ARCS", "Decision", "SearchThreads", "ThreadPolicy", "ThreadProbe",
-           "count_threads", "read_own_running", "read_running", "search_threads"]
+           "count_threads", "read_own_running", "read_running", "search_threads", "warm"]
 
 #: Arcs (and vertices) below which a search whose count is left to the machine runs
 #: on one thread without reading it, and without setting numba's count (its kernels
@@ -168,6 +168,17 @@ def _record_thread_ids(ids):  # type: ignore[no-untyped-def]
     # Many iterations per thread, so that every thread of the team takes some.
     for _ in nb.prange(ids.shape[0] * 64):
         ids[nb.get_thread_id()] = native_thread_id()
+
+
+def warm() -> None:
+    """Compile (or load from numba's cache) the kernel that names numba's pool workers.
+
+    The thread policy runs it at its first reading of the machine, which comes in the
+    first search of a graph large enough to ask (not in a warm-up on a small graph):
+    :func:`spbfs.warmup.warm_bench` and ``spbfs warmup`` call this, so that no timed
+    search compiles it (0.2 s on a cold cache).
+    """
+    _pool_worker_ids()
 
 
 def _pool_worker_ids() -> tuple[str, ...]:
