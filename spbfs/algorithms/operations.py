@@ -518,11 +518,9 @@ class GridVectorOps:
             values concatenated in that order, where the pieces live.
         """
         def on_host(asked: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-            lengths, values = self._host(*answer(*self._dev(asked)))
-            return lengths, values
+            return tuple(self._host(*answer(*self._dev(asked))))  # type: ignore[return-value]
 
-        got = self.ops.request(*self._host(gids), on_host)
-        return tuple(self._dev(*got))  # type: ignore[return-value]
+        return tuple(self._dev(*self.ops.request(*self._host(gids), on_host)))  # type: ignore[return-value]
 
 
 def _sparse_columns(xp: Any, rows: Any, cols: Any, vals: Any, k: int,
