@@ -20,6 +20,15 @@ directed as the data set is, with the same random weights. Graphs below the
 backend's ``min_edges`` are left to networkx by the backend itself
 (``should_run``): their cells measure what a user gets, dispatch included.
 
+``--small``: microseconds per call of every implemented function on small
+graphs (karate, a 10-vertex path, both also directed), where networkx's
+dispatch is a large part of a call: networkx's own function; the call with
+``backend="spbfs"`` as a user gets it (the backend runs its own code on a small
+graph from the second call on only for the functions in
+``spbfs.nxbackend._algorithms.FAST_ON_SMALL_GRAPHS``, networkx's otherwise);
+and spbfs's implementation with ``min_edges`` 0, what the list is chosen by
+(a ratio below 1 on every graph).
+
 Needs the ``networkx.backends`` entry point (``pip install -e .``).
 Run ``python benchmarks/networkx_backend.py --help``.
 """
@@ -31,6 +40,7 @@ import random
 import statistics
 import time
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 import networkx as nx
@@ -97,6 +107,90 @@ def _functions(g: nx.Graph) -> dict[str, Callable[..., Any]]:
     return f
 
 
+def _small_calls(directed: bool) -> dict[str, Callable[[Any, Any], Any]]:
+    """Every function the backend implements, as ``call(function, graph)`` with plain
+    arguments (source 0)."""
+    from _nx_spbfs import FUNCTIONS
+
+    f: dict[str, Callable[[Any, Any], Any]] = {
+        "bfs_edges": lambda fn, g: list(fn(g, 0)),
+        "bfs_tree": lambda fn, g: sorted(fn(g, 0).edges),
+        "bfs_layers": lambda fn, g: list(fn(g, 0)),
+        "descendants_at_distance": lambda fn, g: fn(g, 0, 2),
+        "single_source_shortest_path_length": lambda fn, g: fn(g, 0),
+        "single_source_dijkstra_path_length": lambda fn, g: fn(g, 0),
+        "shortest_path_length": lambda fn, g: fn(g, 0),
+        "pagerank": lambda fn, g: fn(g),
+        "betweenness_centrality": lambda fn, g: fn(g),
+    }
+    kinds = ["weakly_connected", "strongly_connected"] if directed else ["connected"]
+    for kind in kinds:
+        f[f"{kind}_components"] = lambda fn, g: list(fn(g))
+        f[f"number_{kind}_components"] = f[f"is_{kind}"] = lambda fn, g: fn(g)
+    if not directed:
+        f["triangles"] = lambda fn, g: fn(g)
+    unknown = set(f) - set(FUNCTIONS)
+    if unknown:
+        raise SystemExit(f"not implemented by the backend: {sorted(unknown)}")
+    return f
+
+
+def _per_call(fn: Callable[[], Any], budget: float = 2e-3) -> float:
+    """Seconds of one call of ``fn``, from as many calls as fill ``budget``."""
+    k = 1
+    while True:
+        t = time.perf_counter()
+        for _ in range(k):
+            fn()
+        spent = time.perf_counter() - t
+        if spent >= budget:
+            return spent / k
+        k *= 2
+
+
+def small(rounds: int) -> None:
+    """The ``--small`` table (microseconds per call)."""
+    from networkx.utils.backends import _registered_algorithms
+
+    from spbfs.nxbackend import backend_interface as be
+    from spbfs.nxbackend._algorithms import FAST_ON_SMALL_GRAPHS
+
+    graphs = {"karate": nx.karate_club_graph(), "path 10": nx.path_graph(10)}
+    graphs |= {f"{name}, directed": nx.DiGraph(g) for name, g in list(graphs.items())}
+    limit = be.min_edges
+    print(machine_line())
+    print(f"load before: {load_average()}")
+    rows = []
+    for gname, g in graphs.items():
+        for fname, call in _small_calls(g.is_directed()).items():
+            dispatched = getattr(nx, fname)
+            runs = {
+                "networkx": partial(call, dispatched, g),
+                "forced": partial(call, partial(dispatched, backend="spbfs"), g),
+                # Both codes alone, without networkx's dispatch: what the list is chosen by.
+                "networkx code": partial(call, _registered_algorithms[fname].orig_func, g),
+                "spbfs code": partial(call, getattr(be, fname), be.convert_from_nx(g)),
+            }
+            times: dict[str, list[float]] = {k: [] for k in runs}
+            for r in range(rounds + 1):  # the first round untimed: conversion, compiling
+                for who in list(runs)[r % 4:] + list(runs)[:r % 4]:
+                    be.min_edges = 0 if who == "spbfs code" else limit
+                    try:
+                        t = _per_call(runs[who]) if r else runs[who]()
+                    finally:
+                        be.min_edges = limit
+                    if r:
+                        times[who].append(t)
+            nx_us, forced, own, code = (statistics.median(times[k]) * 1e6 for k in runs)
+            rows.append([gname, fname, "yes" if fname in FAST_ON_SMALL_GRAPHS else "",
+                         f"{nx_us:.1f}", f"{forced:.1f}", f"{forced / nx_us:.2f}",
+                         f"{code / own:.2f}"])
+    print(format_table(["graph", "function", "spbfs code runs", "networkx µs",
+                        "backend=spbfs µs", "ratio", "spbfs code / networkx code"],
+                       rows, markdown=True))
+    print(f"load after: {load_average()}")
+
+
 def _same(a: Any, b: Any) -> bool:
     if isinstance(a, dict):
         return a.keys() == b.keys() and all(abs(a[k] - b[k]) <= 1e-6 * max(1, abs(a[k]))
@@ -120,7 +214,13 @@ def main() -> None:
                          "generated graphs")
     ap.add_argument("--functions", default="",
                     help="comma-separated substrings of the function names to run (default: all)")
+    ap.add_argument("--small", action="store_true",
+                    help="per-call microseconds of every implemented function on small graphs")
     args = ap.parse_args()
+    if args.small:
+        nx.config.warnings_to_ignore.add("cache")
+        small(args.rounds)
+        return
     wanted = [x for x in args.functions.split(",") if x]
     nx.config.warnings_to_ignore.add("cache")
     rows = []

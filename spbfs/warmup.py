@@ -126,11 +126,12 @@ def _steps(aside: subprocess.Popen[bytes] | None = None) -> list[tuple[str, Call
     steps.append(("csgraph", csgraph))
 
     def networkx_backend() -> None:
-        from spbfs.nxbackend._algorithms import _queue_levels
+        from spbfs.nxbackend._algorithms import _queue_into
 
         # Its one-source searches in networkx's order (int64 rows, as converted).
         ptr, nbr = np.array([0, 1, 2], np.int64), np.array([1, 0], np.int64)
-        _queue_levels(ptr, nbr, 0, 2, True)
+        _queue_into(ptr, nbr, 0, 2, True, np.full(2, -1, np.int64), np.empty(2, np.int64),
+                    np.empty(2, np.int64))
 
     steps.append(("networkx backend", networkx_backend))
     return steps

@@ -27,6 +27,7 @@ import spbfs
 from _nx_spbfs import FUNCTIONS, get_info
 from spbfs.algorithms import pagerank, sssp
 from spbfs.nxbackend import BackendInterface, SpbfsGraph
+from spbfs.nxbackend._algorithms import FAST_ON_SMALL_GRAPHS, IMPLEMENTED
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -141,21 +142,44 @@ def test_should_run_declines_small_graphs() -> None:
     assert isinstance(be.should_run("bfs_edges", (big, 0), {}), str)
 
 
-def test_forced_backend_on_a_small_graph_runs_networkx() -> None:
-    """``backend="spbfs"`` skips should_run: the backend itself runs networkx's function
-    on a small graph (counted as declined), and spbfs on a large one."""
+def test_forced_backend_on_a_small_graph_runs_networkx_then_spbfs() -> None:
+    """``backend="spbfs"`` skips should_run: on a small graph the backend itself runs
+    networkx's function at the first call (counted as declined), and spbfs from the
+    second on, for a function spbfs runs faster there (bfs_edges) and arguments it
+    takes; always spbfs on a large graph."""
     be = BackendInterface()
     g = nx.karate_club_graph()
-    assert list(be.bfs_edges(be.convert_from_nx(g), 0)) == list(nx.bfs_edges(g, 0))
+    want = list(nx.bfs_edges(g, 0))
+    assert list(be.bfs_edges(be.convert_from_nx(g), 0)) == want
     assert be.stats.declined["bfs_edges"] == 1 and not be.stats.ran
-    # Arguments spbfs leaves to networkx are networkx's on a graph it runs anyway.
+    assert list(be.bfs_edges(be.convert_from_nx(g), 0)) == want
+    assert be.stats.ran["bfs_edges"] == 1 and be.stats.declined["bfs_edges"] == 1
+    # A function networkx runs faster on a small graph stays networkx's.
+    assert "bfs_layers" not in FAST_ON_SMALL_GRAPHS
+    assert list(be.bfs_layers(be.convert_from_nx(g), 0)) == list(nx.bfs_layers(g, 0))
+    assert be.stats.declined["bfs_layers"] == 1 and not be.stats.ran["bfs_layers"]
+    # Arguments spbfs leaves to networkx: can_run passes them on a small graph, which the
+    # backend then hands to networkx, converted or not.
     assert be.can_run("bfs_edges", (g, 0), {"sort_neighbors": sorted}) is True
     key = lambda it: sorted(it, reverse=True)  # noqa: E731
-    got = be.bfs_edges(be.convert_from_nx(g), 0, sort_neighbors=key)
-    assert list(got) == list(nx.bfs_edges(g, 0, sort_neighbors=key))
+    for _ in range(2):
+        got = be.bfs_edges(be.convert_from_nx(g), 0, sort_neighbors=key)
+        assert list(got) == list(nx.bfs_edges(g, 0, sort_neighbors=key))
+        got = be.bfs_edges(be.convert_from_nx(g), 0, False, None, key)  # as networkx binds
+        assert list(got) == list(nx.bfs_edges(g, 0, sort_neighbors=key))
+    assert be.stats.ran["bfs_edges"] == 1 and be.stats.declined["bfs_edges"] == 5
+    # A changed graph is converted anew: its first call is networkx's again.
+    g.add_edge(0, 9)
+    assert list(be.bfs_edges(be.convert_from_nx(g), 0)) == list(nx.bfs_edges(g, 0))
+    assert be.stats.declined["bfs_edges"] == 6
     big = nx.gnm_random_graph(3000, be.min_edges, seed=2)
     assert list(be.bfs_edges(be.convert_from_nx(big), 0)) == list(nx.bfs_edges(big, 0))
-    assert be.stats.ran["bfs_edges"] == 1
+    assert be.stats.ran["bfs_edges"] == 2
+
+
+def test_small_graph_functions_listed_are_implemented() -> None:
+    """Every function run on small graphs is one the backend implements."""
+    assert FAST_ON_SMALL_GRAPHS <= set(IMPLEMENTED)
 
 
 def test_converted_graph_kept_without_networkx_cache_warning() -> None:

@@ -21,7 +21,10 @@ The interface object carries what networkx's dispatcher asks of a backend:
   Python loops; graphblas-algorithms and nx-cugraph decline small inputs
   alike). networkx asks it where the backend comes from
   ``nx.config.backend_priority``; with ``backend="spbfs"`` it does not, and the
-  backend runs networkx's own function on such a graph itself;
+  backend runs networkx's own function on such a graph itself: at the first
+  call, and at every call of a function networkx runs faster there (the
+  others, :data:`~spbfs.nxbackend._algorithms.FAST_ON_SMALL_GRAPHS`, convert
+  the graph at their second call and run spbfs's);
 * the implemented functions as attributes, with networkx's signatures
   (listed in :data:`_nx_spbfs.FUNCTIONS`).
 
@@ -52,13 +55,14 @@ from __future__ import annotations
 import atexit
 import inspect
 import json
+import operator
 import os
 import sys
 from collections import Counter
 from typing import Any
 
 from _nx_spbfs import get_info
-from spbfs.nxbackend._algorithms import IMPLEMENTED, Fallback, can_run
+from spbfs.nxbackend._algorithms import FAST_ON_SMALL_GRAPHS, IMPLEMENTED, Fallback, can_run
 from spbfs.nxbackend._convert import SpbfsGraph, from_nx, to_nx
 
 __all__ = ["MIN_EDGES_ENV", "STATS_ENV", "BackendInterface", "DispatchStats", "SpbfsGraph",
@@ -269,10 +273,35 @@ class BackendInterface:
         declined = stats.declined
         own: list[Any] = []  # networkx's function, looked up at the first declined call
 
+        small_too = name in FAST_ON_SMALL_GRAPHS
+        signature: list[Any] = []  # networkx's parameter names and defaults, when needed
+
+        def takes(args: tuple, kwargs: dict) -> bool:
+            # can_run passed these arguments without a look (a small graph is networkx's).
+            if not signature:
+                params = list(inspect.signature(_networkx_function(name)).parameters.values())
+                first = len(params)  # the trailing parameters with defaults start here
+                while first and params[first - 1].default is not inspect.Parameter.empty:
+                    first -= 1
+                signature.extend((tuple(p.name for p in params), first,
+                                  tuple(p.default for p in params[first:])))
+            names, first, tail = signature
+            if len(args) == len(names) and not kwargs:  # as networkx's dispatcher binds
+                if all(map(operator.is_, args[first:], tail)):
+                    return True  # networkx's defaults, as networkx's dispatcher fills them
+                return can_run(name, dict(zip(names, args, strict=True))) is True
+            defaults = dict(zip(names[first:], tail, strict=True))
+            given = dict(zip(names, args, strict=False))
+            return can_run(name, {**defaults, **given, **kwargs}) is True
+
         def call(*args: Any, **kwargs: Any) -> Any:
             graph = args[0] if args else None
-            if isinstance(graph, SpbfsGraph) and self._declines(graph) is not True:
+            if (isinstance(graph, SpbfsGraph) and self._declines(graph) is not True
+                    and not (small_too and graph.forced and takes(args, kwargs))):
                 # backend="spbfs" on a small graph (networkx does not ask should_run then).
+                # Its first such call is networkx's: converting it costs more than one
+                # search (karate: 43 against 19 µs). A second call pays for the conversion.
+                graph.forced = True
                 declined[name] += 1
                 if not own:
                     own.append(_networkx_function(name))

@@ -13,7 +13,7 @@ queue, which depends on the adjacency dicts' insertion order. Where the
 output order is part of the result, one source's searches
 (``bfs_edges``, ``bfs_tree``, ``single_source_shortest_path_length``,
 ``shortest_path_length``) run a compiled queue search over the rows in
-networkx's order (:func:`_queue_levels`), which yields networkx's order
+networkx's order (:func:`_queue_into`), which yields networkx's order
 itself at a cost proportional to the part of the graph reached: a source
 that reaches a few dozen vertices of a scale-free graph costs
 microseconds, where the direction-optimizing search and an ordering pass
@@ -33,7 +33,7 @@ backend interface runs networkx's own function on the original graph.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 import numba as nb
@@ -47,7 +47,7 @@ from spbfs.kernels.components_numba import dfs_strong_labels, unsigned
 from spbfs.kernels.ranking_numba import level_queue
 from spbfs.nxbackend._convert import Adjacency, SpbfsGraph, UnsupportedWeights
 
-__all__ = ["IMPLEMENTED", "Fallback", "can_run"]
+__all__ = ["FAST_ON_SMALL_GRAPHS", "IMPLEMENTED", "Fallback", "can_run"]
 
 
 class Fallback(Exception):
@@ -124,9 +124,13 @@ def _ordered_levels(adj: Adjacency, first: np.ndarray, levels: np.ndarray,
     return out
 
 
-def _labels(G: SpbfsGraph, ids: np.ndarray) -> list[Any]:
+def _labels(G: SpbfsGraph, ids: np.ndarray | list[int]) -> list[Any]:
+    if isinstance(ids, np.ndarray):
+        ids = ids.tolist()
+    if G.labels_are_ids:
+        return ids
     nodes = G.nodes
-    return [nodes[k] for k in ids.tolist()]
+    return [nodes[k] for k in ids]
 
 
 def _check_weights(w: np.ndarray) -> None:
@@ -178,37 +182,51 @@ def _dijkstra_dict(G: SpbfsGraph, source: int, weight: Any, cutoff: Any = None,
 
 
 @nb.njit(cache=True, nogil=True)
-def _queue_levels(indptr, nbr, source, depth, tree):  # type: ignore[no-untyped-def]
-    """networkx's breadth-first search: the vertices reached, in its order, their levels
-    and (``tree``) their parents.
+def _queue_into(indptr, nbr, source, depth, tree, level, order, out):  # type: ignore[no-untyped-def]
+    """networkx's breadth-first search: the vertices reached, in its order, into
+    ``order[:tail]``, and their parents (``tree``) or levels into ``out[:tail]``;
+    returns ``tail``.
 
     The queue takes each row in stored order and a vertex at its first
     discovery, as networkx's ``_single_shortest_path_length`` and
     ``generic_bfs_edges`` do (:func:`~spbfs.kernels.ranking_numba.level_queue`);
-    vertices at level ``depth`` are reached but not expanded. Work: the rows
-    of the vertices reached, and one O(n) fill. Without ``tree`` the parents
-    are an empty array.
+    vertices at level ``depth`` are reached but not expanded. ``level`` holds -1
+    on entry and again on return: the work is the rows of the vertices reached,
+    with no pass over all ``n``.
     """
-    n = indptr.shape[0] - 1
-    level = np.full(n, -1, dtype=np.int64)
-    order = np.empty(n, dtype=np.int64)
-    parents = np.empty(n if tree else 0, dtype=np.int64)
-    tail = level_queue(indptr, nbr, level, order, source, depth, parents)
-    reached = order[:tail]
-    return reached, level[reached], parents[:tail]
+    tail = level_queue(indptr, nbr, level, order, source, depth, out if tree else out[:0])
+    for i in range(tail):
+        v = order[i]
+        if not tree:
+            out[i] = level[v]
+        level[v] = -1
+    return tail
+
+
+def _queue(adj: Adjacency, source: int, depth: int, tree: bool) -> tuple[list[int], list[int]]:
+    """:func:`_queue_into` on scratch arrays of ``adj``: the ids reached in networkx's
+    order and their parents (``tree``) or levels, as lists."""
+    if adj.scratch:
+        arrays = adj.scratch.pop()
+    else:
+        n = adj.indptr.shape[0] - 1
+        arrays = (np.full(n, -1, np.int64), np.empty(n, np.int64), np.empty(n, np.int64))
+    level, order, out = arrays
+    tail = _queue_into(adj.indptr, adj.nbr, source, depth, tree, level, order, out)
+    ids, values = order[:tail].tolist(), out[:tail].tolist()
+    adj.scratch.append(arrays)  # not reached after an error: a level array left dirty
+    return ids, values
 
 
 def _bfs_dict(G: SpbfsGraph, source: int, cutoff: Any = None,
               reverse: bool = False) -> dict[Any, int]:
-    """networkx's ``{node: hops}`` from ``source`` in its order (:func:`_queue_levels`)."""
-    adj = G.adjacency(reverse)
+    """networkx's ``{node: hops}`` from ``source`` in its order (:func:`_queue_into`)."""
     depth = _depth(cutoff)
-    ids, levels, _ = _queue_levels(adj.indptr, adj.nbr, source,
-                                   G.n if depth is None else depth, False)
-    return dict(zip(_labels(G, ids), levels.tolist(), strict=True))
+    ids, levels = _queue(G.adjacency(reverse), source, G.n if depth is None else depth, False)
+    return dict(zip(_labels(G, ids), levels, strict=True))
 
 
-def _generator(items: list[Any]) -> Iterator[Any]:
+def _generator(items: Iterable[Any]) -> Iterator[Any]:
     yield from items
 
 
@@ -224,8 +242,8 @@ def bfs_edges(G: SpbfsGraph, source: Any, reverse: bool = False, depth_limit: An
     # One compiled queue in networkx's order: its tree edges come out as networkx
     # yields them, where levels from spbfs's search needed a reordering pass per level
     # (0.8x networkx on a 141 x 141 grid).
-    ids, _, par = _queue_levels(adj.indptr, adj.nbr, s, G.n if depth is None else depth, True)
-    return _generator(list(zip(_labels(G, par[1:]), _labels(G, ids[1:]), strict=True)))
+    ids, par = _queue(adj, s, G.n if depth is None else depth, True)
+    return _generator(zip(_labels(G, par[1:]), _labels(G, ids[1:]), strict=True))
 
 
 def bfs_tree(G: SpbfsGraph, source: Any, reverse: bool = False, depth_limit: Any = None,
@@ -489,6 +507,18 @@ IMPLEMENTED = {
         pagerank, betweenness_centrality, triangles,
     )
 }
+
+#: The functions faster than networkx's own on small graphs too, once the graph is
+#: converted (``python benchmarks/networkx_backend.py --small``: karate, a 10-vertex path,
+#: both directed too). A call forced to the backend on a graph below ``min_edges``
+#: runs them from its second call on; the others are networkx's there.
+FAST_ON_SMALL_GRAPHS = frozenset({
+    "bfs_edges", "bfs_tree", "shortest_path_length", "number_connected_components",
+    "is_connected", "number_weakly_connected_components", "is_weakly_connected",
+    "single_source_shortest_path_length",
+    "number_strongly_connected_components", "is_strongly_connected", "pagerank",
+    "betweenness_centrality",
+})
 
 
 # -------------------------------------------------------------------- can_run

@@ -47,11 +47,15 @@ class Adjacency:
         int64, ``n + 1``: the neighbours of ``k`` are ``nbr[indptr[k]:indptr[k + 1]]``.
     nbr : numpy.ndarray
         int64 vertex ids, each row in the order networkx iterates ``adj[node]``.
+    scratch : list
+        Free arrays of one-source searches, taken and put back by each search (two
+        threads searching one graph take two).
     """
 
     def __init__(self, indptr: np.ndarray, nbr: np.ndarray) -> None:
         self.indptr = indptr
         self.nbr = nbr
+        self.scratch: list[tuple[np.ndarray, ...]] = []
 
     @property
     def src(self) -> np.ndarray:
@@ -78,6 +82,11 @@ class SpbfsGraph:
         Node labels in ``G`` order; vertex id ``k`` is ``nodes[k]``.
     index : dict
         Label → vertex id.
+    labels_are_ids : bool
+        Whether the nodes are ``0 .. n-1`` in that order (a label is its id).
+    forced : bool
+        Whether a call with ``backend="spbfs"`` was declined on it for its size
+        (the backend converts it at the next such call).
     """
 
     __networkx_backend__ = "spbfs"
@@ -87,6 +96,9 @@ class SpbfsGraph:
         self.config = config
         self.nodes = list(graph)
         self.index = {v: k for k, v in enumerate(self.nodes)}
+        # Most graphs made by networkx's generators: results need no label lookup.
+        self.labels_are_ids = all(type(v) is int and v == k for k, v in enumerate(self.nodes))
+        self.forced = False
         self._cache: dict[Any, Any] = {}
 
     # networkx's decorators (not_implemented_for, argmap) ask these of any graph.
