@@ -21,17 +21,24 @@ median) of the default (``spbfs.bfs(g, s)``, nothing set), ``threads=1``, every
 setting of threads (1, 2) x direction (auto, top-down) with the best of them
 named, and scipy; quiet and with ``--busy`` processes (``while True: pass``)
 beside it. The ratios: default / best setting and default / scipy. ``uptime``
-is printed before each pass. With ``--gapbs DIR`` (a GAPBS build: ``DIR/bfs``)
-also GAPBS on the same graph (written as its ``.sg``, directed graphs with their
-in-edges) and sources, one process per source and thread count (1 and 2,
-``OMP_NUM_THREADS``) under the same busy processes, the median of its
-``Trial Time`` lines after the first; the better of the two counts is the
-column, and default / GAPBS its ratio. GAPBS times trials that follow each other
-in one process, from one source: the caches and the CPU's clock are as the trial
-before left them. The interleaved default is not (another setting, or scipy, or a
-2 ms pause came before it), so the default is also timed as GAPBS is, ``repeat``
-calls in a row from each source after one untimed (``default in a row``), and
-``in a row / GAPBS`` is the like-for-like ratio. Both time a whole search with its
+is printed before each pass. With ``--gapbs DIR`` (a GAPBS checkout built with
+``make``: ``DIR/bfs``) also GAPBS on the same graph (written as its ``.sg``,
+directed graphs with their in-edges) and sources, one process per source and
+thread count (1 and 2, ``OMP_NUM_THREADS``) under the same busy processes, the
+median of its ``Trial Time`` lines after the first; the better of the two counts
+is the column. GAPBS times trials that follow each other in one process, from
+one source: the caches and the CPU's clock are as the trial before left them.
+The interleaved default is not (another setting, or scipy, and a 2 ms pause came
+before it: on this machine a 2 ms pause alone makes a 65 µs search 200 µs, and
+scipy's 160 µs one 280 µs), so each is compared with its like:
+
+* ``in a row / GAPBS``: the default timed as GAPBS times, ``repeat`` calls in a
+  row from each source after one untimed (``default in a row``), against GAPBS;
+* ``default / GAPBS paused``: the interleaved default against GAPBS built from
+  ``DIR``'s source with a 2 ms sleep before each trial's clock starts
+  (:func:`gapbs.build_gapbs` ``pause_ms``; cached), as the default's calls are.
+
+Both time a whole search with its
 O(n) setup (GAPBS: the parent array's allocation and fill, its queue and
 bitmaps; spbfs: the int64 parents and levels written from the search's state,
 which is reset in the same pass); spbfs's also includes the Python call and the
@@ -319,10 +326,11 @@ def _gapbs_ms(exe: Path, sg: Path, sources: list[int], repeat: int) -> dict[int,
 
 
 def per_graph(graphs: list[tuple[str, Any, list[int]]], busy: int, repeat: int,
-              markdown: bool, gapbs: Path | None = None, workdir: Path | None = None,
-              burst: float = 0.0) -> None:
+              markdown: bool, gapbs: tuple[Path, Path] | None = None,
+              workdir: Path | None = None, burst: float = 0.0) -> None:
     """The per-graph table (milliseconds) with ``busy`` competing processes; GAPBS's
-    columns where ``gapbs`` (its ``bfs``) is given (``.sg`` files written in ``workdir``).
+    columns where ``gapbs`` (its ``bfs`` and the paused build's) is given (``.sg``
+    files written in ``workdir``).
     ``burst`` seconds of every CPU busy go before it (then stop)."""
     import numba
 
@@ -378,17 +386,17 @@ def per_graph(graphs: list[tuple[str, Any, list[int]]], busy: int, repeat: int,
                 sg = workdir / f"{id(g)}.sg"
                 if not sg.exists():
                     _write_sg(g, sg)
-                gt = _gapbs_ms(gapbs, sg, sources, repeat)
-                fast = min(gt, key=gt.__getitem__)
+                gt, gp = (_gapbs_ms(exe, sg, sources, repeat) for exe in gapbs)
                 row += [f"{gt[1]:.2f} / {gt[2]:.2f}", f"{med['in a row'] * 1e3:.2f}",
-                        f"{med['default'] * 1e3 / gt[fast]:.2f}",
-                        f"{med['in a row'] * 1e3 / gt[fast]:.2f}"]
+                        f"{med['in a row'] * 1e3 / min(gt.values()):.2f}",
+                        f"{gp[1]:.2f} / {gp[2]:.2f}",
+                        f"{med['default'] * 1e3 / min(gp.values()):.2f}"]
             rows.append([*row, f"{int(sched.sum())}/{sched.shape[0]}"])
         heads = ["graph", "n/arcs", "default ms", "threads=1 ms", "best setting ms",
                  "scipy ms", "default/best", "default/scipy"]
         if gapbs is not None:
-            heads += ["GAPBS 1 / 2 threads ms", "default in a row ms", "default/GAPBS best",
-                      "in a row/GAPBS best"]
+            heads += ["GAPBS 1 / 2 threads ms", "default in a row ms", "in a row/GAPBS best",
+                      "GAPBS paused 1 / 2 threads ms", "default/GAPBS paused best"]
         print(format_table([*heads, "bottom-up levels (1st source)"], rows,
                            markdown=markdown))
     finally:
@@ -419,7 +427,9 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--omp-wait", choices=["active", "passive"],
                    help="OMP_WAIT_POLICY for numba's omp workers (default: unset)")
     p.add_argument("--gapbs", type=Path, metavar="DIR",
-                   help="a GAPBS build (DIR/bfs): its columns in the per-graph table")
+                   help="a GAPBS checkout built with make (DIR/bfs; its source is also "
+                        "built with a pause before each trial): its columns in the "
+                        "per-graph table")
     p.add_argument("--markdown", action="store_true")
     args = p.parse_args(argv)
     set_omp_wait(args.omp_wait)
@@ -438,9 +448,14 @@ def main(argv: list[str] | None = None) -> None:
         return
     exe = None
     if args.gapbs is not None:
-        exe = args.gapbs / "bfs"
-        if not exe.is_file():
+        from gapbs import build_gapbs, default_cache
+
+        if not (args.gapbs / "bfs").is_file():
             p.error(f"--gapbs {args.gapbs}: no GAPBS bfs binary there (build it with make)")
+        if not (args.gapbs / "src" / "benchmark.h").is_file():
+            p.error(f"--gapbs {args.gapbs}: no GAPBS source there (src/benchmark.h)")
+        paused = build_gapbs(args.gapbs, default_cache(), ("bfs",), pause_ms=2.0)["bfs"]
+        exe = (args.gapbs / "bfs", paused)
     graphs = _graphs(args)
     with tempfile.TemporaryDirectory() as work:
         for busy in args.busy:

@@ -245,20 +245,45 @@ def gapbs_source(spec: str | None, cache: Path) -> tuple[Path, str]:
                        option="--gapbs")
 
 
+#: The lines of GAPBS's ``src/benchmark.h`` that start a trial's clock and run it; a
+#: paused build sleeps before them.
+_TRIAL_START = "    trial_timer.Start();\n    auto result = kernel(g);\n"
+
+
+def paused_benchmark(text: str, pause_ms: float, path: Path) -> str:
+    """GAPBS's ``src/benchmark.h`` (``text``, read from ``path``) with a sleep of
+    ``pause_ms`` before each trial's clock starts."""
+    if text.count(_TRIAL_START) != 1:
+        raise SystemExit(f"{path}: not one trial start {_TRIAL_START!r} to pause before")
+    sleep = ("    std::this_thread::sleep_for(std::chrono::microseconds("
+             f"{round(pause_ms * 1e3)}));\n")
+    return "#include <chrono>\n#include <thread>\n" + text.replace(_TRIAL_START,
+                                                                   sleep + _TRIAL_START)
+
+
 def build_gapbs(src: Path, cache: Path, targets: Sequence[str] = ("bfs", "converter"),
-                cxx: str = "g++") -> dict[str, Path]:
-    """Build GAPBS's ``targets`` with its Makefile, once per source and compiler.
+                cxx: str = "g++", pause_ms: float = 0.0) -> dict[str, Path]:
+    """Build GAPBS's ``targets`` with its Makefile, once per source, compiler and pause.
 
     The tree (without ``.git``) is copied to ``cache/build-<key>``, where the key
-    hashes the sources, the Makefiles and ``cxx --version``; ``make`` runs there
-    (``-O3 -fopenmp``, GAPBS's own flags), so a source checkout is never written to.
+    hashes the sources, the Makefiles, ``cxx --version`` and the pause; ``make``
+    runs there (``-O3 -fopenmp``, GAPBS's own flags), so a source checkout is never
+    written to. ``pause_ms`` > 0: each trial sleeps that long before its clock
+    starts (one line added to the copy's ``src/benchmark.h``), as a search
+    called now and then finds the machine: its caches and clock as other work
+    and idling left them.
     """
     version = compiler_version([cxx], "GAPBS needs a C++ compiler with OpenMP")
+    paused = (f"pause {pause_ms:g} ms",) if pause_ms else ()
     key = tree_hash(src, lambda rel: rel.parts[0] == "src" or rel.name == "Makefile"
-                    or rel.suffix == ".mk", version)
+                    or rel.suffix == ".mk", version, *paused)
 
     def build(tmp: Path) -> None:
         shutil.copytree(src, tmp, dirs_exist_ok=True, ignore=shutil.ignore_patterns(".git"))
+        if pause_ms:
+            bench = tmp / "src" / "benchmark.h"
+            bench.write_text(paused_benchmark(bench.read_text(), pause_ms,
+                                              src / "src" / "benchmark.h"))
         res = subprocess.run(["make", f"-j{os.cpu_count() or 1}", f"CXX={cxx}", *targets],
                              cwd=tmp, capture_output=True, text=True)
         if res.returncode != 0:

@@ -64,6 +64,21 @@ def test_sg_writer_rejects_bad_csr(tmp_path):
         gap.write_sg(tmp_path / "x.sg", np.array([0, 1, 3]), np.array([1, 0]))
 
 
+def test_paused_gapbs_sleeps_before_each_trial_clock():
+    gap = _gapbs_module()
+    loop = ("  for (int iter=0; iter < cli.num_trials(); iter++) {\n"
+            "    trial_timer.Start();\n    auto result = kernel(g);\n    trial_timer.Stop();\n"
+            "    if (cli.do_verify()) {\n      trial_timer.Start();\n")
+    out = gap.paused_benchmark(loop, 2.5, Path("src/benchmark.h"))
+    assert out.startswith("#include <chrono>\n#include <thread>\n")
+    sleep = "    std::this_thread::sleep_for(std::chrono::microseconds(2500));\n"
+    assert out.count("sleep_for") == 1
+    assert sleep + "    trial_timer.Start();\n    auto result = kernel(g);" in out
+    assert out.endswith("      trial_timer.Start();\n")  # the verifier's clock: no pause
+    with pytest.raises(SystemExit, match="src/benchmark.h: not one trial start"):
+        gap.paused_benchmark(loop.replace("kernel(g)", "run(g)"), 2.0, Path("src/benchmark.h"))
+
+
 def test_parse_gapbs_output():
     gap = _gapbs_module()
     text = ("Read Time:           0.01234\n"
