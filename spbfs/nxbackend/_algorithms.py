@@ -203,9 +203,11 @@ def _queue_into(indptr, nbr, source, depth, tree, level, order, out):  # type: i
     return tail
 
 
-def _queue(adj: Adjacency, source: int, depth: int, tree: bool) -> tuple[list[int], list[int]]:
+def _queue(adj: Adjacency, source: int, depth: int, tree: bool,
+           start: int = 0) -> tuple[list[int], list[int]]:
     """:func:`_queue_into` on scratch arrays of ``adj``: the ids reached in networkx's
-    order and their parents (``tree``) or levels, as lists."""
+    order and their parents (``tree``) or levels, as lists from the ``start``-th reached
+    (0: the source)."""
     if adj.scratch:
         arrays = adj.scratch.pop()
     else:
@@ -213,7 +215,7 @@ def _queue(adj: Adjacency, source: int, depth: int, tree: bool) -> tuple[list[in
         arrays = (np.full(n, -1, np.int64), np.empty(n, np.int64), np.empty(n, np.int64))
     level, order, out = arrays
     tail = _queue_into(adj.indptr, adj.nbr, source, depth, tree, level, order, out)
-    ids, values = order[:tail].tolist(), out[:tail].tolist()
+    ids, values = order[start:tail].tolist(), out[start:tail].tolist()
     adj.scratch.append(arrays)  # not reached after an error: a level array left dirty
     return ids, values
 
@@ -242,8 +244,8 @@ def bfs_edges(G: SpbfsGraph, source: Any, reverse: bool = False, depth_limit: An
     # One compiled queue in networkx's order: its tree edges come out as networkx
     # yields them, where levels from spbfs's search needed a reordering pass per level
     # (0.8x networkx on a 141 x 141 grid).
-    ids, par = _queue(adj, s, G.n if depth is None else depth, True)
-    return _generator(zip(_labels(G, par[1:]), _labels(G, ids[1:]), strict=True))
+    ids, par = _queue(adj, s, G.n if depth is None else depth, True, start=1)
+    return _generator(zip(_labels(G, par), _labels(G, ids), strict=True))
 
 
 def bfs_tree(G: SpbfsGraph, source: Any, reverse: bool = False, depth_limit: Any = None,

@@ -133,6 +133,10 @@ class SpbfsGraph:
     # -- built on demand ----------------------------------------------------------
     def adjacency(self, reverse: bool = False) -> Adjacency:
         """Out-neighbours (or in-neighbours, ``reverse`` on a directed graph) in networkx order."""
+        if not reverse:
+            kept = self._cache.get(("adj", False))
+            if kept is not None:  # the common call, without is_directed's two calls
+                return kept
         reverse = bool(reverse) and self.is_directed()
         key = ("adj", reverse)
         if key not in self._cache:
