@@ -64,8 +64,11 @@ __all__ = [
     "triangle_count",
 ]
 
-# ``datasets`` comes from __getattr__ on first use, the algorithms too.
-__dir__ = public_dir(__name__, [*__all__, "datasets"])
+#: Subpackages a plain ``import spbfs`` reaches as attributes (``spbfs.datasets.karate()``,
+#: ``spbfs.algorithms.sssp(...)``), imported on first use by __getattr__.
+_ON_FIRST_USE = ("algorithms", "datasets", "generators", "io", "validate")
+
+__dir__ = public_dir(__name__, [*__all__, *_ON_FIRST_USE])
 
 
 def __getattr__(name: str) -> Any:
@@ -74,8 +77,8 @@ def __getattr__(name: str) -> Any:
         from spbfs import algorithms
 
         return getattr(algorithms, name)
-    if name == "datasets":  # ``spbfs.datasets.karate()`` after a plain ``import spbfs``
+    if name in _ON_FIRST_USE:
         import importlib
 
-        return importlib.import_module("spbfs.datasets")
+        return importlib.import_module(f"spbfs.{name}")
     raise AttributeError(f"module 'spbfs' has no attribute {name!r}")

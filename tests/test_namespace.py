@@ -35,3 +35,22 @@ def test_dir_of_datasets_leaves_out_its_imports() -> None:
     assert "__doc__" in shown and "karate" in shown
     # The imports are only unlisted: the package's code still reaches them.
     assert spbfs.datasets.Path is not None
+
+
+def test_plain_import_reaches_the_user_subpackages() -> None:
+    """``import spbfs`` alone, then ``spbfs.algorithms.sssp`` and the like (a fresh
+    interpreter: in this one other tests have imported them already)."""
+    import subprocess
+    import sys
+
+    code = ("import sys, spbfs\n"
+            "assert 'spbfs.algorithms' not in sys.modules\n"
+            "assert callable(spbfs.algorithms.sssp) and callable(spbfs.datasets.karate)\n"
+            "assert callable(spbfs.generators.kronecker) and callable(spbfs.io.read_graph)\n"
+            "assert callable(spbfs.validate.validate_bfs_tree)\n"
+            "assert {'algorithms', 'datasets', 'generators', 'io', 'validate'} <= set(dir(spbfs))\n"
+            "try:\n    spbfs.nothing\nexcept AttributeError as e:\n    print(e)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert "module 'spbfs' has no attribute 'nothing'" in out.stdout

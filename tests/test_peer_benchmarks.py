@@ -75,7 +75,7 @@ def test_paused_gapbs_sleeps_before_each_trial_clock():
     assert out.count("sleep_for") == 1
     assert sleep + "    trial_timer.Start();\n    auto result = kernel(g);" in out
     assert out.endswith("      trial_timer.Start();\n")  # the verifier's clock: no pause
-    with pytest.raises(SystemExit, match="src/benchmark.h: not one trial start"):
+    with pytest.raises(SystemExit, match=r"src/benchmark\.h: not one trial start"):
         gap.paused_benchmark(loop.replace("kernel(g)", "run(g)"), 2.0, Path("src/benchmark.h"))
 
 
