@@ -68,6 +68,7 @@ from semirings._intrinsics import (
 from spbfs.direction import TOP_DOWN, next_direction
 from spbfs.kernels.bfs_steps import AHEAD as _AHEAD
 from spbfs.kernels.bfs_steps import bottomup_scan, topdown_scan
+from spbfs.kernels.bitmaps import first_member
 from spbfs.kernels.bitmaps import set_bits as _set_ids
 
 # The policy's own function, compiled for the search loop. numba's cache of the loop is
@@ -1031,28 +1032,42 @@ def _stamp_find(at, v, u, f, s):  # type: ignore[no-untyped-def]
 
 # Without reference counting: the tuple handed to the shared step is unpacked at each
 # find, an incref and a decref per array (see _topdown_all).
+@nb.njit(cache=True, inline="always")
+def _first_reached(at, ind, lo, hi):  # type: ignore[no-untyped-def]
+    """First ``e`` in ``lo .. hi-1`` whose id ``ind[e]`` was reached before this level
+    (``0 <= state < base``, ``at = (state, base)``), or ``hi``: a bottom-up level's
+    frontier test without a bitmap (see :func:`bottomup_level`)."""
+    state, base = at
+    for e in range(np.uint64(lo), np.uint64(hi)):
+        s = state[np.uint64(ind[e])]
+        if s >= 0 and s < base:
+            return np.int64(e)
+    return hi
+
+
 @nb.njit(cache=True, nogil=True, _nrt=False)
-def _bottomup_range(ptr, ind, jc, dcsc, front, state, base, src, cand, first, lo_c, hi_c, found,
-                    out):
+def _bottomup_range(ptr, ind, jc, dcsc, front, member, state, base, src, cand, first, lo_c, hi_c,
+                    found, out):
     """Bottom-up over ``src[lo_c:hi_c]``; survivors (in ``cand``) and finds go from ``lo_c`` on.
 
     :func:`spbfs.kernels.bfs_steps.bottomup_scan` over the state: a find's
-    state is ``base + parent`` (the level's stamp, see :func:`_claim`). With
+    state is ``base + parent`` (the level's stamp, see :func:`_claim`); the
+    frontier is ``member``'s ``front`` (a bitmap, or the state). With
     ``first`` the candidates are all major slots ``lo_c .. hi_c - 1`` and
     ``src`` is not read. ``out`` gets (found, survivors, edges scanned,
     degree sum of found).
     """
     # Literal zeros for the slot and row offsets: folded away once inlined.
-    bottomup_scan(ptr, ind, jc, dcsc, front, src, cand, first, 0, 0, lo_c, hi_c, lo_c, state,
-                  _unvisited, _stamp_find, (state, base, found), True, out)
+    bottomup_scan(ptr, ind, jc, dcsc, front, member, src, cand, first, 0, 0, lo_c, hi_c, lo_c,
+                  state, _unvisited, _stamp_find, (state, base, found), True, out)
 
 
 @nb.njit(cache=True, nogil=True, parallel=True)
 def _bottomup_chunks(ptr, ind, jc, dcsc, front, state, base, src, cand, first, ncand, found,
                      step, outs):
     for c in nb.prange(outs.shape[0]):
-        _bottomup_range(ptr, ind, jc, dcsc, front, state, base, src, cand, first, c * step,
-                        min(ncand, c * step + step), found, outs[c])
+        _bottomup_range(ptr, ind, jc, dcsc, front, first_member, state, base, src, cand, first,
+                        c * step, min(ncand, c * step + step), found, outs[c])
 
 
 @nb.njit(cache=True, nogil=True, parallel=True)
@@ -1070,6 +1085,11 @@ def _gather_chunks(cand, found, outs, step, nxt, cand_out):
         cand_out[rofs[c]:rofs[c + 1]] = cand[lo_c:lo_c + outs[c, 1]]
 
 
+# Up to this many vertices a bottom-up level on one thread of no more candidates than
+# frontier vertices tests the state for the frontier (bottomup_level) instead of a
+# bitmap set and cleared around it.
+STATE_FRONT = 1 << 16
+
 # Below this many candidates a bottom-up level runs inline; below this many ids
 # to move, its chunks are gathered inline.
 _PAR_BOTTOMUP = 4096
@@ -1080,6 +1100,14 @@ _PAR_GATHER = 1 << 16
 def bottomup_level(ptr, ind, jc, dcsc, slots, has_slots, front, state, base, queue, tail,
                    found, cands, ci, ncand, nchunks):
     """One bottom-up level over the bitmap ``front``; the finds go to ``queue[tail:]``, sorted.
+
+    An empty ``front`` (one chunk only) reads the frontier from the state instead: an
+    unvisited vertex's reached in-neighbours are all of the previous level (one of an
+    earlier level would have reached it then), so the first in-neighbour reached before
+    this level (``0 <= state < base``: the levels' stamps only grow, and a
+    :func:`_restamp` leaves every earlier level below the new base) is its smallest
+    frontier neighbour (:func:`_first_reached`). Where the state fits the caches
+    (:data:`STATE_FRONT`) that saves setting and clearing the frontier's bits.
 
     ``cands[ci][:ncand]`` lists the major slots that may still find a parent.
     ``ncand < 0`` means the first bottom-up level: every slot, or every slot
@@ -1114,8 +1142,12 @@ def _bottomup_from(ptr, ind, jc, dcsc, front, state, base, src, first, ncand, qu
     outs = np.zeros((nch, 4), np.int64)
     if nch == 1:
         # One chunk lists its finds where they belong, behind the frontier: no copy.
-        _bottomup_range(ptr, ind, jc, dcsc, front, state, base, src, cand, first, _0, ncand,
-                        queue[tail:], outs[0])
+        if front.shape[0]:
+            _bottomup_range(ptr, ind, jc, dcsc, front, first_member, state, base, src, cand,
+                            first, _0, ncand, queue[tail:], outs[0])
+        else:
+            _bottomup_range(ptr, ind, jc, dcsc, (state, base), _first_reached, state, base, src,
+                            cand, first, _0, ncand, queue[tail:], outs[0])
         return outs[0, 0], outs[0, 1], outs[0, 2], outs[0, 3], ci
     _bottomup_chunks(ptr, ind, jc, dcsc, front, state, base, src, cand, first, ncand, found,
                      step, outs)
@@ -1173,14 +1205,19 @@ def _in_edge_switch(indeg, queue, tail, sv, mode, m_f, n, alpha, beta, gamma):  
 
 @nb.njit(cache=True, nogil=True)
 def search_levels(optr, oind, ojc, oaux, oshift, iptr, iind, ijc, slots, has_slots, state,
-                  bits, stamps, queue, buf, front, cands, sv, mode, alpha, beta, gamma, nparts,
+                  bits, stamps, queue, buf, front, cands, sv, sv0, source, mode, alpha, beta,
+                  gamma, nparts,
                   nchunks, par_topdown, team_topdown, unbranched, kfree, max_depth, target, st,
                   st_t, indeg, deg, parents, levels, fin, odcsc=False, idcsc=False):
     """Run levels, both directions, until the search ends or must return to Python.
 
     The frontier is ``queue[sv[SV_HEAD]:sv[SV_TAIL]]``; ``sv`` holds the rest
     of the search's scalars (depth, next direction, unvisited and frontier
-    degree sums, candidates, stamps) and is updated on return. A vertex reached
+    degree sums, candidates, stamps) and is updated on return. A ``source`` of
+    0 or more starts a search there first (``state`` all unvisited): ``sv``
+    becomes ``sv0`` (``SV_MU`` every edge, ``SV_IN_LEFT`` every in-edge), the
+    source is marked and the first direction is chosen as every later one is;
+    ``-1`` goes on from ``sv``. A vertex reached
     in a level holds ``stamp << bits | parent``, stamps running from 1 to
     ``stamps`` (see :func:`_restamp`); ``front`` is a clear bitmap, which a
     bottom-up level fills with its frontier and clears.
@@ -1201,7 +1238,8 @@ def search_levels(optr, oind, ojc, oaux, oshift, iptr, iind, ijc, slots, has_slo
     direction choice between the two).
 
     Returns (levels run, reason): ``EXHAUSTED``, ``MAX_DEPTH``, ``TARGET``
-    (a stop before the next level is due), ``FULL`` (``st`` is full) or
+    (a stop before the next level is due, or the last level reached the
+    target), ``FULL`` (``st`` is full) or
     ``THREADS`` (a parallel level is due and ``nparts`` is 0).
 
     ``indeg`` is empty where every edge goes both ways; on a directed graph it
@@ -1227,6 +1265,20 @@ def search_levels(optr, oind, ojc, oaux, oshift, iptr, iind, ijc, slots, has_slo
     grid's top-down levels 1.2x slower (docs/benchmarks.md).
     """
     n = state.shape[0]
+    if source >= 0:
+        # The start, in the call that runs the first levels (a search of a few thousand
+        # vertices pays no Python for it).
+        sv[:] = sv0
+        state[source] = source
+        queue[0] = source
+        sv[SV_MF] = deg[source]
+        sv[SV_MU] -= deg[source]
+        if indeg.shape[0]:
+            sv[SV_CUR] = _in_edge_switch(indeg, queue, 1, sv, mode, sv[SV_MF], n, alpha, beta,
+                                         gamma)
+        else:
+            sv[SV_CUR] = _next_direction(mode, TOP_DOWN, 1, sv[SV_MF], sv[SV_MU], n, True,
+                                         alpha, beta, gamma)
     head, tail, depth, cur, m_u, m_f = _scalars(sv)
     ncand = sv[SV_NCAND]
     ci = sv[SV_CAND]
@@ -1316,6 +1368,15 @@ def search_levels(optr, oind, ojc, oaux, oshift, iptr, iind, ijc, slots, has_slo
         elif cur == TOP_DOWN:
             k, scanned, degsum = topdown_level(optr, oind, ojc, oaux, oshift, odcsc, queue,
                                                head, tail, state, base, buf, nparts)
+        elif nchunks == 1 and n <= STATE_FRONT and 0 <= ncand <= n_f:
+            # The frontier read from the state: no bitmap to set and clear (bottomup_level).
+            # Not in a first sweep (ncand < 0), nor where the candidates outnumber the
+            # frontier: a sweep reads the state slower than a bitmap of a few words (the
+            # wiki-Vote-like graph's first sweep, 45 k edges: 41 -> 53 us), while the bits
+            # cost about a nanosecond per frontier vertex (its second sweep: 9.5 -> 6.1 us).
+            k, ncand, scanned, degsum, ci = bottomup_level(
+                iptr, iind, ijc, idcsc, slots, has_slots, front[:0], state, base, queue, tail,
+                buf, cands, ci, ncand, nchunks)
         else:
             # A frontier from a bottom-up level is sorted: its bits may be set in parallel.
             set_bits(queue[head:tail], front, nparts if sorted_front else 1)
@@ -1341,6 +1402,8 @@ def search_levels(optr, oind, ojc, oaux, oshift, iptr, iind, ijc, slots, has_slo
         per_tick = (monotonic() - start_s) / max(1, cycle_ticks() - start)
         for i in range(nlev):
             st_t[i] *= per_tick
+    if reason == EXHAUSTED and target >= 0 and state[target] >= 0:
+        reason = TARGET  # the last level reached it
     if fin != 0 and reason == EXHAUSTED and (unstamped <= 1 or fin & FIN_LEVELS == 0):
         _finish_range(state, parents, levels, fin & FIN_PARENTS != 0, fin & FIN_LEVELS != 0,
                       deg, True, bits, rebase, _0, n)

@@ -25,7 +25,6 @@ import numba as nb
 import numpy as np
 
 from semirings._intrinsics import column_share, dcsc_column_range, prefetch
-from spbfs.kernels.bitmaps import first_member
 
 # Iterations ahead at which the next adjacency list is requested (see prefetch).
 AHEAD = 16
@@ -47,8 +46,8 @@ def search_index(jc: np.ndarray) -> tuple[np.ndarray, int]:
 
 
 @nb.njit(cache=True, inline="always")
-def bottomup_scan(ptr, ind, jc, dcsc, front, src, cand, first, lo_slot, row_base, lo_c, hi_c,
-                  f0, marks, is_open, take, at, early, res):  # type: ignore[no-untyped-def]
+def bottomup_scan(ptr, ind, jc, dcsc, front, member, src, cand, first, lo_slot, row_base, lo_c,
+                  hi_c, f0, marks, is_open, take, at, early, res):  # type: ignore[no-untyped-def]
     """Bottom-up over the candidates ``src[lo_c:hi_c]`` of a block's rows.
 
     A candidate is a major slot of the transposed block ``ptr, ind, jc``
@@ -58,10 +57,12 @@ def bottomup_scan(ptr, ind, jc, dcsc, front, src, cand, first, lo_slot, row_base
 
     ``is_open(marks, row)`` says (whether the row may still find a parent, a
     key handed on to ``take``): a row already done is dropped. The in-neighbours
-    of an open row are scanned in increasing order up to the first whose bit is
-    set in the frontier bitmap ``front`` (the smallest: the ``min`` of the
-    semiring); ``take(at, row, parent id, f, key)`` writes the find as number
-    ``f`` (from ``f0`` on) and returns the degree it adds to the next frontier.
+    of an open row are scanned in increasing order up to the first in the
+    frontier (the smallest: the ``min`` of the semiring), which
+    ``member(front, ind, lo, hi)`` finds (:func:`~spbfs.kernels.bitmaps.first_member`
+    over a frontier bitmap, or the caller's own test); ``take(at, row, parent id, f,
+    key)`` writes the find as number ``f`` (from ``f0`` on) and returns the degree it
+    adds to the next frontier.
     A row with in-neighbours but no parent yet survives: its slot goes to
     ``cand`` from ``lo_c`` on (``src`` may be ``cand``: survivors never
     overtake the read position); a row without any can never find one and is
@@ -101,7 +102,7 @@ def bottomup_scan(ptr, ind, jc, dcsc, front, src, cand, first, lo_slot, row_base
             continue
         lo = np.int64(ptr[k])
         hi = np.int64(ptr[k + np.uint64(1)])
-        e = first_member(front, ind, lo, hi)
+        e = member(front, ind, lo, hi)
         if e < hi:
             degsum += take(at, v, ind[np.uint64(e)], f, key)
             f += 1

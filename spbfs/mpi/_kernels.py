@@ -15,7 +15,7 @@ from semirings._intrinsics import column_range, prefetch
 from spbfs.kernels.bfs_numba import close_parts, word_cuts
 from spbfs.kernels.bfs_steps import AHEAD as _AHEAD
 from spbfs.kernels.bfs_steps import bottomup_scan, topdown_scan
-from spbfs.kernels.bitmaps import ids_and_not, ids_from_bits, set_bits, test_and_set
+from spbfs.kernels.bitmaps import first_member, ids_and_not, ids_from_bits, set_bits, test_and_set
 
 __all__ = ["ids_and_not", "ids_from_bits", "set_bits"]  # re-exported for the driver
 
@@ -382,8 +382,8 @@ def _bu_range(ptr, ind, jc, dcsc, lo_slot, row_base, front, comp, src, cand, fir
     ``cand`` from ``lo_c`` on. ``res`` gets (finds, survivors, edges scanned,
     degree sum of the finds).
     """
-    bottomup_scan(ptr, ind, jc, dcsc, front, src, cand, first, lo_slot, row_base, lo_c, hi_c, f0,
-                  comp, _not_done, _bu_find,
+    bottomup_scan(ptr, ind, jc, dcsc, front, first_member, src, cand, first, lo_slot, row_base,
+                  lo_c, hi_c, f0, comp, _not_done, _bu_find,
                   (out_rows, out_par, own, parents, levels, depth, deg, col_piece0, b, B64),
                   False, res)
 

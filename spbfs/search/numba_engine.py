@@ -232,6 +232,13 @@ class ScratchPool:
         return None
 
 
+#: The stop of each of search_levels' reasons: None where it is to be called again.
+_STOPS = {nbk.EXHAUSTED: "exhausted", nbk.MAX_DEPTH: "max_depth", nbk.TARGET: "target",
+          nbk.FULL: None, nbk.THREADS: None}
+
+#: The policy of :meth:`NumbaEngine.start`, which runs no level.
+_START = DirectionPolicy("top-down")
+
 #: ``team_topdown`` of a search whose small levels run on one thread (no team).
 _NO_TEAM = 1 << 62
 
@@ -343,14 +350,15 @@ class NumbaEngine(LocalEngine):
             slots = (self.queue[:0] if slots is None else slots.astype(self.dtype))
         self.slots, self.has_slots = slots, has_slots
         self.sv = np.zeros(nbk.SV_SIZE, np.int64)
-        # What start() writes into sv, in one copy (a numpy item write costs about
-        # 0.1 µs from Python, and a search of a small graph is tens of µs in all).
+        # What the compiled loop's start copies into sv (search_levels' sv0): the source
+        # alone reached, unstamped, no in-edge counted yet.
         self._sv0 = np.zeros(nbk.SV_SIZE, np.int64)
-        self._sv0[[nbk.SV_TAIL, nbk.SV_UNSTAMPED, nbk.SV_IN_POS]] = 1  # the source, unstamped
+        self._sv0[[nbk.SV_TAIL, nbk.SV_UNSTAMPED]] = 1
         self._sv0[nbk.SV_NCAND] = -1  # the first bottom-up level lists its candidates
+        self._sv0[nbk.SV_MU] = self.total_degree
         # Every arc is some vertex's in-edge: their total is the out-edges'.
         self._sv0[nbk.SV_IN_LEFT] = self.total_degree
-        self._has_edges = False
+        self._source = 0
         self._rec = pool.records(self.record)
         self.st, self.st_t = self._rec
         self.scratch_bytes = sum(a.nbytes for a in self.scratch)
@@ -437,21 +445,18 @@ class NumbaEngine(LocalEngine):
         return self.parallel_passes and self.threads() > 1
 
     # -- the driver's protocol -------------------------------------------------
-    def start(self, source: int) -> tuple[np.ndarray, int]:
-        """Every vertex unvisited (already so after a finished search), then ``source``."""
+    def _reset(self) -> None:
+        """Every vertex unvisited (already so after a finished search)."""
         if not self.clean:
             self._parallel_pass()  # its count set before the pass runs
             nbk.init_state(self.deg, self.state)
         self.clean = False
-        d = int(self.deg[source])
-        self._has_edges = d != 0
-        self.state[source] = source
-        self.queue[0] = source
-        sv = self.sv
-        sv[:] = self._sv0
-        if self.in_deg.shape[0]:
-            sv[nbk.SV_IN_LEFT] -= self.in_deg[source]
-        return self.queue[:1], d
+
+    def start(self, source: int) -> tuple[np.ndarray, int]:
+        """Every vertex unvisited, then ``source`` (the compiled loop's start, no level run:
+        the driver's path without :meth:`levels_run`)."""
+        NumbaEngine.levels_run(self, source, _START, 0, None)
+        return self.queue[:1], int(self.deg[source])
 
     def unvisited_in_edges(self) -> int | None:
         """In-edges of the unvisited vertices on a directed graph (None: every edge goes
@@ -469,17 +474,19 @@ class NumbaEngine(LocalEngine):
         """Whether ``v`` has a parent."""
         return int(self.state[v]) >= 0
 
-    def levels_run(self, depth: int, current: int, m_u: int, m_f: int,
-                   policy: DirectionPolicy, max_depth: int | None,
+    def levels_run(self, source: int, policy: DirectionPolicy, max_depth: int | None,
                    target: int | None) -> tuple[Any, ...]:
-        """Levels in compiled code until the search ends, a stop is due or the record is full.
+        """Levels in compiled code, from the start at ``source`` (``-1``: on from the last
+        call), until the search ends, a stop is due or the record is full.
 
         Returns (frontier, record rows (frontier, new, edges, direction),
-        seconds, depth, next direction, m_u, m_f); the frontier is a view that
-        the next call overwrites.
+        seconds, depth, why it stopped: ``"exhausted"``, ``"max_depth"`` or
+        ``"target"``, None where it is to be called again); the frontier is a
+        view that the next call overwrites.
         """
-        sv = self.sv
-        sv[nbk.SV_DEPTH], sv[nbk.SV_CUR], sv[nbk.SV_MU], sv[nbk.SV_MF] = depth, current, m_u, m_f
+        if source >= 0:
+            self._reset()
+            self._source = source
         # The policy's numbers for the loop, kept for the next call with the same policy
         # object and team threshold (the driver's policy is kept with the graph).
         key = self._policy_key
@@ -496,19 +503,21 @@ class NumbaEngine(LocalEngine):
             if out is None:
                 out = self._out = self.pool.results(self.n)
         parents, levels = out if fin else (self._no_offsets[:0], self._no_offsets[:0])
+        sv = self.sv
         nlev, reason = nbk.search_levels(
             *self._arrays, self.slots, self.has_slots,
             self.state, self.bits, self.stamps, self.queue, self.buf, self.front, self.cands, sv,
-            *fused, self.nparts, self.nchunks, self.par_topdown, team, self.unbranched, kfree,
-            -1 if max_depth is None else max_depth, -1 if target is None else target,
-            self.st, self.st_t, self.in_deg, self.deg, parents, levels, fin, **self.formats,
+            self._sv0, source, *fused, self.nparts, self.nchunks, self.par_topdown, team,
+            self.unbranched, kfree, -1 if max_depth is None else max_depth,
+            -1 if target is None else target, self.st, self.st_t, self.in_deg, self.deg,
+            parents, levels, fin, **self.formats,
         )
         if reason == nbk.THREADS:
             self.threads()  # the next call runs the parallel level
         # One conversion of the scalars, not a numpy item read each (0.1-0.2 µs apiece).
         v = sv.tolist()
         return (self.queue[v[nbk.SV_HEAD]:v[nbk.SV_TAIL]], self.st[:nlev], self.st_t[:nlev],
-                v[nbk.SV_DEPTH], v[nbk.SV_CUR], v[nbk.SV_MU], v[nbk.SV_MF])
+                v[nbk.SV_DEPTH], _STOPS[reason])
 
     def frontier(self) -> np.ndarray:
         """The current frontier (a view of the queue)."""
@@ -519,11 +528,9 @@ class NumbaEngine(LocalEngine):
         # (called through the class: a test may switch the instance's levels_run off).
         forced = DirectionPolicy(("top-down", "bottom-up")[direction])
         self.threads()
-        sv = self.sv
-        frontier, rec, _, _, _, _, m_f = NumbaEngine.levels_run(
-            self, depth - 1, direction, int(sv[nbk.SV_MU]), int(sv[nbk.SV_MF]), forced, depth,
-            None)
-        return frontier, int(rec[0, 1]), int(rec[0, 2]), m_f
+        self.sv[nbk.SV_CUR] = direction
+        frontier, rec, _, _, _ = NumbaEngine.levels_run(self, -1, forced, depth, None)
+        return frontier, int(rec[0, 1]), int(rec[0, 2]), int(self.sv[nbk.SV_MF])
 
     def topdown(self, frontier: np.ndarray, depth: int) -> tuple[Any, int, int, int]:
         """One top-down level (the driver's path without :meth:`levels_run`)."""
@@ -574,7 +581,7 @@ class NumbaEngine(LocalEngine):
         from another (:meth:`spbfs.threads.SearchThreads.report`).
         """
         wanted = bool(self.sv[nbk.SV_WANTED])
-        if self._has_edges:
+        if self.deg[self._source]:
             self.pool.asked_threads = wanted or self.parallel_passes
         self.pool.keep_engine(self)
         return wanted
