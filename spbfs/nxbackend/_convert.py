@@ -87,6 +87,9 @@ class SpbfsGraph:
     forced : bool
         Whether a call with ``backend="spbfs"`` was declined on it for its size
         (the backend converts it at the next such call).
+    verdict : tuple or None
+        The backend's ``should_run`` answer for it and the ``min_edges`` it was made
+        for (kept here as in the networkx graph's cache, which drops both on a change).
     """
 
     __networkx_backend__ = "spbfs"
@@ -99,6 +102,7 @@ class SpbfsGraph:
         # Most graphs made by networkx's generators: results need no label lookup.
         self.labels_are_ids = all(type(v) is int and v == k for k, v in enumerate(self.nodes))
         self.forced = False
+        self.verdict: tuple[int, bool | str] | None = None
         self._cache: dict[Any, Any] = {}
 
     # networkx's decorators (not_implemented_for, argmap) ask these of any graph.
