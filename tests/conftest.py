@@ -7,7 +7,10 @@ import os
 import shutil
 from pathlib import Path
 
+import networkx as nx
+import numpy as np
 import pytest
+import scipy.sparse as sp
 
 import semirings._build
 import semirings.backend
@@ -256,6 +259,26 @@ def _auto_searches_on_numba_whatever_the_cache(monkeypatch: pytest.MonkeyPatch) 
     monkeypatch.setattr(semirings._build, "SMALL_PAIRS", -1)
 
 
+@pytest.fixture()
+def label_file(tmp_path: Path) -> tuple[Path, nx.Graph]:
+    """Edges between sparse (huge, negative) labels, and the networkx graph of them."""
+    edges = [(10**12, -5), (-5, 7), (7, 3 * 10**11), (42, 42), (42, 10**12)]
+    p = tmp_path / "labels.txt"
+    p.write_text("".join(f"{u} {v}\n" for u, v in edges))
+    return p, nx.Graph(edges)
+
+
+@pytest.fixture()
+def weighted_file(tmp_path: Path) -> tuple[Path, sp.csr_matrix, list[tuple[int, int, float]]]:
+    """A directed weighted edge list (third column) and its scipy matrix."""
+    rows = [(0, 1, 2.5), (1, 2, 1.0), (0, 2, 4.0), (2, 3, 1.0), (3, 0, 0.5), (4, 5, 1.0),
+            (5, 6, 2.0), (1, 3, 9.0)]
+    p = tmp_path / "w.txt"
+    p.write_text("".join(f"{u} {v} {w}\n" for u, v, w in rows))
+    u, v, w = (np.array(c) for c in zip(*rows, strict=True))
+    return p, sp.csr_matrix((w, (u, v)), shape=(7, 7)), rows
+
+
 @pytest.fixture(scope="session")
 def data_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A folder holding the bundled graphs uncompressed, under their original file names.
@@ -269,3 +292,4 @@ def data_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
                 open(folder / datasets.info(name).filename, "wb") as out:
             shutil.copyfileobj(src, out)
     return folder
+

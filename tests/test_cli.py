@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import io
-import json
 import os
 import re
 import subprocess
@@ -13,7 +12,6 @@ import networkx as nx
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from mpi_launch import launch, needs_mpi
 from scipy.sparse import csgraph
 
 from spbfs.cli import main
@@ -83,30 +81,6 @@ def test_debug_setting_shows_the_traceback():
     p = _spbfs(["bench", "--scale", "0"], SPBFS_DEBUG="1")
     assert p.returncode == 1
     assert "Traceback" in p.stderr and "scale" in p.stderr
-
-
-@pytest.mark.mpi
-@needs_mpi
-def test_grid_flag_runs_the_grid_commands(tmp_path):
-    """``spbfs bench --grid`` takes the grid path, options of that path included."""
-    js = tmp_path / "b.json"
-    rc, out, err, _ = launch(1, ["-m", "spbfs", "bench", "--grid", "1x1", "--scale", "6",
-                                 "--roots", "2", "--frontier-encoding", "list",
-                                 "--json", str(js)], timeout=120)
-    assert rc == 0, err
-    assert "per-search phase split" in out
-    doc = json.loads(js.read_text())
-    assert doc["header"]["grid"] == "1x1" and doc["header"]["frontier_encoding"] == "list"
-
-
-@pytest.mark.mpi
-@needs_mpi
-def test_grid_usage_error_is_one_line_from_rank_0():
-    rc, _, err, _ = launch(2, ["-m", "spbfs.mpi", "bench", "--frontier-encoding", "nope"],
-                           timeout=120)
-    assert rc == 2
-    assert err.count("Error: argument --frontier-encoding: invalid choice: 'nope'") == 1, err
-    assert "Traceback" not in err
 
 
 def test_sparse_ids_fail_with_a_message(tmp_path, capsys):
@@ -438,15 +412,6 @@ def test_bench_no_validate_and_plot(capsys, tmp_path):
 LABELS = [10**12, -5, 7, 3 * 10**11, 42]
 
 
-@pytest.fixture()
-def label_file(tmp_path):
-    """Edges between sparse (huge, negative) labels, and the networkx graph of them."""
-    edges = [(10**12, -5), (-5, 7), (7, 3 * 10**11), (42, 42), (42, 10**12)]
-    p = tmp_path / "labels.txt"
-    p.write_text("".join(f"{u} {v}\n" for u, v in edges))
-    return p, nx.Graph(edges)
-
-
 def test_renumber_bfs_writes_ids(capsys, tmp_path, label_file):
     p, g = label_file
     out, z = _bfs_npz(capsys, tmp_path, [str(p), "--source", "7", "--renumber"])
@@ -545,17 +510,6 @@ def _algo(capsys, tmp_path, args: list[str]) -> tuple[str, dict[str, np.ndarray]
     out = _run(capsys, [*args, "--out", str(out_file)])
     with np.load(out_file) as z:
         return out, {k: z[k] for k in z.files}
-
-
-@pytest.fixture()
-def weighted_file(tmp_path):
-    """A directed weighted edge list (third column) and its scipy matrix."""
-    rows = [(0, 1, 2.5), (1, 2, 1.0), (0, 2, 4.0), (2, 3, 1.0), (3, 0, 0.5), (4, 5, 1.0),
-            (5, 6, 2.0), (1, 3, 9.0)]
-    p = tmp_path / "w.txt"
-    p.write_text("".join(f"{u} {v} {w}\n" for u, v, w in rows))
-    u, v, w = (np.array(c) for c in zip(*rows, strict=True))
-    return p, sp.csr_matrix((w, (u, v)), shape=(7, 7)), rows
 
 
 def test_cc_matches_scipy(capsys, tmp_path, weighted_file, data_dir):
@@ -671,96 +625,6 @@ def test_algorithm_format_and_backend(capsys, tmp_path, data_dir):
     outs = [_algo(capsys, tmp_path, ["triangles", str(f), "--format", fmt, "--backend", be])[1]
             for fmt, be in (("csr", "numba"), ("dcsc", "numpy"))]
     assert np.array_equal(outs[0]["triangles"], outs[1]["triangles"])
-
-
-# --------------------------------------------------------------------------- on a grid
-
-
-@pytest.mark.mpi
-@needs_mpi
-def test_grid_algorithm_commands_match_the_references(tmp_path, weighted_file, data_dir):
-    """Under mpiexec the algorithm commands run their distributed twins."""
-    p, a, rows = weighted_file
-    out = {}
-    for name, extra in (("cc", []), ("sssp", ["--source", "0"]),
-                        ("pagerank", ["--unweighted", "--tol", "1e-12"]), ("bc", []),
-                        ("triangles", [])):
-        f = tmp_path / f"{name}.npz"
-        rc, stdout, err, _ = launch(2, ["-m", "spbfs", name, str(p), "--directed", *extra,
-                                        "--out", str(f), "--progress"], timeout=180)
-        assert rc == 0, err
-        assert stdout.count("wrote") == 1, stdout  # rank 0 alone reports
-        assert re.search(rf"^{name}\s+\d", err, re.M), err  # --progress, rank 0
-        with np.load(f) as z:
-            out[name] = {k: z[k] for k in z.files}
-    g = nx.DiGraph()
-    g.add_nodes_from(range(7))
-    g.add_weighted_edges_from(rows)
-    assert (out["cc"]["labels"] == csgraph.connected_components(a, connection="weak")[1]).all()
-    assert np.allclose(out["sssp"]["distances"], csgraph.dijkstra(a, indices=0))
-    want = nx.pagerank(g, tol=1e-12, weight=None)
-    assert np.allclose(out["pagerank"]["scores"], [want[v] for v in range(7)], atol=1e-9)
-    want = nx.betweenness_centrality(g)
-    assert np.allclose(out["bc"]["betweenness"], [want[v] for v in range(7)])
-    want = nx.triangles(g.to_undirected())
-    assert out["triangles"]["triangles"].tolist() == [want[v] for v in range(7)]
-    # the weighted file's values make a weighted pagerank, which the grid does not run
-    rc, _, err, _ = launch(2, ["-m", "spbfs", "pagerank", str(p)], timeout=120)
-    assert rc == 2 and "pass --unweighted" in err and err.count("Error:") == 1
-
-
-@pytest.mark.mpi
-@needs_mpi
-def test_grid_bfs_renumber(tmp_path, label_file):
-    p, g = label_file
-    f = tmp_path / "r.npz"
-    rc, out, err, _ = launch(2, ["-m", "spbfs.mpi", "bfs", str(p), "--source", "7",
-                                 "--renumber", "--out", str(f), "--validate"], timeout=120)
-    assert rc == 0, err
-    assert "validation: passed" in out and out.count("wrote") == 1
-    with np.load(f) as z:
-        assert z["ids"].tolist() == sorted(LABELS)
-        want = nx.single_source_shortest_path_length(g, 7)
-        assert {int(z["ids"][k]): int(v) for k, v in enumerate(z["levels"])} == want
-
-
-@pytest.mark.mpi
-@needs_mpi
-def test_parallel_reader_refuses_sparse_ids(tmp_path):
-    """As the serial readers: one line naming the line of the id, suggesting --renumber."""
-    p = tmp_path / "big.txt"
-    p.write_text("0 1\n1 2\n2 2147483648\n")
-    z = tmp_path / "big.npz"
-    np.savez(z, src=np.array([0, 1, 2]), dst=np.array([1, 2, 2**31]))
-    for path, where in ((p, "line 3: the largest vertex id is 2147483648"),
-                        (z, "edge 2: the largest vertex id is 2147483648")):
-        for nranks in (1, 3):
-            rc, _, err, _ = launch(nranks, ["-m", "spbfs.mpi", "bfs", str(path), "--source",
-                                            "0"], timeout=120)
-            assert rc == 2, err
-            assert where in err and "pass --renumber" in err, err
-            assert err.count("Error:") == 1 and "Traceback" not in err
-
-
-@pytest.mark.mpi
-@needs_mpi
-def test_grid_and_bind_options(tmp_path):
-    """--grid picks the shape, --bind the pinning (the bench's JSON header records both)."""
-    headers = {}
-    for grid, bind, progress in (("2x1", "core", ["--progress"]), ("1x2", "none", [])):
-        js = tmp_path / f"{grid}.json"
-        rc, _, err, _ = launch(2, ["-m", "spbfs", "bench", "--scale", "6", "--roots", "2",
-                                   "--grid", grid, "--bind", bind, "--json", str(js),
-                                   *progress], timeout=180)
-        assert rc == 0, err
-        headers[grid] = json.loads(js.read_text())["header"]
-        # rank 0 alone draws, and only when asked (stderr is a pipe here)
-        steps = re.findall(r"^(generate and build|warm up|BFS)\s", err, re.M)
-        assert steps == (["generate and build", "generate and build", "warm up", "warm up",
-                          "BFS"] if progress else []), err
-    assert headers["2x1"]["grid"] == "2x1" and headers["1x2"]["grid"] == "1x2"
-    assert headers["1x2"]["pinned_cores"] == "none"
-    assert headers["2x1"]["pinned_cores"] != "none"
 
 
 def test_out_without_extension_names_the_file_written(tmp_path, data_dir, capsys):

@@ -272,9 +272,25 @@ def _run_bash(b: Block, cwd: Path) -> None:
     )
 
 
+def launches_jobs(page: Path) -> bool:
+    """Whether a page's examples start mpiexec jobs (tests/test_docs_mpi.py runs those pages).
+
+    Such a page's test waits at the tests' mpiexec lock (:mod:`mpi_launch`) while the
+    mpiexec files' jobs run; run with them on their worker, it waits for none.
+    """
+    return any(b.lang in RUN_LANGS and not (b.directive or "").startswith("skip")
+               and ((b.directive or "").startswith("mpiexec") or "mpiexec" in b.body)
+               for b in blocks(page))
+
+
 @pytest.mark.timeout(900)
-@pytest.mark.parametrize("page", PAGES, ids=_page_id)
+@pytest.mark.parametrize("page", [p for p in PAGES if not launches_jobs(p)], ids=_page_id)
 def test_examples(page: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    run_examples(page, tmp_path, monkeypatch)
+
+
+def run_examples(page: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Run a page's examples in order (the module docstring says how each kind runs)."""
     import spbfs
 
     runnable = [b for b in blocks(page) if b.lang in RUN_LANGS]

@@ -60,12 +60,14 @@ def check_grid(grid: ProcessGrid, shape: str, cases: list[int]) -> None:
             g = DistGraph.from_edges(s, d, el.n, directed=directed, grid=grid,
                                      config=Config(format=fmt, butterfly_fanout=2 + cases[0] % 3))
             words: dict[tuple[str, str], int] = {}
-            # Every combination in every direction on one graph and format of each grid
-            # whose rows and columns both have several ranks (every phase's pattern then
-            # moves data); elsewhere, and on the 1-D grids, each exchange x encoding
-            # combination once, the directions in turn, which still runs every pair of
-            # direction, exchange and encoding values (a 9-rank job on 2 cores).
-            every = name == "kron9" and fmt == "csr" and grid.pr > 1 and grid.pc > 1
+            # Every combination in every direction on one graph and format of the square
+            # grids with several ranks a row and a column, 2x2 and 3x3 (every phase's
+            # pattern then moves data; 3x3 has three ranks along both); elsewhere, 2x3
+            # and 3x2 and the 1-D grids included, each exchange x encoding combination
+            # once, the directions in turn, which still runs every pair of direction,
+            # exchange and encoding values on every grid, graph and format (a 9-rank
+            # job on 2 cores: the whole product on 2x3 and 3x2 too took 56 more searches).
+            every = name == "kron9" and fmt == "csr" and grid.pr == grid.pc > 1
             combos = [(dr, ex, enc) for dr in DIRECTIONS for ex in EXCHANGES for enc in ENCODINGS
                       if every or DIRECTIONS.index(dr) == (EXCHANGES.index(ex)
                                                           + ENCODINGS.index(enc)) % 3
@@ -159,25 +161,30 @@ def check_registered_encoding(grid: ProcessGrid, shape: str, cases: list[int]) -
 
 
 def check_algorithms(grid: ProcessGrid, shape: str, cases: list[int]) -> None:
-    """The distributed algorithms move their vectors by the same patterns (GridOps)."""
-    for name, el, directed in graphs():
-        serial = Graph.from_edgelist(el, directed=directed)
-        cc = connected_components(serial)
-        dist = sssp(serial, 0)
-        ms = multi_source_bfs(serial, [0, el.n // 2])
-        for ex in EXCHANGES:
-            tag = f"{shape} {name} {ex}"
-            s, d = share(el, grid.rank, grid.size)
-            g = DistGraph.from_edges(s, d, el.n, directed=directed, grid=grid,
-                                     config=Config(exchange=ex, butterfly_fanout=3))
-            r_cc = dist_connected_components(g).gather()
-            r_sp = dist_sssp(g, 0).gather()
-            r_ms = dist_multi_source_bfs(g, [0, el.n // 2]).gather()
-            if grid.rank == 0:
-                assert np.array_equal(r_cc.labels, cc.labels), f"{tag}: components"
-                assert np.array_equal(r_sp.distances, dist.distances), f"{tag}: sssp"
-                assert np.array_equal(r_ms.levels, ms.levels), f"{tag}: multi-source levels"
-            cases[0] += 3
+    """The distributed algorithms move their vectors by the same patterns (GridOps).
+
+    Each exchange on one graph of each grid, the graph turning with the grid
+    (``pr + pc``): every grid runs every exchange and every graph (the directed one
+    too), and the grids together run every exchange on every graph.
+    """
+    all_graphs = graphs()
+    for k, ex in enumerate(EXCHANGES):
+        name, el, directed = all_graphs[(k + grid.pr + grid.pc) % len(all_graphs)]
+        tag = f"{shape} {name} {ex}"
+        s, d = share(el, grid.rank, grid.size)
+        g = DistGraph.from_edges(s, d, el.n, directed=directed, grid=grid,
+                                 config=Config(exchange=ex, butterfly_fanout=3))
+        r_cc = dist_connected_components(g).gather()
+        r_sp = dist_sssp(g, 0).gather()
+        r_ms = dist_multi_source_bfs(g, [0, el.n // 2]).gather()
+        if grid.rank == 0:
+            serial = Graph.from_edgelist(el, directed=directed)
+            assert np.array_equal(r_cc.labels, connected_components(serial).labels), \
+                f"{tag}: components"
+            assert np.array_equal(r_sp.distances, sssp(serial, 0).distances), f"{tag}: sssp"
+            assert np.array_equal(r_ms.levels, multi_source_bfs(serial, [0, el.n // 2]).levels), \
+                f"{tag}: multi-source levels"
+        cases[0] += 3
 
 
 def main(shapes: list[str]) -> None:
