@@ -14,10 +14,21 @@ touches the frontier's out-edges, ``m_f``; a bottom-up sweep reads every
 unvisited vertex at least once (the first sweep every vertex with in-edges,
 later sweeps the survivors), whatever ``m_u / alpha`` says about its edges.
 So the search goes bottom-up only when also ``m_f * gamma >= max(n, MIN_SWEEP)``
-(gamma = 1: the frontier's out-edges at least the vertices a first sweep
+(gamma = 1/2: the frontier's out-edges at least twice the vertices a first sweep
 reads, and at least :data:`MIN_SWEEP`, below which a whole top-down level costs
 about a microsecond and the switch itself, the sweep's candidate list and bitmap,
-as much). Beamer's
+as much). Twice, because a first sweep costs more per vertex than a top-down level
+per edge: on the wiki-Vote-like graph (8,192 vertices, 104 k arcs, one thread) the
+first sweeps fit about 2.2 ns per vertex plus 0.5 ns per in-edge scanned, a top-down
+level about 1.6 ns per edge; and a level left top-down does not save the first
+sweep, it moves it to the next level, over fewer unvisited vertices. From vertex
+3841 the third level's frontier has 9,437 out-edges (1.15 n): swept, that level
+took 41 us, the whole search 61 us; top-down, 15 us and 40 us (8 of 12 random
+sources changed schedule, each 2-59% faster, 17% in all; sources whose switch
+frontier has 2.2 n and 3.8 n edges keep theirs). Kronecker graphs switch at
+``m_f`` in the millions, and on road networks, grids, meshes and p2p-Gnutella31
+no frontier comes near ``n / 2`` edges at a switch: their schedules did not change
+(benchmarks/defaults.py). Beamer's
 test alone fires where the frontier never grows large enough to pay for that:
 at the tail of a road-network search, where ``m_u`` has shrunk to a few
 hundred edges, on a frontier of twenty vertices; and on a sparse directed graph,
@@ -27,7 +38,7 @@ test fires at a frontier of 18,195 out-edges, and the bottom-up level then
 read 84,890 in-edges and every vertex; with the guard the search stays
 top-down and takes a third of the time or less (benchmarks/defaults.py). A Kronecker
 graph switches at ``m_f`` in the millions, past ``n``: its schedules are the
-same with gamma = 32 (the guard's earlier value) and 1.
+same with gamma = 32 (the guard's earlier value), 1 and 1/2.
 
 On a directed graph ``m_u`` is what a bottom-up sweep reads: the *in*-edges of
 the unvisited vertices, not their out-edges (the two differ by the arcs between
@@ -110,7 +121,7 @@ class DirectionPolicy:
     mode: str = "auto"
     alpha: float = 14.0
     beta: float = 24.0
-    gamma: float = 1.0
+    gamma: float = 0.5
 
     def guess(self, current: int, n_f: int, m_f: int, m_u: int, n: int, grew: bool,
               m_f_before: int, shrink: float = 4.0) -> int:

@@ -288,7 +288,7 @@ def test_direction_policy_guard_against_tiny_bottom_up_switches() -> None:
 
     pol = DirectionPolicy()
     assert pol.choose(TOP_DOWN, 20, 50, 100, 115_000, True) == TOP_DOWN
-    assert pol.choose(TOP_DOWN, 20, 2_000, 100, 1_000, True) == BOTTOM_UP
+    assert pol.choose(TOP_DOWN, 20, 4_000, 100, 1_000, True) == BOTTOM_UP
     unguarded = DirectionPolicy(gamma=float("inf"))
     assert unguarded.choose(TOP_DOWN, 20, 50, 100, 115_000, True) == BOTTOM_UP
     n = 1 << 15
@@ -347,9 +347,10 @@ def test_fused_topdown_loop_loads_from_the_cache() -> None:
     """
     code = ("import spbfs\n"
             "from spbfs.kernels import bfs_numba as k\n"
-            "from spbfs.generators import path\n"
-            "r = spbfs.bfs(spbfs.Graph.from_edgelist(path(2000)), 0)\n"  # past spbfs.search.small
-            "assert r.levels[1999] == 1999 and r.stats.seconds.min() >= 0\n"
+            "from spbfs.generators import grid2d\n"
+            # past spbfs.search.small: a path's 2 (n - 1) edges stay below n / gamma
+            "r = spbfs.bfs(spbfs.Graph.from_edgelist(grid2d(40, 50)), 0)\n"
+            "assert r.levels[1999] == 88 and r.stats.seconds.min() >= 0\n"
             "print(sum(k.search_levels.stats.cache_hits.values()),\n"
             "      sum(k.search_levels.stats.cache_misses.values()))\n")
     env = {**os.environ, "SPBFS_BACKEND": "numba"}

@@ -27,17 +27,20 @@ def test_directed_counts_stay_top_down_where_the_sweep_touches_more() -> None:
     assert m_f * DirectionPolicy.alpha > m_u_in  # Beamer's test alone would switch
     assert DirectionPolicy().choose(TOP_DOWN, n_f, m_f, m_u_in, n, True) == TOP_DOWN
     assert DirectionPolicy(gamma=32.0).choose(TOP_DOWN, n_f, m_f, m_u_in, n, True) == BOTTOM_UP
-    # Out-edges past the vertices a sweep reads, and m_u / alpha: bottom-up.
-    assert DirectionPolicy().choose(TOP_DOWN, 30_000, n, 8 * n, n, True) == BOTTOM_UP
+    # Out-edges at the guard (n / gamma), and past m_u / alpha: bottom-up.
+    m_f = int(n / DirectionPolicy.gamma)
+    assert DirectionPolicy().choose(TOP_DOWN, 30_000, m_f, 8 * m_f, n, True) == BOTTOM_UP
+    assert DirectionPolicy().choose(TOP_DOWN, 30_000, m_f - 1, 8 * m_f, n, True) == TOP_DOWN
     # ... but not when the in-edges to scan are more than alpha times the out-edges.
-    assert DirectionPolicy().choose(TOP_DOWN, 30_000, n, 15 * n, n, True) == TOP_DOWN
+    assert DirectionPolicy().choose(TOP_DOWN, 30_000, m_f, 15 * m_f, n, True) == TOP_DOWN
 
 
 def test_no_bottom_up_below_min_sweep_edges() -> None:
     """A graph of few vertices: the guard takes at least MIN_SWEEP frontier edges."""
     pol = DirectionPolicy()
-    assert pol.choose(TOP_DOWN, 16, MIN_SWEEP - 1, 10, 34, True) == TOP_DOWN
-    assert pol.choose(TOP_DOWN, 16, MIN_SWEEP, 10, 34, True) == BOTTOM_UP
+    least = int(MIN_SWEEP / pol.gamma)
+    assert pol.choose(TOP_DOWN, 16, least - 1, 10, 34, True) == TOP_DOWN
+    assert pol.choose(TOP_DOWN, 16, least, 10, 34, True) == BOTTOM_UP
     # No guard (a GPU's gamma): Beamer's test alone.
     assert DirectionPolicy(gamma=float("inf")).choose(TOP_DOWN, 16, 80, 60, 34, True) == BOTTOM_UP
 
@@ -118,18 +121,22 @@ def test_isolated_source_of_a_large_graph_takes_one_call(
     assert bu.stats.direction.tolist() == [BOTTOM_UP]
 
 
+#: Vertices of :func:`_two_layer_graph`.
+TWO_LAYER_N = 1109
+
+
 def _two_layer_graph(back: bool) -> tuple[np.ndarray, np.ndarray]:
-    """Source 0 -> 4 vertices -> all of 300 others (1,200 out-edges: the frontier after
-    level 1, past the guard's n = 1,105), and 800 vertices C. With ``back`` every C
-    vertex has an arc to the source and its 4 successors (4,000 arcs out of unvisited
+    """Source 0 -> 8 vertices -> all of 300 others (2,400 out-edges: the frontier after
+    level 1, past the guard's n / gamma = 2,218), and 800 vertices C. With ``back`` every
+    C vertex has an arc to the source and its 8 successors (7,200 arcs out of unvisited
     vertices, none into them); without, each of the 300 has arcs to 10 of C (3,000
-    arcs out of unvisited vertices, 4,200 into them)."""
-    a, b, c = np.arange(1, 5), np.arange(5, 305), np.arange(305, 1105)
-    src = [np.zeros(4, np.int64), np.repeat(a, b.size)]
+    arcs out of unvisited vertices, 5,400 into them)."""
+    a, b, c = np.arange(1, 9), np.arange(9, 309), np.arange(309, TWO_LAYER_N)
+    src = [np.zeros(8, np.int64), np.repeat(a, b.size)]
     dst = [a, np.tile(b, a.size)]
     if back:
-        src.append(np.repeat(c, 5))
-        dst.append(np.tile(np.arange(5), c.size))
+        src.append(np.repeat(c, 9))
+        dst.append(np.tile(np.arange(9), c.size))
     else:
         src.append(np.repeat(b, 10))
         dst.append(c[(np.arange(b.size * 10) * 7) % c.size])
@@ -138,33 +145,33 @@ def _two_layer_graph(back: bool) -> tuple[np.ndarray, np.ndarray]:
 
 @pytest.mark.parametrize("backend", ["numba", "numpy"])
 @pytest.mark.parametrize(("back", "alpha", "expect"), [(True, 2.0, BOTTOM_UP),
-                                                       (False, 3.0, TOP_DOWN)])
+                                                       (False, 2.0, TOP_DOWN)])
 def test_directed_switch_weighs_in_edges_of_unvisited(backend: str, back: bool, alpha: float,
                                                       expect: int) -> None:
-    """After level 0 the frontier has 1,200 out-edges (past the guard); Beamer's test
+    """After level 0 the frontier has 2,400 out-edges (past the guard); Beamer's test
     compares them (times alpha) with the edges a bottom-up sweep reads, the in-edges of
-    the unvisited vertices, not their out-edges: 2 x 1,200 exceeds 1,200 in-edges but
-    not 4,000 out-edges (bottom-up), 3 x 1,200 exceeds 3,000 out-edges but not 4,200
-    in-edges (top-down). Every engine decides alike, and the reversed search on the
+    the unvisited vertices, not their out-edges: 2 x 2,400 exceeds 2,400 in-edges but
+    not 7,200 out-edges (bottom-up), and 3,000 out-edges but not 5,400 in-edges
+    (top-down). Every engine decides alike, and the reversed search on the
     transposed graph as the search on the graph."""
     src, dst = _two_layer_graph(back)
-    g = spbfs.Graph.from_edges(src, dst, n=1105, directed=True)
-    deg_in = np.bincount(dst, minlength=1105)
-    deg_out = np.bincount(src, minlength=1105)
-    unvisited = np.ones(1105, bool)
-    unvisited[:5] = False
-    m_f = 1200
+    g = spbfs.Graph.from_edges(src, dst, n=TWO_LAYER_N, directed=True)
+    deg_in = np.bincount(dst, minlength=TWO_LAYER_N)
+    deg_out = np.bincount(src, minlength=TWO_LAYER_N)
+    unvisited = np.ones(TWO_LAYER_N, bool)
+    unvisited[:9] = False
+    m_f = 2400
     m_in, m_out = int(deg_in[unvisited].sum()), int(deg_out[unvisited].sum())
     # The counts the test should weigh, and the other ones, on opposite sides of m_f * alpha.
     assert (m_f * alpha > m_in) == (expect == BOTTOM_UP) != (m_f * alpha > m_out)
     cfg = g.config.replace(alpha=alpha, backend=backend)
     r = spbfs.bfs(g, 0, config=cfg)
-    assert r.stats.frontier[1] == 4 and r.stats.direction[0] == TOP_DOWN
+    assert r.stats.frontier[1] == 8 and r.stats.direction[0] == TOP_DOWN
     assert r.stats.direction[1] == expect
     td = spbfs.bfs(g, 0, config=cfg.replace(direction="top-down"))
     np.testing.assert_array_equal(r.parents, td.parents)
     np.testing.assert_array_equal(r.levels, td.levels)
-    t = spbfs.Graph.from_edges(dst, src, n=1105, directed=True)
+    t = spbfs.Graph.from_edges(dst, src, n=TWO_LAYER_N, directed=True)
     rev = spbfs.bfs(t, 0, config=cfg, reverse=True)
     np.testing.assert_array_equal(rev.stats.direction, r.stats.direction)
     np.testing.assert_array_equal(rev.parents, r.parents)
