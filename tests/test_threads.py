@@ -436,6 +436,16 @@ def test_a_busy_machines_searches_report_their_cost(monkeypatch, keep_threads, m
     assert r.threads == 2
 
 
+def _cliques_of_four(n: int) -> tuple[np.ndarray, np.ndarray]:
+    """The edges of ``n / 4`` disjoint 4-cliques: a search reaches its clique in one level,
+    and with 1.5 n edges the graph can run bottom-up levels (the engine, not the
+    top-down-only path of a sparser graph: :func:`spbfs.search.small.takes_small`)."""
+    base = np.arange(0, n, 4)
+    pairs = [(a, b) for a in range(4) for b in range(a + 1, 4)]
+    src = np.concatenate([base + a for a, _ in pairs])
+    dst = np.concatenate([base + b for _, b in pairs])
+    return src, dst
+
 @needs_two
 def test_a_search_whose_only_parallel_regions_are_its_passes_reports_its_cost(
         monkeypatch, keep_threads, machine, clock):
@@ -445,10 +455,10 @@ def test_a_search_whose_only_parallel_regions_are_its_passes_reports_its_cost(
     numba.set_num_threads(2)
     _load(monkeypatch, 50)
     n = 1 << 18
-    g = spbfs.Graph.from_edges(np.arange(0, n - 1, 2), np.arange(1, n, 2), n=n)  # pairs
+    g = spbfs.Graph.from_edges(*_cliques_of_four(n), n=n)
     for _ in range(2):  # the probe's first search is not counted
         r = spbfs.bfs(g, 4)
-        assert r.threads is None and int((r.levels >= 0).sum()) == 2  # no parallel level
+        assert r.threads is None and int((r.levels >= 0).sum()) == 4  # no parallel level
     probe = g._search_cache["numba_scratch"].thread_policy.probe
     assert set(probe._cost) == {1} and probe._cost[1] > 0
     probe._cost[2] = probe._cost[1] / 10  # as if a try of two had won
@@ -847,11 +857,10 @@ def test_a_large_graph_asks_before_its_passes_over_n(reads, seen, keep_threads, 
     machine(POOL, POOL)
     numba.set_num_threads(2)
     n = 1 << 18
-    src, dst = np.arange(0, n - 1, 2), np.arange(1, n, 2)  # pairs: one level each
-    g = spbfs.Graph.from_edges(src, dst, n=n)
+    g = spbfs.Graph.from_edges(*_cliques_of_four(n), n=n)  # one level from any vertex
     r = spbfs.bfs(g, 4)
     assert reads[0] == 1 and seen == [1]
-    assert int(r.levels[5]) == 1 and int((r.levels >= 0).sum()) == 2
+    assert r.levels[4:8].tolist() == [0, 1, 1, 1] and int((r.levels >= 0).sum()) == 4
 
 
 @needs_two
