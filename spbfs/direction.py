@@ -23,7 +23,7 @@ first sweeps fit about 2.2 ns per vertex plus 0.5 ns per in-edge scanned, a top-
 level about 1.6 ns per edge; and a level left top-down does not save the first
 sweep, it moves it to the next level, over fewer unvisited vertices. From vertex
 3841 the third level's frontier has 9,437 out-edges (1.15 n): swept, that level
-took 41 us, the whole search 61 us; top-down, 15 us and 40 us (8 of 12 random
+took 41 µs, the whole search 61 µs; top-down, 15 µs and 40 µs (8 of 12 random
 sources changed schedule, each 2-59% faster, 17% in all; sources whose switch
 frontier has 2.2 n and 3.8 n edges keep theirs). Kronecker graphs switch at
 ``m_f`` in the millions, and on road networks, grids, meshes and p2p-Gnutella31

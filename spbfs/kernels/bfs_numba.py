@@ -1030,8 +1030,6 @@ def _stamp_find(at, v, u, f, s):  # type: ignore[no-untyped-def]
     return -1 - s
 
 
-# Without reference counting: the tuple handed to the shared step is unpacked at each
-# find, an incref and a decref per array (see _topdown_all).
 @nb.njit(cache=True, inline="always")
 def _first_reached(at, ind, lo, hi):  # type: ignore[no-untyped-def]
     """First ``e`` in ``lo .. hi-1`` whose id ``ind[e]`` was reached before this level
@@ -1045,6 +1043,8 @@ def _first_reached(at, ind, lo, hi):  # type: ignore[no-untyped-def]
     return hi
 
 
+# Without reference counting: the tuple handed to the shared step is unpacked at each
+# find, an incref and a decref per array (see _topdown_all).
 @nb.njit(cache=True, nogil=True, _nrt=False)
 def _bottomup_range(ptr, ind, jc, dcsc, front, member, state, base, src, cand, first, lo_c, hi_c,
                     found, out):
@@ -1372,8 +1372,8 @@ def search_levels(optr, oind, ojc, oaux, oshift, iptr, iind, ijc, slots, has_slo
             # The frontier read from the state: no bitmap to set and clear (bottomup_level).
             # Not in a first sweep (ncand < 0), nor where the candidates outnumber the
             # frontier: a sweep reads the state slower than a bitmap of a few words (the
-            # wiki-Vote-like graph's first sweep, 45 k edges: 41 -> 53 us), while the bits
-            # cost about a nanosecond per frontier vertex (its second sweep: 9.5 -> 6.1 us).
+            # wiki-Vote-like graph's first sweep, 45 k edges: 41 -> 53 µs), while the bits
+            # cost about a nanosecond per frontier vertex (its second sweep: 9.5 -> 6.1 µs).
             k, ncand, scanned, degsum, ci = bottomup_level(
                 iptr, iind, ijc, idcsc, slots, has_slots, front[:0], state, base, queue, tail,
                 buf, cands, ci, ncand, nchunks)
