@@ -30,7 +30,7 @@ from spbfs.direction import MIN_SWEEP
 from spbfs.kernels.rows_bfs import MAX_VERTICES, rows_bfs_into
 from spbfs.result import BFSResult, LevelStats
 
-__all__ = ["RowsScratch", "small_search", "takes_small"]
+__all__ = ["RowsScratch", "small_rule", "small_search", "takes_small"]
 
 _STOPS = ("exhausted", "max_depth", "target")
 _UNVISITED = np.uint64(0xFFFFFFFFFFFFFFFF)
@@ -103,6 +103,23 @@ def _facts(g: Any, reverse: bool) -> tuple[Any, int, bool]:
     return facts
 
 
+def small_rule(g: Any, mode: str, reverse: bool, gamma: float) -> tuple[bool, Any]:
+    """:func:`takes_small` of ``g`` before the source is known: ``(every source, degrees)``.
+
+    ``every source`` is True where every search takes :func:`small_search`;
+    otherwise a search does where its source has no edge to follow in
+    ``degrees`` (None: no search does). It depends on the graph and the
+    arguments only, so a caller may keep it (:func:`spbfs.bfs`'s plain call).
+    """
+    if mode == "bottom-up":
+        return False, None
+    deg, total, usable = _facts(g, reverse)
+    if not usable:
+        return False, None
+    n = g.n
+    return mode == "top-down" or total * gamma < (n if n > MIN_SWEEP else MIN_SWEEP), deg
+
+
 def takes_small(g: Any, source: int, mode: str, reverse: bool, gamma: float) -> bool:
     """Whether :func:`small_search` gives this search of ``g`` from ``source``.
 
@@ -112,14 +129,8 @@ def takes_small(g: Any, source: int, mode: str, reverse: bool, gamma: float) -> 
     source without edges to follow, whatever the direction), and the block's
     rows are usable (:func:`_facts`). ``gamma`` is the policy's guard.
     """
-    if mode == "bottom-up":
-        return False
-    deg, total, usable = _facts(g, reverse)
-    if not usable:
-        return False
-    n = g.n
-    return (mode == "top-down" or total * gamma < (n if n > MIN_SWEEP else MIN_SWEEP)
-            or deg[source] == 0)
+    every, deg = small_rule(g, mode, reverse, gamma)
+    return every or (deg is not None and deg[source] == 0)
 
 
 def _rows(cache: dict[str, Any], key: str, block: Any) -> tuple[np.ndarray, np.ndarray]:
