@@ -73,6 +73,11 @@ def _all_columns(block: Any) -> bool:
     return int(block.nzc) == int(block.shape[1])
 
 
+#: Whether the interpreter runs with its GIL, where it can run without one (a
+#: free-threaded build; None elsewhere): reference counts are exact only with it.
+_GIL_ENABLED = getattr(sys, "_is_gil_enabled", None)
+
+
 def _fresh_rows(n: int) -> tuple[np.ndarray, np.ndarray]:
     block = np.empty((2, n), np.int64)
     return block[0], block[1]
@@ -113,8 +118,8 @@ class ScratchPool:
         # The count of a block only a list refers to, read the same way as the kept
         # ones' in results() (not a constant: how an interpreter counts the call's own
         # temporary references may change between versions), once per pool.
-        probe = [np.empty((2, 0), np.int64)]
-        self._unshared = sys.getrefcount(probe[0])
+        for block in [np.empty((2, 0), np.int64)]:
+            self._unshared = sys.getrefcount(block)
         #: The thread policy of the graph's searches that leave the count to the machine.
         self.thread_policy = ThreadPolicy(probe=ThreadProbe())
         #: Whether the graph's last search (from a vertex with edges) asked for its
@@ -165,17 +170,14 @@ class ScratchPool:
         """
         if n < self.min_rows:
             return _fresh_rows(n)
-        # Read from the module's dict: getattr with a default raises and catches an
-        # AttributeError on interpreters without the function, 2-3 µs a search.
-        gil = sys.__dict__.get("_is_gil_enabled")
-        if gil is not None and not gil():
+        if _GIL_ENABLED is not None and not _GIL_ENABLED():
             return _fresh_rows(n)
         unshared = self._unshared
+        count = sys.getrefcount
         with self._lock:
             kept = self._results
-            for i in range(len(kept)):
-                if kept[i].shape[1] == n and sys.getrefcount(kept[i]) <= unshared:
-                    block = kept[i]
+            for block in kept:
+                if block.shape[1] == n and count(block) <= unshared:
                     break
             else:
                 block = np.empty((2, n), np.int64)
@@ -235,6 +237,11 @@ class ScratchPool:
 #: The stop of each of search_levels' reasons: None where it is to be called again.
 _STOPS = {nbk.EXHAUSTED: "exhausted", nbk.MAX_DEPTH: "max_depth", nbk.TARGET: "target",
           nbk.FULL: None, nbk.THREADS: None}
+
+#: search_levels' ``fin`` of the results each ``output`` asks for.
+_FIN = {(p, lv): nbk.FIN_PARENTS * p | nbk.FIN_LEVELS * lv
+        for p in (False, True) for lv in (False, True)}
+_THREADS, _SV_HEAD, _SV_TAIL, _SV_DEPTH = nbk.THREADS, nbk.SV_HEAD, nbk.SV_TAIL, nbk.SV_DEPTH
 
 #: The policy of :meth:`NumbaEngine.start`, which runs no level.
 _START = DirectionPolicy("top-down")
@@ -367,6 +374,8 @@ class NumbaEngine(LocalEngine):
         oaux, oshift = self.out[3], self.out[4]
         self._arrays = (optr, oind, ojc, oaux, oshift, iptr, iind, ijc)
         self._no_offsets = np.zeros(2, np.int64)
+        # The result arrays of a call that leaves the results to finish().
+        self._no_results = (self._no_offsets[:0], self._no_offsets[:0])
         #: The results the next search's finish() asks for, (parents, levels): the compiled
         #: loop writes them itself when it ends the search (``fin``). Set before the search.
         self.output = (True, True)
@@ -485,39 +494,43 @@ class NumbaEngine(LocalEngine):
         view that the next call overwrites.
         """
         if source >= 0:
-            self._reset()
+            if self.clean:
+                self.clean = False  # what _reset() does here, without its call
+            else:
+                self._reset()
             self._source = source
         # The policy's numbers for the loop, kept for the next call with the same policy
         # object and team threshold (the driver's policy is kept with the graph).
         key = self._policy_key
-        if key[0] is not policy or key[1] != self.team_topdown or key[2] != self.par_topdown:
-            key = self._policy_key = (policy, self.team_topdown, self.par_topdown)
+        par_topdown = self.par_topdown
+        if key[0] is not policy or key[1] != self.team_topdown or key[2] != par_topdown:
+            key = self._policy_key = (policy, self.team_topdown, par_topdown)
             self._policy_args = (policy.fused, self.team(policy), self.free_new(policy))
         fused, team, kfree = self._policy_args
         # The results are written by the loop where the search ends in it with no target to
         # test afterwards (the pass resets the state) and the pass over n runs serial.
-        out = self._out
         fin = 0
-        if target is None and not self.parallel_passes:
-            fin = nbk.FIN_PARENTS * self.output[0] | nbk.FIN_LEVELS * self.output[1]
+        if target is None and self.n < nbk._PAR_N:
+            fin = _FIN[self.output]
+            out = self._out
             if out is None:
                 out = self._out = self.pool.results(self.n)
-        parents, levels = out if fin else (self._no_offsets[:0], self._no_offsets[:0])
+        parents, levels = out if fin else self._no_results
         sv = self.sv
         nlev, reason = nbk.search_levels(
             *self._arrays, self.slots, self.has_slots,
             self.state, self.bits, self.stamps, self.queue, self.buf, self.front, self.cands, sv,
-            self._sv0, source, *fused, self.nparts, self.nchunks, self.par_topdown, team,
+            self._sv0, source, *fused, self.nparts, self.nchunks, par_topdown, team,
             self.unbranched, kfree, -1 if max_depth is None else max_depth,
             -1 if target is None else target, self.st, self.st_t, self.in_deg, self.deg,
             parents, levels, fin, **self.formats,
         )
-        if reason == nbk.THREADS:
+        if reason == _THREADS:
             self.threads()  # the next call runs the parallel level
         # One conversion of the scalars, not a numpy item read each (0.1-0.2 µs apiece).
         v = sv.tolist()
-        return (self.queue[v[nbk.SV_HEAD]:v[nbk.SV_TAIL]], self.st[:nlev], self.st_t[:nlev],
-                v[nbk.SV_DEPTH], _STOPS[reason])
+        return (self.queue[v[_SV_HEAD]:v[_SV_TAIL]], self.st[:nlev], self.st_t[:nlev],
+                v[_SV_DEPTH], _STOPS[reason])
 
     def frontier(self) -> np.ndarray:
         """The current frontier (a view of the queue)."""
