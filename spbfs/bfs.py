@@ -171,16 +171,11 @@ def bfs(
             deg = plan.small_deg
             if plan.small or (deg is not None and deg[s] == 0):
                 return small_search(graph, s, plan.config, False, None, None, plan.pool)
-            if plan.policy is not None and plan.serial:
-                # One thread, no count to choose or set back: no SearchThreads.
-                return _numba_search(_numba_engine(graph, plan.pool, False, None, s),
-                                     plan.policy, s, plan.config, None, None, None)
+            # Nothing to resolve either: straight to the search (the small case is out).
             choice = SearchThreads(plan.config.threads)
             try:
-                if plan.policy is not None:
-                    return _numba_search(_numba_engine(graph, plan.pool, False, choice, s),
-                                         plan.policy, s, plan.config, None, None, choice)
-                return _search(graph, s, plan.config, None, None, False, choice, small=False)
+                return _search(graph, s, plan.config, None, None, False, choice, small=False,
+                               plan=plan)
             finally:
                 choice.restore()
     if config is not None and not isinstance(config, Config):
@@ -468,9 +463,15 @@ def _engine(g: Graph, backend: Any, reverse: bool, cfg: Config,
 
 def _search(
     g: Graph, source: int, cfg: Config, max_depth: int | None, target: int | None, reverse: bool,
-    threads: SearchThreads, small: bool = True,
+    threads: SearchThreads, small: bool = True, plan: _PlainCall | None = None,
 ) -> BFSResult:
-    """The search of checked arguments; ``small=False``: :func:`takes_small` said no."""
+    """The search of checked arguments; ``small=False``: :func:`takes_small` said no;
+    ``plan``: the plain call's (:class:`_PlainCall`, the graph's config)."""
+    if plan is not None and plan.policy is not None:
+        # The numba engine's search under the kept policy; on one thread without asking
+        # (plan.serial) the engine needs nothing of ``threads``.
+        engine = _numba_engine(g, plan.pool, reverse, None if plan.serial else threads, source)
+        return _numba_search(engine, plan.policy, source, cfg, max_depth, target, threads)
     # The graph's blocks hold the backend its config names (resolved once).
     backend = g.backend if cfg.backend == g.config.backend else get_backend(cfg.backend)
     if small and backend.name == "numba" and takes_small(g, source, cfg.direction, reverse,
@@ -519,8 +520,8 @@ def _search(
 
 def _numba_search(engine: NumbaEngine, policy: DirectionPolicy, source: int, cfg: Config,
                   max_depth: int | None, target: int | None,
-                  threads: SearchThreads | None) -> BFSResult:
-    """The search on the numba engine (``threads`` None: one thread, none chosen)."""
+                  threads: SearchThreads) -> BFSResult:
+    """The search on the numba engine."""
     t_start = time.perf_counter()
     # The engine keeps its own compact state; the int64 results are written at the end.
     out = cfg.output
@@ -536,7 +537,7 @@ def _numba_search(engine: NumbaEngine, policy: DirectionPolicy, source: int, cfg
     # no level is large enough) tells one count from another as well; unreported, a
     # trial between two counts never learnt, and the grid beside one busy process kept
     # the reading's two threads, 1.31x its best setting (docs/benchmarks.md).
-    if threads is not None and threads.measured and (parallel or engine.parallel_passes):
+    if threads.measured and (parallel or engine.parallel_passes):
         threads.report(int(stats.discovered.sum()) + 1)
     # Positional (source, parents, levels, stats, seconds, config, stopped, values,
     # threads): keywords cost 0.4 µs more, a percent of a search of a few thousand vertices.

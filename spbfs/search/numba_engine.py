@@ -73,11 +73,6 @@ def _all_columns(block: Any) -> bool:
     return int(block.nzc) == int(block.shape[1])
 
 
-#: Whether the interpreter runs with its GIL, where it can run without one (a
-#: free-threaded build; None elsewhere): reference counts are exact only with it.
-_GIL_ENABLED = getattr(sys, "_is_gil_enabled", None)
-
-
 def _fresh_rows(n: int) -> tuple[np.ndarray, np.ndarray]:
     block = np.empty((2, n), np.int64)
     return block[0], block[1]
@@ -170,7 +165,10 @@ class ScratchPool:
         """
         if n < self.min_rows:
             return _fresh_rows(n)
-        if _GIL_ENABLED is not None and not _GIL_ENABLED():
+        # Read from the module's dict: getattr with a default raises and catches an
+        # AttributeError on interpreters without the function, 2-3 µs a search.
+        gil = sys.__dict__.get("_is_gil_enabled")
+        if gil is not None and not gil():
             return _fresh_rows(n)
         unshared = self._unshared
         count = sys.getrefcount
