@@ -397,13 +397,13 @@ def _numba_engine(g: Graph, pool: ScratchPool, reverse: bool, threads: SearchThr
     search asked (from ``source`` with edges).
     """
     out_block, in_block = (g.in_block, g.out_block) if reverse else (g.out_block, g.in_block)
-    deg = g.in_degree if reverse else g.out_degree
     if threads is None:
         count: Any = 1
         quiet = None
     else:
         one = not threads.chosen and _one_thread(g)
-        if not one and not threads.chosen and pool.asked_threads and deg[source]:
+        if (not one and not threads.chosen and pool.asked_threads
+                and (g.in_degree if reverse else g.out_degree)[source]):
             # Searches of one graph look alike: this one will likely ask too.
             threads.count(pool.thread_policy)
         # A count not chosen yet is asked for when the first parallel region is due. One
@@ -418,6 +418,7 @@ def _numba_engine(g: Graph, pool: ScratchPool, reverse: bool, threads: SearchThr
     if engine is not None:
         engine.renew(count, quiet)
         return engine
+    deg = g.in_degree if reverse else g.out_degree
     slots = None
     if in_block.format == "csr":
         # Keyed by block: an undirected graph's two blocks are one object.

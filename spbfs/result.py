@@ -74,8 +74,9 @@ class RecordStats(LevelStats):
     @classmethod
     def from_columns(cls, cols: np.ndarray, seconds: np.ndarray,
                      extra: dict[str, Any]) -> RecordStats:
-        """The statistics of ``cols`` (4 x levels int64: frontier, discovered, edges,
-        direction) and ``seconds``; ``cols`` is the caller's copy, kept."""
+        """The statistics of ``cols`` (int64 rows frontier, discovered, edges and
+        direction, or the first three alone where every level ran top-down) and
+        ``seconds``; ``cols`` is the caller's copy, kept."""
         stats = cls.__new__(cls)
         stats._cols = cols
         stats.discovered = cols[1]
@@ -88,7 +89,9 @@ class RecordStats(LevelStats):
         cols = self.__dict__.get("_cols") if name in _LAZY_COLUMNS else None
         if cols is None:
             raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
-        self.frontier, self.edges, self.direction = cols[0], cols[2], cols[3].astype(np.int8)
+        self.frontier, self.edges = cols[0], cols[2]
+        self.direction = (cols[3].astype(np.int8) if cols.shape[0] > 3
+                          else np.zeros(cols.shape[1], np.int8))
         del self._cols
         return self.__dict__[name]
 

@@ -93,11 +93,9 @@ class RecordLog:
     def __init__(self, rows: np.ndarray | None = None, seconds: np.ndarray | None = None) -> None:
         # The first run's columns and seconds, and the later runs' (a search that returned
         # to Python midway: its record full, or its thread count due).
-        self._cols: np.ndarray | None = None
-        self._seconds: np.ndarray | None = None
+        self._cols = None if rows is None else rows.T.copy()
+        self._seconds = None if seconds is None else seconds.copy()
         self._more: list[tuple[np.ndarray, np.ndarray]] | None = None
-        if rows is not None:
-            self.extend_record(rows, seconds)
 
     def extend_record(self, rows: np.ndarray, seconds: np.ndarray) -> None:
         """Levels as rows (frontier, discovered, edges, direction) and their seconds (copied)."""

@@ -240,6 +240,7 @@ _STOPS = {nbk.EXHAUSTED: "exhausted", nbk.MAX_DEPTH: "max_depth", nbk.TARGET: "t
 _FIN = {(p, lv): nbk.FIN_PARENTS * p | nbk.FIN_LEVELS * lv
         for p in (False, True) for lv in (False, True)}
 _THREADS, _SV_HEAD, _SV_TAIL, _SV_DEPTH = nbk.THREADS, nbk.SV_HEAD, nbk.SV_TAIL, nbk.SV_DEPTH
+_SV_DONE, _SV_WANTED = nbk.SV_DONE, nbk.SV_WANTED
 
 #: The policy of :meth:`NumbaEngine.start`, which runs no level.
 _START = DirectionPolicy("top-down")
@@ -367,10 +368,13 @@ class NumbaEngine(LocalEngine):
         self._rec = pool.records(self.record)
         self.st, self.st_t = self._rec
         self.scratch_bytes = sum(a.nbytes for a in self.scratch)
-        # The loop's arrays, which stay the engine's for its life (a kept engine serves
-        # the graph's next searches); its scalars are read from the attributes per call.
+        # The loop's arguments that stay the engine's for its life (a kept engine serves
+        # the graph's next searches): its arrays, the width of the ids; the scalars a
+        # search may set (the stamps, thread counts, thresholds) are read per call.
         oaux, oshift = self.out[3], self.out[4]
-        self._arrays = (optr, oind, ojc, oaux, oshift, iptr, iind, ijc)
+        self._arrays = (optr, oind, ojc, oaux, oshift, iptr, iind, ijc, self.slots,
+                        self.has_slots, self.state, self.bits)
+        self._scratch_args = (self.queue, self.buf, self.front, self.cands, self.sv, self._sv0)
         self._no_offsets = np.zeros(2, np.int64)
         # The result arrays of a call that leaves the results to finish().
         self._no_results = (self._no_offsets[:0], self._no_offsets[:0])
@@ -516,9 +520,8 @@ class NumbaEngine(LocalEngine):
         parents, levels = out if fin else self._no_results
         sv = self.sv
         nlev, reason = nbk.search_levels(
-            *self._arrays, self.slots, self.has_slots,
-            self.state, self.bits, self.stamps, self.queue, self.buf, self.front, self.cands, sv,
-            self._sv0, source, *fused, self.nparts, self.nchunks, par_topdown, team,
+            *self._arrays, self.stamps, *self._scratch_args, source, *fused, self.nparts,
+            self.nchunks, par_topdown, team,
             self.unbranched, kfree, -1 if max_depth is None else max_depth,
             -1 if target is None else target, self.st, self.st_t, self.in_deg, self.deg,
             parents, levels, fin, **self.formats,
@@ -558,7 +561,7 @@ class NumbaEngine(LocalEngine):
         n = self.n
         sv = self.sv
         out, self._out = self._out, None
-        if sv[nbk.SV_DONE]:
+        if sv[_SV_DONE]:
             # The compiled loop wrote them (levels_run's ``fin``, from ``output``).
             self.clean = True
             return (out[0] if want_parents else None), (out[1] if want_levels else None)
@@ -591,7 +594,7 @@ class NumbaEngine(LocalEngine):
         threads are given: only such a search's cost tells one thread count
         from another (:meth:`spbfs.threads.SearchThreads.report`).
         """
-        wanted = bool(self.sv[nbk.SV_WANTED])
+        wanted = bool(self.sv[_SV_WANTED])
         if self.deg[self._source]:
             self.pool.asked_threads = wanted or self.parallel_passes
         self.pool.keep_engine(self)

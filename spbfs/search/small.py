@@ -28,7 +28,7 @@ import numpy as np
 from spbfs.config import Config
 from spbfs.direction import MIN_SWEEP
 from spbfs.kernels.rows_bfs import MAX_VERTICES, rows_bfs_into
-from spbfs.result import BFSResult, LevelStats
+from spbfs.result import BFSResult, RecordStats
 
 __all__ = ["RowsScratch", "small_rule", "small_search", "takes_small"]
 
@@ -69,8 +69,8 @@ class RowsScratch:
 
     def take(self) -> tuple[np.ndarray, ...]:
         """``(state, queue, rec, rec_t)``, ``state`` all unvisited; ``rec_t`` is the
-        fourth row of ``rec`` (4 x levels int64) viewed as float64, so that one copy
-        of ``rec`` takes the whole record."""
+        fourth row of ``rec`` (4 x levels int64) viewed as float64 (one array for the
+        kernel's record)."""
         try:
             return self._items.pop()
         except IndexError:
@@ -185,10 +185,10 @@ def small_search(g: Any, source: int, cfg: Config, reverse: bool, max_depth: int
                                  -1 if max_depth is None else max_depth,
                                  -1 if target is None else target, rec, rec_t, parents, levels,
                                  want_parents, want_levels)
-    cols = rec[:, :nlev].copy()  # the whole record, seconds included, in one copy
+    # The counts and the seconds apart: a float64 view of an int64 row costs more than a
+    # second copy. Every level ran top-down: no direction row.
+    stats = RecordStats.from_columns(rec[:3, :nlev].copy(), rec_t[:nlev].copy(), {})
     scratch.give(item)
-    stats = LevelStats(cols[0], cols[1], cols[2], np.zeros(nlev, np.int8),
-                       cols[3].view(np.float64), {})
     return BFSResult(source, parents if want_parents else None,
                      levels if want_levels else None, stats, time.perf_counter() - t_start,
                      cfg, _STOPS[reason])
