@@ -167,7 +167,9 @@ def bfs(
         # thousand vertices was spent recomputing it).
         plan = _plain_call(graph)
         if plan is not None:
-            s = check_vertex(graph.resolve_vertex(source), plan.n, "source")
+            # An int id of a graph without labels needs neither call (what they return).
+            s = (source if type(source) is int and 0 <= source < plan.n and graph.ids is None
+                 else check_vertex(graph.resolve_vertex(source), plan.n, "source"))
             deg = plan.small_deg
             if plan.small or (deg is not None and deg[s] == 0):
                 return small_search(graph, s, plan.config, False, None, None, plan.pool)
