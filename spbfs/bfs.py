@@ -322,9 +322,10 @@ class _PlainCall:
     pool : ScratchPool
         The graph's pool.
     policy : DirectionPolicy or None
-        The policy of a numba engine's search; None where the search takes
-        :func:`_search` (another backend, or numba's kernel not compiled yet while
-        :func:`spbfs._compile.numpy_first` holds: a plan is then not kept).
+        The policy of a numba engine's search, which :func:`_search` then runs
+        at once; None where it works the engine out per call (another backend,
+        or numba's kernel not compiled yet while :func:`spbfs._compile.numpy_first`
+        holds: such a plan is not kept).
     serial : bool
         The engine runs on one thread without asking (:func:`_one_thread`, no
         count given in the config).
