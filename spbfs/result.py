@@ -67,8 +67,9 @@ class RecordStats(LevelStats):
     from the record's columns the first time one of them is read. The search of
     a few thousand vertices whose statistics nobody reads then saves their
     conversion, a microsecond of a 50 µs call. Built by :meth:`from_columns`;
-    otherwise a :class:`LevelStats` like any (``dataclasses.replace`` gives a
-    plain one's fields).
+    otherwise a :class:`LevelStats` like any: equality, ``repr``, copies,
+    pickles and ``dataclasses.replace`` read its fields (only its ``__dict__``
+    holds the record's copy instead of the three until they are read).
     """
 
     @classmethod
@@ -86,14 +87,22 @@ class RecordStats(LevelStats):
 
     def __getattr__(self, name: str) -> Any:
         # Called only for what the instance lacks: a column not cut yet (or no attribute).
-        cols = self.__dict__.get("_cols") if name in _LAZY_COLUMNS else None
-        if cols is None:
+        if name not in _LAZY_COLUMNS:
             raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
-        self.frontier, self.edges = cols[0], cols[2]
-        self.direction = (cols[3].astype(np.int8) if cols.shape[0] > 3
-                          else np.zeros(cols.shape[1], np.int8))
-        del self._cols
-        return self.__dict__[name]
+        d = self.__dict__
+        cols = d.get("_cols")
+        if cols is not None:
+            d["frontier"], d["edges"] = cols[0], cols[2]
+            d["direction"] = (cols[3].astype(np.int8) if cols.shape[0] > 3
+                              else np.zeros(cols.shape[1], np.int8))
+            # Dropped after the columns are set: a thread reading at the same time finds
+            # the one or the others.
+            d.pop("_cols", None)
+        try:
+            return d[name]
+        except KeyError:
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute "
+                                 f"{name!r}") from None
 
 
 def direction_string(direction: np.ndarray, limit: int = 40) -> str:
