@@ -37,7 +37,7 @@ from spbfs.search.checks import (
 from spbfs.search.driver import LocalEngine, run_levels
 from spbfs.search.numba_engine import NumbaEngine, ScratchPool, sweep_slots
 from spbfs.search.semiring_engine import semiring_search
-from spbfs.search.small import small_search, takes_small
+from spbfs.search.small import small_rule, small_search, takes_small
 from spbfs.search.vectorized_engine import VectorizedEngine
 from spbfs.threads import ONE_THREAD_ARCS, SearchThreads
 
@@ -162,19 +162,22 @@ def bfs(
     if (is_graph and config is None and output is None and direction is None and not reverse
             and max_depth is None and target is None and isinstance(semiring, str)
             and semiring == "min_second" and type(source_value) is int and source_value == 1):
-        # The plain call on a Graph: a search small_search serves needs none of what
-        # follows (no thread choice, no config to resolve; a few µs of a karate search).
-        cfg = graph.config
-        n = graph.n
-        if n:
-            s = check_vertex(graph.resolve_vertex(source), n, "source")
-            if (cfg.direction != "bottom-up" and graph.backend.name == "numba"
-                    and takes_small(graph, s, cfg.direction, False, DirectionPolicy.gamma)):
-                return small_search(graph, s, cfg, False, None, None, _scratch_pool(graph))
+        # The plain call on a Graph: what it needs beyond the source was worked out by the
+        # graph's first such call (_PlainCall; a third of the Python of a search of a few
+        # thousand vertices was spent recomputing it).
+        plan = _plain_call(graph)
+        if plan is not None:
+            # An int id of a graph without labels needs neither call (what they return).
+            s = (source if type(source) is int and 0 <= source < plan.n and graph.ids is None
+                 else check_vertex(graph.resolve_vertex(source), plan.n, "source"))
+            deg = plan.small_deg
+            if plan.small or (deg is not None and deg[s] == 0):
+                return small_search(graph, s, plan.config, False, None, None, plan.pool)
             # Nothing to resolve either: straight to the search (the small case is out).
-            choice = SearchThreads(cfg.threads)
+            choice = SearchThreads(plan.config.threads)
             try:
-                return _search(graph, s, cfg, None, None, False, choice, small=False)
+                return _search(graph, s, plan.config, None, None, False, choice, small=False,
+                               plan=plan)
             finally:
                 choice.restore()
     if config is not None and not isinstance(config, Config):
@@ -301,6 +304,69 @@ def _scratch_pool(g: Graph) -> ScratchPool:
     return pool
 
 
+class _PlainCall:
+    """What :func:`bfs`'s plain call on a Graph (``bfs(g, s)``) needs besides the source,
+    kept in the graph's ``_search_cache`` for its next plain calls under the same config
+    object and direction guard (:attr:`DirectionPolicy.gamma`).
+
+    Attributes
+    ----------
+    config, gamma
+        The graph's config and the guard it was worked out for.
+    n : int
+        Vertices (more than none).
+    small : bool
+        Every search takes :func:`small_search`.
+    small_deg : numpy.ndarray or None
+        Else those from a vertex without out-edges do (None: none do).
+    pool : ScratchPool
+        The graph's pool.
+    policy : DirectionPolicy or None
+        The policy of a numba engine's search, which :func:`_search` then runs
+        at once; None where it works the engine out per call (another backend,
+        or numba's kernel not compiled yet while :func:`spbfs._compile.numpy_first`
+        holds: such a plan is not kept).
+    serial : bool
+        The engine runs on one thread without asking (:func:`_one_thread`, no
+        count given in the config).
+    """
+
+    __slots__ = ("config", "gamma", "n", "policy", "pool", "serial", "small", "small_deg")
+
+    def __init__(self, g: Graph, cfg: Config, gamma: float) -> None:
+        self.config, self.gamma, self.n = cfg, gamma, g.n
+        numba = g.backend.name == "numba"
+        self.small, self.small_deg = (small_rule(g, cfg.direction, False, gamma) if numba
+                                      else (False, None))
+        self.pool = _scratch_pool(g)
+        self.policy = (_policy(g, cfg, gamma) if numba and not _numpy_first(g, cfg)
+                       else None)
+        self.serial = cfg.threads is None and _one_thread(g)
+
+
+def _plain_call(g: Graph) -> _PlainCall | None:
+    """The graph's :class:`_PlainCall` for its config now (None for a graph without vertices)."""
+    cfg = g.config
+    gamma = DirectionPolicy.gamma
+    plan = g._search_cache.get("plain_call")
+    if plan is not None and plan.config is cfg and plan.gamma is gamma:
+        return plan
+    if not g.n:
+        return None
+    plan = _PlainCall(g, cfg, gamma)
+    if plan.policy is not None or g.backend.name != "numba":
+        # Kept while it holds: numpy_first can only turn False (the kernel compiled, the
+        # graph's numpy searches over budget), which a later plain call then sees.
+        g._search_cache["plain_call"] = plan
+    return plan
+
+
+def _numpy_first(g: Graph, cfg: Config) -> bool:
+    """:func:`spbfs._compile.numpy_first` of a numba search of ``g`` under ``cfg``."""
+    return numpy_first(nbk.search_levels, g.n, cfg.backend,
+                       g._search_cache.get("numpy_first_s", 0.0))
+
+
 def _policy(g: Graph, cfg: Config, gamma: float) -> DirectionPolicy:
     """The direction policy of ``cfg``'s settings, kept with the graph for its next
     searches under the same config object."""
@@ -321,26 +387,26 @@ def _one_thread(g: Graph) -> bool:
     return serial
 
 
-def _engine(g: Graph, backend: Any, reverse: bool, cfg: Config,
-            threads: SearchThreads, source: int) -> LocalEngine:
-    """The one-process engine for ``backend``: numba, CUDA kernels or vectorized steps.
+def _numba_engine(g: Graph, pool: ScratchPool, reverse: bool, threads: SearchThreads | None,
+                  source: int) -> NumbaEngine:
+    """The numba engine of a search of ``g`` (the graph's kept one where it searched the
+    same way).
 
-    The numba engine runs on one thread without asking (and without setting
-    numba's count) on a graph of fewer arcs and vertices than
-    :data:`~spbfs.threads.ONE_THREAD_ARCS` (where no count is given);
-    otherwise it asks ``threads`` for its count when its first parallel region
-    is due, or now if the graph's last search asked (from ``source`` with
-    edges). The others run on the count chosen now.
+    It runs on one thread without asking (and without setting numba's count)
+    on a graph of fewer arcs and vertices than
+    :data:`~spbfs.threads.ONE_THREAD_ARCS` where no count is given (``threads``
+    None: the caller knows it is so); otherwise it asks ``threads`` for its
+    count when its first parallel region is due, or now if the graph's last
+    search asked (from ``source`` with edges).
     """
     out_block, in_block = (g.in_block, g.out_block) if reverse else (g.out_block, g.in_block)
-    deg = g.in_degree if reverse else g.out_degree
-    # A small graph on "auto" takes the vectorized steps below while the numba
-    # kernels are not compiled (spbfs._compile.numpy_first): no minute of compiling.
-    if backend.name == "numba" and not numpy_first(nbk.search_levels, g.n, cfg.backend,
-                                                   g._search_cache.get("numpy_first_s", 0.0)):
-        pool = _scratch_pool(g)
+    if threads is None:
+        count: Any = 1
+        quiet = None
+    else:
         one = not threads.chosen and _one_thread(g)
-        if not one and not threads.chosen and pool.asked_threads and deg[source]:
+        if (not one and not threads.chosen and pool.asked_threads
+                and (g.in_degree if reverse else g.out_degree)[source]):
             # Searches of one graph look alike: this one will likely ask too.
             threads.count(pool.thread_policy)
         # A count not chosen yet is asked for when the first parallel region is due. One
@@ -348,31 +414,44 @@ def _engine(g: Graph, backend: Any, reverse: bool, cfg: Config,
         count = (1 if one else threads.count() if threads.chosen
                  else partial(threads.count, pool.thread_policy))
         quiet = None if one else lambda: threads.quiet
-        # The last search's engine, where it searched the same way: what it computed from
-        # the graph (the kernels' views, the degree facts, its scratch arrays) is this
-        # search's too (a third of the fixed cost of a search of a few thousand vertices).
-        engine = pool.kept_engine(out_block, in_block)
-        if engine is not None:
-            engine.renew(count, quiet)
-            return engine
-        slots = None
-        if in_block.format == "csr":
-            # Keyed by block: an undirected graph's two blocks are one object.
-            key = "nonempty_out" if in_block is g.out_block else "nonempty_in"
-            if key not in g._search_cache:
-                g._search_cache[key] = sweep_slots(in_block)
-            slots = g._search_cache[key]
-        # The max degree and whether the degrees are regular, a pass over n each, are kept
-        # for the graph's next searches.
-        key = "max_in_degree" if reverse else "max_out_degree"
-        rkey = "regular_in" if reverse else "regular_out"
-        engine = NumbaEngine(out_block, in_block, deg, pool, slots, threads=count,
-                             max_degree=g._search_cache.get(key),
-                             regular=g._search_cache.get(rkey),
-                             in_deg=g.out_degree if reverse else g.in_degree, quiet=quiet)
-        g._search_cache[key] = engine.max_degree
-        g._search_cache[rkey] = engine.regular
+    # The last search's engine, where it searched the same way: what it computed from
+    # the graph (the kernels' views, the degree facts, its scratch arrays) is this
+    # search's too (a third of the fixed cost of a search of a few thousand vertices).
+    engine = pool.kept_engine(out_block, in_block)
+    if engine is not None:
+        engine.renew(count, quiet)
         return engine
+    deg = g.in_degree if reverse else g.out_degree
+    slots = None
+    if in_block.format == "csr":
+        # Keyed by block: an undirected graph's two blocks are one object.
+        key = "nonempty_out" if in_block is g.out_block else "nonempty_in"
+        if key not in g._search_cache:
+            g._search_cache[key] = sweep_slots(in_block)
+        slots = g._search_cache[key]
+    # The max degree and whether the degrees are regular, a pass over n each, are kept
+    # for the graph's next searches.
+    key = "max_in_degree" if reverse else "max_out_degree"
+    rkey = "regular_in" if reverse else "regular_out"
+    engine = NumbaEngine(out_block, in_block, deg, pool, slots, threads=count,
+                         max_degree=g._search_cache.get(key),
+                         regular=g._search_cache.get(rkey),
+                         in_deg=g.out_degree if reverse else g.in_degree, quiet=quiet)
+    g._search_cache[key] = engine.max_degree
+    g._search_cache[rkey] = engine.regular
+    return engine
+
+
+def _engine(g: Graph, backend: Any, reverse: bool, cfg: Config,
+            threads: SearchThreads, source: int) -> LocalEngine:
+    """The one-process engine for ``backend``: numba (:func:`_numba_engine`), CUDA
+    kernels or vectorized steps. The others run on the count chosen now."""
+    # A small graph on "auto" takes the vectorized steps below while the numba
+    # kernels are not compiled (spbfs._compile.numpy_first): no minute of compiling.
+    if backend.name == "numba" and not _numpy_first(g, cfg):
+        return _numba_engine(g, _scratch_pool(g), reverse, threads, source)
+    out_block, in_block = (g.in_block, g.out_block) if reverse else (g.out_block, g.in_block)
+    deg = g.in_degree if reverse else g.out_degree
     threads.count()
     if backend.is_gpu:
         # Hand-written CUDA kernels where they compile; the vectorized cupy
@@ -388,9 +467,15 @@ def _engine(g: Graph, backend: Any, reverse: bool, cfg: Config,
 
 def _search(
     g: Graph, source: int, cfg: Config, max_depth: int | None, target: int | None, reverse: bool,
-    threads: SearchThreads, small: bool = True,
+    threads: SearchThreads, small: bool = True, plan: _PlainCall | None = None,
 ) -> BFSResult:
-    """The search of checked arguments; ``small=False``: :func:`takes_small` said no."""
+    """The search of checked arguments; ``small=False``: :func:`takes_small` said no;
+    ``plan``: the plain call's (:class:`_PlainCall`, the graph's config)."""
+    if plan is not None and plan.policy is not None:
+        # The numba engine's search under the kept policy; on one thread without asking
+        # (plan.serial) the engine needs nothing of ``threads``.
+        engine = _numba_engine(g, plan.pool, reverse, None if plan.serial else threads, source)
+        return _numba_search(engine, plan.policy, source, cfg, max_depth, target, threads)
     # The graph's blocks hold the backend its config names (resolved once).
     backend = g.backend if cfg.backend == g.config.backend else get_backend(cfg.backend)
     if small and backend.name == "numba" and takes_small(g, source, cfg.direction, reverse,
@@ -402,30 +487,12 @@ def _search(
     # there (its fused top-down loop applies Beamer's test alone).
     gamma = float("inf") if backend.is_gpu else DirectionPolicy.gamma
     policy = _policy(g, cfg, gamma)
+    if isinstance(engine, NumbaEngine):
+        return _numba_search(engine, policy, source, cfg, max_depth, target, threads)
     want_levels = cfg.output in ("both", "levels")
     n = g.n
-
     t_start = time.perf_counter()
     xp = engine.xp
-    if isinstance(engine, NumbaEngine):
-        # The engine keeps its own compact state; the int64 results are written at the end.
-        want_parents = cfg.output in ("both", "parents")
-        engine.output = (want_parents, want_levels)
-        run = run_levels(engine, policy, source, max_depth, target)
-        stats = run.log.stats()
-        parents, levels = engine.finish(stats.discovered, want_parents, want_levels)
-        seconds = time.perf_counter() - t_start
-        parallel = engine.release()
-        # A search whose only parallel regions are the passes over all vertices (a grid's:
-        # no level is large enough) tells one count from another as well; unreported, a
-        # trial between two counts never learnt, and the grid beside one busy process kept
-        # the reading's two threads, 1.31x its best setting (docs/benchmarks.md).
-        if threads.measured and (parallel or engine.parallel_passes):
-            threads.report(int(stats.discovered.sum()) + 1)
-        # Positional (source, parents, levels, stats, seconds, config, stopped, values,
-        # threads): keywords cost 0.4 µs more, a percent of a search of a few thousand vertices.
-        return BFSResult(source, parents, levels, stats, seconds, cfg, run.stopped, None,
-                         engine.nparts if parallel else None)
     if xp is np and n >= 1 << 16:
         # Fresh result arrays: first touch (page faults and all) split over the threads.
         parents = np.empty(n, dtype=np.int64)
@@ -453,3 +520,30 @@ def _search(
         config=cfg,
         stopped=run.stopped,
     )
+
+
+def _numba_search(engine: NumbaEngine, policy: DirectionPolicy, source: int, cfg: Config,
+                  max_depth: int | None, target: int | None,
+                  threads: SearchThreads) -> BFSResult:
+    """The search on the numba engine."""
+    t_start = time.perf_counter()
+    # The engine keeps its own compact state; the int64 results are written at the end.
+    out = cfg.output
+    want_parents = out != "levels"
+    want_levels = out != "parents"
+    engine.output = (want_parents, want_levels)
+    run = run_levels(engine, policy, source, max_depth, target)
+    stats = run.log.stats()
+    parents, levels = engine.finish(stats.discovered, want_parents, want_levels)
+    seconds = time.perf_counter() - t_start
+    parallel = engine.release()
+    # A search whose only parallel regions are the passes over all vertices (a grid's:
+    # no level is large enough) tells one count from another as well; unreported, a
+    # trial between two counts never learnt, and the grid beside one busy process kept
+    # the reading's two threads, 1.31x its best setting (docs/benchmarks.md).
+    if threads.measured and (parallel or engine.parallel_passes):
+        threads.report(int(stats.discovered.sum()) + 1)
+    # Positional (source, parents, levels, stats, seconds, config, stopped, values,
+    # threads): keywords cost 0.4 µs more, a percent of a search of a few thousand vertices.
+    return BFSResult(source, parents, levels, stats, seconds, cfg, run.stopped, None,
+                     engine.nparts if parallel else None)

@@ -29,7 +29,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from spbfs.direction import TOP_DOWN, DirectionPolicy
-from spbfs.result import LevelLog, LevelStats
+from spbfs.result import LevelLog, LevelStats, RecordStats
 
 __all__ = ["Engine", "LocalEngine", "RecordLog", "SearchRun", "run_levels"]
 
@@ -88,28 +88,34 @@ class RecordLog:
     does) keeps the record's cost off a road network's search.
     """
 
-    __slots__ = ("_runs",)
+    __slots__ = ("_cols", "_more", "_seconds")
 
-    def __init__(self) -> None:
-        self._runs: list[tuple[np.ndarray, np.ndarray]] = []
+    def __init__(self, rows: np.ndarray | None = None, seconds: np.ndarray | None = None) -> None:
+        # The first run's columns and seconds, and the later runs' (a search that returned
+        # to Python midway: its record full, or its thread count due).
+        self._cols = None if rows is None else rows.T.copy()
+        self._seconds = None if seconds is None else seconds.copy()
+        self._more: list[tuple[np.ndarray, np.ndarray]] | None = None
 
     def extend_record(self, rows: np.ndarray, seconds: np.ndarray) -> None:
         """Levels as rows (frontier, discovered, edges, direction) and their seconds (copied)."""
         # Kept by column: one copy here, and none in stats() for a single run.
-        self._runs.append((rows.T.copy(), seconds.copy()))
+        if self._cols is None:
+            self._cols, self._seconds = rows.T.copy(), seconds.copy()
+        elif self._more is None:
+            self._more = [(rows.T.copy(), seconds.copy())]
+        else:
+            self._more.append((rows.T.copy(), seconds.copy()))
 
     def stats(self, extra: dict[str, Any] | None = None) -> LevelStats:
         """The record as arrays (frontier, discovered and edges are rows of one block)."""
-        if len(self._runs) == 1:
-            cols, seconds = self._runs[0]
-        elif self._runs:
-            cols = np.concatenate([c for c, _ in self._runs], axis=1)
-            seconds = np.concatenate([t for _, t in self._runs])
-        else:
+        cols, seconds = self._cols, self._seconds
+        if cols is None:
             cols, seconds = np.empty((4, 0), np.int64), np.empty(0, np.float64)
-        # Positional: keywords cost half a microsecond more, a percent of a small search.
-        return LevelStats(cols[0], cols[1], cols[2], cols[3].astype(np.int8), seconds,
-                          {} if extra is None else extra)
+        elif self._more is not None:
+            cols = np.concatenate([cols, *(c for c, _ in self._more)], axis=1)
+            seconds = np.concatenate([seconds, *(t for _, t in self._more)])
+        return RecordStats.from_columns(cols, seconds, {} if extra is None else extra)
 
 
 class LocalEngine:
@@ -239,11 +245,9 @@ def _run_compiled(levels_run: Any, policy: DirectionPolicy, source: int, max_dep
     stops; this calls it again where it returns early (its record full, or its thread
     count due) and keeps the record. A search of a few thousand vertices pays the
     Python of one call."""
-    log = RecordLog()
-    start = source
-    while True:
-        frontier, rows, seconds, depth, stopped = levels_run(start, policy, max_depth, target)
+    frontier, rows, seconds, depth, stopped = levels_run(source, policy, max_depth, target)
+    log = RecordLog(rows, seconds)
+    while stopped is None:
+        frontier, rows, seconds, depth, stopped = levels_run(-1, policy, max_depth, target)
         log.extend_record(rows, seconds)
-        if stopped is not None:
-            return SearchRun(log, depth, stopped, frontier)
-        start = -1
+    return SearchRun(log, depth, stopped, frontier)

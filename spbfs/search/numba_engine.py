@@ -113,8 +113,8 @@ class ScratchPool:
         # The count of a block only a list refers to, read the same way as the kept
         # ones' in results() (not a constant: how an interpreter counts the call's own
         # temporary references may change between versions), once per pool.
-        probe = [np.empty((2, 0), np.int64)]
-        self._unshared = sys.getrefcount(probe[0])
+        for block in [np.empty((2, 0), np.int64)]:
+            self._unshared = sys.getrefcount(block)
         #: The thread policy of the graph's searches that leave the count to the machine.
         self.thread_policy = ThreadPolicy(probe=ThreadProbe())
         #: Whether the graph's last search (from a vertex with edges) asked for its
@@ -171,11 +171,11 @@ class ScratchPool:
         if gil is not None and not gil():
             return _fresh_rows(n)
         unshared = self._unshared
+        count = sys.getrefcount
         with self._lock:
             kept = self._results
-            for i in range(len(kept)):
-                if kept[i].shape[1] == n and sys.getrefcount(kept[i]) <= unshared:
-                    block = kept[i]
+            for block in kept:
+                if block.shape[1] == n and count(block) <= unshared:
                     break
             else:
                 block = np.empty((2, n), np.int64)
@@ -235,6 +235,12 @@ class ScratchPool:
 #: The stop of each of search_levels' reasons: None where it is to be called again.
 _STOPS = {nbk.EXHAUSTED: "exhausted", nbk.MAX_DEPTH: "max_depth", nbk.TARGET: "target",
           nbk.FULL: None, nbk.THREADS: None}
+
+#: search_levels' ``fin`` of the results each ``output`` asks for.
+_FIN = {(p, lv): nbk.FIN_PARENTS * p | nbk.FIN_LEVELS * lv
+        for p in (False, True) for lv in (False, True)}
+_THREADS, _SV_HEAD, _SV_TAIL, _SV_DEPTH = nbk.THREADS, nbk.SV_HEAD, nbk.SV_TAIL, nbk.SV_DEPTH
+_SV_DONE, _SV_WANTED = nbk.SV_DONE, nbk.SV_WANTED
 
 #: The policy of :meth:`NumbaEngine.start`, which runs no level.
 _START = DirectionPolicy("top-down")
@@ -362,11 +368,16 @@ class NumbaEngine(LocalEngine):
         self._rec = pool.records(self.record)
         self.st, self.st_t = self._rec
         self.scratch_bytes = sum(a.nbytes for a in self.scratch)
-        # The loop's arrays, which stay the engine's for its life (a kept engine serves
-        # the graph's next searches); its scalars are read from the attributes per call.
+        # The loop's arguments that stay the engine's for its life (a kept engine serves
+        # the graph's next searches): its arrays, the width of the ids; the scalars a
+        # search may set (the stamps, thread counts, thresholds) are read per call.
         oaux, oshift = self.out[3], self.out[4]
-        self._arrays = (optr, oind, ojc, oaux, oshift, iptr, iind, ijc)
+        self._arrays = (optr, oind, ojc, oaux, oshift, iptr, iind, ijc, self.slots,
+                        self.has_slots, self.state, self.bits)
+        self._scratch_args = (self.queue, self.buf, self.front, self.cands, self.sv, self._sv0)
         self._no_offsets = np.zeros(2, np.int64)
+        # The result arrays of a call that leaves the results to finish().
+        self._no_results = (self._no_offsets[:0], self._no_offsets[:0])
         #: The results the next search's finish() asks for, (parents, levels): the compiled
         #: loop writes them itself when it ends the search (``fin``). Set before the search.
         self.output = (True, True)
@@ -485,39 +496,42 @@ class NumbaEngine(LocalEngine):
         view that the next call overwrites.
         """
         if source >= 0:
-            self._reset()
+            if self.clean:
+                self.clean = False  # what _reset() does here, without its call
+            else:
+                self._reset()
             self._source = source
         # The policy's numbers for the loop, kept for the next call with the same policy
         # object and team threshold (the driver's policy is kept with the graph).
         key = self._policy_key
-        if key[0] is not policy or key[1] != self.team_topdown or key[2] != self.par_topdown:
-            key = self._policy_key = (policy, self.team_topdown, self.par_topdown)
+        par_topdown = self.par_topdown
+        if key[0] is not policy or key[1] != self.team_topdown or key[2] != par_topdown:
+            key = self._policy_key = (policy, self.team_topdown, par_topdown)
             self._policy_args = (policy.fused, self.team(policy), self.free_new(policy))
         fused, team, kfree = self._policy_args
         # The results are written by the loop where the search ends in it with no target to
         # test afterwards (the pass resets the state) and the pass over n runs serial.
-        out = self._out
         fin = 0
-        if target is None and not self.parallel_passes:
-            fin = nbk.FIN_PARENTS * self.output[0] | nbk.FIN_LEVELS * self.output[1]
+        if target is None and self.n < nbk._PAR_N:
+            fin = _FIN[self.output]
+            out = self._out
             if out is None:
                 out = self._out = self.pool.results(self.n)
-        parents, levels = out if fin else (self._no_offsets[:0], self._no_offsets[:0])
+        parents, levels = out if fin else self._no_results
         sv = self.sv
         nlev, reason = nbk.search_levels(
-            *self._arrays, self.slots, self.has_slots,
-            self.state, self.bits, self.stamps, self.queue, self.buf, self.front, self.cands, sv,
-            self._sv0, source, *fused, self.nparts, self.nchunks, self.par_topdown, team,
+            *self._arrays, self.stamps, *self._scratch_args, source, *fused, self.nparts,
+            self.nchunks, par_topdown, team,
             self.unbranched, kfree, -1 if max_depth is None else max_depth,
             -1 if target is None else target, self.st, self.st_t, self.in_deg, self.deg,
             parents, levels, fin, **self.formats,
         )
-        if reason == nbk.THREADS:
+        if reason == _THREADS:
             self.threads()  # the next call runs the parallel level
         # One conversion of the scalars, not a numpy item read each (0.1-0.2 µs apiece).
         v = sv.tolist()
-        return (self.queue[v[nbk.SV_HEAD]:v[nbk.SV_TAIL]], self.st[:nlev], self.st_t[:nlev],
-                v[nbk.SV_DEPTH], _STOPS[reason])
+        return (self.queue[v[_SV_HEAD]:v[_SV_TAIL]], self.st[:nlev], self.st_t[:nlev],
+                v[_SV_DEPTH], _STOPS[reason])
 
     def frontier(self) -> np.ndarray:
         """The current frontier (a view of the queue)."""
@@ -547,7 +561,7 @@ class NumbaEngine(LocalEngine):
         n = self.n
         sv = self.sv
         out, self._out = self._out, None
-        if sv[nbk.SV_DONE]:
+        if sv[_SV_DONE]:
             # The compiled loop wrote them (levels_run's ``fin``, from ``output``).
             self.clean = True
             return (out[0] if want_parents else None), (out[1] if want_levels else None)
@@ -580,7 +594,7 @@ class NumbaEngine(LocalEngine):
         threads are given: only such a search's cost tells one thread count
         from another (:meth:`spbfs.threads.SearchThreads.report`).
         """
-        wanted = bool(self.sv[nbk.SV_WANTED])
+        wanted = bool(self.sv[_SV_WANTED])
         if self.deg[self._source]:
             self.pool.asked_threads = wanted or self.parallel_passes
         self.pool.keep_engine(self)

@@ -28,9 +28,9 @@ import numpy as np
 from spbfs.config import Config
 from spbfs.direction import MIN_SWEEP
 from spbfs.kernels.rows_bfs import MAX_VERTICES, rows_bfs_into
-from spbfs.result import BFSResult, LevelStats
+from spbfs.result import BFSResult, RecordStats
 
-__all__ = ["RowsScratch", "small_search", "takes_small"]
+__all__ = ["RowsScratch", "small_rule", "small_search", "takes_small"]
 
 _STOPS = ("exhausted", "max_depth", "target")
 _UNVISITED = np.uint64(0xFFFFFFFFFFFFFFFF)
@@ -69,8 +69,8 @@ class RowsScratch:
 
     def take(self) -> tuple[np.ndarray, ...]:
         """``(state, queue, rec, rec_t)``, ``state`` all unvisited; ``rec_t`` is the
-        fourth row of ``rec`` (4 x levels int64) viewed as float64, so that one copy
-        of ``rec`` takes the whole record."""
+        fourth row of ``rec`` (4 x levels int64) viewed as float64 (one array for the
+        kernel's record)."""
         try:
             return self._items.pop()
         except IndexError:
@@ -103,6 +103,23 @@ def _facts(g: Any, reverse: bool) -> tuple[Any, int, bool]:
     return facts
 
 
+def small_rule(g: Any, mode: str, reverse: bool, gamma: float) -> tuple[bool, Any]:
+    """:func:`takes_small` of ``g`` before the source is known: ``(every source, degrees)``.
+
+    ``every source`` is True where every search takes :func:`small_search`;
+    otherwise a search does where its source has no edge to follow in
+    ``degrees`` (None: no search does). It depends on the graph and the
+    arguments only, so a caller may keep it (:func:`spbfs.bfs`'s plain call).
+    """
+    if mode == "bottom-up":
+        return False, None
+    deg, total, usable = _facts(g, reverse)
+    if not usable:
+        return False, None
+    n = g.n
+    return mode == "top-down" or total * gamma < (n if n > MIN_SWEEP else MIN_SWEEP), deg
+
+
 def takes_small(g: Any, source: int, mode: str, reverse: bool, gamma: float) -> bool:
     """Whether :func:`small_search` gives this search of ``g`` from ``source``.
 
@@ -112,14 +129,8 @@ def takes_small(g: Any, source: int, mode: str, reverse: bool, gamma: float) -> 
     source without edges to follow, whatever the direction), and the block's
     rows are usable (:func:`_facts`). ``gamma`` is the policy's guard.
     """
-    if mode == "bottom-up":
-        return False
-    deg, total, usable = _facts(g, reverse)
-    if not usable:
-        return False
-    n = g.n
-    return (mode == "top-down" or total * gamma < (n if n > MIN_SWEEP else MIN_SWEEP)
-            or deg[source] == 0)
+    every, deg = small_rule(g, mode, reverse, gamma)
+    return every or (deg is not None and deg[source] == 0)
 
 
 def _rows(cache: dict[str, Any], key: str, block: Any) -> tuple[np.ndarray, np.ndarray]:
@@ -174,10 +185,10 @@ def small_search(g: Any, source: int, cfg: Config, reverse: bool, max_depth: int
                                  -1 if max_depth is None else max_depth,
                                  -1 if target is None else target, rec, rec_t, parents, levels,
                                  want_parents, want_levels)
-    cols = rec[:, :nlev].copy()  # the whole record, seconds included, in one copy
+    # The counts and the seconds apart: a float64 view of an int64 row costs more than a
+    # second copy. Every level ran top-down: no direction row.
+    stats = RecordStats.from_columns(rec[:3, :nlev].copy(), rec_t[:nlev].copy(), {})
     scratch.give(item)
-    stats = LevelStats(cols[0], cols[1], cols[2], np.zeros(nlev, np.int8),
-                       cols[3].view(np.float64), {})
     return BFSResult(source, parents if want_parents else None,
                      levels if want_levels else None, stats, time.perf_counter() - t_start,
                      cfg, _STOPS[reason])

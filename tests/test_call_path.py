@@ -1,0 +1,166 @@
+"""The plain call ``bfs(g, s)``: what it keeps per graph, and its statistics read late.
+
+The plain call keeps what it works out once per graph and config
+(``spbfs.bfs._PlainCall``); these tests change what that depends on between
+searches (the graph's config, the direction guard) and check that the
+searches follow. Its statistics (:class:`~spbfs.result.RecordStats`) are cut
+from the record's copy when first read: read after later searches, copied,
+pickled or replaced, they are the search's own.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import pickle
+import threading
+
+import numpy as np
+import pytest
+from _reference import reference_bfs
+
+import spbfs
+from spbfs.direction import DirectionPolicy
+from spbfs.generators import rmat
+from spbfs.result import LevelStats, RecordStats
+
+SOURCES = (4160, 3841, 6150)
+
+
+@pytest.fixture(scope="module")
+def wiki():
+    """A directed graph whose searches from SOURCES run bottom-up levels, and its
+    reference levels from each source."""
+    el = rmat(13, 13, seed=1)
+    g = spbfs.Graph.from_edgelist(el, directed=True)
+    src, dst = np.asarray(el.src), np.asarray(el.dst)
+    levels = {s: reference_bfs(g.n, src, dst, s, directed=True)[1] for s in SOURCES}
+    return g, levels
+
+
+def _fresh(g: spbfs.Graph) -> spbfs.Graph:
+    """The graph under a config object of its own (nothing kept from other tests)."""
+    return g.with_config(g.config.replace(alpha=g.config.alpha + 1e-9))
+
+
+def _columns(stats: LevelStats) -> tuple[np.ndarray, ...]:
+    return stats.frontier, stats.discovered, stats.edges, stats.direction
+
+
+def test_plain_call_follows_the_graph_config(wiki) -> None:
+    """A new config object on the graph (direction, output) is the next plain call's."""
+    g, levels = wiki
+    g = _fresh(g)
+    s = SOURCES[0]
+    r = spbfs.bfs(g, s)
+    assert (r.stats.direction == 1).any()  # the default runs bottom-up levels here
+    g.config = g.config.replace(direction="top-down")
+    r = spbfs.bfs(g, s)
+    assert not r.stats.direction.any()
+    np.testing.assert_array_equal(r.levels, levels[s])
+    g.config = g.config.replace(direction="auto", output="levels")
+    r = spbfs.bfs(g, s)
+    assert r.parents is None and (r.stats.direction == 1).any()
+    np.testing.assert_array_equal(r.levels, levels[s])
+
+
+def test_graphs_sharing_their_searches_keep_their_configs(wiki) -> None:
+    """Two graphs over the same blocks (with_config) share what searches keep; their
+    plain calls, alternated, each follow their own config."""
+    g, levels = wiki
+    g = _fresh(g)
+    down = g.with_config(g.config.replace(direction="top-down"))
+    up = g.with_config(g.config.replace(direction="bottom-up"))
+    assert down._search_cache is g._search_cache is up._search_cache
+    for _ in range(2):
+        for s in SOURCES:
+            rd, ru, ra = spbfs.bfs(down, s), spbfs.bfs(up, s), spbfs.bfs(g, s)
+            assert not rd.stats.direction.any()
+            assert ru.stats.direction[1:].all()
+            assert (ra.stats.direction == 1).any() and not ra.stats.direction.all()
+            for r in (rd, ru, ra):
+                np.testing.assert_array_equal(r.levels, levels[s])
+
+
+def test_plain_call_follows_the_direction_guard(wiki, monkeypatch) -> None:
+    """The guard (DirectionPolicy.gamma) changed between plain calls is the next one's:
+    one too small for any sweep keeps every level top-down."""
+    g, levels = wiki
+    g = _fresh(g)
+    s = SOURCES[1]
+    assert (spbfs.bfs(g, s).stats.direction == 1).any()
+    monkeypatch.setattr(DirectionPolicy, "gamma", 1e-9)
+    r = spbfs.bfs(g, s)
+    assert not r.stats.direction.any()
+    np.testing.assert_array_equal(r.levels, levels[s])
+    monkeypatch.undo()
+    assert (spbfs.bfs(g, s).stats.direction == 1).any()
+
+
+def test_statistics_read_after_later_searches_are_their_own(wiki) -> None:
+    """The record is overwritten by the next search: statistics read after it are still
+    those of their search (as read at once), and a result's arrays are its own."""
+    g, levels = wiki
+    at_once = {}
+    for s in SOURCES:
+        r = spbfs.bfs(g, s)
+        at_once[s] = (*(a.copy() for a in _columns(r.stats)), r.parents.copy())
+    late = [spbfs.bfs(g, s) for s in SOURCES]
+    for s, r in zip(SOURCES, late, strict=True):
+        assert isinstance(r.stats, RecordStats)
+        for want, got in zip(at_once[s], (*_columns(r.stats), r.parents), strict=True):
+            np.testing.assert_array_equal(got, want)
+        assert r.stats.direction.dtype == np.int8 and r.stats.seconds.dtype == np.float64
+        assert len(r.stats) == int(levels[s].max()) + 1  # the last level finds none
+        assert int(r.stats.discovered.sum()) + 1 == r.num_reached
+        np.testing.assert_array_equal(r.levels, levels[s])
+
+
+def test_unread_statistics_copy_pickle_and_replace(wiki) -> None:
+    """Statistics not read yet: a copy, a pickled copy and dataclasses.replace give the
+    search's arrays; an unknown attribute is an AttributeError naming it."""
+    g, _ = wiki
+    s = SOURCES[2]
+    want = _columns(spbfs.bfs(g, s).stats)
+    for make in (copy.copy, copy.deepcopy, lambda st: pickle.loads(pickle.dumps(st)),
+                 lambda st: dataclasses.replace(st, extra={"k": 1})):
+        got = make(spbfs.bfs(g, s).stats)
+        assert isinstance(got, LevelStats)
+        for a, b in zip(_columns(got), want, strict=True):
+            np.testing.assert_array_equal(a, b)
+    with pytest.raises(AttributeError, match="no_such_column"):
+        _ = spbfs.bfs(g, s).stats.no_such_column
+
+
+def test_small_search_statistics() -> None:
+    """A search small_search serves: every level top-down (int8 zeros), seconds float64."""
+    g = spbfs.datasets.karate()
+    r = spbfs.bfs(g, 0)
+    assert isinstance(r.stats, RecordStats)
+    assert r.stats.direction.dtype == np.int8 and not r.stats.direction.any()
+    assert r.stats.seconds.dtype == np.float64 and (r.stats.seconds >= 0).all()
+    assert len(r.stats) == r.depth + 1 and int(r.stats.discovered.sum()) + 1 == r.num_reached
+    assert r.stats.frontier[0] == 1
+
+
+def test_plain_calls_from_two_threads(wiki) -> None:
+    """Plain calls on one graph from two Python threads: each gets its own answers."""
+    g, levels = wiki
+    errors: list[str] = []
+
+    def work(order: tuple[int, ...]) -> None:
+        for _ in range(30):
+            for s in order:
+                r = spbfs.bfs(g, s)
+                if not np.array_equal(r.levels, levels[s]):
+                    errors.append(f"levels from {s}")
+                if int(r.stats.discovered.sum()) + 1 != r.num_reached:
+                    errors.append(f"statistics from {s}")
+
+    threads = [threading.Thread(target=work, args=(order,))
+               for order in (SOURCES, SOURCES[::-1])]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
