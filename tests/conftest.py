@@ -13,6 +13,7 @@ import networkx as nx
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from mpi_launch import SharedJobs
 
 import semirings._build
 import semirings.backend
@@ -308,6 +309,12 @@ def weighted_file(tmp_path: Path) -> tuple[Path, sp.csr_matrix, list[tuple[int, 
     p.write_text("".join(f"{u} {v} {w}\n" for u, v, w in rows))
     u, v, w = (np.array(c) for c in zip(*rows, strict=True))
     return p, sp.csr_matrix((w, (u, v)), shape=(7, 7)), rows
+
+
+@pytest.fixture(scope="session")
+def shared_jobs(tmp_path_factory: pytest.TempPathFactory) -> SharedJobs:
+    """The jobs that the tests of several files share (:data:`mpi_launch.SHARED`)."""
+    return SharedJobs(tmp_path_factory.mktemp)
 
 
 @pytest.fixture(scope="session")

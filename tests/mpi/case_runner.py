@@ -100,6 +100,25 @@ def sub_grid(shape: str) -> Iterator[ProcessGrid | None]:
                 grid.free()
 
 
+#: The word that separates two command lines.
+SEPARATOR = ":::"
+
+
+def command_lines(words: list[str]) -> list[list[str]]:
+    """``words`` cut at every :data:`SEPARATOR` (an empty command line is an error): the
+    command lines of ``cli_runs.py``, the parts of ``jobs.py``."""
+    lines: list[list[str]] = [[]]
+    for w in words:
+        if w == SEPARATOR:
+            lines.append([])
+        else:
+            lines[-1].append(w)
+    if any(not line for line in lines):
+        raise SystemExit(f"an empty command line (two {SEPARATOR} in a row, or one at an end) "
+                         f"in {words}")
+    return lines
+
+
 def run_cases(graphs: Callable[[], list[tuple[str, Any, bool]]],
               check_graph: Callable[..., None],
               check_bad_input: Callable[[ProcessGrid], None], *,

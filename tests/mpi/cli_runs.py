@@ -14,26 +14,11 @@ from __future__ import annotations
 
 import sys
 
+from case_runner import command_lines
 from mpi4py import MPI
 
 from spbfs.cli import grid_main
 from spbfs.cli import main as cli_main
-
-#: The word that separates two command lines.
-SEPARATOR = ":::"
-
-
-def command_lines(words: list[str]) -> list[list[str]]:
-    """``words`` cut at every :data:`SEPARATOR` (an empty command line is an error)."""
-    lines: list[list[str]] = [[]]
-    for w in words:
-        if w == SEPARATOR:
-            lines.append([])
-        else:
-            lines[-1].append(w)
-    if any(not line for line in lines):
-        raise SystemExit(f"cli_runs.py: an empty command line in {words}")
-    return lines
 
 
 def main() -> None:
