@@ -98,6 +98,17 @@ def on_grids(table: dict[int, list[str]]) -> pytest.MarkDecorator:
 #: on the first ranks of the job as in a launch of its own (case_runner.sub_grid,
 #: each_first_ranks).
 SHARED: dict[int, tuple[tuple[str, tuple[str, ...], float], ...]] = {
+    # test_mpi (first: it checks where the ranks' first graph pins them), test_mpi_semiring:
+    # one row or column, and the 1x1 of the search on one process; test_mpi's 2 x 1
+    # top-down counts.
+    2: (("dist_cases.py", ("1x1", "1x2", "2x1"), 300),
+        ("semiring_cases.py", ("1x1", "1x2", "2x1"), 300),
+        ("duo_cases.py", (), 170)),
+    # The square 2x2 and three ranks along a row or a column of a grid that has both
+    # (2x3, 3x2: 1x3 and 3x1 run no path these do not); test_mpi_validate's 2x2 and 3x2.
+    6: (("dist_cases.py", ("2x2", "2x3", "3x2"), 300),
+        ("semiring_cases.py", ("2x2", "2x3", "3x2"), 300),
+        ("validate_cases.py", ("2x2", "3x2"), 300)),
     # test_mpi_exchange: rows and columns of 1, 2, 3 and 4 ranks (1x3 and 3x1 add no
     # pattern that 2x3, 3x2 and 3x3, three ranks a row or column, and 1x4, 4x1, one row
     # or column, do not run); its grown receives on the first 2, 3 and 4 ranks;
@@ -131,10 +142,19 @@ class SharedJobs:
         self._folder = folder
         self._jobs: dict[int, tuple[int, str, str]] = {}
 
-    def part(self, nranks: int, script: str, args: list[str]) -> tuple[bool, str, str]:
-        """(whether the part ran to its end, its stdout, the job's stderr)."""
-        parts = SHARED[nranks]
-        k = [(name, list(a)) for name, a, _ in parts].index((script, args))
+    def part(self, nranks: int, script: str, args: list[str],
+             timeout: float = 300.0) -> tuple[bool, str, str]:
+        """(whether the part ran to its end, its stdout, the job's stderr).
+
+        A part that no job of :data:`SHARED` holds runs in a launch of its own
+        (``timeout``: its seconds).
+        """
+        parts = SHARED.get(nranks, ())
+        try:
+            k = [(name, list(a)) for name, a, _ in parts].index((script, args))
+        except ValueError:
+            rc, out, err, _ = launch(nranks, [str(SCRIPTS / script), *args], timeout=timeout)
+            return rc == 0, out, err
         if nranks not in self._jobs:
             words = [w for j, (name, a, _) in enumerate(parts)
                      for w in ([":::"] if j else []) + [name, *a]]
