@@ -3,7 +3,7 @@
 
     python3 tasks.py bench [spbfs bench options]   # install, then the Graph500-style benchmark
     python3 tasks.py test  [pytest options]        # install, then lint and the whole test suite
-                                                   # (about 13 minutes on 2 idle cores)
+                                                   # (about 14 minutes on 2 shared cores)
     python3 tasks.py docs                          # install, then build the site into site/
 
 Each task creates ``.venv`` beside this file when missing, installs the project
@@ -23,9 +23,10 @@ ROOT = Path(__file__).resolve().parent
 VENV = ROOT / ".venv"
 BIN = VENV / ("Scripts" if os.name == "nt" else "bin")
 EXTRAS = {"bench": "plot", "test": "test,plot", "docs": "docs"}
-# Measured on a fresh clone on 2 idle cores (two pytest workers, which compile the kernels
-# as they go; a warm numba cache takes less). A loaded machine takes several times that.
-FRESH_TEST_MINUTES = 13
+# Measured on a fresh clone on 2 cores (`bash .ci/run`: 13 min 37 s, of it pytest 11:22 and
+# the warm-up's compiles 96 s, at load 2-7 from other work; two pytest workers). A warm
+# numba cache takes less; a more loaded machine takes longer.
+FRESH_TEST_MINUTES = 14
 
 
 def _run(*cmd: str | os.PathLike[str], **kw: object) -> None:
@@ -62,7 +63,7 @@ def main(argv: list[str]) -> int:
             _run(BIN / "python", "-m", "ruff", "check", ".", env=env)
             if not rest:
                 print(f"the whole suite takes about {FRESH_TEST_MINUTES} minutes on its first run "
-                      "on 2 idle cores (it compiles the kernels; less afterwards, longer under "
+                      "on 2 cores (it compiles the kernels; less afterwards, longer under "
                       "load), on two workers: the seconds of each test file at the end",
                       flush=True)
             # Two workers (pyproject.toml); the seconds of each file come at the end.

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import ast
+import functools
 import gzip
 import os
 import shutil
@@ -11,6 +13,7 @@ import networkx as nx
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from mpi_launch import SharedJobs
 
 import semirings._build
 import semirings.backend
@@ -56,18 +59,45 @@ def mpiexec_file(nodeid: str) -> bool:
     return "mpi" in name or "butterfly" in name
 
 
-#: The longest work units of _Schedule, longest first (seconds summed per file on a fresh
-#: clone, two workers on 2 cores: the mpiexec files 863, test_docs 305, test_cli 144,
-#: test_algorithms 125, test_kernels 90). The workers take these first, so the many short
-#: files come last and even out the two workers' ends; the rest keep their order.
-_LONGEST_FIRST = ("mpiexec", "tests/test_docs.py", "tests/test_cli.py", "tests/test_algorithms.py",
-                  "tests/test_kernels.py", "tests/test_numba_engine.py", "tests/test_bfs.py",
-                  "tests/test_notebooks.py", "tests/test_graphblas.py", "tests/test_blocks.py")
+@functools.cache
+def _marked_mpi(path: str) -> frozenset[str]:
+    """The test functions of the file ``path`` (relative to the checkout) marked ``mpi``.
+
+    Read from the file's syntax tree: the controller of pytest-xdist schedules by
+    test ids alone, before any worker has imported the file.
+    """
+    tree = ast.parse((ROOT / path).read_text(encoding="utf-8"))
+    return frozenset(
+        node.name for node in tree.body
+        if isinstance(node, ast.FunctionDef)
+        and any(isinstance(d, ast.Attribute) and d.attr == "mpi" for d in node.decorator_list))
+
+
+def launches_jobs(nodeid: str) -> bool:
+    """Whether a test is a job test of an mpiexec file: marked ``mpi`` (it starts jobs)."""
+    if not mpiexec_file(nodeid):
+        return False
+    path, _, rest = nodeid.partition("::")
+    return rest.split("[", 1)[0] in _marked_mpi(path)
+
+
+#: The longest work units of _Schedule, longest first (seconds summed per unit in a whole
+#: run on a warm cache, two workers on 2 cores, load 4-5: the mpiexec jobs 585, test_docs
+#: 126, test_kernels 96, test_notebooks 86, test_algorithms 36, test_numba_engine 35,
+#: test_bfs 21, test_cli 18, test_nxbackend 17, test_warmup 16, test_gpu 15, test_mpi's
+#: tests in this process 14). The workers take these first, so the many short files come
+#: last and even out the two workers' ends; the rest keep their order.
+_LONGEST_FIRST = ("mpiexec", "tests/test_docs.py", "tests/test_kernels.py",
+                  "tests/test_notebooks.py", "tests/test_algorithms.py",
+                  "tests/test_numba_engine.py", "tests/test_bfs.py", "tests/test_cli.py",
+                  "tests/test_nxbackend.py", "tests/test_warmup.py", "tests/test_gpu.py",
+                  "tests/test_mpi.py")
 
 
 def _unit(nodeid: str) -> str:
-    """The work unit of a test: "mpiexec" for the files of jobs under mpiexec, else its file."""
-    return "mpiexec" if mpiexec_file(nodeid) else nodeid.split("::", 1)[0]
+    """The work unit of a test: "mpiexec" for the job tests (:func:`launches_jobs`), else
+    its file (the tests of an mpiexec file that start no job are a unit of their own)."""
+    return "mpiexec" if launches_jobs(nodeid) else nodeid.split("::", 1)[0]
 
 
 def _unit_rank(nodeid: str) -> int:
@@ -193,11 +223,13 @@ def pytest_sessionstart(session: pytest.Session) -> None:
 class _Schedule:
     """The two pytest-xdist workers (``-n 2``, pyproject.toml) take whole files.
 
-    The files of jobs under mpiexec (:func:`mpiexec_file`) are one unit, run one
-    after another on one worker: their jobs use the cores themselves, and each
-    file's first job (on one rank) compiles the kernels into numba's cache for the
-    larger jobs after it. Every other file runs whole on either worker, so its
-    module fixtures are made once. (``--dist loadgroup`` would do this by markers,
+    The job tests of the files of jobs under mpiexec (:func:`launches_jobs`) are
+    one unit, run one after another on one worker: their jobs use the cores
+    themselves, and each file's first job (on one rank) compiles the kernels into
+    numba's cache for the larger jobs after it. Every other file, and the tests of
+    an mpiexec file that start no job (28 s of the mpiexec worker's 613 in a whole
+    run, while the other worker ended at 557 s), runs whole on either worker, so
+    its module fixtures are made once. (``--dist loadgroup`` would do this by markers,
     but pytest-xdist 3.8 cannot rename the tests of pytest 9, which it needs for that.)
     The units go out in the order of the collection, which the workers sort longest
     first (:data:`_LONGEST_FIRST`).
@@ -277,6 +309,12 @@ def weighted_file(tmp_path: Path) -> tuple[Path, sp.csr_matrix, list[tuple[int, 
     p.write_text("".join(f"{u} {v} {w}\n" for u, v, w in rows))
     u, v, w = (np.array(c) for c in zip(*rows, strict=True))
     return p, sp.csr_matrix((w, (u, v)), shape=(7, 7)), rows
+
+
+@pytest.fixture(scope="session")
+def shared_jobs(tmp_path_factory: pytest.TempPathFactory) -> SharedJobs:
+    """The jobs that the tests of several files share (:data:`mpi_launch.SHARED`)."""
+    return SharedJobs(tmp_path_factory.mktemp)
 
 
 @pytest.fixture(scope="session")

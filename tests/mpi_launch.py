@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import fcntl
 import os
+import re
 import shutil
 import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -90,3 +91,79 @@ def on_grids(table: dict[int, list[str]]) -> pytest.MarkDecorator:
     """Parametrize a test by ``(nranks, grids)`` from ``{ranks: [grid, ...]}``, ids by ranks."""
     return pytest.mark.parametrize(("nranks", "grids"), list(table.items()),
                                    ids=[str(k) for k in table])
+
+
+#: The jobs that the tests of several files share (:class:`SharedJobs`): ranks -> the
+#: parts, in order, each (case script, its arguments, seconds it may take). A part runs
+#: on the first ranks of the job as in a launch of its own (case_runner.sub_grid,
+#: each_first_ranks).
+SHARED: dict[int, tuple[tuple[str, tuple[str, ...], float], ...]] = {
+    # test_mpi (first: it checks where the ranks' first graph pins them), test_mpi_semiring:
+    # one row or column, and the 1x1 of the search on one process; test_mpi's 2 x 1
+    # top-down counts.
+    2: (("dist_cases.py", ("1x1", "1x2", "2x1"), 300),
+        ("semiring_cases.py", ("1x1", "1x2", "2x1"), 300),
+        ("duo_cases.py", (), 170)),
+    # The square 2x2 and three ranks along a row or a column of a grid that has both
+    # (2x3, 3x2: 1x3 and 3x1 run no path these do not); test_mpi_validate's 2x2 and 3x2.
+    6: (("dist_cases.py", ("2x2", "2x3", "3x2"), 300),
+        ("semiring_cases.py", ("2x2", "2x3", "3x2"), 300),
+        ("validate_cases.py", ("2x2", "3x2"), 300)),
+    # test_mpi_exchange: rows and columns of 1, 2, 3 and 4 ranks (1x3 and 3x1 add no
+    # pattern that 2x3, 3x2 and 3x3, three ranks a row or column, and 1x4, 4x1, one row
+    # or column, do not run); its grown receives on the first 2, 3 and 4 ranks;
+    # test_butterfly: worlds of 1 to 9 ranks.
+    4: (("exchange_cases.py", ("1x1", "1x2", "2x1", "2x2", "1x4", "4x1"), 600),
+        ("grown_cases.py", ("2", "3", "4"), 180),
+        ("butterfly_cases.py", ("1", "2", "3", "4"), 300)),
+    9: (("exchange_cases.py", ("2x3", "3x2", "3x3"), 600),
+        ("butterfly_cases.py", ("5", "6", "7", "8", "9"), 300)),
+}
+
+
+def shared_args(script: str) -> dict[int, list[str]]:
+    """``{ranks: arguments}`` of the parts of :data:`SHARED` that run ``script``."""
+    return {nranks: list(args) for nranks, parts in SHARED.items()
+            for name, args, _ in parts if name == script}
+
+
+class SharedJobs:
+    """One launch of ``tests/mpi/jobs.py`` per job of :data:`SHARED`, when a test first
+    asks for one of its parts; the tests of the other parts read the same job.
+
+    Parameters
+    ----------
+    folder : callable
+        Makes a new empty folder (``tmp_path_factory.mktemp``): each job's
+        ``XDG_CACHE_HOME``, where the exchange cases cache the link they measure.
+    """
+
+    def __init__(self, folder: Callable[[str], Path]) -> None:
+        self._folder = folder
+        self._jobs: dict[int, tuple[int, str, str]] = {}
+
+    def part(self, nranks: int, script: str, args: list[str],
+             timeout: float = 300.0) -> tuple[bool, str, str]:
+        """(whether the part ran to its end, its stdout, the job's stderr).
+
+        A part that no job of :data:`SHARED` holds runs in a launch of its own
+        (``timeout``: its seconds).
+        """
+        parts = SHARED.get(nranks, ())
+        try:
+            k = [(name, list(a)) for name, a, _ in parts].index((script, args))
+        except ValueError:
+            rc, out, err, _ = launch(nranks, [str(SCRIPTS / script), *args], timeout=timeout)
+            return rc == 0, out, err
+        if nranks not in self._jobs:
+            words = [w for j, (name, a, _) in enumerate(parts)
+                     for w in ([":::"] if j else []) + [name, *a]]
+            rc, out, err, _ = launch(nranks, [str(SCRIPTS / "jobs.py"), *words],
+                                     timeout=sum(t for _, _, t in parts),
+                                     env={"XDG_CACHE_HOME": str(self._folder("cache"))})
+            self._jobs[nranks] = (rc, out, err)
+        rc, out, err = self._jobs[nranks]
+        outs = re.split(r"^=== part \d+ \S+\n", out, flags=re.M)[1:]
+        # The part ended when the next one began; the last one, when the job did.
+        ended = len(outs) > k + 1 or (len(outs) == k + 1 and rc == 0)
+        return ended, outs[k] if len(outs) > k else "", err

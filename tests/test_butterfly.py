@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from mpi_launch import SCRIPTS, launch, needs_mpi
+from mpi_launch import SharedJobs, needs_mpi, shared_args
 
 from spbfs.mpi.butterfly import Butterfly, predict
 
@@ -26,15 +26,16 @@ from spbfs.mpi.butterfly import Butterfly, predict
 
 @pytest.mark.mpi
 @needs_mpi
-# Worlds of 1 to 9 ranks, each the first ranks of a job: two jobs start fewer ranks.
-@pytest.mark.parametrize(("nranks", "sizes"), [(4, range(1, 5)), (9, range(5, 10))],
+# Worlds of 1 to 9 ranks, each the first ranks of a job (case_runner.each_first_ranks):
+# two jobs start fewer ranks; test_mpi_exchange.py's cases share them (mpi_launch.SHARED).
+@pytest.mark.parametrize(("nranks", "sizes"), list(shared_args("butterfly_cases.py").items()),
                          ids=["1-4", "5-9"])
-def test_butterfly_matches_mpi_collectives(nranks: int, sizes: range) -> None:
+def test_butterfly_matches_mpi_collectives(nranks: int, sizes: list[str],
+                                           shared_jobs: SharedJobs) -> None:
     """Same results as comm.allgather / comm.alltoall on every communicator and
     fanout; counters equal predict and the closed forms on every rank."""
-    rc, out, err, _ = launch(nranks, [str(SCRIPTS / "butterfly_cases.py"), *map(str, sizes)],
-                             timeout=300)
-    assert rc == 0, f"stdout:\n{out}\nstderr:\n{err}"
+    ended, out, err = shared_jobs.part(nranks, "butterfly_cases.py", sizes)
+    assert ended, f"stdout:\n{out}\nstderr:\n{err}"
     for q in sizes:
         assert f"on {q} ranks" in out, (q, out)
     assert out.count("BUTTERFLY OK") == len(sizes), out

@@ -47,38 +47,66 @@ def test_info(data_dir, capsys):
         (["bench", "--scale", "0"], "scale"),
     ],
 )
-def test_errors_are_one_line(args, message, data_dir):
+def test_errors_are_one_line(args, message, data_dir, monkeypatch, capsys):
     args = [a.replace("{karate}", str(data_dir / "karate.mtx")) for a in args]
-    p = subprocess.run([sys.executable, "-m", "spbfs", *args], capture_output=True, text=True,
-                       timeout=120)
-    assert p.returncode != 0
-    assert message in p.stderr
-    assert "Traceback" not in p.stderr
-    assert len(p.stderr.strip().splitlines()) == 1
+    status, _, err = _spbfs(monkeypatch, capsys, args)
+    assert status != 0
+    assert message in err
+    assert "Traceback" not in err
+    assert len(err.strip().splitlines()) == 1
 
 
-def _spbfs(args: list[str], **env: str) -> subprocess.CompletedProcess:
+def _spbfs(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+           args: list[str], **env: str) -> tuple[int, str, str]:
+    """``spbfs ARGS`` in this process under the environment's ``env``: (status, out, err).
+
+    The command's logic is :func:`spbfs.cli.main`'s; a process of its own (two
+    seconds of imports on a loaded machine) is for the entry point's behaviour,
+    which test_entry_point_errors_are_one_line and
+    test_debug_setting_shows_the_traceback check.
+    """
+    for key, value in env.items():
+        monkeypatch.setenv(key, value)
+    capsys.readouterr()  # what earlier calls printed
+    try:
+        status = main(args)
+    except SystemExit as exc:  # argparse's usage errors
+        status = exc.code if isinstance(exc.code, int) else 1
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def _entry_point(args: list[str], **env: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "spbfs", *args], capture_output=True,
                           text=True, timeout=120, env={**os.environ, **env})
 
 
-def test_unknown_environment_variable_is_a_one_line_error():
-    p = _spbfs(["bench", "--scale", "6", "--roots", "1"], SPBFS_FORAMT="dcsc")
-    assert p.returncode == 1
-    assert p.stderr.startswith("spbfs: error: unknown spbfs environment variable SPBFS_FORAMT "
-                               "(did you mean SPBFS_FORMAT?); valid ones: "), p.stderr
-    assert len(p.stderr.strip().splitlines()) == 1
+def test_entry_point_errors_are_one_line():
+    """``python -m spbfs``: nothing but the one line on stderr (no warning at start-up)."""
+    p = _entry_point(["bfs", "/no/such/file.mtx", "--source", "0"])
+    assert p.returncode == 1 and "Traceback" not in p.stderr
+    assert p.stderr.startswith("spbfs: error: ") and len(p.stderr.strip().splitlines()) == 1
 
 
-def test_bad_environment_value_is_a_one_line_error():
-    p = _spbfs(["bench", "--scale", "6", "--roots", "1"], SPBFS_DEBUG="maybe")
-    assert p.returncode == 1
-    assert "environment SPBFS_DEBUG must be one of '1', 'true'" in p.stderr
-    assert len(p.stderr.strip().splitlines()) == 1
+def test_unknown_environment_variable_is_a_one_line_error(monkeypatch, capsys):
+    status, _, err = _spbfs(monkeypatch, capsys, ["bench", "--scale", "6", "--roots", "1"],
+                            SPBFS_FORAMT="dcsc")
+    assert status == 1
+    assert err.startswith("spbfs: error: unknown spbfs environment variable SPBFS_FORAMT "
+                          "(did you mean SPBFS_FORMAT?); valid ones: "), err
+    assert len(err.strip().splitlines()) == 1
+
+
+def test_bad_environment_value_is_a_one_line_error(monkeypatch, capsys):
+    status, _, err = _spbfs(monkeypatch, capsys, ["bench", "--scale", "6", "--roots", "1"],
+                            SPBFS_DEBUG="maybe")
+    assert status == 1
+    assert "environment SPBFS_DEBUG must be one of '1', 'true'" in err
+    assert len(err.strip().splitlines()) == 1
 
 
 def test_debug_setting_shows_the_traceback():
-    p = _spbfs(["bench", "--scale", "0"], SPBFS_DEBUG="1")
+    p = _entry_point(["bench", "--scale", "0"], SPBFS_DEBUG="1")
     assert p.returncode == 1
     assert "Traceback" in p.stderr and "scale" in p.stderr
 
@@ -635,14 +663,14 @@ def test_out_without_extension_names_the_file_written(tmp_path, data_dir, capsys
 
 
 @pytest.mark.parametrize("command", [["bfs", "{karate}", "--source", "0"], ["cc", "{karate}"]])
-def test_unwritable_out_fails_before_the_run(command, tmp_path, data_dir):
+def test_unwritable_out_fails_before_the_run(command, tmp_path, data_dir, monkeypatch, capsys):
     args = [a.replace("{karate}", str(data_dir / "karate.mtx")) for a in command]
-    p = _spbfs([*args, "--out", "/nonexistent/x.npz"])
-    assert p.returncode == 1
-    assert p.stderr == ("spbfs: error: --out /nonexistent/x.npz: folder /nonexistent does "
-                        "not exist\n")
-    assert p.stdout == ""  # nothing ran: no summary printed
+    status, out, err = _spbfs(monkeypatch, capsys, [*args, "--out", "/nonexistent/x.npz"])
+    assert status == 1
+    assert err == ("spbfs: error: --out /nonexistent/x.npz: folder /nonexistent does "
+                   "not exist\n")
+    assert out == ""  # nothing ran: no summary printed
     (tmp_path / "d.npz").mkdir()
-    p = _spbfs([*args, "--out", str(tmp_path / "d")])
-    assert p.returncode == 1
-    assert p.stderr == f"spbfs: error: --out {tmp_path / 'd.npz'}: is a directory\n"
+    status, _, err = _spbfs(monkeypatch, capsys, [*args, "--out", str(tmp_path / "d")])
+    assert status == 1
+    assert err == f"spbfs: error: --out {tmp_path / 'd.npz'}: is a directory\n"

@@ -5,7 +5,10 @@ The commands' own logic runs in process in tests/test_cli.py; these launch
 runs with the other mpiexec files on one pytest worker (tests/conftest.py), one
 job after another, while the other worker runs tests/test_cli.py without waiting
 at the tests' mpiexec lock (in a whole run, test_cli.py's jobs waited 163 s there
-behind the exchange cases' jobs).
+behind the exchange cases' jobs). Command lines that need no entry point of their
+own run several to a job through ``tests/mpi/cli_runs.py`` (:func:`runs`), which calls
+:func:`spbfs.cli.main` once for each: a job's start (every rank's imports and numba
+cache loads) took 2-4 s of the 3-4 s of each small job in a whole run.
 """
 
 from __future__ import annotations
@@ -16,8 +19,30 @@ import re
 import networkx as nx
 import numpy as np
 import pytest
-from mpi_launch import launch, needs_mpi
+from mpi_launch import SCRIPTS, launch, needs_mpi
 from scipy.sparse import csgraph
+
+
+def runs(nranks: int, lines: list[list[str]], timeout: float,
+         grid: bool = False) -> list[tuple[str, str, str]]:
+    """Run ``lines`` (spbfs command lines; ``grid``: ``python -m spbfs.mpi``'s) in one
+    job of ``nranks`` ranks.
+
+    Returns, per command line, (its status as every rank returned it, rank 0's
+    stdout of it, rank 0's stderr of it).
+    """
+    words = [w for k, line in enumerate(lines) for w in ([":::"] if k else []) + line]
+    rc, out, err, _ = launch(nranks, [str(SCRIPTS / "cli_runs.py"), *(["--grid"] if grid else []),
+                                      *words], timeout=timeout)
+    assert rc == 0, f"stdout:\n{out}\nstderr:\n{err}"
+    outs, errs = (re.split(r"^=== run \d+\n", text, flags=re.M)[1:] for text in (out, err))
+    assert len(outs) == len(errs) == len(lines), f"stdout:\n{out}\nstderr:\n{err}"
+    result = []
+    for k, (o, e) in enumerate(zip(outs, errs, strict=True)):
+        status = re.search(rf"^run {k} status (\S+)$", o, re.M)
+        assert status, o
+        result.append((status[1], o[:status.start()], e))
+    return result
 
 
 @pytest.mark.mpi
@@ -49,17 +74,16 @@ def test_grid_usage_error_is_one_line_from_rank_0():
 def test_grid_algorithm_commands_match_the_references(tmp_path, weighted_file, data_dir):
     """Under mpiexec the algorithm commands run their distributed twins."""
     p, a, rows = weighted_file
+    names = ("cc", "sssp", "pagerank", "bc", "triangles")
+    extras = ([], ["--source", "0"], ["--unweighted", "--tol", "1e-12"], [], [])
+    lines = [[name, str(p), "--directed", *extra, "--out", str(tmp_path / f"{name}.npz"),
+              "--progress"] for name, extra in zip(names, extras, strict=True)]
     out = {}
-    for name, extra in (("cc", []), ("sssp", ["--source", "0"]),
-                        ("pagerank", ["--unweighted", "--tol", "1e-12"]), ("bc", []),
-                        ("triangles", [])):
-        f = tmp_path / f"{name}.npz"
-        rc, stdout, err, _ = launch(2, ["-m", "spbfs", name, str(p), "--directed", *extra,
-                                        "--out", str(f), "--progress"], timeout=180)
-        assert rc == 0, err
+    for name, (status, stdout, err) in zip(names, runs(2, lines, timeout=180), strict=True):
+        assert status == "0", err
         assert stdout.count("wrote") == 1, stdout  # rank 0 alone reports
         assert re.search(rf"^{name}\s+\d", err, re.M), err  # --progress, rank 0
-        with np.load(f) as z:
+        with np.load(tmp_path / f"{name}.npz") as z:
             out[name] = {k: z[k] for k in z.files}
     g = nx.DiGraph()
     g.add_nodes_from(range(7))
@@ -100,12 +124,13 @@ def test_parallel_reader_refuses_sparse_ids(tmp_path):
     p.write_text("0 1\n1 2\n2 2147483648\n")
     z = tmp_path / "big.npz"
     np.savez(z, src=np.array([0, 1, 2]), dst=np.array([1, 2, 2**31]))
-    for path, where in ((p, "line 3: the largest vertex id is 2147483648"),
-                        (z, "edge 2: the largest vertex id is 2147483648")):
-        for nranks in (1, 3):
-            rc, _, err, _ = launch(nranks, ["-m", "spbfs.mpi", "bfs", str(path), "--source",
-                                            "0"], timeout=120)
-            assert rc == 2, err
+    wheres = ("line 3: the largest vertex id is 2147483648",
+              "edge 2: the largest vertex id is 2147483648")
+    for nranks in (1, 3):
+        results = runs(nranks, [["bfs", str(path), "--source", "0"] for path in (p, z)],
+                       timeout=120, grid=True)
+        for where, (status, _, err) in zip(wheres, results, strict=True):
+            assert status == "2", err
             assert where in err and "pass --renumber" in err, err
             assert err.count("Error:") == 1 and "Traceback" not in err
 

@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from mpi_launch import SCRIPTS, launch, needs_mpi, on_grids
+from mpi_launch import SCRIPTS, SharedJobs, launch, needs_mpi, on_grids, shared_args
 
 from spbfs.kernels.bfs_steps import NO_INDEX
 from spbfs.mpi.grid import Distribution, auto_grid_shape
@@ -29,14 +29,15 @@ from spbfs.mpi.grid import Distribution, auto_grid_shape
 
 @pytest.mark.mpi
 @needs_mpi
-# One row or column (1x2, 2x1), square (2x2), and three ranks along a row or a column
-# of a grid that has both (2x3, 3x2): 1x3 and 3x1 ran no path these do not. A grid runs
-# on the first ranks of its launch (case_runner.sub_grid): two launches start fewer ranks.
-@on_grids({2: ["1x1", "1x2", "2x1"], 6: ["2x2", "2x3", "3x2"]})
-def test_cases_match_serial_and_scipy(nranks: int, grids: list[str]) -> None:
+# The grids (mpi_launch.SHARED says why these), each on the first ranks of its job
+# (case_runner.sub_grid): two jobs start fewer ranks, which the semiring and validator
+# cases share.
+@on_grids(shared_args("dist_cases.py"))
+def test_cases_match_serial_and_scipy(nranks: int, grids: list[str],
+                                      shared_jobs: SharedJobs) -> None:
     """Levels equal one-process spbfs.bfs and scipy; trees valid; same graph on every grid."""
-    rc, out, err, _ = launch(nranks, [str(SCRIPTS / "dist_cases.py"), *grids], timeout=300)
-    assert rc == 0, f"stdout:\n{out}\nstderr:\n{err}"
+    ended, out, err = shared_jobs.part(nranks, "dist_cases.py", grids)
+    assert ended, f"stdout:\n{out}\nstderr:\n{err}"
     assert "ALL OK" in out
     # The sampled roots depend on the seed and the graph, never on the grid.
     roots = {line.split(":", 1)[1] for line in out.splitlines() if line.startswith("roots ")}
@@ -45,11 +46,11 @@ def test_cases_match_serial_and_scipy(nranks: int, grids: list[str]) -> None:
 
 @pytest.mark.mpi
 @needs_mpi
-def test_two_by_one_topdown_counts_without_allreduce() -> None:
+def test_two_by_one_topdown_counts_without_allreduce(shared_jobs: SharedJobs) -> None:
     """On 2 x 1 each rank counts the partner's top-down level itself: the same levels,
     counts, parents, edges and stops as one process, with one Allreduce fewer per level."""
-    rc, out, err, _ = launch(2, [str(SCRIPTS / "duo_cases.py")], timeout=170)
-    assert rc == 0, f"stdout:\n{out}\nstderr:\n{err}"
+    ended, out, err = shared_jobs.part(2, "duo_cases.py", [])
+    assert ended, f"stdout:\n{out}\nstderr:\n{err}"
     assert "DUO OK" in out
 
 

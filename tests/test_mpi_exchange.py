@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from mpi_launch import SCRIPTS, launch, needs_mpi, on_grids
+from mpi_launch import SharedJobs, needs_mpi, on_grids, shared_args
 
 from spbfs import Config, load_config
 from spbfs.cli import _config, _grid_parser
@@ -24,28 +24,26 @@ from spbfs.mpi._kernels import sort_pairs
 
 @pytest.mark.mpi
 @needs_mpi
-# Rows and columns of 1, 2, 3 and 4 ranks: 1x3 and 3x1 add no pattern that 2x3, 3x2
-# and 3x3 (three ranks a row or column) and 1x4, 4x1 (one row or column) do not run.
-# A grid runs on the first ranks of its launch (case_runner.sub_grid).
-@on_grids({4: ["1x1", "1x2", "2x1", "2x2", "1x4", "4x1"], 9: ["2x3", "3x2", "3x3"]})
-def test_every_pattern_and_encoding(nranks: int, grids: list[str], tmp_path: Path) -> None:
-    # The measured link is cached per machine: here in a folder of the test's own.
-    rc, out, err, _ = launch(nranks, [str(SCRIPTS / "exchange_cases.py"), *grids], timeout=600,
-                             env={"XDG_CACHE_HOME": str(tmp_path)})
-    assert rc == 0, f"stdout:\n{out}\nstderr:\n{err}"
+# The grids (mpi_launch.SHARED says why these), each on the first ranks of its job
+# (case_runner.sub_grid), in the jobs test_butterfly.py's cases share.
+@on_grids(shared_args("exchange_cases.py"))
+def test_every_pattern_and_encoding(nranks: int, grids: list[str],
+                                    shared_jobs: SharedJobs) -> None:
+    ended, out, err = shared_jobs.part(nranks, "exchange_cases.py", grids)
+    assert ended, f"stdout:\n{out}\nstderr:\n{err}"
     assert "ALL OK" in out
 
 
 @pytest.mark.mpi
 @needs_mpi
-def test_grown_receives_deliver_every_length() -> None:
+def test_grown_receives_deliver_every_length(shared_jobs: SharedJobs) -> None:
     """Pair channels whose receive buffers grow to the need: every message arrives
     whole (empty, at the cap, one past it, far past it, past the eager limit), the
     own message as is, and a buffer never grows past an eighth over the longest
     message its source sent (``tests/mpi/grown_cases.py``): on the first 2, 3 and
     4 ranks of one job."""
-    rc, out, err, _ = launch(4, [str(SCRIPTS / "grown_cases.py"), "2", "3", "4"], timeout=180)
-    assert rc == 0, f"stdout:\n{out}\nstderr:\n{err}"
+    ended, out, err = shared_jobs.part(4, "grown_cases.py", ["2", "3", "4"])
+    assert ended, f"stdout:\n{out}\nstderr:\n{err}"
     for q in (2, 3, 4):
         assert f"on {q} ranks" in out, (q, out)
     assert out.count("GROWN OK") == 3, out

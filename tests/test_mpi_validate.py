@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from mpi_launch import SCRIPTS, launch, needs_mpi, on_grids
+from mpi_launch import SharedJobs, needs_mpi, on_grids, shared_args
 
 from spbfs.kernels.bfs_steps import search_index
 from spbfs.mpi import _kernels as K
@@ -29,13 +29,15 @@ from spbfs.mpi.grid import Distribution
 
 @pytest.mark.mpi
 @needs_mpi
-# A grid runs on the first ranks of its launch (case_runner.sub_grid).
-@on_grids({3: ["1x1", "1x2", "2x1", "1x3"], 6: ["2x2", "3x2"]})
-def test_distributed_validator_rejects_broken_results(nranks: int, grids: list[str]) -> None:
+# A grid runs on the first ranks of its launch (case_runner.sub_grid); the six-rank
+# grids in the job that test_mpi.py's and the semiring cases share (mpi_launch.SHARED).
+@on_grids({3: ["1x1", "1x2", "2x1", "1x3"], **shared_args("validate_cases.py")})
+def test_distributed_validator_rejects_broken_results(nranks: int, grids: list[str],
+                                                      shared_jobs: SharedJobs) -> None:
     """Every break raises the same ValidationError on every rank, with the serial
     validator's rule (and message, for the vertex rules); int64 blocks search right."""
-    rc, out, err, _ = launch(nranks, [str(SCRIPTS / "validate_cases.py"), *grids], timeout=300)
-    assert rc == 0, f"stdout:\n{out}\nstderr:\n{err}"
+    ended, out, err = shared_jobs.part(nranks, "validate_cases.py", grids)
+    assert ended, f"stdout:\n{out}\nstderr:\n{err}"
     assert "VALIDATE OK" in out and " ".join(grids) in out, out
 
 

@@ -3,7 +3,9 @@
 Every grid named on the command line (``RxC`` with ``R·C = P``) runs the whole
 suite on small graphs whose sizes do not divide by the rank count (a Kronecker
 graph with isolated vertices, a 2-D lattice, a directed random graph, a path
-padded with isolated vertices), in both formats. Every result is gathered on
+padded with isolated vertices), each graph in one format, the formats turning
+with the graph and the grid (``case_runner.run_cases``: every grid runs both
+formats and every graph both formats over the grids). Every result is gathered on
 rank 0 and compared with the one-process function of :mod:`spbfs.algorithms`
 and with scipy / networkx. Bad input must raise the same
 :class:`~spbfs.mpi.CollectiveError` on every rank. Any failure raises, and the
@@ -498,7 +500,7 @@ def main() -> None:
         check_bad_input(grid)
         check_engines(grid, [0])
 
-    run_cases(graphs, check_graph, per_grid)
+    run_cases(graphs, check_graph, per_grid, turn_formats=True)
 
 
 if __name__ == "__main__":

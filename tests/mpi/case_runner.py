@@ -1,7 +1,8 @@
 """The main of the case scripts: every grid named on the command line runs every case.
 
 ``python CASES.py RxC ...`` under ``mpiexec``: per grid, ``check_graph`` on each
-graph and format, then ``check_bad_input``; rank 0 prints ``ALL OK <cases>``.
+graph and format (or one format a graph, turning: :func:`run_cases`), then
+``check_bad_input``; rank 0 prints ``ALL OK <cases>``.
 Any failure raises, and the excepthook ends the job with a non-zero status.
 A grid ``RxC`` runs on the first ``R·C`` ranks of the job (:func:`sub_grid`), so one
 launch covers grids of several sizes, smallest first.
@@ -99,18 +100,48 @@ def sub_grid(shape: str) -> Iterator[ProcessGrid | None]:
                 grid.free()
 
 
+#: The word that separates two command lines.
+SEPARATOR = ":::"
+
+
+def command_lines(words: list[str]) -> list[list[str]]:
+    """``words`` cut at every :data:`SEPARATOR` (an empty command line is an error): the
+    command lines of ``cli_runs.py``, the parts of ``jobs.py``."""
+    lines: list[list[str]] = [[]]
+    for w in words:
+        if w == SEPARATOR:
+            lines.append([])
+        else:
+            lines[-1].append(w)
+    if any(not line for line in lines):
+        raise SystemExit(f"an empty command line (two {SEPARATOR} in a row, or one at an end) "
+                         f"in {words}")
+    return lines
+
+
 def run_cases(graphs: Callable[[], list[tuple[str, Any, bool]]],
               check_graph: Callable[..., None],
-              check_bad_input: Callable[[ProcessGrid], None]) -> None:
-    """Run the cases on the grids of ``sys.argv[1:]``."""
+              check_bad_input: Callable[[ProcessGrid], None], *,
+              turn_formats: bool = False) -> None:
+    """Run the cases on the grids of ``sys.argv[1:]``.
+
+    ``turn_formats``: each graph in one format, the formats turning with the
+    graph and the grid's ``pr + pc`` (graph ``k`` in ``("csr", "dcsc")[(k + pr +
+    pc) % 2]``), half the cases of both formats everywhere. With two graphs or
+    more, and grids of both parities of ``pr + pc`` in the launch, every grid
+    still runs both formats and every graph both formats: the (grid, format),
+    (graph, format) and (grid, graph) pairs are all covered.
+    """
     install_excepthook()
     cases = [0]
     for shape in sys.argv[1:]:
         with sub_grid(shape) as grid:
             if grid is None:
                 continue
-            for name, el, directed in graphs():
-                for fmt in ("csr", "dcsc"):
+            for k, (name, el, directed) in enumerate(graphs()):
+                for f, fmt in enumerate(("csr", "dcsc")):
+                    if turn_formats and (k + grid.pr + grid.pc) % 2 != f:
+                        continue
                     check_graph(grid, name, el, directed, fmt, cases)
             check_bad_input(grid)
     from mpi4py import MPI
