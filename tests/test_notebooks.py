@@ -13,11 +13,10 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import shutil
 import sys
 import time
-from contextlib import ExitStack
+from contextlib import nullcontext
 from pathlib import Path
 
 import pytest
@@ -32,16 +31,6 @@ ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
 CELL_TIMEOUT_S = 240
 NEEDS_MPI = ("04_distributed",)
-
-
-#: What the cells of the NEEDS_MPI notebooks that start MPI jobs do: call the benchmark's
-#: mpiexec jobs (not define them), run %%px cells (each an mpiexec job, or the live
-#: engines), start and stop ipyparallel's MPI engines.
-JOB_CELL = re.compile(r"(?<!def )mpi_bench\(|^%%px|ipp\.Cluster\(|stop_cluster", re.M)
-
-
-def _starts_jobs(source: str) -> bool:
-    return JOB_CELL.search(source) is not None
 
 
 def _mpiexec() -> str | None:
@@ -90,15 +79,8 @@ def test_notebook_runs(path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPat
         resources={"metadata": {"path": str(tmp_path)}},
     )
     t0 = time.perf_counter()
-    # The distributed notebook's jobs wait for the other worker's (mpi_launch): the
-    # tests' mpiexec lock is held while a cell that starts jobs runs, not while the
-    # kernel starts and the other cells import, search on one process and plot.
-    held = ExitStack()
-    if path.stem in NEEDS_MPI:
-        client.on_cell_execute = lambda cell, cell_index: (
-            held.enter_context(one_job_at_a_time()) if _starts_jobs(cell.source) else None)
-        client.on_cell_executed = lambda **_: held.close()
-    with held:  # released also when a cell fails
+    # The distributed notebook's jobs wait for the other worker's (mpi_launch).
+    with one_job_at_a_time() if path.stem in NEEDS_MPI else nullcontext():
         client.execute()
     elapsed = time.perf_counter() - t0
     errors = [o for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])
