@@ -34,9 +34,15 @@ scipy's 160 µs one 280 µs), so each is compared with its like:
 
 * ``in a row / GAPBS``: the default timed as GAPBS times, ``repeat`` calls in a
   row from each source after one untimed (``default in a row``), against GAPBS;
-* ``default / GAPBS paused``: the interleaved default against GAPBS built from
-  ``DIR``'s source with a 2 ms sleep before each trial's clock starts
-  (:func:`gapbs.build_gapbs` ``pause_ms``; cached), as the default's calls are.
+* ``paused / GAPBS paused``: the default timed as GAPBS's paused build times,
+  ``repeat`` calls in a row from each source with a 2 ms sleep before each
+  (``default paused``), against GAPBS built from ``DIR``'s source with a 2 ms
+  sleep before each trial's clock starts (:func:`gapbs.build_gapbs`
+  ``pause_ms``; cached). Neither has other work between its calls: the
+  interleaved default has the other settings' and scipy's searches, whose data
+  (scipy's copy of the matrix, the settings' scratch arrays) push the default's
+  out of the core's caches (wiki-Vote-like: 0.17 ms interleaved, 0.12 ms paused
+  alone, 0.10 ms in a row).
 
 Both time a whole search with its
 O(n) setup (GAPBS: the parent array's allocation and fill, its queue and
@@ -119,14 +125,18 @@ def _interleaved(calls: dict[str, Callable[[], Any]], repeat: int, seed: int = 0
     return {k: float(np.median(v)) for k, v in times.items()}
 
 
-def _back_to_back(f: Callable[[], Any], repeat: int) -> float:
+def _back_to_back(f: Callable[[], Any], repeat: int, pause: float = 0.0) -> float:
     """Median seconds of ``repeat`` calls of ``f`` in a row, after one untimed: how GAPBS
     times its trials (one process, one source, each trial right after the one before,
-    caches and the CPU's clock as the last trial left them)."""
+    caches and the CPU's clock as the last trial left them). With ``pause``, that many
+    seconds of sleep come before each call, untimed: how GAPBS's paused build times
+    them."""
     f()
     clock = time.perf_counter
     times = []
     for _ in range(repeat):
+        if pause:
+            time.sleep(pause)
         t0 = clock()
         f()
         times.append(clock() - t0)
@@ -375,6 +385,8 @@ def per_graph(graphs: list[tuple[str, Any, list[int]]], busy: int, repeat: int,
                 if gapbs is not None:
                     per.setdefault("in a row", []).append(_back_to_back(calls["default"],
                                                                         repeat))
+                    per.setdefault("paused", []).append(_back_to_back(calls["default"],
+                                                                      repeat, pause=0.002))
             med = {k: float(np.median(v)) for k, v in per.items()}
             best = min((k for k in med if k.startswith("t")), key=med.__getitem__)
             sched = spbfs.bfs(g, sources[0]).stats.direction
@@ -389,14 +401,15 @@ def per_graph(graphs: list[tuple[str, Any, list[int]]], busy: int, repeat: int,
                 gt, gp = (_gapbs_ms(exe, sg, sources, repeat) for exe in gapbs)
                 row += [f"{gt[1]:.2f} / {gt[2]:.2f}", f"{med['in a row'] * 1e3:.2f}",
                         f"{med['in a row'] * 1e3 / min(gt.values()):.2f}",
-                        f"{gp[1]:.2f} / {gp[2]:.2f}",
-                        f"{med['default'] * 1e3 / min(gp.values()):.2f}"]
+                        f"{gp[1]:.2f} / {gp[2]:.2f}", f"{med['paused'] * 1e3:.2f}",
+                        f"{med['paused'] * 1e3 / min(gp.values()):.2f}"]
             rows.append([*row, f"{int(sched.sum())}/{sched.shape[0]}"])
         heads = ["graph", "n/arcs", "default ms", "threads=1 ms", "best setting ms",
                  "scipy ms", "default/best", "default/scipy"]
         if gapbs is not None:
             heads += ["GAPBS 1 / 2 threads ms", "default in a row ms", "in a row/GAPBS best",
-                      "GAPBS paused 1 / 2 threads ms", "default/GAPBS paused best"]
+                      "GAPBS paused 1 / 2 threads ms", "default paused ms",
+                      "paused/GAPBS paused best"]
         print(format_table([*heads, "bottom-up levels (1st source)"], rows,
                            markdown=markdown))
     finally:

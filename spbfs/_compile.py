@@ -71,6 +71,7 @@ _SECONDS = {
     "spbfs.kernels.components_numba.dfs_strong_labels": 1.0,
     # The small-search kernels (spbfs.search.small): a second at most, said nothing of.
     "spbfs.kernels.rows_bfs": 1.0,
+    "spbfs.kernels.degrees": 0.5,
 }
 _DEFAULT_SECONDS = 2.0
 # What ``spbfs bench``'s warm-up compiles on a fresh install: generator, build,

@@ -164,3 +164,77 @@ def test_plain_calls_from_two_threads(wiki) -> None:
     for t in threads:
         t.join()
     assert errors == []
+
+
+def _small_graphs() -> dict[str, tuple[np.ndarray, np.ndarray, int, bool]]:
+    """``(src, dst, n, directed)``: degrees that vary (a sparse R-MAT graph, repeated
+    arcs and loops kept) and one degree nearly everywhere (a path, a complete graph:
+    every vertex is reached before the last level's scan, which writes the queue's slot
+    past ``n`` on the unbranched scan)."""
+    el = rmat(11, 2, seed=3)
+    path = np.arange(199)
+    k = np.array([(u, v) for u in range(7) for v in range(7) if u != v])
+    return {"rmat": (np.asarray(el.src), np.asarray(el.dst), el.n, True),
+            "path": (path, path + 1, 200, False),
+            "complete": (k[:, 0], k[:, 1], 7, True)}
+
+
+@pytest.mark.parametrize("name", ["rmat", "path", "complete"])
+def test_rows_scans_with_and_without_branches_agree(name) -> None:
+    """Both scans of the rows' search give the same levels, smallest parents, order of
+    discovery and per-level counts, and the levels are the reference's."""
+    import scipy.sparse as sp
+
+    from spbfs.kernels.rows_bfs import _UNVISITED, rows_bfs, unpack_state
+
+    src, dst, n, directed = _small_graphs()[name]
+    a = sp.csr_matrix((np.ones(len(src)), (src, dst)), shape=(n, n))
+    if not directed:
+        a = (a + a.T).tocsr()
+    ptr, ind = a.indptr.astype(np.uint32), a.indices.view(np.uint32)
+    deg = np.diff(a.indptr)
+    for s in (0, int(np.argmax(deg))):
+        out = []
+        for unbranched in (False, True):
+            state = np.full(n, _UNVISITED, np.uint64)
+            queue = np.zeros(n + 1, np.uint32)
+            st = [np.zeros(n, np.int64) for _ in range(3)] + [np.zeros(n)]
+            nlev, reason = rows_bfs(ptr, ind, s, state, queue, -1, -1, *st, unbranched)
+            parents, levels = np.empty(n, np.int64), np.empty(n, np.int64)
+            unpack_state(state, parents, levels, True, True)
+            total = int((levels >= 0).sum())
+            out.append((parents, levels, queue[:total].copy(), [c[:nlev].copy() for c in st[:3]],
+                        reason))
+        (p0, l0, q0, c0, r0), (p1, l1, q1, c1, r1) = out
+        np.testing.assert_array_equal(l0, reference_bfs(n, src, dst, s, directed=directed)[1])
+        np.testing.assert_array_equal(l1, l0)
+        np.testing.assert_array_equal(p1, p0)
+        np.testing.assert_array_equal(q1, q0)
+        for x, y in zip(c0, c1, strict=True):
+            np.testing.assert_array_equal(x, y)
+        assert r0 == r1 == 0
+        # Parents are the smallest vertex of the level before with an arc to the vertex.
+        rows, cols = a.nonzero()
+        for v in np.flatnonzero(l0 > 0):
+            into = rows[(cols == v) & (l0[rows] == l0[v] - 1)]
+            assert p0[v] == into.min()
+
+
+def test_small_searches_pick_their_scan_by_the_degrees() -> None:
+    """The unbranched rows' scan where degrees vary, the branched one where nearly
+    every vertex has one degree; the test over a structure's pointers is the test over
+    its degrees."""
+    from spbfs.kernels.degrees import regular_degrees
+
+    picked = {}
+    for name, (src, dst, n, directed) in _small_graphs().items():
+        g = spbfs.Graph.from_edges(src, dst, n=n, directed=directed)
+        r = spbfs.bfs(g, 0)
+        np.testing.assert_array_equal(r.levels,
+                                      reference_bfs(n, src, dst, 0, directed=directed)[1])
+        picked[name] = g._search_cache["rows_out_scratch"].unbranched
+        ptr = g.out_block.ptr
+        assert regular_degrees(ptr, rows=True) == regular_degrees(np.diff(ptr))
+    assert picked == {"rmat": True, "path": False, "complete": False}
+    assert regular_degrees(np.zeros(0, np.int64), rows=True)
+    assert regular_degrees(np.zeros(4, np.int64), rows=True)  # no edges

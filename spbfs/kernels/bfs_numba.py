@@ -207,38 +207,6 @@ def init_state(deg, state):
 
 
 @nb.njit(cache=True, nogil=True)
-def majority_count(deg):
-    """(count of the most common non-zero degree if it holds over half of them, else
-    less; count of non-zero degrees), in two passes and no memory.
-
-    Boyer and Moore's vote: a value held by over half the entries is the candidate the
-    first pass ends with, and the second pass counts it. A count per degree value
-    (``np.bincount``) would take 8 bytes per value up to the max degree: 800 MB for a
-    star of 10**8 vertices.
-    """
-    cand = deg.dtype.type(0)
-    votes = 0
-    for v in range(deg.shape[0]):
-        d = deg[v]
-        if d == 0:
-            continue
-        if votes == 0:
-            cand = d
-            votes = 1
-        elif d == cand:
-            votes += 1
-        else:
-            votes -= 1
-    count = 0
-    with_edges = 0
-    for v in range(deg.shape[0]):
-        d = deg[v]
-        with_edges += d != 0
-        count += d == cand and d != 0
-    return count, with_edges
-
-
-@nb.njit(cache=True, nogil=True)
 def _finish_range(state, parents, levels, want_parents, want_levels, deg, reset, bits, rebase,
                   lo, hi):
     # A vertex without a stamp gets ``rebase`` here, right for the source when no level

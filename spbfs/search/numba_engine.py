@@ -23,6 +23,7 @@ import numpy as np
 
 from spbfs.direction import BOTTOM_UP, TOP_DOWN, DirectionPolicy, leave_top_down
 from spbfs.kernels import bfs_numba as nbk
+from spbfs.kernels.degrees import regular_degrees
 from spbfs.search.driver import LocalEngine
 from spbfs.threads import ThreadPolicy, ThreadProbe
 
@@ -247,21 +248,6 @@ _START = DirectionPolicy("top-down")
 
 #: ``team_topdown`` of a search whose small levels run on one thread (no team).
 _NO_TEAM = 1 << 62
-
-#: The share of the vertices with edges that must have one degree for a graph to count
-#: as regular (:func:`regular_degrees`): a 1000 x 1000 grid has 0.996, a mesh 0.29.
-REGULAR_SHARE = 0.9
-
-
-def regular_degrees(deg: np.ndarray) -> bool:
-    """Whether nearly all vertices with edges have one degree (:data:`REGULAR_SHARE`).
-
-    Two compiled passes over ``deg`` (:func:`~spbfs.kernels.bfs_numba.majority_count`:
-    the share asked is over half); a graph without edges is regular.
-    """
-    count, with_edges = nbk.majority_count(deg)
-    return with_edges == 0 or count >= REGULAR_SHARE * with_edges
-
 
 class NumbaEngine(LocalEngine):
     """One process, numba kernels, the whole search in compiled code.

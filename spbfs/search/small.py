@@ -27,6 +27,7 @@ import numpy as np
 
 from spbfs.config import Config
 from spbfs.direction import MIN_SWEEP
+from spbfs.kernels.degrees import regular_degrees
 from spbfs.kernels.rows_bfs import MAX_VERTICES, rows_bfs_into
 from spbfs.result import BFSResult, RecordStats
 
@@ -54,10 +55,14 @@ class RowsScratch:
     max_bytes : int
         Arrays above this size are not kept (a search on a huge graph from a
         vertex without edges does not pin ``8 n`` bytes).
+    unbranched : bool
+        The scan of the graph's searches claims without branches
+        (:func:`~spbfs.kernels.rows_bfs.rows_bfs`).
     """
 
-    def __init__(self, n: int, levels: int, max_bytes: int) -> None:
+    def __init__(self, n: int, levels: int, max_bytes: int, unbranched: bool = False) -> None:
         self.n = n
+        self.unbranched = unbranched
         self.levels = levels
         self.max_bytes = max_bytes
         # Whether the state and queue (8 + 4 bytes a vertex) are kept, decided once.
@@ -76,7 +81,7 @@ class RowsScratch:
         except IndexError:
             n, lv = self.n, self.levels
             rec = np.empty((4, lv), np.int64)
-            return (np.full(n, _UNVISITED, np.uint64), np.empty(n, np.uint32), rec,
+            return (np.full(n, _UNVISITED, np.uint64), np.empty(n + 1, np.uint32), rec,
                     rec[3].view(np.float64))
 
     def give(self, item: tuple[np.ndarray, ...]) -> None:
@@ -101,6 +106,18 @@ def _facts(g: Any, reverse: bool) -> tuple[Any, int, bool]:
         facts = g._search_cache[key] = (g.in_degree if reverse else g.out_degree, total,
                                         usable)
     return facts
+
+
+def _unbranched(g: Any, reverse: bool) -> bool:
+    """Whether the rows' scan claims without branches: where the degrees are not
+    regular (:func:`~spbfs.kernels.rows_bfs.rows_bfs`). Kept under the key the numba
+    engine of :func:`spbfs.bfs` keeps it under."""
+    key = "regular_in" if reverse else "regular_out"
+    regular = g._search_cache.get(key)
+    if regular is None:
+        regular = g._search_cache[key] = regular_degrees(g.in_degree if reverse
+                                                         else g.out_degree)
+    return not regular
 
 
 def small_rule(g: Any, mode: str, reverse: bool, gamma: float) -> tuple[bool, Any]:
@@ -174,7 +191,8 @@ def small_search(g: Any, source: int, cfg: Config, reverse: bool, max_depth: int
     scratch = cache.get(skey)
     if scratch is None:
         n = g.n
-        scratch = cache[skey] = RowsScratch(n, min(n, int(ind.shape[0]) + 1), pool.max_bytes)
+        scratch = cache[skey] = RowsScratch(n, min(n, int(ind.shape[0]) + 1), pool.max_bytes,
+                                            _unbranched(g, reverse))
     item = scratch.take()
     state, queue, rec, rec_t = item
     out = cfg.output
@@ -184,7 +202,7 @@ def small_search(g: Any, source: int, cfg: Config, reverse: bool, max_depth: int
     nlev, reason = rows_bfs_into(ptr, ind, source, state, queue,
                                  -1 if max_depth is None else max_depth,
                                  -1 if target is None else target, rec, rec_t, parents, levels,
-                                 want_parents, want_levels)
+                                 want_parents, want_levels, scratch.unbranched)
     # The counts and the seconds apart: a float64 view of an int64 row costs more than a
     # second copy. Every level ran top-down: no direction row.
     stats = RecordStats.from_columns(rec[:3, :nlev].copy(), rec_t[:nlev].copy(), {})
