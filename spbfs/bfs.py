@@ -325,7 +325,7 @@ class _PlainCall:
         The policy of a numba engine's search, which :func:`_search` then runs
         at once; None where it works the engine out per call (another backend,
         or numba's kernel not compiled yet while :func:`spbfs._compile.numpy_first`
-        holds: such a plan is not kept).
+        holds: such a plan is kept only where every search is small).
     serial : bool
         The engine runs on one thread without asking (:func:`_one_thread`, no
         count given in the config).
@@ -354,9 +354,11 @@ def _plain_call(g: Graph) -> _PlainCall | None:
     if not g.n:
         return None
     plan = _PlainCall(g, cfg, gamma)
-    if plan.policy is not None or g.backend.name != "numba":
+    if plan.policy is not None or plan.small or g.backend.name != "numba":
         # Kept while it holds: numpy_first can only turn False (the kernel compiled, the
-        # graph's numpy searches over budget), which a later plain call then sees.
+        # graph's numpy searches over budget), which a later plain call then sees. A plan
+        # whose every search is small holds whatever numpy_first says (no policy needed):
+        # a fresh process's small searches keep it without compiling the engine.
         g._search_cache["plain_call"] = plan
     return plan
 

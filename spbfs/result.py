@@ -29,7 +29,10 @@ class LevelStats:
     direction : numpy.ndarray
         0 = top-down, 1 = bottom-up.
     seconds : numpy.ndarray
-        Wall time of the level.
+        Wall time of the level. In a search run top-down over csr rows (small
+        graphs), consecutive levels of little work share one clock reading, split
+        in proportion to their edges and frontier vertices: reading the clock costs
+        more than such a level.
     extra : dict
         Other per-level arrays (e.g. communication counters on a grid).
     """

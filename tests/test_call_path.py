@@ -238,3 +238,47 @@ def test_small_searches_pick_their_scan_by_the_degrees() -> None:
     assert picked == {"rmat": True, "path": False, "complete": False}
     assert regular_degrees(np.zeros(0, np.int64), rows=True)
     assert regular_degrees(np.zeros(4, np.int64), rows=True)  # no edges
+
+
+def test_levels_of_little_work_share_clock_readings() -> None:
+    """A path's levels (a few edges each) share readings of the clock: each gets a
+    positive share in proportion to its edges and frontier, the shares sum to at most
+    the search's time, and a level of much work reads the clock for itself."""
+    from spbfs.kernels.rows_bfs import TICK_WORK
+
+    n = 3 * TICK_WORK
+    g = spbfs.Graph.from_edges(np.arange(n - 1), np.arange(1, n), n=n)
+    r = spbfs.bfs(g, 0)
+    s = r.stats
+    assert len(s) == n and (s.seconds > 0).all() and s.seconds.sum() <= r.seconds
+    work = s.edges + s.frontier
+    # The middle levels all do the same work (1 frontier vertex, 2 edges) and share
+    # readings in groups: within a group, equal shares.
+    group = TICK_WORK // 3 + 1
+    mid = s.seconds[1:group]
+    np.testing.assert_allclose(mid, mid[0] * work[1:group] / work[1])
+    # A star's one level scans n edges: one reading of its own, the search's time.
+    star = spbfs.Graph.from_edges(np.zeros(n - 1, np.int64), np.arange(1, n), n=n)
+    rs = spbfs.bfs(star, 0)
+    assert len(rs.stats) == 2 and rs.stats.seconds[0] > 0
+
+
+def test_plain_plan_of_small_searches_is_kept_before_the_engine_compiles(wiki,
+                                                                          monkeypatch) -> None:
+    """While the engine's kernel is not compiled (numpy_first holds), the plain call
+    keeps its plan where every search is small (they need no policy) and works it
+    out per call elsewhere; the answers are the same."""
+    import sys
+
+    mod = sys.modules["spbfs.bfs"]
+    monkeypatch.setattr(mod, "_numpy_first", lambda g, cfg: True)
+    small = _fresh(spbfs.datasets.karate())
+    r = spbfs.bfs(small, 0)
+    plan = small._search_cache.get("plain_call")
+    assert plan is not None and plan.small and plan.policy is None
+    assert spbfs.bfs(small, 0).levels.tolist() == r.levels.tolist()
+    g, levels = wiki
+    g = _fresh(g)
+    np.testing.assert_array_equal(spbfs.bfs(g, SOURCES[0]).levels, levels[SOURCES[0]])
+    kept = g._search_cache.get("plain_call")  # the graphs of with_config share the cache
+    assert kept is None or kept.config is not g.config
