@@ -8,7 +8,8 @@ processes, a 2-thread search at Kronecker scale 16 took 24 ms where one thread
 took 1.08 ms (GAPBS and GraphBLAS collapse the same way). One busy process did
 no harm: the search's threads, which sleep between searches, are favoured by
 the scheduler over a process that never sleeps, so one thread more than the
-idle cores is tolerated.
+idle cores is tolerated, for a few milliseconds: a graph whose searches take
+longer gets no spare thread from a reading (:attr:`ThreadProbe.spare_seconds`).
 
 So unless the caller fixes the thread count (``Config.threads``), every search
 looks at the machine first (:class:`ThreadPolicy`): how many tasks are runnable
@@ -242,6 +243,15 @@ class ThreadProbe:
     #: search 10x at Kronecker scale 16, and tries every few searches would double
     #: the mean.
     overhead = 0.05
+    #: Seconds of a search beyond which a reading grants no spare thread
+    #: (:attr:`ThreadPolicy.spare`) to the graph's searches: a thread that wakes is
+    #: favoured over a busy process for a few milliseconds of the scheduler's latency; a
+    #: longer search shares the cores with it and its regions wait slices. Kronecker 22
+    #: beside one busy process, its searches a second apart (each a reading's count:
+    #: the costs are stale): 92 ms on the spare thread's two, 59 ms on one
+    #: (benchmarks/defaults.py). The trial still tries the other count.
+    spare_seconds = 0.005
+
     #: How many times cheaper per reached vertex the larger count must be to lead: on
     #: a machine that other processes share, two threads are a lottery of scheduler
     #: slices whose costs scatter, and a search on fewer threads never waits for a
@@ -263,6 +273,9 @@ class ThreadProbe:
         self._seconds = 0.0
         self._last = -float("inf")
         self._warm = False
+        # Whether the graph's last counted search took over spare_seconds (kept when the
+        # costs go stale: it says what the graph's searches are, not the machine).
+        self.long_searches = False
 
     def recall(self, ceiling: int) -> tuple[int, int] | None:
         """The two counts a reading named for ``ceiling`` (:meth:`keep`), where the next
@@ -389,6 +402,7 @@ class ThreadProbe:
         reached = max(int(reached), 1)
         self._spent += seconds
         self._seconds = seconds
+        self.long_searches = seconds > self.spare_seconds
         lead = self._leader(first, other)
         recent = self._recent.get(count)
         if recent is None or count != lead or count not in self._cost:
@@ -594,26 +608,31 @@ class ThreadPolicy:
             most = min(ceiling, allowed)
             if most == 1:
                 return Decision(1, None, True)
-            count, idle = self._read(ceiling, workers, allowed, probe)
+            count, unspared = self._read(ceiling, workers, allowed, probe)
             if probe is None:
-                return Decision(count, None, idle or count == 1)
+                return Decision(count, None, unspared == count or count == 1)
+            if unspared < count and probe.long_searches:
+                # The spare thread is a woken thread's favour with the scheduler, which
+                # lasts milliseconds: a longer search shares the cores with the busy
+                # process (ThreadProbe.spare_seconds).
+                count = max(1, unspared)
             pair = (count, most if count < most else max(1, most // 2))
             probe.keep(ceiling, *pair)
         return Decision(probe.pick(*pair), pair, True)
 
     def _read(self, ceiling: int, workers: int, allowed: int,
-              probe: ThreadProbe | None) -> tuple[int, bool]:
-        """The count of a fresh reading of the machine, and whether each of its threads
-        finds a core idle without the spare one (False where that is not known)."""
+              probe: ThreadProbe | None) -> tuple[int, int]:
+        """The count of a fresh reading of the machine, and the count without the spare
+        thread (0 where that is not known)."""
         most = min(ceiling, allowed)
         running = read_running(self.loadavg)
         if running is None:
-            return most, True
+            return most, most
         # First as if no CPU lay outside the mask (CPUs there only add threads): on a
         # quiet machine that answer is already the most, and os.cpu_count, which reads
         # a file (5 us), is spared.
         if count_threads(ceiling, running, 1, allowed, allowed, self.spare) == most:
-            return most, count_threads(ceiling, running, 1, allowed, allowed, 0) == most
+            return most, count_threads(ceiling, running, 1, allowed, allowed, 0)
         cpus = _machine_cpus(probe, allowed)
         # The reading thread alone is ours, or every pool worker is spinning too.
         busy = count_threads(ceiling, running, 1, cpus, allowed, self.spare)
@@ -625,9 +644,9 @@ class ThreadPolicy:
                 own = read_own_running(self.task_dir)
             if own is None:
                 # fewer threads is the safe side: a collapse costs 20x, one 2x
-                return busy, False
-        count = count_threads(ceiling, running, own, cpus, allowed, self.spare)
-        return count, count_threads(ceiling, running, own, cpus, allowed, 0) == count
+                return busy, 0
+        return (count_threads(ceiling, running, own, cpus, allowed, self.spare),
+                count_threads(ceiling, running, own, cpus, allowed, 0))
 
 
 class SearchThreads:

@@ -406,6 +406,28 @@ def test_the_spare_thread_beside_another_process_is_weighed_against_fewer(
         1, (1, 2), True)
 
 
+
+def test_long_searches_get_no_spare_thread_beside_another_process(tmp_path, machine, clock):
+    """A graph whose searches take longer than spare_seconds: a reading beside one other
+    process names one thread first (two are still tried); a quiet reading still names
+    the most; short searches keep the spare thread."""
+    machine(2, 2)
+    (tmp_path / "one").mkdir()
+    (tmp_path / "quiet").mkdir()
+    one_other, quiet = _loadavg(tmp_path / "one", 2), _loadavg(tmp_path / "quiet", 1)
+    probe = _warm_probe()
+    assert not probe.long_searches
+    probe.record(2, 2, 1, probe.spare_seconds * 2, 10_000)
+    assert probe.long_searches
+    clock[0] += probe.stale_searches * probe.spare_seconds * 2 + 1  # the costs go stale
+    assert ThreadPolicy(loadavg=one_other, probe=probe).decide(2, 1) == (1, (1, 2), True)
+    clock[0] += 2
+    assert ThreadPolicy(loadavg=quiet, probe=probe).decide(2, 1) == (2, (2, 1), True)
+    short = _warm_probe()
+    short.record(2, 2, 1, short.spare_seconds / 2, 10_000)
+    assert not short.long_searches
+    assert ThreadPolicy(loadavg=one_other, probe=short).decide(2, 1)[0] == 2
+
 @needs_two
 def test_a_busy_machines_searches_report_their_cost(monkeypatch, keep_threads, machine, clock):
     """A graph's searches on a busy machine measure their count; where two threads led,
