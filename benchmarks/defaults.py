@@ -41,8 +41,8 @@ scipy's 160 µs one 280 µs), so each is compared with its like:
   ``pause_ms``; cached). Neither has other work between its calls: the
   interleaved default has the other settings' and scipy's searches, whose data
   (scipy's copy of the matrix, the settings' scratch arrays) push the default's
-  out of the core's caches (wiki-Vote-like: 0.17 ms interleaved, 0.12 ms paused
-  alone, 0.10 ms in a row).
+  out of the core's caches (wiki-Vote-like: 0.18 ms interleaved, 0.14 ms paused
+  alone, 0.12 ms in a row).
 
 Both time a whole search with its
 O(n) setup (GAPBS: the parent array's allocation and fill, its queue and
