@@ -774,6 +774,16 @@ def test_betweenness_compiled_on_many_threads_matches_networkx(fmt: str) -> None
     np.testing.assert_allclose(ours, want, rtol=1e-12, atol=1e-12)
 
 
+
+def test_betweenness_bits_do_not_depend_on_the_thread_count() -> None:
+    """The sources' chunks are fixed per machine, not by the count a search runs on
+    (which the load picks where none is given): one thread and two give the same bits."""
+    g = spbfs.datasets.karate()  # fractional dependencies: the order of the sums shows
+    src = list(range(8))
+    out = [betweenness_centrality(g.with_config(g.config.replace(backend="numba", threads=t)),
+                                  sources=src) for t in (1, 2)]
+    np.testing.assert_array_equal(out[0], out[1])
+
 @pytest.mark.parametrize("backend", CPU)
 def test_betweenness_path_counts_past_float64(backend: str) -> None:
     # A chain of 1100 diamonds c_{i-1} -> {a_i, b_i} -> c_i: 2^1100 shortest paths from c_0

@@ -35,6 +35,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+import numba as nb
 import numpy as np
 
 from semirings.semiring import plus_times
@@ -148,14 +149,19 @@ def _brandes_numba(g: Graph, src: np.ndarray) -> np.ndarray:
 
     The sources are cut into chunks of about equal count, run in parallel on
     as many threads as the machine has idle (:mod:`spbfs.threads`), each
-    chunk adding into its own row.
+    chunk adding into its own row. The chunks are as many as numba's pool
+    allows threads, twice over, whatever the count the load gives: the rows'
+    sums, and so the result's last bits, do not depend on how busy the
+    machine was (with chunks per thread chosen, the same call on a busy
+    machine and a quiet one differed in the last bits).
     """
     n = g.n
     ptr, ind, jc, is_dcsc = g.out_block.kernel_view
     ptr = full_ptr(ptr, jc, is_dcsc, n)
     k = int(src.shape[0])
     with search_threads(g.config.threads) as threads:
-        parts = min(k, 2 * threads.count()) if k > 1 else 1
+        threads.count()  # numba's count for the kernel's parallel loop
+        parts = min(k, 2 * nb.config.NUMBA_NUM_THREADS) if k > 1 else 1
         chunks = np.linspace(0, k, parts + 1).round().astype(np.int64)
         acc = np.zeros((parts, n))
         brandes(ptr, ind, n, np.ascontiguousarray(src, dtype=np.int64), chunks, acc)
