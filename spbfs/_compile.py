@@ -55,6 +55,9 @@ NUMPY_FIRST_SECONDS = 10.0
 _SECONDS = {
     "spbfs.kernels.bfs_numba": 37.0,
     "spbfs.kernels.bfs_numba.fill_minus1": 0.5,
+    # The result pass of a search of 2**18 vertices or more (smaller ones write their
+    # results in the loop): compiled at such a graph's first search, after the loop.
+    "spbfs.kernels.bfs_numba.finish": 2.0,
     "semirings._build": 5.0,
     "semirings.kernels.numba_kernels": 5.0,
     "spbfs.algorithms._ops": 9.0,
