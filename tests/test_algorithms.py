@@ -716,6 +716,19 @@ def test_pagerank_parallel_chunks_give_the_one_thread_result(monkeypatch) -> Non
     np.testing.assert_allclose(two.scores, one.scores, rtol=1e-13)
 
 
+
+def test_pagerank_bits_do_not_depend_on_the_thread_count(monkeypatch) -> None:
+    """On a graph that may run in parallel, one thread (a busy machine's count) and two
+    add an iteration's sums over the same vertex ranges in the same order: same bits."""
+    from spbfs.algorithms import ranking
+
+    monkeypatch.setattr(ranking, "_PARALLEL_EDGES", 1)
+    el = GRAPHS["er_directed"]  # dangling vertices: their rank is one of the sums
+    out = [pagerank(spbfs.Graph.from_edgelist(el, config=spbfs.Config(threads=t)),
+                    tol=1e-12, stop="l1", max_iter=10_000) for t in (1, 2)]
+    assert out[0].iterations == out[1].iterations
+    np.testing.assert_array_equal(out[0].scores, out[1].scores)
+
 @pytest.mark.parametrize("directed", [False, True])
 def test_weighted_pagerank_compiled_matches_networkx(directed: bool) -> None:
     G = nx.gnp_random_graph(80, 0.06, seed=4, directed=directed)

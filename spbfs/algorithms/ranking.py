@@ -26,6 +26,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+import numba as nb
 import numpy as np
 import scipy.sparse as sp
 
@@ -222,11 +223,11 @@ _PARALLEL_EDGES = 1 << 20
 def _pagerank_chunks(ptr: np.ndarray, ind: np.ndarray, data: np.ndarray, weighted: bool,
                      inv: np.ndarray, alpha: float, limit: float, inclusive: bool,
                      max_iter: int, x: np.ndarray, work: tuple[np.ndarray, ...],
-                     parts: int) -> tuple[int, bool]:
-    """:func:`pagerank_pull` on ``parts`` threads: one parallel kernel call per iteration."""
+                     chunks: np.ndarray) -> tuple[int, bool]:
+    """:func:`pagerank_pull` over the vertex ranges ``chunks`` in parallel: one kernel call
+    per iteration, the ranges' sums added in their order as the one-thread loop adds them."""
     n = x.shape[0]
     xs, new, xs_new = work
-    chunks = work_chunks(ptr, parts)
     errs, losts = np.zeros(chunks.shape[0] - 1), np.zeros(chunks.shape[0] - 1)
     lost = start_shares(x, inv, xs)
     cur_x, cur_s, nxt_x, nxt_s = x, xs, new, xs_new
@@ -236,7 +237,10 @@ def _pagerank_chunks(ptr: np.ndarray, ind: np.ndarray, data: np.ndarray, weighte
         base = alpha * lost / n + (1.0 - alpha) / n
         pull_chunks(ptr, ind, data, weighted, inv, alpha, base, cur_x, cur_s, nxt_x, nxt_s,
                     chunks, errs, losts)
-        err, lost = float(errs.sum()), float(losts.sum())
+        err = lost = 0.0
+        for e, d in zip(errs.tolist(), losts.tolist(), strict=True):
+            err += e
+            lost += d
         cur_x, cur_s, nxt_x, nxt_s = nxt_x, nxt_s, cur_x, cur_s
         if err < limit or (inclusive and err <= limit):
             converged = True
@@ -269,14 +273,18 @@ def _pagerank_numba(g: Any, wmat: sp.csr_matrix | None, alpha: float, limit: flo
     work = (np.empty(n), np.empty(n), np.empty(n))
     # A parallel iteration ends at a barrier: as many threads as the machine has idle
     # (spbfs.threads), and one, with no parallel region at all, below _PARALLEL_EDGES.
+    # The vertex ranges whose sums make an iteration's are numba's pool's, whatever count
+    # the load gives: the one-thread loop adds the same sums in the same order, so a run
+    # on a busy machine gives the bits of one on a quiet machine.
+    big = int(ptr[-1]) >= _PARALLEL_EDGES
+    chunks = work_chunks(ptr, nb.config.NUMBA_NUM_THREADS if big else 1)
     with search_threads(g.config.threads) as threads:
-        parts = threads.count() if int(ptr[-1]) >= _PARALLEL_EDGES else 1
-        if parts == 1:
+        if not big or threads.count() == 1:
             it, converged, _ = pagerank_pull(ptr, ind, data, weighted, inv, alpha, limit,
-                                             inclusive, max_iter, x, *work)
+                                             inclusive, max_iter, x, *work, chunks)
         else:
             it, converged = _pagerank_chunks(ptr, ind, data, weighted, inv, alpha, limit,
-                                             inclusive, max_iter, x, work, parts)
+                                             inclusive, max_iter, x, work, chunks)
     return x, int(it), bool(converged)
 
 

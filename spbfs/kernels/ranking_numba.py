@@ -91,7 +91,7 @@ def _pull_range(ptr, ind, data, weighted, inv, alpha, base, cur_x, cur_s, nxt_x,
 
 @nb.njit(cache=True)
 def pagerank_pull(ptr, ind, data, weighted, inv, alpha, limit, inclusive, max_iter, x, xs, new,
-                  xs_new):
+                  xs_new, chunks):
     """Power iterations on the calling thread until the L1 change passes ``limit``.
 
     ``ptr``/``ind`` list the in-neighbours ``u`` of each vertex ``v``
@@ -102,6 +102,11 @@ def pagerank_pull(ptr, ind, data, weighted, inv, alpha, limit, inclusive, max_it
     and ``xs_new`` are work arrays of ``n``. Converged when the change is
     ``< limit`` (``<= limit`` with ``inclusive``) within ``max_iter``
     iterations. :func:`pull_chunks` is one iteration on several threads.
+
+    The iteration's sums (its L1 change and the dangling vertices' rank) are
+    taken per vertex range of ``chunks`` and then added in range order, as
+    :func:`pull_chunks`' caller adds them: on the same ``chunks`` the two give
+    the same bits.
 
     Returns (iterations, converged, last L1 change).
     """
@@ -114,8 +119,13 @@ def pagerank_pull(ptr, ind, data, weighted, inv, alpha, limit, inclusive, max_it
     while it < max_iter:
         it += 1
         base = alpha * lost / n + (1.0 - alpha) / n
-        err, lost = _pull_range(ptr, ind, data, weighted, inv, alpha, base, cur_x, cur_s,
-                                nxt_x, nxt_s, 0, n)
+        err = 0.0
+        lost = 0.0
+        for c in range(chunks.shape[0] - 1):
+            e, d = _pull_range(ptr, ind, data, weighted, inv, alpha, base, cur_x, cur_s,
+                               nxt_x, nxt_s, chunks[c], chunks[c + 1])
+            err += e
+            lost += d
         cur_x, cur_s, nxt_x, nxt_s = nxt_x, nxt_s, cur_x, cur_s
         if err < limit or (inclusive and err <= limit):
             converged = True
