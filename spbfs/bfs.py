@@ -37,7 +37,7 @@ from spbfs.search.checks import (
 from spbfs.search.driver import LocalEngine, run_levels
 from spbfs.search.numba_engine import NumbaEngine, ScratchPool, sweep_slots
 from spbfs.search.semiring_engine import semiring_search
-from spbfs.search.small import small_rule, small_search, takes_small
+from spbfs.search.small import degrees_regular, small_rule, small_search, takes_small
 from spbfs.search.vectorized_engine import VectorizedEngine
 from spbfs.threads import ONE_THREAD_ARCS, SearchThreads
 
@@ -434,13 +434,11 @@ def _numba_engine(g: Graph, pool: ScratchPool, reverse: bool, threads: SearchThr
     # The max degree and whether the degrees are regular, a pass over n each, are kept
     # for the graph's next searches.
     key = "max_in_degree" if reverse else "max_out_degree"
-    rkey = "regular_in" if reverse else "regular_out"
     engine = NumbaEngine(out_block, in_block, deg, pool, slots, threads=count,
                          max_degree=g._search_cache.get(key),
-                         regular=g._search_cache.get(rkey),
+                         regular=degrees_regular(g, reverse),
                          in_deg=g.out_degree if reverse else g.in_degree, quiet=quiet)
     g._search_cache[key] = engine.max_degree
-    g._search_cache[rkey] = engine.regular
     return engine
 
 

@@ -31,7 +31,7 @@ from spbfs.kernels.degrees import regular_degrees
 from spbfs.kernels.rows_bfs import MAX_VERTICES, rows_bfs_into
 from spbfs.result import BFSResult, RecordStats
 
-__all__ = ["RowsScratch", "small_rule", "small_search", "takes_small"]
+__all__ = ["RowsScratch", "degrees_regular", "small_rule", "small_search", "takes_small"]
 
 _STOPS = ("exhausted", "max_depth", "target")
 _UNVISITED = np.uint64(0xFFFFFFFFFFFFFFFF)
@@ -108,16 +108,17 @@ def _facts(g: Any, reverse: bool) -> tuple[Any, int, bool]:
     return facts
 
 
-def _unbranched(g: Any, reverse: bool) -> bool:
-    """Whether the rows' scan claims without branches: where the degrees are not
-    regular (:func:`~spbfs.kernels.rows_bfs.rows_bfs`). Kept under the key the numba
-    engine of :func:`spbfs.bfs` keeps it under."""
+def degrees_regular(g: Any, reverse: bool) -> bool:
+    """:func:`~spbfs.kernels.degrees.regular_degrees` of the degrees a search of ``g``
+    follows (in-degrees with ``reverse``), a pass over n kept for the graph's next
+    searches: the rows' scan (:func:`small_search`) and the numba engine pick their
+    claims by it."""
     key = "regular_in" if reverse else "regular_out"
     regular = g._search_cache.get(key)
     if regular is None:
         regular = g._search_cache[key] = regular_degrees(g.in_degree if reverse
                                                          else g.out_degree)
-    return not regular
+    return regular
 
 
 def small_rule(g: Any, mode: str, reverse: bool, gamma: float) -> tuple[bool, Any]:
@@ -192,7 +193,7 @@ def small_search(g: Any, source: int, cfg: Config, reverse: bool, max_depth: int
     if scratch is None:
         n = g.n
         scratch = cache[skey] = RowsScratch(n, min(n, int(ind.shape[0]) + 1), pool.max_bytes,
-                                            _unbranched(g, reverse))
+                                            not degrees_regular(g, reverse))
     item = scratch.take()
     state, queue, rec, rec_t = item
     out = cfg.output
