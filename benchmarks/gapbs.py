@@ -185,6 +185,8 @@ class GapbsRun:
         From ``Graph has N nodes and M undirected edges`` (-1 when absent).
     verified : list of str
         ``PASS`` / ``FAIL`` of each ``Verification`` line (``-v``).
+    sources : list of int
+        Each trial's source, from its ``Source`` line (printed with ``-l``).
     peak_rss : int
         Peak resident set size of the process, bytes (0 when unknown).
     """
@@ -194,11 +196,13 @@ class GapbsRun:
     undirected_edges: int = -1
     verified: list[str] = field(default_factory=list)
     peak_rss: int = 0
+    sources: list[int] = field(default_factory=list)
 
 
 _TRIAL_RE = re.compile(r"^Trial Time:\s*([0-9.eE+-]+)\s*$", re.M)
 _STATS_RE = re.compile(r"^Graph has (\d+) nodes and (\d+) (un)?directed edges", re.M)
 _VERIFY_RE = re.compile(r"^Verification:\s*(\w+)\s*$", re.M)
+_SOURCE_RE = re.compile(r"^Source:\s*(\d+)\s*$", re.M)
 
 
 def parse_output(text: str) -> GapbsRun:
@@ -213,7 +217,8 @@ def parse_output(text: str) -> GapbsRun:
     trials = [float(x) for x in _TRIAL_RE.findall(text)]
     if not trials:
         raise ValueError(f"no 'Trial Time' line in GAPBS's output:\n{text[-2000:]}")
-    run = GapbsRun(trial_s=trials, verified=_VERIFY_RE.findall(text))
+    run = GapbsRun(trial_s=trials, verified=_VERIFY_RE.findall(text),
+                   sources=[int(x) for x in _SOURCE_RE.findall(text)])
     m = _STATS_RE.search(text)
     if m:
         run.nodes = int(m.group(1))

@@ -304,6 +304,10 @@ def _scratch_pool(g: Graph) -> ScratchPool:
     return pool
 
 
+#: Configs whose plain-call plans a graph keeps at once (:func:`_plain_call`).
+_PLANS_KEPT = 8
+
+
 class _PlainCall:
     """What :func:`bfs`'s plain call on a Graph (``bfs(g, s)``) needs besides the source,
     kept in the graph's ``_search_cache`` for its next plain calls under the same config
@@ -348,18 +352,31 @@ def _plain_call(g: Graph) -> _PlainCall | None:
     """The graph's :class:`_PlainCall` for its config now (None for a graph without vertices)."""
     cfg = g.config
     gamma = DirectionPolicy.gamma
-    plan = g._search_cache.get("plain_call")
+    cache = g._search_cache
+    plan = cache.get("plain_call")
     if plan is not None and plan.config is cfg and plan.gamma is gamma:
         return plan
     if not g.n:
         return None
+    # Graphs of one set of blocks under other configs (Graph.with_config) share the
+    # cache: each config's plan is kept beside the others', so that searches of the
+    # same graph under two configs in turn do not rebuild each other's plans.
+    plans = cache.get("plain_calls")
+    if plans is None:
+        plans = cache["plain_calls"] = {}
+    plan = plans.get(id(cfg))
+    if plan is not None and plan.config is cfg and plan.gamma is gamma:
+        cache["plain_call"] = plan
+        return plan
     plan = _PlainCall(g, cfg, gamma)
     if plan.policy is not None or plan.small or g.backend.name != "numba":
         # Kept while it holds: numpy_first can only turn False (the kernel compiled, the
         # graph's numpy searches over budget), which a later plain call then sees. A plan
         # whose every search is small holds whatever numpy_first says (no policy needed):
         # a fresh process's small searches keep it without compiling the engine.
-        g._search_cache["plain_call"] = plan
+        if len(plans) >= _PLANS_KEPT:
+            plans.clear()
+        cache["plain_call"] = plans[id(cfg)] = plan
     return plan
 
 

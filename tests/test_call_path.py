@@ -82,6 +82,24 @@ def test_graphs_sharing_their_searches_keep_their_configs(wiki) -> None:
                 np.testing.assert_array_equal(r.levels, levels[s])
 
 
+def test_graphs_sharing_their_searches_keep_each_plan(wiki) -> None:
+    """Plain calls of two graphs over the same blocks, alternated, reuse each config's
+    plan (as one graph's calls in a row do) instead of rebuilding the other's."""
+    g, _ = wiki
+    g = _fresh(g)
+    down = g.with_config(g.config.replace(direction="top-down"))
+    spbfs.bfs(g, SOURCES[0])
+    plan = g._search_cache["plain_call"]
+    spbfs.bfs(down, SOURCES[0])
+    plan_down = g._search_cache["plain_call"]
+    assert plan_down is not plan and plan_down.config is down.config
+    for s in SOURCES:
+        spbfs.bfs(g, s)
+        assert g._search_cache["plain_call"] is plan
+        spbfs.bfs(down, s)
+        assert g._search_cache["plain_call"] is plan_down
+
+
 def test_plain_call_follows_the_direction_guard(wiki, monkeypatch) -> None:
     """The guard (DirectionPolicy.gamma) changed between plain calls is the next one's:
     one too small for any sweep keeps every level top-down."""
