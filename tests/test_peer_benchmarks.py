@@ -96,6 +96,24 @@ def test_parse_gapbs_output():
         gap.parse_output("Graph has 6 nodes and 4 undirected edges for degree: 0\n")
 
 
+def test_parse_gapbs_logged_sources():
+    """With ``-l`` each trial prints its source before its steps: one per trial, in order."""
+    gap = _gapbs_module()
+    text = ("Graph has 8192 nodes and 104279 directed edges for degree: 12\n"
+            "Source:                 7519\n"
+            "    i                0.02666\n"
+            "   td          2     0.02587\n"
+            "   bu       4466     0.00023\n"
+            "Trial Time:          0.13682\n"
+            "Source:                 1680\n"
+            "   td         22     0.00000\n"
+            "Trial Time:          0.00012\n")
+    run = gap.parse_output(text)
+    assert run.sources == [7519, 1680]
+    assert run.trial_s == [0.13682, 0.00012]
+    assert gap.parse_output("Trial Time:          0.00150\n").sources == []
+
+
 # --------------------------------------------------------------------------- benchmarks/combblas.py
 
 
