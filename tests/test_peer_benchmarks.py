@@ -81,37 +81,25 @@ def test_paused_gapbs_sleeps_before_each_trial_clock():
 
 def test_parse_gapbs_output():
     gap = _gapbs_module()
+    # With -l each trial prints its source first, then its steps.
     text = ("Read Time:           0.01234\n"
             "Graph has 6 nodes and 4 undirected edges for degree: 0\n"
+            "Source:                    5\n"
+            "   td          2     0.02587\n"
             "Trial Time:          0.00150\n"
             "Verification:           PASS\n"
             "Verification Time:   0.00010\n"
+            "Source:                    0\n"
             "Trial Time:          0.00120\n"
             "Average Time:        0.00135\n")
     run = gap.parse_output(text)
     assert run.trial_s == [0.0015, 0.0012]
+    assert run.sources == [5, 0]
     assert run.nodes == 6 and run.undirected_edges == 4
     assert run.verified == ["PASS"]
+    assert gap.parse_output("Trial Time:          0.00150\n").sources == []
     with pytest.raises(ValueError, match="Trial Time"):
         gap.parse_output("Graph has 6 nodes and 4 undirected edges for degree: 0\n")
-
-
-def test_parse_gapbs_logged_sources():
-    """With ``-l`` each trial prints its source before its steps: one per trial, in order."""
-    gap = _gapbs_module()
-    text = ("Graph has 8192 nodes and 104279 directed edges for degree: 12\n"
-            "Source:                 7519\n"
-            "    i                0.02666\n"
-            "   td          2     0.02587\n"
-            "   bu       4466     0.00023\n"
-            "Trial Time:          0.13682\n"
-            "Source:                 1680\n"
-            "   td         22     0.00000\n"
-            "Trial Time:          0.00012\n")
-    run = gap.parse_output(text)
-    assert run.sources == [7519, 1680]
-    assert run.trial_s == [0.13682, 0.00012]
-    assert gap.parse_output("Trial Time:          0.00150\n").sources == []
 
 
 # --------------------------------------------------------------------------- benchmarks/combblas.py
