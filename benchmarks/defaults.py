@@ -1,7 +1,8 @@
 """Is the default the fast choice? ``spbfs.bfs`` as called, against its own best and scipy.
 
 Two tables, from one interleaved run (every setting searches the same sources,
-in a random order each round, source by source, so load changes hit every setting alike):
+source by source, each call following every other equally often, so load changes
+and what the call before left in the caches hit every setting alike):
 
 **Per call**: microseconds of one search on small inputs, where fixed costs
 rule: the prebuilt karate graph (source 0), a vertex without edges of the
@@ -98,21 +99,57 @@ from _common import format_table, machine_line, set_omp_wait, start_busy, stop_b
 SETTINGS = [(t, d) for t in (1, 2) for d in ("auto", "top-down")]
 
 
+def _calls_each(n: int, repeat: int) -> int:
+    """How many times each of ``n`` calls runs in :func:`_balanced_order` for ``repeat``:
+    ``repeat`` rounded up to whole circuits of ``n - 1`` calls each."""
+    return repeat if n == 1 else -(-repeat // (n - 1)) * (n - 1)
+
+
+def _balanced_order(n: int, repeat: int, rng: np.random.Generator) -> list[int]:
+    """An order of ``n`` calls in which each runs at least ``repeat`` times and follows
+    every other call equally often, never itself: random Eulerian circuits of the
+    complete directed graph on the calls, one after another (each call ``n - 1`` times
+    a circuit; the circuits share their start, so the step from one into the next is
+    the closing arc of the first).
+
+    The call before decides much of a large search's time: scipy's copy of the matrix
+    and the top-down settings' scratch push the graph out of the caches, and on
+    Kronecker 20 a search after one of them took 3x one after an auto setting (40-60
+    against 13-17 ms). In a new random order each round, how many of a setting's
+    searches came after such a call varied between settings and runs, and their
+    medians fell on one side or the other of the two clusters (the default 1.1-1.5x
+    its own best setting in runs of the same code).
+    """
+    if n == 1:
+        return [0] * repeat
+    start = int(rng.integers(n))
+    order: list[int] = []
+    for _ in range(_calls_each(n, repeat) // (n - 1)):
+        arcs = {v: [w for w in rng.permutation(n).tolist() if w != v] for v in range(n)}
+        stack, circuit = [start], []
+        while stack:  # Hierholzer's algorithm
+            v = stack[-1]
+            if arcs[v]:
+                stack.append(arcs[v].pop())
+            else:
+                circuit.append(stack.pop())
+        order += circuit[::-1][:-1]
+    return order
+
+
 def _interleaved(calls: dict[str, Callable[[], Any]], repeat: int, seed: int = 0,
                  pause: float = 0.0,
                  after: Callable[[], Any] | None = None) -> dict[str, float]:
-    """Median seconds of each call over ``repeat`` rounds, in a new random order each round.
+    """Median seconds of each call over at least ``repeat`` calls, in an order where every
+    call follows every other equally often (:func:`_balanced_order`).
 
     Not a rotation: with one, a call always follows the same other call, and the
     two-thread settings' workers, still spinning or queued after their search on
     a busy machine, slowed the call after them in every round (scipy and the
-    default after ``t2 top-down``, 20x on luxembourg_osm). The orders come from
-    ``seed`` (give each source its own: with one seed for all, the same setting
-    followed ``t2 auto`` in the same rounds for every source and graph, the
-    default 1.2-1.3x ``threads=1`` on the small directed graphs where the two
-    were equal alone), and ``pause`` seconds pass between two calls, untimed,
-    for the workers of the call before to go to sleep. ``after``, where given, runs
-    untimed after every call.
+    default after ``t2 top-down``, 20x on luxembourg_osm). The order comes from
+    ``seed`` (give each source its own), and ``pause`` seconds pass between two
+    calls, untimed, for the workers of the call before to go to sleep. ``after``,
+    where given, runs untimed after every call.
     """
     names = list(calls)
     for f in calls.values():  # warm: compilation, caches, kept scratch arrays
@@ -122,17 +159,16 @@ def _interleaved(calls: dict[str, Callable[[], Any]], repeat: int, seed: int = 0
     times: dict[str, list[float]] = {k: [] for k in names}
     clock = time.perf_counter
     rng = np.random.default_rng([len(names) * 7919 + repeat, seed])
-    for _ in range(repeat):
-        for i in rng.permutation(len(names)):
-            k = names[i]
-            f = calls[k]
-            if pause:
-                time.sleep(pause)
-            t0 = clock()
-            f()
-            times[k].append(clock() - t0)
-            if after is not None:
-                after()
+    for i in _balanced_order(len(names), repeat, rng):
+        k = names[i]
+        f = calls[k]
+        if pause:
+            time.sleep(pause)
+        t0 = clock()
+        f()
+        times[k].append(clock() - t0)
+        if after is not None:
+            after()
     return {k: float(np.median(v)) for k, v in times.items()}
 
 
@@ -422,7 +458,7 @@ def per_graph(graphs: list[tuple[str, Any, list[int]]], busy: int, repeat: int,
     hogs = start_busy(busy)
     try:
         print(f"\nper graph, {busy} busy process(es), median over sources of the median of "
-              f"{repeat} ({uptime()})")
+              f"{_calls_each(len(SETTINGS) + 2, repeat)} ({uptime()})")
         rows = []
         for name, g, sources in graphs:
             variants = {"default": g}

@@ -7,13 +7,15 @@ import functools
 import gzip
 import os
 import shutil
+import signal
 from pathlib import Path
+from typing import Any
 
 import networkx as nx
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from mpi_launch import SharedJobs
+from mpi_launch import MPIEXEC, SharedJobs, have_mpi4py
 
 import semirings._build
 import semirings.backend
@@ -119,8 +121,8 @@ _WARM_STEPS = (("bfs, dcsc", "algorithms", "grid"),
 #: code on a grid of this one process (MPI's singleton start, no mpiexec): the build,
 #: the searches, their checks and the distributed algorithms. Without it every rank of
 #: the first jobs of test_docs and test_cli, which run beside the mpiexec files, would
-#: compile these kernels at once, each for itself. (What only runs between two ranks,
-#: the pair and codec kernels, the first jobs still compile.) Measured on a cold cache
+#: compile these kernels at once, each for itself (what only runs between ranks:
+#: :data:`_PAIR_STEP`). Measured on a cold cache
 #: at load 2-3: the step takes 26 s of one core; the first four-rank job after the
 #: warm-up (``spbfs.mpi bench --scale 10 --grid 2x2``) then takes 22 s (33 s of CPU)
 #: instead of 43 s (76 s of CPU).
@@ -134,7 +136,7 @@ from spbfs._compile import quiet_notice
 from spbfs.warmup import _steps
 
 
-def grid():
+def grid(shape=None):
     try:
         import mpi4py  # noqa: F401
     except ImportError:
@@ -147,7 +149,7 @@ def grid():
     for fmt in ("dcsc", "csr"):
         for directed in (False, True):
             g = DistGraph.from_edges(edges.src, edges.dst, edges.n, directed=directed,
-                                     config=Config(format=fmt))
+                                     grid=shape, config=Config(format=fmt))
             root = int(np.argmax(np.bincount(edges.src, minlength=edges.n)))
             for direction in ("auto", "top-down", "bottom-up"):
                 r = bfs(g, root, direction=direction)
@@ -162,11 +164,40 @@ def grid():
                 D.dist_triangle_count(g).gather()
 
 
-steps = {**dict(_steps()), "grid": grid}
+def pair():
+    import shutil
+    import tempfile
+    from pathlib import Path
+
+    from mpi4py import MPI
+
+    from spbfs.mpi.read import read_edges
+
+    comm = MPI.COMM_WORLD
+    tmp = Path(comm.bcast(tempfile.mkdtemp() if comm.rank == 0 else None))
+    if comm.rank == 0:
+        (tmp / "edges.txt").write_text("0 1\\n1 2\\n2 3\\n")
+    comm.Barrier()
+    read_edges(comm, str(tmp / "edges.txt"))
+    comm.Barrier()
+    if comm.rank == 0:
+        shutil.rmtree(tmp)
+    for shape in ((1, 2), (2, 1)):
+        grid(shape)
+
+
+steps = {**dict(_steps()), "grid": grid, "pair": pair}
 with quiet_notice():
     for label in sys.argv[1:]:
         steps[label]()
 """
+#: After those, on two ranks of one job (where mpiexec and mpi4py are there): what only
+#: runs between ranks (the fold's pair kernels, a row's bottom-up sub-steps, the 2 x 1
+#: grid's own top-down, the parallel reader's scanner), which every rank of the first
+#: job to need it otherwise compiled for itself at once. Measured on a cold cache after
+#: the steps above (load 1-2): the step takes 37 s (69 s of CPU); the six-rank job of
+#: test_algorithms_mpi then takes 49 s instead of 73 s (26 s on a warm cache).
+_PAIR_STEP = ("pair",)
 #: A warm-up that takes longer is ended; the tests then compile what it left.
 _WARM_TIMEOUT_S = 900
 
@@ -178,7 +209,8 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     the same large kernels (the search loop, minutes on a loaded machine) at
     the same time, each for itself: numba's cache serves only what is written
     already. Two processes compile :data:`_WARM_STEPS` into the cache, one a
-    core; every test process then loads them. Nothing here decides a result:
+    core, then a job of two ranks :data:`_PAIR_STEP`; every test process then
+    loads them. Nothing here decides a result:
     a failed or ended warm-up leaves the compiling to the tests, as before.
     """
     config = session.config
@@ -196,22 +228,34 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     env = {**os.environ,
            "PYTHONPATH": os.pathsep.join(filter(None, (str(ROOT), os.environ.get("PYTHONPATH"))))}
     t0 = time.perf_counter()
-    logs = [tempfile.TemporaryFile() for _ in _WARM_STEPS]
-    procs = [subprocess.Popen([sys.executable, "-c", _WARM_CODE, *labels], env=env, cwd=ROOT,
-                              stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=log)
-             for labels, log in zip(_WARM_STEPS, logs, strict=True)]
-    failed = []
-    for labels, proc, log in zip(_WARM_STEPS, procs, logs, strict=True):
+
+    def start(cmd: list[str], labels: tuple[str, ...], log: Any) -> subprocess.Popen[bytes]:
+        # A session of its own: a step that overruns ends with every process it started.
+        return subprocess.Popen([*cmd, "-c", _WARM_CODE, *labels], env=env, cwd=ROOT,
+                                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                stderr=log, start_new_session=True)
+
+    def finish(labels: tuple[str, ...], proc: subprocess.Popen[bytes], log: Any) -> None:
         try:
             proc.wait(timeout=max(1.0, _WARM_TIMEOUT_S - (time.perf_counter() - t0)))
         except subprocess.TimeoutExpired:
-            proc.kill()
+            os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
         if proc.returncode != 0:
             log.seek(0)
             last = (log.read().decode(errors="replace").strip().splitlines() or ["killed"])[-1]
             failed.append(f"{', '.join(labels)}: exit {proc.returncode}: {last}")
         log.close()
+
+    failed: list[str] = []
+    logs = [tempfile.TemporaryFile() for _ in _WARM_STEPS]
+    procs = [start([sys.executable], labels, log)
+             for labels, log in zip(_WARM_STEPS, logs, strict=True)]
+    for labels, proc, log in zip(_WARM_STEPS, procs, logs, strict=True):
+        finish(labels, proc, log)
+    if MPIEXEC is not None and have_mpi4py():
+        log = tempfile.TemporaryFile()
+        finish(_PAIR_STEP, start([MPIEXEC, "-n", "2", sys.executable], _PAIR_STEP, log), log)
     reporter = config.pluginmanager.get_plugin("terminalreporter")
     if reporter is not None:
         reporter.write_line(f"numba's cache warmed for the workers in "

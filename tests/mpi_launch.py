@@ -31,7 +31,7 @@ def _mpiexec() -> str | None:
     return shutil.which("mpiexec", path=here + os.pathsep + os.environ.get("PATH", ""))
 
 
-def _have_mpi4py() -> bool:
+def have_mpi4py() -> bool:
     try:
         import mpi4py  # noqa: F401
     except ImportError:
@@ -40,7 +40,7 @@ def _have_mpi4py() -> bool:
 
 
 MPIEXEC = _mpiexec()
-needs_mpi = pytest.mark.skipif(MPIEXEC is None or not _have_mpi4py(),
+needs_mpi = pytest.mark.skipif(MPIEXEC is None or not have_mpi4py(),
                                reason="needs mpiexec and mpi4py")
 
 
