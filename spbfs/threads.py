@@ -229,9 +229,15 @@ class ThreadProbe:
     #: Seconds after the trials start before the other count is tried, the longest
     #: wait between two tries (each try that loses doubles the wait), and how long
     #: the trials' costs describe the machine: a probe that made no choice for that
-    #: long starts over, or for :attr:`stale_searches` times its last search's seconds
-    #: where that is longer (searches of a second each come a second apart or more,
-    #: and would start over every time).
+    #: long forgets its costs (the reading's count runs until both are measured
+    #: again), or for :attr:`stale_searches` times its last search's seconds where
+    #: that is longer (searches of a second each come a second apart or more, and
+    #: would start over every time). When each count is next tried is kept: a count
+    #: whose tries lost still waits out its share of :attr:`overhead`. Started over
+    #: with the costs, the searches of a program that does other work between them,
+    #: a second apart, tried the losing count every third search (Kronecker 20 beside
+    #: the other settings and scipy: a sixth of the default's searches on one thread,
+    #: 1.5-2x the two threads' time).
     retry = 0.02
     retry_max = 2.0
     stale = 1.0
@@ -345,10 +351,8 @@ class ThreadProbe:
         """
         now = time.monotonic()
         if now - self._last > max(self.stale, self.stale_searches * self._seconds):
-            # the costs describe another moment
+            # the costs describe another moment; the tries' budgets still hold
             self._cost.clear()
-            self._due.clear()
-            self._spent = self._seconds = 0.0
         self._last = now
         lead = self._leader(first, other)
         behind = first if lead == other else other

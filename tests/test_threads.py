@@ -328,6 +328,24 @@ def test_trials_start_over_after_a_pause(clock):
     assert probe._cost == {}
 
 
+def test_a_pause_forgets_the_costs_not_the_tries_budget(clock):
+    """Searches half a second apart with a longer pause every third (a program doing other
+    work between them): each pause forgets the costs, but a count whose try lost by 40 ms
+    still waits until that is 5 % of the searches' seconds, not one search past the
+    pause (which tried it every third search)."""
+    probe = _warm_probe()
+    seconds = {1: 0.010, 2: 0.050}
+    picks = []
+    for k in range(30):
+        clock[0] += probe.stale + 0.2 if k % 3 == 0 else 0.5
+        count = probe.pick(1, 2)
+        probe.record(count, 1, 2, seconds[count], 10_000)
+        picks.append(count)
+        if k % 3 == 0:
+            assert set(probe._cost) == {count}  # the pause forgot the other's cost
+    assert picks.count(2) == 1, picks
+
+
 def test_trials_of_long_searches_keep_their_costs_for_twenty_searches(clock):
     """Searches of 0.2 s each, 1.5 s apart (other work between them): the costs hold."""
     probe = _warm_probe()
