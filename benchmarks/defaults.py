@@ -114,8 +114,8 @@ def _balanced_order(n: int, repeat: int, rng: np.random.Generator) -> list[int]:
 
     The call before decides much of a large search's time: scipy's copy of the matrix
     and the top-down settings' scratch push the graph out of the caches, and on
-    Kronecker 20 a search after one of them took 3x one after an auto setting (40-60
-    against 13-17 ms). In a new random order each round, how many of a setting's
+    Kronecker 20 a search after one of them took about 3x one after an auto setting
+    (40-80 against 13-25 ms). In a new random order each round, how many of a setting's
     searches came after such a call varied between settings and runs, and their
     medians fell on one side or the other of the two clusters (the default 1.1-1.5x
     its own best setting in runs of the same code).

@@ -178,10 +178,12 @@ def pair():
     if comm.rank == 0:
         (tmp / "edges.txt").write_text("0 1\\n1 2\\n2 3\\n")
     comm.Barrier()
-    read_edges(comm, str(tmp / "edges.txt"))
-    comm.Barrier()
-    if comm.rank == 0:
-        shutil.rmtree(tmp)
+    try:
+        read_edges(comm, str(tmp / "edges.txt"))
+    finally:
+        comm.Barrier()
+        if comm.rank == 0:
+            shutil.rmtree(tmp)
     for shape in ((1, 2), (2, 1)):
         grid(shape)
 
