@@ -7,13 +7,16 @@ and what the call before left in the caches hit every setting alike):
 **Per call**: microseconds of one search on small inputs, where fixed costs
 rule: the prebuilt karate graph (source 0), a vertex without edges of the
 largest graph given (or of a generated one), a 100-vertex path (end vertex),
-each as ``spbfs.bfs(g, s)`` against ``scipy.sparse.csgraph.breadth_first_order``
-on the graph's csr matrix (float64 data, int32 indices: nothing for scipy to
-convert); and ``list(nx.bfs_edges(G, 0, backend="spbfs"))``, and the same call
-with ``nx.config.backend_priority.algos = ["spbfs"]``, against networkx's own on
-karate and on a random graph of 10^4 edges (2,500 nodes). On karate also the same
-two calls to a do-nothing backend registered for the run (its ``bfs_edges`` is
-networkx's own function on the graph it was given; it converts nothing, and
+and, from a vertex of the most edges, graphs of 10-21 k arcs, large enough for
+the numba engine (a random graph of 1,000 vertices and 10 k arcs, a 60 x 60 grid
+from its corner, Kronecker scale 10 of 21 k arcs), each as ``spbfs.bfs(g, s)``
+against ``scipy.sparse.csgraph.breadth_first_order`` on the graph's csr matrix
+(float64 data, int32 indices: nothing for scipy to convert); and
+``list(nx.bfs_edges(G, 0, backend="spbfs"))``, and the same call with
+``nx.config.backend_priority.algos = ["spbfs"]``, against networkx's own on
+karate and on a random graph of 10^4 edges (2,500 nodes). On karate also the
+same two calls to a do-nothing backend registered for the run (its ``bfs_edges``
+is networkx's own function on the graph it was given; it converts nothing, and
 declines through ``should_run`` under ``backend_priority`` as spbfs does): what
 networkx's dispatcher alone costs, which no backend can take back.
 
@@ -54,7 +57,7 @@ from the next source its picker draws (a fixed seed), per thread count; *drawn*
 times the default over the same sources in turn, three rounds. Both sides' figure
 is the mean of their times without the 10 % lowest and highest (GAPBS prints 10 µs
 steps; a median of many is one of them). The grid rows have one named source each
-and no such column.
+(searched in ``--roots`` blocks, each in its own order) and no such column.
 
 Both time a whole search with its
 O(n) setup (GAPBS: the parent array's allocation and fill, its queue and
@@ -295,20 +298,33 @@ def _register_do_nothing() -> None:
     nx.config.warnings_to_ignore.add("cache")
 
 
+def _hub(g: Any) -> int:
+    """A vertex of the most out-edges."""
+    return int(np.argmax(np.asarray(g.out_degree)))
+
+
 def per_call(big: Any, repeat: int, markdown: bool) -> None:
     """The per-call table (microseconds)."""
     import networkx as nx
 
     import spbfs
-    from spbfs.generators import path
+    from spbfs.generators import erdos_renyi, grid2d, kronecker, path
 
     karate = spbfs.datasets.karate()
     line = spbfs.Graph.from_edgelist(path(100))
     iso = int(np.flatnonzero(np.asarray(big.out_degree) == 0)[0])
+    # Graphs of 10-21 k arcs (searched from a vertex of the most edges), where the
+    # engine's fixed cost is a large part of a search.
+    rand = spbfs.Graph.from_edgelist(erdos_renyi(1000, m=5000, seed=1))
+    square = spbfs.Graph.from_edgelist(grid2d(60, 60))
+    kron = spbfs.Graph.from_edgelist(kronecker(10, 16, seed=1))
     rows = []
     for name, g, s in (("karate, source 0", karate, 0),
                        (f"isolated vertex ({big.n} vertices)", big, iso),
-                       ("100-vertex path, end", line, 0)):
+                       ("100-vertex path, end", line, 0),
+                       ("random, 1,000 vertices, 10 k arcs", rand, _hub(rand)),
+                       ("60 x 60 grid, corner", square, 0),
+                       ("Kronecker 10, 21 k arcs", kron, _hub(kron))):
         a = _scipy_matrix(g)
         t = _interleaved({"spbfs": lambda g=g, s=s: spbfs.bfs(g, s),
                           "scipy": _scipy_bfs(a, s)}, repeat)
@@ -384,8 +400,10 @@ def _graphs(args: argparse.Namespace) -> list[tuple[str, Any, list[int]]]:
         return out
     if want("grid"):
         grid = spbfs.Graph.from_edgelist(grid2d(1000, 1000))
-        out.append(("grid 1000x1000, corner", grid, [0]))
-        out.append(("grid 1000x1000, centre", grid, [500 * 1000 + 500]))
+        # One named source each, searched in as many interleaved blocks (each its own
+        # order) as the other graphs have sources: as many samples behind each median.
+        out.append(("grid 1000x1000, corner", grid, [0] * args.roots))
+        out.append(("grid 1000x1000, centre", grid, [500 * 1000 + 500] * args.roots))
     if want("fe_mesh"):
         g = spbfs.Graph.from_edgelist(fe_mesh(args.mesh, seed=args.seed))
         out.append((f"fe_mesh {args.mesh}", g, roots(g)))
@@ -466,10 +484,10 @@ def per_graph(graphs: list[tuple[str, Any, list[int]]], busy: int, repeat: int,
                 variants[f"t{t} {d}"] = g.with_config(g.config.replace(threads=t, direction=d))
             a = _scipy_matrix(g)
             per: dict[str, list[float]] = {}
-            for s in sources:
+            for i, s in enumerate(sources):
                 calls = {k: (lambda v=v, s=s: spbfs.bfs(v, s)) for k, v in variants.items()}
                 calls["scipy"] = _scipy_bfs(a, s)
-                for k, v in _interleaved(calls, repeat, seed=s, pause=0.002,
+                for k, v in _interleaved(calls, repeat, seed=s + i * g.n, pause=0.002,
                                          after=restore).items():
                     per.setdefault(k, []).append(v)
                 if gapbs is not None:

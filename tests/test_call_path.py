@@ -258,6 +258,44 @@ def test_small_searches_pick_their_scan_by_the_degrees() -> None:
     assert regular_degrees(np.zeros(4, np.int64), rows=True)  # no edges
 
 
+def test_small_search_results_from_a_small_and_a_large_reach() -> None:
+    """The rows' search writes its results from the reached vertices alone where they
+    are few, in one pass over n where they are a quarter of it or more; both leave the
+    kept state unvisited, so searches that alternate the two are each right."""
+    from spbfs.kernels.rows_bfs import _UNVISITED
+
+    big, small = np.arange(149), np.arange(150, 179)  # paths of 150 and 30 vertices
+    src, dst = np.r_[big, small], np.r_[big + 1, small + 1]
+    n = 180
+    g = spbfs.Graph.from_edges(src, dst, n=n)
+    for _ in range(2):
+        for s in (0, 160, 75, 179):  # reaches of 150 (over n / 4) and 30 (under)
+            r = spbfs.bfs(g, s)
+            parents, levels = reference_bfs(n, src, dst, s)
+            np.testing.assert_array_equal(r.levels, levels)
+            np.testing.assert_array_equal(r.parents, parents)  # a path's parents are unique
+    scratch = g._search_cache["rows_out_scratch"]
+    (state, *_), = scratch._items
+    assert (state == _UNVISITED).all()
+
+
+def test_forced_top_down_runs_the_engine_on_a_large_graph() -> None:
+    """A forced top-down search takes the rows' search on a graph of fewer entries
+    than TOP_DOWN_ROWS, the numba engine above: the same levels either way."""
+    from spbfs.search.small import TOP_DOWN_ROWS
+
+    for side, rows in ((40, True), (200, False)):
+        g = spbfs.Graph.from_edgelist(spbfs.generators.grid2d(side, side))
+        assert (g.nnz < TOP_DOWN_ROWS) == rows
+        down = g.with_config(g.config.replace(direction="top-down"))
+        r = spbfs.bfs(down, 0)
+        assert not r.stats.direction.any()
+        assert (g._search_cache.get("rows_out_scratch") is not None) == rows
+        np.testing.assert_array_equal(r.levels, spbfs.bfs(g, 0).levels)
+        ij = np.add.outer(np.arange(side), np.arange(side)).ravel()
+        np.testing.assert_array_equal(r.levels, ij)  # corner to (i, j): i + j steps
+
+
 def test_levels_of_little_work_share_clock_readings() -> None:
     """A path's levels (a few edges each) share readings of the clock: each gets a
     positive share in proportion to its edges and frontier, the shares sum to at most

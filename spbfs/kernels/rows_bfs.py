@@ -230,16 +230,31 @@ def unpack_visited(state, queue, discovered, nlev, parents, levels, want_parents
     are ``queue[:total]``, ``total`` one more than the first ``nlev`` entries of
     ``discovered``), and ``state`` set back to unvisited for the next search.
 
-    The arrays are filled with ``-1`` (a memset) and only the reached vertices read: a
-    search from a vertex without edges touches one word of ``state``.
+    Where the search reached few vertices the arrays are filled with ``-1`` (a
+    memset) and only the reached ones read: a search from a vertex without edges
+    touches one word of ``state``. Where it reached a quarter of them or more, one
+    pass runs over all n in order: the reached in queue order are written at
+    random (a 1000 x 1000 grid's wavefront from a corner, a line per vertex),
+    14 ms against 2 ms for the pass.
     """
+    total = 1
+    for d in range(nlev):
+        total += discovered[d]
+    n = state.shape[0]
+    if 4 * total >= n:
+        for v in range(n):
+            w = state[v]
+            reached = w != _UNVISITED
+            if want_parents:
+                parents[v] = np.int64(w & _LOW32) if reached else -1
+            if want_levels:
+                levels[v] = np.int64(w >> np.uint64(32)) if reached else -1
+            state[v] = _UNVISITED
+        return
     if want_parents:
         parents[:] = -1
     if want_levels:
         levels[:] = -1
-    total = 1
-    for d in range(nlev):
-        total += discovered[d]
     for i in range(total):
         v = queue[i]
         w = state[v]

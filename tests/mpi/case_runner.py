@@ -60,6 +60,12 @@ def first_ranks(count: int) -> Iterator[Any]:
     sub = world.Split(0 if inside else 1, world.Get_rank())
     try:
         yield sub if inside else None
+    except BaseException:
+        # Not to the closing barrier: the other ranks may wait for this one in a
+        # collective, and the job would hang with the error unreported. The job's hook
+        # (spbfs.mpi.install_excepthook) reports it and aborts every rank.
+        sys.excepthook(*sys.exc_info())
+        raise
     finally:
         sub.Free()
         done = world.Ibarrier()
