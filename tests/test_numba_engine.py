@@ -669,6 +669,25 @@ def test_team_levels_give_the_serial_search(fmt: str, name: str) -> None:
             assert banded < teamed // 4, (banded, teamed)
 
 
+@pytest.mark.parametrize("direction", ["auto", "top-down"])
+def test_no_team_on_a_small_directed_graph_whatever_the_direction(direction: str) -> None:
+    """A directed graph of fewer vertices than a team run's reach of edges runs its
+    top-down levels without a team, forced top-down as under the policy; a larger one
+    gets teams. The search is the serial one either way."""
+    for n, m, teamed in ((6000, 20000, False), (70000, 233000, True)):
+        src, dst, n = _edges(gen.erdos_renyi(n, m=m, directed=True, seed=4))
+        g = _graph(_matrix(src, dst, n, True), True, "csr")
+        source = int(np.argmax(np.asarray(g.out_degree)))
+        want = _run(_engine(g, threads=1), source, DirectionPolicy(direction))
+        # With its in-degrees, as spbfs.bfs makes it for a directed graph.
+        e = NumbaEngine(g.out_block, g.in_block, np.asarray(g.out_degree), ScratchPool(),
+                        nonempty_columns(g.in_block), threads=2,
+                        in_deg=np.asarray(g.in_degree))
+        e.team_topdown = 1
+        _same_search(_run(e, source, DirectionPolicy(direction)), want)
+        assert (int(e.sv[nbk.SV_TEAM]) > 0) is teamed, (n, direction)
+
+
 @pytest.mark.parametrize("name", ["grid", "grid_shuffled"])
 def test_band_runs_stay_on_the_team_past_the_parallel_threshold(name: str) -> None:
     """A run of team levels in bands keeps levels of up to _BAND_REACH times par_topdown
