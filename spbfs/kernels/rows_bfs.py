@@ -161,20 +161,18 @@ def rows_bfs(indptr, indices, source, state, queue, max_depth, target, st_f, st_
 
 
 @nb.njit(cache=True, nogil=True)
-def unpack_state(state, parents, levels, want_parents, want_levels):
-    """Parents and levels (int64, -1 where unreached) out of the packed words."""
+def unpack_state(state, parents, levels, want_parents, want_levels, reset=False):
+    """Parents and levels (int64, -1 where unreached) out of the packed words, in one
+    pass over n; with ``reset`` the same pass sets ``state`` back to unvisited."""
     for v in range(state.shape[0]):
         w = state[v]
-        if w == _UNVISITED:
-            if want_parents:
-                parents[v] = -1
-            if want_levels:
-                levels[v] = -1
-        else:
-            if want_parents:
-                parents[v] = np.int64(w & _LOW32)
-            if want_levels:
-                levels[v] = np.int64(w >> np.uint64(32))
+        reached = w != _UNVISITED
+        if want_parents:
+            parents[v] = np.int64(w & _LOW32) if reached else -1
+        if want_levels:
+            levels[v] = np.int64(w >> np.uint64(32)) if reached else -1
+        if reset:
+            state[v] = _UNVISITED
 
 
 def rows_search(indptr: np.ndarray, indices: np.ndarray, n: int, source: int,
@@ -240,16 +238,8 @@ def unpack_visited(state, queue, discovered, nlev, parents, levels, want_parents
     total = 1
     for d in range(nlev):
         total += discovered[d]
-    n = state.shape[0]
-    if 4 * total >= n:
-        for v in range(n):
-            w = state[v]
-            reached = w != _UNVISITED
-            if want_parents:
-                parents[v] = np.int64(w & _LOW32) if reached else -1
-            if want_levels:
-                levels[v] = np.int64(w >> np.uint64(32)) if reached else -1
-            state[v] = _UNVISITED
+    if 4 * total >= state.shape[0]:
+        unpack_state(state, parents, levels, want_parents, want_levels, True)
         return
     if want_parents:
         parents[:] = -1
