@@ -116,7 +116,7 @@ from spbfs.config import Config, load_config
 from spbfs.graph import Graph
 from spbfs.kernels import components_numba as _cc
 from spbfs.kernels import sssp_numba
-from spbfs.threads import ONE_THREAD_ARCS, search_threads
+from spbfs.threads import search_threads
 
 __all__ = [
     "NULL_IDX",
@@ -149,6 +149,12 @@ _SMALL_UNWEIGHTED = 40_000
 # on a deep one it runs a compiled queue per source itself (luxembourg_osm, 64 sources:
 # 151 ms against 818 ms by delta-stepping and 792 ms for scipy, load 2).
 _DEEP_LEVELS = 200
+
+#: Stored entries from which several groups of seeds of one delta-stepping call run in
+#: parallel, one chunk of groups per idle thread: each group is a whole search (or
+#: several), worth a thread where the graph has this many entries; below, the calls take
+#: less than reading the machine's load would.
+PARALLEL_GROUPS_ENTRIES = 1 << 17
 
 
 # --------------------------------------------------------------------------- kernels
@@ -968,13 +974,13 @@ class _Adjacency:
 
         ``pred`` (int32, a row per group) receives the predecessors of the
         reached vertices; the seeds' entries are left as they are. Several
-        groups on a graph of at least :data:`spbfs.threads.ONE_THREAD_ARCS`
+        groups on a graph of at least :data:`PARALLEL_GROUPS_ENTRIES`
         entries run in parallel, one chunk of groups per thread the machine
         has idle (:func:`spbfs.threads.search_threads`): the searches are
         independent. A smaller graph's calls take less than reading the
         machine's load would.
         """
-        many = seeds_ptr.shape[0] > 2 and self.first[1].shape[0] >= ONE_THREAD_ARCS
+        many = seeds_ptr.shape[0] > 2 and self.first[1].shape[0] >= PARALLEL_GROUPS_ENTRIES
         with search_threads(_config().threads) if many else nullcontext() as choice:
             return sssp_numba.run(*self.first, seeds_ptr, seeds, limit=limit, also=self.second,
                                   pred=pred, bounds=self.bounds,

@@ -77,11 +77,16 @@ __all__ = ["ONE_THREAD_ARCS", "Decision", "SearchThreads", "ThreadPolicy", "Thre
 #: Arcs (and vertices) below which a search whose count is left to the machine runs
 #: on one thread without reading it, and without setting numba's count (its kernels
 #: are handed one thread; no pass over all vertices runs in parallel below 2**18
-#: vertices). Such a search does at most this many edge visits, about 0.3 ms on one
-#: thread; a second thread could save half of it at best, and reading the load
-#: before its first parallel level costs 0.1-0.15 ms on a busy machine (wiki-Vote-like
-#: and pgp-like graphs: the default 1.3-1.9x its one-thread time, docs/benchmarks.md).
-ONE_THREAD_ARCS = 1 << 17
+#: vertices). Such a search does at most this many edge visits, about 1 ms on one
+#: thread, and a second thread, where it gains at all, saves less than the choice
+#: costs: reading the load, a trial between the counts, a worker woken (30-100 µs
+#: a search). Measured with a 2 ms pause before each search, quiet and beside one
+#: busy process, the default that asked ran 1.1-1.7x its one-thread time on graphs
+#: of 150 k-900 k arcs (Kronecker 13-15, 200 x 200 and 300 x 300 grids, meshes of
+#: 30 k-120 k points, p2p-Gnutella31, luxembourg_osm); one thread without asking ran
+#: 0.6-1.0x the default that asked. On a 500 x 500 grid (1 M arcs) two threads still
+#: gain 10 % on a quiet machine.
+ONE_THREAD_ARCS = 1 << 19
 
 
 def _read_head(path: str, size: int) -> bytes | None:

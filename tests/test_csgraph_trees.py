@@ -17,7 +17,6 @@ from scipy.sparse import csgraph as ref
 from spbfs import csgraph, datasets
 from spbfs.csgraph import _mirrored, _symmetric
 from spbfs.kernels import sssp_numba
-from spbfs.threads import ONE_THREAD_ARCS
 
 BUNDLED = ["karate", "west0067", "luxembourg_osm", "p2p_gnutella31", "musae_git"]
 
@@ -188,9 +187,9 @@ def test_delta_stepping_parallel_chunks_equal_one_after_the_other(seed: int, par
 
 
 def test_many_sources_on_a_large_graph_equal_scipy() -> None:
-    # Enough entries for the parallel path (at least ONE_THREAD_ARCS).
+    # Enough entries for the parallel path (at least PARALLEL_GROUPS_ENTRIES).
     a, _ = bundled("luxembourg_osm")
-    assert a.nnz >= ONE_THREAD_ARCS
+    assert a.nnz >= csgraph.PARALLEL_GROUPS_ENTRIES
     src = np.array([5, 0, 70_000, 114_000, 5])
     for directed in (True, False):
         d1, p1 = csgraph.dijkstra(a, directed, src, return_predecessors=True)
