@@ -84,8 +84,9 @@ __all__ = ["ONE_THREAD_ARCS", "Decision", "SearchThreads", "ThreadPolicy", "Thre
 #: busy process, the default that asked ran 1.1-1.7x its one-thread time on graphs
 #: of 150 k-900 k arcs (Kronecker 13-15, 200 x 200 and 300 x 300 grids, meshes of
 #: 30 k-120 k points, p2p-Gnutella31, luxembourg_osm); one thread without asking ran
-#: 0.6-1.0x the default that asked. On a 500 x 500 grid (1 M arcs) two threads still
-#: gain 10 % on a quiet machine.
+#: 0.6-1.0x the default that asked. The limit stays below the largest of those: on a
+#: 500 x 500 grid (1 M arcs) two threads still gained 10 % on a quiet machine, and a
+#: machine of more cores gains more from its threads there.
 ONE_THREAD_ARCS = 1 << 19
 
 
