@@ -398,11 +398,13 @@ def _policy(g: Graph, cfg: Config, gamma: float) -> DirectionPolicy:
 
 
 def _one_thread(g: Graph) -> bool:
-    """Whether ``g``'s searches run on one thread unless told otherwise (fewer arcs and
-    vertices than :data:`spbfs.threads.ONE_THREAD_ARCS`), decided at its first search."""
+    """Whether ``g``'s searches run on one thread unless told otherwise (fewer arcs than
+    :data:`spbfs.threads.ONE_THREAD_ARCS`, and fewer vertices than the engine's passes
+    over all of them need to run in parallel), decided at its first search."""
     serial = g._search_cache.get("one_thread")
     if serial is None:
-        serial = g._search_cache["one_thread"] = max(g.nnz, g.n) < ONE_THREAD_ARCS
+        serial = g._search_cache["one_thread"] = (g.nnz < ONE_THREAD_ARCS
+                                                  and g.n < nbk._PAR_N)
     return serial
 
 
@@ -412,8 +414,7 @@ def _numba_engine(g: Graph, pool: ScratchPool, reverse: bool, threads: SearchThr
     same way).
 
     It runs on one thread without asking (and without setting numba's count)
-    on a graph of fewer arcs and vertices than
-    :data:`~spbfs.threads.ONE_THREAD_ARCS` where no count is given (``threads``
+    on a graph :func:`_one_thread` names where no count is given (``threads``
     None: the caller knows it is so); otherwise it asks ``threads`` for its
     count when its first parallel region is due, or now if the graph's last
     search asked (from ``source`` with edges).

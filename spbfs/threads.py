@@ -74,11 +74,11 @@ from semirings._intrinsics import native_thread_id
 __all__ = ["ONE_THREAD_ARCS", "Decision", "SearchThreads", "ThreadPolicy", "ThreadProbe",
            "count_threads", "read_own_running", "read_running", "search_threads", "warm"]
 
-#: Arcs (and vertices) below which a search whose count is left to the machine runs
-#: on one thread without reading it, and without setting numba's count (its kernels
-#: are handed one thread; no pass over all vertices runs in parallel below 2**18
-#: vertices). Such a search does at most this many edge visits, about 1 ms on one
-#: thread, and a second thread, where it gains at all, saves less than the choice
+#: Arcs below which a search whose count is left to the machine runs on one thread
+#: without reading it, and without setting numba's count (its kernels are handed one
+#: thread), on a graph of fewer than 2**18 vertices, below which no pass over all
+#: vertices runs in parallel. Such a search does at most this many edge visits, about
+#: 1 ms on one thread, and a second thread, where it gains at all, saves less than the choice
 #: costs: reading the load, a trial between the counts, a worker woken (30-100 µs
 #: a search). Measured with a 2 ms pause before each search, quiet and beside one
 #: busy process, the default that asked ran 1.1-1.7x its one-thread time on graphs

@@ -982,3 +982,10 @@ def test_a_graph_below_one_thread_arcs_runs_on_one_thread_without_reading(
     monkeypatch.setattr(bfs_module, "ONE_THREAD_ARCS", g.nnz)
     big = spbfs.Graph.from_edgelist(el)
     assert spbfs.bfs(big, s).threads == 1 and reads[0] == 1
+    # So does a graph of few arcs but as many vertices as the passes over them run in
+    # parallel for (bottom-up: the engine, not the rows' search).
+    monkeypatch.setattr(bfs_module, "ONE_THREAD_ARCS", T.ONE_THREAD_ARCS)
+    wide = spbfs.Graph.from_edges(np.arange(3), np.arange(1, 4), n=1 << 18)
+    assert wide.nnz < T.ONE_THREAD_ARCS
+    r3 = spbfs.bfs(wide, 0, direction="bottom-up")
+    assert reads[0] == 2 and r3.levels[:5].tolist() == [0, 1, 2, 3, -1]
