@@ -7,6 +7,8 @@ against the smallest-parent tree computed here from scipy's levels.
 
 from __future__ import annotations
 
+import itertools
+
 import numba as nb
 import numpy as np
 import pytest
@@ -29,6 +31,7 @@ from spbfs.config import Config
 from spbfs.direction import BOTTOM_UP, TOP_DOWN, DirectionPolicy
 from spbfs.edges import EdgeList
 from spbfs.kernels import bfs_numba as nbk
+from spbfs.kernels.bitmaps import first_member, first_member_blocked
 from spbfs.search.driver import run_levels
 from spbfs.search.numba_engine import NumbaEngine, ScratchPool, nonempty_columns, state_dtype
 from spbfs.validate import validate_bfs_tree
@@ -725,6 +728,7 @@ from numba.core.dispatcher import Dispatcher
 import test_numba_engine as t
 from spbfs.direction import DirectionPolicy
 from spbfs.kernels import bfs_numba as nbk
+from spbfs.kernels.bitmaps import first_member, first_member_blocked
 
 # Bounds checks on the team levels and every kernel they call, and on the loop that
 # calls them (compiled here, so that it links the checked team code); the loop's other
@@ -1018,3 +1022,56 @@ def test_the_loop_writes_the_results_where_it_ends_the_search() -> None:
     # The state was reset by the loop's pass: the next search starts clean.
     assert e.clean
     np.testing.assert_array_equal(e.state, -1 - np.asarray(g.out_degree))
+
+
+@nb.njit
+def _first_members(bits, ind, ptr, blocked):  # type: ignore[no-untyped-def]
+    out = np.empty(ptr.shape[0] - 1, np.int64)
+    for v in range(out.shape[0]):
+        if blocked:
+            out[v] = first_member_blocked(bits, ind, ptr[v], ptr[v + 1])
+        else:
+            out[v] = first_member(bits, ind, ptr[v], ptr[v + 1])
+    return out
+
+
+@pytest.mark.parametrize("density", [0.0, 0.05, 0.3, 0.5, 0.9, 1.0])
+def test_the_member_test_by_four_finds_the_first_member(density: float) -> None:
+    """first_member_blocked returns the first listed id whose bit is set (or the list's
+    end), as the one-id scan does, for lists of 0 to 17 ids: shorter than a block, whole
+    blocks, and blocks with a tail."""
+    rng = np.random.default_rng(int(density * 100))
+    n = 300
+    lengths = np.tile(np.arange(18), 40)
+    ptr = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
+    ind = rng.integers(0, n, ptr[-1]).astype(np.int32)
+    member = rng.random(n) < density
+    bits = np.zeros((n + 63) // 64, np.uint64)
+    for v in np.flatnonzero(member):
+        bits[v // 64] |= np.uint64(1) << np.uint64(v % 64)
+    want = np.array([next((e for e in range(lo, hi) if member[ind[e]]), hi)
+                     for lo, hi in itertools.pairwise(ptr)])
+    np.testing.assert_array_equal(_first_members(bits, ind, ptr, True), want)
+    np.testing.assert_array_equal(_first_members(bits, ind, ptr, False), want)
+
+
+def test_sweeps_in_the_band_test_by_four_and_give_the_reference_search() -> None:
+    """A bottom-up level whose frontier's edges are a fifth to twice the unvisited ones
+    tests four in-neighbours at a time (nbk.blocked_sweep); searches with such levels,
+    directed and undirected, give scipy's levels and the smallest parents."""
+    assert nbk.blocked_sweep(20, 100) and nbk.blocked_sweep(200, 100)
+    assert not nbk.blocked_sweep(19, 100) and not nbk.blocked_sweep(201, 100)
+    for directed, (src, dst, n) in ((True, _edges(gen.rmat(11, 13, seed=1))),
+                                    (False, _edges(gen.kronecker(11, 16, seed=3)))):
+        a = _matrix(src, dst, n, directed)
+        g = _graph(a, directed, "csr")
+        deg = np.asarray(g.out_degree)
+        banded = 0
+        for source in np.flatnonzero(deg > 0)[::97][:12]:
+            r = spbfs.bfs(g, int(source))
+            _check(a, g, int(source), directed, r)
+            for level in np.flatnonzero(r.stats.direction == BOTTOM_UP):
+                m_f = int(deg[r.levels == level].sum())
+                m_u = int(deg[(r.levels > level) | (r.levels < 0)].sum())
+                banded += bool(nbk.blocked_sweep(m_f, m_u))
+        assert banded, directed  # the band was met: the searches ran the blocked test
