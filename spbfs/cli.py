@@ -391,7 +391,7 @@ def _cmd_bench(args: argparse.Namespace, cfg: Config) -> int:
         with progress.step("untimed"):
             for direction in ("top-down", "bottom-up"):
                 bfs(graph, int(roots[0]), direction=direction, max_depth=3)
-    header["threads"] = numba.get_num_threads()  # as the searches set it (--threads)
+    header["threads"] = numba.get_num_threads()  # as the command set it (--threads)
     if len(roots):
         one(int(roots[0]))  # run_benchmark's untimed warm-up, run here to be left uncounted
     ran.clear()
@@ -1107,6 +1107,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         if hasattr(args, "out"):
             args.out = _out_path(args.out)
         cfg = _config(args)
+        if cfg.threads is not None:
+            import numba
+
+            # The command's count for its whole run (a search restores its caller's count,
+            # and the reports read this one).
+            numba.set_num_threads(min(cfg.threads, numba.config.NUMBA_NUM_THREADS))
         return commands[args.command](args, cfg)
     except KeyboardInterrupt:
         print("spbfs: interrupted", file=sys.stderr)

@@ -696,7 +696,22 @@ def test_explicit_threads_are_obeyed_even_when_busy(monkeypatch, seen, keep_thre
     for t in (1, 2):
         spbfs.bfs(g, 0, config=g.config.replace(threads=t))
         assert seen[-1] == t
-        assert numba.get_num_threads() == t  # stays set, as the command line reports it
+        assert numba.get_num_threads() == keep_threads  # the caller's count, restored
+
+
+@needs_two
+def test_a_search_given_one_thread_leaves_the_next_default_search_its_ceiling(
+        monkeypatch, seen, keep_threads, machine):
+    """A config's count is that search's: the default search after one given
+    ``threads=1`` still reads the machine against the caller's count (two here)."""
+    machine(POOL, POOL)
+    numba.set_num_threads(2)
+    _load(monkeypatch, 1)  # quiet
+    g = _graph()
+    spbfs.bfs(g, 0, config=g.config.replace(threads=1))
+    assert seen[-1] == 1 and numba.get_num_threads() == 2
+    spbfs.bfs(g, 0)
+    assert seen[-1] == 2
 
 
 @needs_two
