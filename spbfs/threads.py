@@ -638,17 +638,29 @@ class ThreadPolicy:
         running = read_running(self.loadavg)
         if running is None:
             return most, most
+        # The count without the spare thread decides only for long searches
+        # (ThreadProbe.spare_seconds), whose reading costs nothing next to them.
+        unspared_counts = probe is not None and probe.long_searches
         # First as if no CPU lay outside the mask (CPUs there only add threads): on a
         # quiet machine that answer is already the most, and os.cpu_count, which reads
         # a file (5 us), is spared.
         if count_threads(ceiling, running, 1, allowed, allowed, self.spare) == most:
-            return most, count_threads(ceiling, running, 1, allowed, allowed, 0)
+            unspared = count_threads(ceiling, running, 1, allowed, allowed, 0)
+            if unspared == most or not unspared_counts:
+                return most, unspared
         cpus = _machine_cpus(probe, allowed)
-        # The reading thread alone is ours, or every pool worker is spinning too.
+        # The reading thread alone is ours, or every pool worker is spinning too. Without
+        # the spare thread, too, where it decides: a pool worker still spinning after the
+        # last search's region looked like another process, and a quiet machine's long
+        # searches ran on one thread (Kronecker 22 after a two-thread search: 75 ms
+        # against 40).
         busy = count_threads(ceiling, running, 1, cpus, allowed, self.spare)
         quiet = count_threads(ceiling, running, 1 + workers, cpus, allowed, self.spare)
+        ambiguous = busy != quiet or (
+            unspared_counts and count_threads(ceiling, running, 1, cpus, allowed, 0)
+            != count_threads(ceiling, running, 1 + workers, cpus, allowed, 0))
         own: int | None = 1
-        if busy != quiet:
+        if ambiguous:
             own = probe.own_running(self.task_dir) if probe is not None else None
             if own is None:
                 own = read_own_running(self.task_dir)

@@ -438,13 +438,38 @@ def test_long_searches_get_no_spare_thread_beside_another_process(tmp_path, mach
     probe.record(2, 2, 1, probe.spare_seconds * 2, 10_000)
     assert probe.long_searches
     clock[0] += probe.stale_searches * probe.spare_seconds * 2 + 1  # the costs go stale
-    assert ThreadPolicy(loadavg=one_other, probe=probe).decide(2, 1) == (1, (1, 2), True)
+    probe._workers = ("100",)  # as if named by the probe's parallel region: asleep
+    asleep = _tasks(tmp_path / "one", ["S"])
+    assert ThreadPolicy(loadavg=one_other, task_dir=asleep, probe=probe).decide(2, 1) == (
+        1, (1, 2), True)
     clock[0] += 2
     assert ThreadPolicy(loadavg=quiet, probe=probe).decide(2, 1) == (2, (2, 1), True)
     short = _warm_probe()
     short.record(2, 2, 1, short.spare_seconds / 2, 10_000)
     assert not short.long_searches
     assert ThreadPolicy(loadavg=one_other, probe=short).decide(2, 1)[0] == 2
+
+def test_long_searches_keep_both_threads_beside_their_own_spinning_worker(tmp_path, machine,
+                                                                         clock):
+    """Two runnable tasks on two cores, one of them this process's pool worker still
+    spinning after the last search: a quiet machine, whose long searches keep both
+    threads; with the worker asleep the other task is another process's (one thread
+    first, as beside a busy process)."""
+    machine(2, 2)
+    load = _loadavg(tmp_path, 2)
+    probe = _warm_probe()
+    probe.record(2, 2, 1, probe.spare_seconds * 2, 10_000)
+    assert probe.long_searches
+    probe._workers = ("100",)  # as if named by the probe's parallel region
+    clock[0] += probe.stale_searches * probe.spare_seconds * 2 + 1  # the costs go stale
+    spinning = _tasks(tmp_path / "a", ["R"])
+    assert ThreadPolicy(loadavg=load, task_dir=spinning, probe=probe).decide(2, 1) == (
+        2, (2, 1), True)
+    clock[0] += 2
+    asleep = _tasks(tmp_path / "b", ["S"])
+    assert ThreadPolicy(loadavg=load, task_dir=asleep, probe=probe).decide(2, 1) == (
+        1, (1, 2), True)
+
 
 @needs_two
 def test_a_busy_machines_searches_report_their_cost(monkeypatch, keep_threads, machine, clock):
